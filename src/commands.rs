@@ -1,0 +1,144 @@
+//! The subcommands: parse their arguments into library calls and exit codes.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command, Format};
+use crate::matrix::model::{OneOrMany, Selector};
+use crate::matrix::plan::DIMENSIONS;
+use crate::matrix::{expand, Length, LoadedMatrix};
+use crate::results::RunDir;
+use crate::{exit, UsageError};
+
+pub async fn dispatch(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Run { matrix, out, resume, only, template, quiet } => {
+            if let Some(m) = &matrix {
+                // Validate --only against the matrix before anything starts.
+                parse_only(&crate::matrix::load_file(m)?, &only)?;
+            }
+            let selectors = match &matrix {
+                Some(m) => parse_only(&crate::matrix::load_file(m)?, &only)?,
+                None => only_selectors(&only)?,
+            };
+            let outcome = crate::run::run(crate::run::RunOptions {
+                matrix,
+                out,
+                resume,
+                only: selectors,
+                only_text: only,
+                template,
+                quiet,
+            })
+            .await?;
+            Ok(if outcome.failed > 0 { exit::CELLS_FAILED } else { exit::OK })
+        }
+        Command::Plan { matrix, only } => {
+            let loaded = crate::matrix::load_file(&matrix)?;
+            let selectors = parse_only(&loaded, &only)?;
+            print!("{}", plan_text(&loaded, &selectors));
+            Ok(exit::OK)
+        }
+        Command::Report { dir, template, format } => {
+            report(&dir, template.as_deref(), format)?;
+            Ok(exit::OK)
+        }
+        Command::Clean => {
+            let engine = crate::server::docker::Engine::connect().await?;
+            let n = engine.remove_labelled(None).await?;
+            eprintln!("removed {n} rmatrix container(s)");
+            Ok(exit::OK)
+        }
+    }
+}
+
+fn only_selectors(only: &[String]) -> Result<Vec<Selector>> {
+    only.iter()
+        .map(|o| {
+            let (k, v) = o
+                .split_once('=')
+                .ok_or_else(|| UsageError(format!("--only takes KEY=VALUE, got `{o}`")))?;
+            if !DIMENSIONS.contains(&k) {
+                return Err(UsageError(format!("--only: unknown dimension `{k}`; valid: {}", DIMENSIONS.join(", "))).into());
+            }
+            let values = v.split(',').map(|s| s.trim().to_string()).collect();
+            Ok(Selector::from([(k.to_string(), OneOrMany(values))]))
+        })
+        .collect()
+}
+
+/// `--only KEY=VALUE` as selectors, each value checked against the matrix's axis.
+fn parse_only(loaded: &LoadedMatrix, only: &[String]) -> Result<Vec<Selector>> {
+    let selectors = only_selectors(only)?;
+    for sel in &selectors {
+        for (dim, values) in sel {
+            let axis = crate::report::pivot::axis(&loaded.matrix, dim);
+            if let Some(bad) = values.0.iter().find(|v| !axis.contains(v)) {
+                return Err(UsageError(format!("--only: unknown {dim} `{bad}`; valid choices: {}", axis.join(", "))).into());
+            }
+        }
+    }
+    Ok(selectors)
+}
+
+/// Assumed rate for count-based lengths, only for the time estimate.
+const ASSUMED_QPS: f64 = 2000.0;
+/// Assumed server start + verification time per deployment.
+const ASSUMED_START: Duration = Duration::from_secs(10);
+
+pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
+    let m = &loaded.matrix;
+    let plan = expand(m, only);
+    let mut out = String::new();
+    let per_iteration = |l: Length| match l {
+        Length::Queries(n) => Duration::from_secs_f64(n as f64 / ASSUMED_QPS),
+        Length::Time(d) => d,
+    };
+    let iteration = per_iteration(m.length) + m.warmup.map(per_iteration).unwrap_or_default() + Duration::from_secs(1);
+    for d in &plan.deployments {
+        out.push_str(&format!("{} x {}  ({} cells)\n", d.server, d.config, d.cells.len()));
+        for c in &d.cells {
+            out.push_str(&format!("  {c}\n"));
+        }
+    }
+    let cells = plan.cell_count();
+    let estimate = ASSUMED_START * plan.deployments.len() as u32 + iteration * (cells as u32 * m.iterations);
+    out.push_str(&format!(
+        "{} deployments, {} cells, {} iterations each = {} measured runs; estimate ~{}m{:02}s \
+         (assumes {}s per server start{})\n",
+        plan.deployments.len(),
+        cells,
+        m.iterations,
+        cells as u32 * m.iterations,
+        estimate.as_secs() / 60,
+        estimate.as_secs() % 60,
+        ASSUMED_START.as_secs(),
+        if matches!(m.length, Length::Queries(_)) {
+            format!(" and ~{ASSUMED_QPS:.0} queries/s for count-based lengths")
+        } else {
+            String::new()
+        },
+    ));
+    out
+}
+
+fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
+    let run = RunDir::open(dir)?;
+    match format {
+        Format::Csv => print!("{}", std::fs::read_to_string(run.file(crate::results::rundir::RESULTS_CSV))?),
+        Format::Json => println!("{}", serde_json::to_string_pretty(&run.rows()?)?),
+        Format::Md => {
+            let text = std::fs::read_to_string(run.file(crate::results::rundir::MATRIX_COPY))?;
+            let loaded = crate::matrix::load_str(&text, &run.file(crate::results::rundir::MATRIX_COPY))
+                .or_else(|_| -> Result<LoadedMatrix> {
+                    // build: dirs may not resolve from the copy; the tables do not need them.
+                    let matrix = serde_yaml::from_str(&text)?;
+                    Ok(LoadedMatrix { matrix, path: dir.into(), text: text.clone(), sha256: String::new(), build_dirs: Default::default() })
+                })?;
+            print!("{}", crate::run::render_summary(&run, &loaded.matrix, template)?);
+        }
+    }
+    Ok(())
+}

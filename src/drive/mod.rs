@@ -1,0 +1,3 @@
+//! Driving load: warmup, measured phase, workers and their results.
+
+pub mod slap;

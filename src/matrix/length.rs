@@ -1,0 +1,95 @@
+//! Run lengths: a statement count (`10000`) or a duration (`30s`, `2m`, `500ms`).
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Length {
+    Queries(u64),
+    Time(Duration),
+}
+
+impl Length {
+    pub fn parse(text: &str) -> Result<Length, String> {
+        let t = text.trim();
+        if let Ok(n) = t.parse::<u64>() {
+            return Ok(Length::Queries(n));
+        }
+        parse_duration(t).map(Length::Time)
+    }
+
+    pub fn as_duration(&self) -> Option<Duration> {
+        match self {
+            Length::Time(d) => Some(*d),
+            Length::Queries(_) => None,
+        }
+    }
+}
+
+pub fn parse_duration(t: &str) -> Result<Duration, String> {
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .ok_or_else(|| format!("`{t}` needs a unit: ms, s, m or h (or give a plain query count)"))?;
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{t}` is not a number followed by a unit"))?;
+    let secs = match unit.trim() {
+        "ms" => n / 1000.0,
+        "s" | "sec" => n,
+        "m" | "min" => n * 60.0,
+        "h" => n * 3600.0,
+        other => return Err(format!("unknown unit `{other}` in `{t}`: use ms, s, m or h")),
+    };
+    Ok(Duration::from_secs_f64(secs))
+}
+
+impl fmt::Display for Length {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Length::Queries(n) => write!(f, "{n} queries"),
+            Length::Time(d) => write!(f, "{}s", d.as_secs_f64()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Length {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::Number(n) => n
+                .as_u64()
+                .map(Length::Queries)
+                .ok_or_else(|| D::Error::custom("a query count must be a whole number >= 0")),
+            serde_yaml::Value::String(s) => Length::parse(&s).map_err(D::Error::custom),
+            _ => Err(D::Error::custom(
+                "expected a query count (10000) or a duration (30s, 2m)",
+            )),
+        }
+    }
+}
+
+impl Serialize for Length {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Length::Queries(n) => s.serialize_u64(*n),
+            Length::Time(d) => s.serialize_str(&format!("{}ms", d.as_millis())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_counts_and_durations() {
+        assert_eq!(Length::parse("10000"), Ok(Length::Queries(10000)));
+        assert_eq!(Length::parse("30s"), Ok(Length::Time(Duration::from_secs(30))));
+        assert_eq!(Length::parse("2m"), Ok(Length::Time(Duration::from_secs(120))));
+        assert_eq!(Length::parse("250ms"), Ok(Length::Time(Duration::from_millis(250))));
+        assert!(Length::parse("3 weeks").unwrap_err().contains("unknown unit"));
+    }
+}

@@ -1,0 +1,306 @@
+//! Reading and validating a matrix file. Every problem found here is reported with the
+//! file, line and column, and the valid choices where there is a closed set, before any
+//! container starts.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::model::{Matrix, Selector, WorkloadSpec};
+use super::plan::DIMENSIONS;
+use super::span::{Pos, SpanIndex};
+use crate::report::metric::Metric;
+
+/// A bad matrix: where, what, and what would be valid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixError {
+    pub file: String,
+    pub line: usize,
+    pub col: usize,
+    pub message: String,
+}
+
+impl fmt::Display for MatrixError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)
+    }
+}
+
+impl std::error::Error for MatrixError {}
+
+/// A validated matrix with what was derived from its surroundings.
+#[derive(Debug, Clone)]
+pub struct LoadedMatrix {
+    pub matrix: Matrix,
+    pub path: PathBuf,
+    pub text: String,
+    pub sha256: String,
+    /// Build context directory of each `build:` server.
+    pub build_dirs: HashMap<String, PathBuf>,
+}
+
+impl LoadedMatrix {
+    pub fn name(&self) -> String {
+        self.matrix.name.clone().unwrap_or_else(|| {
+            self.path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "matrix".into())
+        })
+    }
+}
+
+pub fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
+    let text = std::fs::read_to_string(path).map_err(|e| MatrixError {
+        file: path.display().to_string(),
+        line: 0,
+        col: 0,
+        message: format!("failed to read the matrix file: {e}"),
+    })?;
+    load_str(&text, path)
+}
+
+pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
+    let file = path.display().to_string();
+    let matrix: Matrix = serde_yaml::from_str(text).map_err(|e| {
+        let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+        let msg = e.to_string();
+        // serde_yaml appends " at line L column C"; we print the position up front instead.
+        let msg = match msg.rfind(" at line ") {
+            Some(i) => msg[..i].to_string(),
+            None => msg,
+        };
+        MatrixError { file: file.clone(), line, col, message: msg }
+    })?;
+    let spans = SpanIndex::build(text);
+    let base = path.parent().unwrap_or(Path::new("."));
+    let v = Validator { file: &file, spans: &spans, m: &matrix };
+    v.check()?;
+    v.check_external(&super::plan::expand(&matrix, &[]))?;
+    let build_dirs = v.build_dirs(base)?;
+    Ok(LoadedMatrix {
+        sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
+        matrix,
+        path: path.to_path_buf(),
+        text: text.to_string(),
+        build_dirs,
+    })
+}
+
+struct Validator<'a> {
+    file: &'a str,
+    spans: &'a SpanIndex,
+    m: &'a Matrix,
+}
+
+fn choices<'a>(it: impl IntoIterator<Item = &'a String>) -> String {
+    it.into_iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+impl Validator<'_> {
+    fn err_at(&self, pos: Pos, message: String) -> MatrixError {
+        MatrixError { file: self.file.to_string(), line: pos.line, col: pos.col, message }
+    }
+    fn err(&self, path: &str, message: String) -> MatrixError {
+        self.err_at(self.spans.find(path), message)
+    }
+
+    fn check(&self) -> Result<(), MatrixError> {
+        let m = self.m;
+        if m.servers.is_empty() {
+            return Err(self.err("servers", "`servers` is empty: name at least one server".into()));
+        }
+        if m.configs.is_empty() {
+            return Err(self.err("configs", "`configs` is empty: omit it or name at least one".into()));
+        }
+        if m.workloads.is_empty() {
+            return Err(self.err("workloads", "`workloads` is empty: name at least one".into()));
+        }
+        if m.concurrency.is_empty() {
+            return Err(self.err("concurrency", "`concurrency` is empty: give at least one value".into()));
+        }
+        if let Some(i) = m.concurrency.iter().position(|&c| c == 0) {
+            return Err(self.err(&format!("concurrency[{i}]"), "concurrency must be at least 1".into()));
+        }
+        if m.iterations == 0 {
+            return Err(self.err("iterations", "iterations must be at least 1".into()));
+        }
+        if m.length == super::Length::Queries(0) {
+            return Err(self.err("length", "length must be more than 0 queries".into()));
+        }
+        for (name, s) in &m.servers {
+            let path = format!("servers.{name}");
+            let n = s.image.is_some() as u8 + s.build.is_some() as u8 + s.external.is_some() as u8;
+            if n != 1 {
+                return Err(self.err_at(
+                    self.spans.key(&path),
+                    format!("server `{name}` needs exactly one of `image`, `build` or `external`"),
+                ));
+            }
+        }
+        let needs_engine = m.workloads.values().any(WorkloadSpec::uses_engine);
+        if needs_engine && m.engines.is_empty() {
+            return Err(self.err(
+                "workloads",
+                "slap workloads create their own tables: list `engines` (e.g. [InnoDB, MyISAM])".into(),
+            ));
+        }
+        for (i, sel) in m.exclude.iter().enumerate() {
+            self.check_selector(sel, &format!("exclude[{i}]"))?;
+        }
+        for (i, sel) in m.include.iter().enumerate() {
+            self.check_selector(sel, &format!("include[{i}]"))?;
+        }
+        self.check_report()?;
+        Ok(())
+    }
+
+    /// An external server is never reconfigured: each of its cells must use an empty config.
+    fn check_external(&self, plan: &super::plan::Plan) -> Result<(), MatrixError> {
+        for d in &plan.deployments {
+            let changes = self.m.configs[&d.config].changes_server();
+            if self.m.servers[&d.server].external.is_some() && changes {
+                return Err(self.err_at(
+                    self.spans.key(&format!("configs.{}", d.config)),
+                    format!(
+                        "config `{}` would change the external server `{}`, which rmatrix never \
+                         reconfigures: add `{{server: {}, config: {}}}` to `exclude`",
+                        d.config, d.server, d.server, d.config
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Values along each dimension, as strings, in matrix order.
+    fn axis(&self, dim: &str) -> Vec<String> {
+        let m = self.m;
+        match dim {
+            "server" => m.servers.keys().cloned().collect(),
+            "config" => m.configs.keys().cloned().collect(),
+            "engine" => m.engines.clone(),
+            "workload" => m.workloads.keys().cloned().collect(),
+            "concurrency" => m.concurrency.iter().map(|c| c.to_string()).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn check_dim(&self, dim: &str, path: &str) -> Result<(), MatrixError> {
+        if DIMENSIONS.contains(&dim) {
+            return Ok(());
+        }
+        Err(self.err_at(
+            self.spans.key(path),
+            format!("unknown dimension `{dim}`; valid dimensions: {}", DIMENSIONS.join(", ")),
+        ))
+    }
+
+    fn check_value(&self, dim: &str, value: &str, path: &str) -> Result<(), MatrixError> {
+        let axis = self.axis(dim);
+        if axis.iter().any(|v| v == value) {
+            return Ok(());
+        }
+        Err(self.err(
+            path,
+            format!("unknown {dim} `{value}`; valid choices: {}", choices(&axis)),
+        ))
+    }
+
+    fn check_selector(&self, sel: &Selector, path: &str) -> Result<(), MatrixError> {
+        if sel.is_empty() {
+            return Err(self.err(path, "an empty rule would match every cell".into()));
+        }
+        for (dim, values) in sel {
+            let p = format!("{path}.{dim}");
+            self.check_dim(dim, &p)?;
+            for (j, v) in values.0.iter().enumerate() {
+                let vp = if values.0.len() > 1 { format!("{p}[{j}]") } else { p.clone() };
+                self.check_value(dim, v, &vp)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_report(&self) -> Result<(), MatrixError> {
+        let r = &self.m.report;
+        if Metric::find(&r.metric).is_none() {
+            return Err(self.err(
+                "report.metric",
+                format!("unknown metric `{}`; valid choices: {}", r.metric, Metric::names().join(", ")),
+            ));
+        }
+        for (list, name) in [(&r.rows, "rows"), (&r.columns, "columns")] {
+            for (i, dim) in list.iter().enumerate() {
+                let p = format!("report.{name}[{i}]");
+                if !DIMENSIONS.contains(&dim.as_str()) {
+                    return Err(self.err(
+                        &p,
+                        format!("unknown dimension `{dim}`; valid dimensions: {}", DIMENSIONS.join(", ")),
+                    ));
+                }
+            }
+        }
+        if let Some(d) = r.rows.iter().find(|d| r.columns.contains(d)) {
+            return Err(self.err("report.columns", format!("`{d}` is in both report rows and columns")));
+        }
+        for (dim, value) in &r.baseline {
+            let p = format!("report.baseline.{dim}");
+            self.check_dim(dim, &p)?;
+            self.check_value(dim, value, &p)?;
+        }
+        Ok(())
+    }
+
+    fn build_dirs(&self, base: &Path) -> Result<HashMap<String, PathBuf>, MatrixError> {
+        let mut out = HashMap::new();
+        for (name, s) in &self.m.servers {
+            let Some(build) = &s.build else { continue };
+            let path = format!("servers.{name}.build");
+            let dir = resolve_build_dir(base, build).map_err(|available| {
+                self.err(
+                    &path,
+                    format!(
+                        "no Dockerfile for `{build}` under containers/; available: {}",
+                        if available.is_empty() { "(none found)".into() } else { available.join(", ") }
+                    ),
+                )
+            })?;
+            out.insert(name.clone(), dir);
+        }
+        Ok(out)
+    }
+}
+
+/// `build: name` is looked up in the nearest `containers/` directory above the matrix file;
+/// a value with a `/` is a path relative to the matrix file.
+fn resolve_build_dir(base: &Path, build: &str) -> Result<PathBuf, Vec<String>> {
+    if build.contains('/') {
+        let dir = base.join(build);
+        return if dir.join("Dockerfile").is_file() { Ok(dir) } else { Err(Vec::new()) };
+    }
+    let mut available = Vec::new();
+    for dir in base.ancestors().chain(std::iter::once(Path::new("."))) {
+        let containers = dir.join("containers");
+        if !containers.is_dir() {
+            continue;
+        }
+        let candidate = containers.join(build);
+        if candidate.join("Dockerfile").is_file() {
+            return Ok(candidate);
+        }
+        if let Ok(entries) = std::fs::read_dir(&containers) {
+            let mut names: Vec<String> = entries
+                .flatten()
+                .filter(|e| e.path().join("Dockerfile").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            available = names;
+        }
+        break;
+    }
+    Err(available)
+}

@@ -1,0 +1,12 @@
+//! The matrix: YAML model, validation with positions, and pure expansion into cells.
+
+pub mod length;
+pub mod load;
+pub mod model;
+pub mod plan;
+pub mod span;
+
+pub use length::Length;
+pub use load::{load_file, load_str, LoadedMatrix, MatrixError};
+pub use model::*;
+pub use plan::{expand, Cell, Deployment, Plan};

@@ -1,0 +1,316 @@
+//! The matrix file as the user writes it: serde types with `deny_unknown_fields` so that a
+//! typo is an error with a line and column, never a silently ignored key.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::length::Length;
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Matrix {
+    /// Short name, used in the run directory name and report titles.
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    pub servers: IndexMap<String, ServerSpec>,
+    #[serde(default = "default_configs")]
+    pub configs: IndexMap<String, ConfigSpec>,
+    #[serde(default)]
+    pub engines: Vec<String>,
+    /// Each workload is a one-key map naming its kind: `name: {slap: {...}}`.
+    #[serde(with = "serde_yaml::with::singleton_map_recursive")]
+    pub workloads: IndexMap<String, WorkloadSpec>,
+    #[serde(default = "default_concurrency")]
+    pub concurrency: Vec<u32>,
+    #[serde(default = "default_iterations")]
+    pub iterations: u32,
+    /// Load run before each measured iteration and discarded.
+    #[serde(default)]
+    pub warmup: Option<Length>,
+    /// Measured run length: a total statement count (`10000`) or a duration (`30s`).
+    pub length: Length,
+    #[serde(default)]
+    pub exclude: Vec<Selector>,
+    #[serde(default)]
+    pub include: Vec<Selector>,
+    #[serde(default)]
+    pub report: ReportSpec,
+    /// How the load reaches the server: `host` networking (default, no NAT in the path) or
+    /// `bridge` with the port published on 127.0.0.1.
+    #[serde(default)]
+    pub network: Network,
+    /// How long a server may take to answer its first query, e.g. `120s`.
+    #[serde(default)]
+    pub start_timeout: Option<Length>,
+}
+
+fn default_configs() -> IndexMap<String, ConfigSpec> {
+    IndexMap::from([("default".to_string(), ConfigSpec::default())])
+}
+fn default_concurrency() -> Vec<u32> {
+    vec![1]
+}
+fn default_iterations() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    #[default]
+    Host,
+    Bridge,
+}
+
+/// Where a server comes from: exactly one of `image`, `build` or `external`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSpec {
+    /// A public image, pulled when missing (e.g. `mariadb:11.4`, `mysql:8.0`).
+    #[serde(default)]
+    pub image: Option<String>,
+    /// A directory under `containers/` with a Dockerfile, built when its content changed.
+    #[serde(default)]
+    pub build: Option<String>,
+    /// A server someone else runs: nothing is started or changed, variables are still read.
+    #[serde(default)]
+    pub external: Option<ExternalSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalSpec {
+    #[serde(default = "default_host")]
+    pub host: String,
+    pub port: u16,
+    #[serde(default = "default_user")]
+    pub user: String,
+    /// Name of the environment variable that holds the password.
+    #[serde(default)]
+    pub password_env: Option<String>,
+}
+
+fn default_host() -> String {
+    "127.0.0.1".into()
+}
+fn default_user() -> String {
+    "root".into()
+}
+
+/// A server variant: my.cnf settings, environment, allocator, extra arguments.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigSpec {
+    /// my.cnf `[mysqld]` settings; a null value writes a bare flag (`skip_name_resolve`).
+    #[serde(default)]
+    pub mycnf: IndexMap<String, Option<CnfValue>>,
+    #[serde(default)]
+    pub env: IndexMap<String, String>,
+    /// Preload an allocator into the server: `system`, `tcmalloc` or `jemalloc`.
+    #[serde(default)]
+    pub allocator: Option<Allocator>,
+    /// Extra server command-line arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+}
+
+impl ConfigSpec {
+    /// True when the config would change a server (and so cannot apply to an external one).
+    pub fn changes_server(&self) -> bool {
+        !self.mycnf.is_empty()
+            || !self.env.is_empty()
+            || !self.args.is_empty()
+            || matches!(self.allocator, Some(a) if a != Allocator::System)
+    }
+}
+
+/// A my.cnf value as written in YAML: kept as text, booleans as `ON`/`OFF`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct CnfValue(pub String);
+
+impl<'de> Deserialize<'de> for CnfValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::String(s) => Ok(CnfValue(s)),
+            serde_yaml::Value::Number(n) => Ok(CnfValue(n.to_string())),
+            serde_yaml::Value::Bool(b) => Ok(CnfValue(if b { "ON" } else { "OFF" }.into())),
+            _ => Err(D::Error::custom(
+                "a my.cnf value must be a string, number, boolean or null",
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocator {
+    System,
+    Tcmalloc,
+    Jemalloc,
+}
+
+impl Allocator {
+    /// The library to preload (Debian's paths) and the word `version_malloc_library` shows.
+    pub fn preload(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Allocator::System => None,
+            Allocator::Tcmalloc => Some((
+                "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
+                "tcmalloc",
+            )),
+            Allocator::Jemalloc => Some(("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "jemalloc")),
+        }
+    }
+}
+
+/// One workload, tagged by its kind: `slap: {...}`.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadSpec {
+    /// mysqlslap's auto-generated workloads.
+    Slap(SlapSpec),
+}
+
+impl WorkloadSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WorkloadSpec::Slap(_) => "slap",
+        }
+    }
+    /// Whether the storage-engine axis applies (the workload creates its own tables).
+    pub fn uses_engine(&self) -> bool {
+        matches!(self, WorkloadSpec::Slap(_))
+    }
+}
+
+/// mysqlslap `--auto-generate-sql` options, with mysqlslap's defaults.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlapSpec {
+    #[serde(default)]
+    pub load_type: LoadType,
+    #[serde(default = "one")]
+    pub number_int_cols: u32,
+    #[serde(default = "one")]
+    pub number_char_cols: u32,
+    #[serde(default)]
+    pub primary_key: PrimaryKey,
+    #[serde(default)]
+    pub secondary_indexes: u32,
+    #[serde(default = "ten")]
+    pub unique_query_number: u32,
+    #[serde(default = "ten")]
+    pub unique_write_number: u32,
+    /// Rows inserted before the load (mysqlslap's `--auto-generate-sql-write-number` - 1).
+    #[serde(default = "ninety_nine")]
+    pub preload_rows: u32,
+    /// `COMMIT` every N statements (autocommit off); 0 keeps autocommit.
+    #[serde(default)]
+    pub commit: u32,
+}
+
+impl Default for SlapSpec {
+    fn default() -> Self {
+        serde_yaml::from_str("{}").expect("invariant: every SlapSpec field has a default")
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+fn ten() -> u32 {
+    10
+}
+fn ninety_nine() -> u32 {
+    99
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadType {
+    Write,
+    Key,
+    Read,
+    Update,
+    #[default]
+    Mixed,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrimaryKey {
+    #[default]
+    None,
+    Guid,
+    Autoincrement,
+}
+
+/// A rule over dimension values, e.g. `{engine: MyISAM, workload: [read, key]}`.
+pub type Selector = IndexMap<String, OneOrMany>;
+
+/// A YAML scalar or list of scalars, kept as strings for matching.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct OneOrMany(pub Vec<String>);
+
+impl<'de> Deserialize<'de> for OneOrMany {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        fn scalar(v: &serde_yaml::Value) -> Option<String> {
+            match v {
+                serde_yaml::Value::String(s) => Some(s.clone()),
+                serde_yaml::Value::Number(n) => Some(n.to_string()),
+                serde_yaml::Value::Bool(b) => Some(b.to_string()),
+                _ => None,
+            }
+        }
+        let v = serde_yaml::Value::deserialize(d)?;
+        let items = match &v {
+            serde_yaml::Value::Sequence(seq) => seq.iter().map(scalar).collect::<Option<Vec<_>>>(),
+            other => scalar(other).map(|s| vec![s]),
+        };
+        items
+            .map(OneOrMany)
+            .ok_or_else(|| D::Error::custom("expected a value or a list of values"))
+    }
+}
+
+/// What the summary tables show.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportSpec {
+    #[serde(default = "default_metric")]
+    pub metric: String,
+    #[serde(default = "default_rows")]
+    pub rows: Vec<String>,
+    #[serde(default = "default_columns")]
+    pub columns: Vec<String>,
+    /// Dimension values of the reference cells, e.g. `{config: binlog-off}`.
+    #[serde(default)]
+    pub baseline: IndexMap<String, String>,
+}
+
+impl Default for ReportSpec {
+    fn default() -> Self {
+        ReportSpec {
+            metric: default_metric(),
+            rows: default_rows(),
+            columns: default_columns(),
+            baseline: IndexMap::new(),
+        }
+    }
+}
+
+fn default_metric() -> String {
+    "qps".into()
+}
+fn default_rows() -> Vec<String> {
+    vec!["workload".into()]
+}
+fn default_columns() -> Vec<String> {
+    vec!["config".into()]
+}

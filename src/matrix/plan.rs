@@ -1,0 +1,180 @@
+//! Pure expansion of a matrix into cells, grouped by deployment (server x config), in a
+//! pinned order: server, config, engine, workload, concurrency.
+
+use std::fmt;
+
+use super::model::{Matrix, Selector};
+
+/// The dimensions a cell is identified by, in column order.
+pub const DIMENSIONS: [&str; 5] = ["server", "config", "engine", "workload", "concurrency"];
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Cell {
+    pub server: String,
+    pub config: String,
+    /// None when the workload does not create tables (the engine axis does not apply).
+    pub engine: Option<String>,
+    pub workload: String,
+    pub concurrency: u32,
+}
+
+impl Cell {
+    pub fn get(&self, dim: &str) -> String {
+        match dim {
+            "server" => self.server.clone(),
+            "config" => self.config.clone(),
+            "engine" => self.engine.clone().unwrap_or_default(),
+            "workload" => self.workload.clone(),
+            "concurrency" => self.concurrency.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    pub fn matches(&self, sel: &Selector) -> bool {
+        sel.iter().all(|(dim, values)| values.0.contains(&self.get(dim)))
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.server, self.config)?;
+        if let Some(e) = &self.engine {
+            write!(f, "/{e}")?;
+        }
+        write!(f, "/{}/c{}", self.workload, self.concurrency)
+    }
+}
+
+/// One server started with one config, and the cells run against it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deployment {
+    pub server: String,
+    pub config: String,
+    pub cells: Vec<Cell>,
+}
+
+impl Deployment {
+    /// Directory-safe name used inside the run directory.
+    pub fn slug(&self) -> String {
+        slug(&format!("{}__{}", self.server, self.config))
+    }
+}
+
+pub fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .collect()
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub deployments: Vec<Deployment>,
+}
+
+impl Plan {
+    pub fn cells(&self) -> impl Iterator<Item = &Cell> {
+        self.deployments.iter().flat_map(|d| d.cells.iter())
+    }
+    pub fn cell_count(&self) -> usize {
+        self.deployments.iter().map(|d| d.cells.len()).sum()
+    }
+}
+
+/// Expand the cross product, drop excluded cells, keep only included ones (when `include`
+/// is given) and those matching every `only` selector (from `--only KEY=VALUE`).
+pub fn expand(m: &Matrix, only: &[Selector]) -> Plan {
+    let mut deployments = Vec::new();
+    for server in m.servers.keys() {
+        for config in m.configs.keys() {
+            let mut cells = Vec::new();
+            for (wname, w) in &m.workloads {
+                let engines: Vec<Option<String>> = if w.uses_engine() {
+                    m.engines.iter().cloned().map(Some).collect()
+                } else {
+                    vec![None]
+                };
+                for engine in &engines {
+                    for &concurrency in &m.concurrency {
+                        cells.push(Cell {
+                            server: server.clone(),
+                            config: config.clone(),
+                            engine: engine.clone(),
+                            workload: wname.clone(),
+                            concurrency,
+                        });
+                    }
+                }
+            }
+            // Engine before workload in the pinned order, whatever the YAML order of workloads.
+            cells.sort_by_key(|c| {
+                (
+                    c.engine.as_ref().and_then(|e| m.engines.iter().position(|x| x == e)),
+                    m.workloads.get_index_of(&c.workload),
+                    m.concurrency.iter().position(|&x| x == c.concurrency),
+                )
+            });
+            cells.retain(|c| {
+                !m.exclude.iter().any(|s| c.matches(s))
+                    && (m.include.is_empty() || m.include.iter().any(|s| c.matches(s)))
+                    && only.iter().all(|s| c.matches(s))
+            });
+            if !cells.is_empty() {
+                deployments.push(Deployment {
+                    server: server.clone(),
+                    config: config.clone(),
+                    cells,
+                });
+            }
+        }
+    }
+    Plan { deployments }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn matrix(extra: &str) -> Matrix {
+        let text = format!(
+            "servers: {{a: {{image: x}}, b: {{image: y}}}}\n\
+             configs: {{off: {{}}, on: {{mycnf: {{log_bin: 1}}}}}}\n\
+             engines: [InnoDB, MyISAM]\n\
+             workloads: {{w: {{slap: {{load_type: write}}}}, k: {{slap: {{load_type: key, primary_key: guid}}}}}}\n\
+             concurrency: [1, 4]\nlength: 100\n{extra}"
+        );
+        serde_yaml::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn cross_product_in_pinned_order() {
+        let plan = expand(&matrix(""), &[]);
+        assert_eq!(plan.deployments.len(), 4);
+        assert_eq!(plan.cell_count(), 2 * 2 * 2 * 2 * 2);
+        let first: Vec<String> = plan.deployments[0].cells.iter().map(|c| c.to_string()).collect();
+        assert_eq!(
+            first,
+            [
+                "a/off/InnoDB/w/c1", "a/off/InnoDB/w/c4", "a/off/InnoDB/k/c1", "a/off/InnoDB/k/c4",
+                "a/off/MyISAM/w/c1", "a/off/MyISAM/w/c4", "a/off/MyISAM/k/c1", "a/off/MyISAM/k/c4",
+            ]
+        );
+        let deps: Vec<(String, String)> =
+            plan.deployments.iter().map(|d| (d.server.clone(), d.config.clone())).collect();
+        assert_eq!(deps[1], ("a".to_string(), "on".to_string()));
+        assert_eq!(deps[2], ("b".to_string(), "off".to_string()));
+    }
+
+    #[test]
+    fn exclude_include_and_only() {
+        let m = matrix("exclude:\n  - {engine: MyISAM, workload: k}\n  - {server: b, config: on}\ninclude:\n  - {concurrency: 4}\n");
+        let plan = expand(&m, &[]);
+        assert_eq!(plan.deployments.len(), 3, "b/on is excluded whole");
+        assert!(plan.cells().all(|c| c.concurrency == 4));
+        assert!(!plan.cells().any(|c| c.engine.as_deref() == Some("MyISAM") && c.workload == "k"));
+        assert_eq!(plan.cell_count(), 3 * 3);
+
+        let only: Selector = serde_yaml::from_str("{server: a, engine: InnoDB}").unwrap();
+        let plan = expand(&m, &[only]);
+        assert_eq!(plan.cell_count(), 2 * 2);
+    }
+}

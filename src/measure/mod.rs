@@ -1,0 +1,5 @@
+//! Measurement: latency histograms, iteration statistics, server counters. Pure.
+
+pub mod counters;
+pub mod latency;
+pub mod stats;

@@ -1,0 +1,65 @@
+//! Progress on long runs: a bar with the current cell and its live rate on a terminal,
+//! one line per finished iteration otherwise, nothing in quiet mode.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+pub struct Progress {
+    bar: ProgressBar,
+    lines: bool,
+}
+
+impl Progress {
+    pub fn new(total: u64, quiet: bool) -> Progress {
+        let tty = std::io::stderr().is_terminal();
+        let target = if quiet || !tty { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+        let bar = ProgressBar::with_draw_target(Some(total), target);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+                .expect("invariant: valid progress template")
+                .progress_chars("=> "),
+        );
+        if tty && !quiet {
+            bar.enable_steady_tick(Duration::from_millis(500));
+        }
+        Progress { bar, lines: !quiet && !tty }
+    }
+
+    pub fn status(&self, msg: String) {
+        self.bar.set_message(msg);
+    }
+
+    /// A finished iteration or an event worth a line of its own.
+    pub fn line(&self, msg: String) {
+        if self.lines {
+            eprintln!("{msg}");
+        } else {
+            self.bar.println(msg);
+        }
+    }
+
+    pub fn advance(&self) {
+        self.bar.inc(1);
+    }
+
+    pub fn position(&self) -> u64 {
+        self.bar.position()
+    }
+
+    pub fn length(&self) -> u64 {
+        self.bar.length().unwrap_or(0)
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+impl Progress {
+    /// A handle for a background task that updates the status line.
+    pub fn bar_handle(&self) -> ProgressBar {
+        self.bar.clone()
+    }
+}

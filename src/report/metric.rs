@@ -1,0 +1,40 @@
+//! The metrics a report can show, with their unit and which direction is better.
+
+use crate::results::ResultRow;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Metric {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub unit: &'static str,
+    pub higher_is_better: bool,
+    pub decimals: usize,
+    get: fn(&ResultRow) -> Option<f64>,
+}
+
+pub const METRICS: &[Metric] = &[
+    Metric { name: "qps", title: "Throughput", unit: "queries/s", higher_is_better: true, decimals: 0, get: |r| r.qps },
+    Metric { name: "tps", title: "Transactions", unit: "trx/s", higher_is_better: true, decimals: 0, get: |r| r.tps },
+    Metric { name: "seconds", title: "Time to run all queries", unit: "s", higher_is_better: false, decimals: 3, get: |r| r.seconds },
+    Metric { name: "lat_avg_ms", title: "Average latency", unit: "ms", higher_is_better: false, decimals: 3, get: |r| r.lat_avg_ms },
+    Metric { name: "lat_p50_ms", title: "Median latency", unit: "ms", higher_is_better: false, decimals: 3, get: |r| r.lat_p50_ms },
+    Metric { name: "lat_p95_ms", title: "95th percentile latency", unit: "ms", higher_is_better: false, decimals: 3, get: |r| r.lat_p95_ms },
+    Metric { name: "lat_p99_ms", title: "99th percentile latency", unit: "ms", higher_is_better: false, decimals: 3, get: |r| r.lat_p99_ms },
+    Metric { name: "lat_max_ms", title: "Maximum latency", unit: "ms", higher_is_better: false, decimals: 3, get: |r| r.lat_max_ms },
+    Metric { name: "errors", title: "Errors", unit: "errors", higher_is_better: false, decimals: 0, get: |r| r.errors.map(|e| e as f64) },
+];
+
+impl Metric {
+    pub fn find(name: &str) -> Option<&'static Metric> {
+        METRICS.iter().find(|m| m.name == name)
+    }
+    pub fn names() -> Vec<&'static str> {
+        METRICS.iter().map(|m| m.name).collect()
+    }
+    pub fn value(&self, row: &ResultRow) -> Option<f64> {
+        (self.get)(row)
+    }
+    pub fn format(&self, v: f64) -> String {
+        format!("{:.*}", self.decimals, v)
+    }
+}

@@ -1,0 +1,102 @@
+//! manifest.json: what was run, where, on what, with which images and server versions.
+//! Rewritten after every deployment so a killed run still explains itself.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub rmatrix_version: String,
+    pub run_id: String,
+    pub matrix_file: String,
+    pub matrix_sha256: String,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub host: Host,
+    pub docker: Option<DockerFacts>,
+    /// How load reached the servers, e.g. `tcp 127.0.0.1, host networking`.
+    pub transport: String,
+    /// `--only` filters of this run.
+    pub only: Vec<String>,
+    pub images: BTreeMap<String, ImageFacts>,
+    pub deployments: Vec<DeploymentFacts>,
+    pub cells_planned: usize,
+    pub iterations_ok: usize,
+    pub iterations_failed: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Host {
+    pub hostname: String,
+    pub cpu_model: String,
+    pub cpus: usize,
+    pub kernel: String,
+    pub memory_bytes: u64,
+    pub os: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DockerFacts {
+    pub version: String,
+    pub api_version: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ImageFacts {
+    pub reference: String,
+    pub id: String,
+    pub origin: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DeploymentFacts {
+    pub server: String,
+    pub config: String,
+    pub container: Option<String>,
+    /// `SELECT VERSION()`.
+    pub version: Option<String>,
+    /// `ok`, `failed` or `config-mismatch`.
+    pub status: String,
+    pub error: Option<String>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+}
+
+pub fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+impl Host {
+    pub fn probe() -> Host {
+        let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+        let cpuinfo = read("/proc/cpuinfo");
+        let cpu_model = cpuinfo
+            .lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split(':').nth(1))
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default();
+        let memory_bytes = read("/proc/meminfo")
+            .lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+            .unwrap_or(0);
+        let os = read("/etc/os-release")
+            .lines()
+            .find(|l| l.starts_with("PRETTY_NAME="))
+            .map(|l| l.trim_start_matches("PRETTY_NAME=").trim_matches('"').to_string())
+            .unwrap_or_default();
+        Host {
+            hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
+            cpu_model,
+            cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+            kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),
+            memory_bytes,
+            os,
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! Recording: the run directory, its results.csv rows and manifest.
+
+pub mod manifest;
+pub mod row;
+pub mod rundir;
+
+pub use row::{ResultRow, FORMAT_VERSION};
+pub use rundir::RunDir;

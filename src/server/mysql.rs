@@ -1,0 +1,218 @@
+//! A MySQL-family server for one deployment: start it in Docker (or attach to an external
+//! one), wait until it answers a real query, read back its variables and verify the variant.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use mysql_async::prelude::Queryable;
+
+use super::docker::{tail, ContainerSpec, Engine};
+use super::verify::{check_settings, Check};
+use crate::matrix::model::{ConfigSpec, ExternalSpec};
+
+/// Where clients connect. The password is never printed or written to results.
+#[derive(Clone)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@{}:{}", self.user, self.host, self.port)
+    }
+}
+
+impl Endpoint {
+    pub fn opts(&self, db: Option<&str>) -> mysql_async::Opts {
+        mysql_async::OptsBuilder::default()
+            .ip_or_hostname(self.host.clone())
+            .tcp_port(self.port)
+            .user(Some(self.user.clone()))
+            .pass(Some(self.password.clone()))
+            .db_name(db.map(str::to_string))
+            // Never switch to a unix socket: a socket on this host may belong to another server.
+            .prefer_socket(false)
+            .into()
+    }
+
+    pub async fn connect(&self, db: Option<&str>) -> Result<mysql_async::Conn> {
+        mysql_async::Conn::new(self.opts(db))
+            .await
+            .with_context(|| format!("failed to connect to {self:?}"))
+    }
+}
+
+/// A server ready for load.
+pub struct Deployed {
+    pub endpoint: Endpoint,
+    /// None for an external server (nothing to stop).
+    pub container: Option<String>,
+    pub version: String,
+    pub variables: BTreeMap<String, String>,
+    pub checks: Vec<Check>,
+}
+
+impl Deployed {
+    /// Why the variant did not take effect, if it did not.
+    pub fn mismatch(&self) -> Option<String> {
+        let bad: Vec<String> = self
+            .checks
+            .iter()
+            .filter(|c| c.status == "mismatch")
+            .map(|c| {
+                format!(
+                    "{}: expected {}, server reports {}",
+                    c.variable,
+                    c.expected,
+                    c.actual.as_deref().unwrap_or("nothing")
+                )
+            })
+            .collect();
+        (!bad.is_empty()).then(|| format!("config did not take effect: {}", bad.join("; ")))
+    }
+}
+
+/// How containers are started for this run.
+pub struct Launch<'a> {
+    pub engine: &'a Engine,
+    pub run_id: &'a str,
+    pub password: &'a str,
+    pub host_network: bool,
+    pub start_timeout: Duration,
+}
+
+pub const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
+
+/// Start `image` with `config`; the rendered my.cnf is written to `dir` and mounted.
+/// On failure the container is removed and the error carries the server's log lines.
+pub async fn start(
+    launch: &Launch<'_>,
+    name: &str,
+    image: &str,
+    config: &ConfigSpec,
+    dir: &Path,
+) -> Result<Deployed> {
+    let cnf = dir.join("my.cnf");
+    std::fs::write(&cnf, super::mycnf::render(&config.mycnf))?;
+    let cnf = cnf.canonicalize()?;
+    let port = free_port()?;
+    // Official images and ours both pass arguments to the server; --defaults-extra-file
+    // must come first, and the command line wins over files for port and address.
+    let mut args = vec![format!("--defaults-extra-file={CNF_IN_CONTAINER}")];
+    let container_port = if launch.host_network { port } else { 3306 };
+    args.push(format!("--port={container_port}"));
+    if launch.host_network {
+        args.push("--bind-address=127.0.0.1".into());
+    }
+    args.extend(config.args.iter().cloned());
+    let mut env: Vec<(String, String)> = vec![
+        ("MARIADB_ROOT_PASSWORD".into(), launch.password.into()),
+        ("MYSQL_ROOT_PASSWORD".into(), launch.password.into()),
+        ("MARIADB_ROOT_HOST".into(), "%".into()),
+        ("MYSQL_ROOT_HOST".into(), "%".into()),
+    ];
+    if let Some((lib, _)) = config.allocator.and_then(|a| a.preload()) {
+        env.push(("LD_PRELOAD".into(), lib.into()));
+    }
+    env.extend(config.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let spec = ContainerSpec {
+        name: name.to_string(),
+        image: image.to_string(),
+        args,
+        env,
+        mounts: vec![(cnf, CNF_IN_CONTAINER.into())],
+        run_id: launch.run_id.to_string(),
+        host_network: launch.host_network,
+        publish: (!launch.host_network).then_some((3306, port)),
+    };
+    let id = launch.engine.start(&spec).await?;
+    let endpoint = Endpoint { host: "127.0.0.1".into(), port, user: "root".into(), password: launch.password.into() };
+    match wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
+        Ok(()) => {}
+        Err(e) => {
+            let log = launch.engine.logs(&id).await;
+            let _ = std::fs::write(dir.join("server.log"), &log);
+            let _ = launch.engine.remove(&id).await;
+            return Err(e.context(server_error_lines(&log)));
+        }
+    }
+    let mut deployed = read_back(endpoint, config).await?;
+    deployed.container = Some(id);
+    Ok(deployed)
+}
+
+/// Attach to a server someone else runs. Its config is never changed, only read.
+pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
+    let password = match &ext.password_env {
+        Some(var) => std::env::var(var).map_err(|_| anyhow!("environment variable {var} (password_env) is not set"))?,
+        None => String::new(),
+    };
+    let endpoint = Endpoint { host: ext.host.clone(), port: ext.port, user: ext.user.clone(), password };
+    read_back(endpoint, config).await
+}
+
+async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> {
+    let mut conn = endpoint.connect(None).await?;
+    let version: Option<String> = conn.query_first("SELECT VERSION()").await?;
+    let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL VARIABLES").await?;
+    let _ = conn.disconnect().await;
+    let variables: BTreeMap<String, String> = rows.into_iter().map(|(k, v)| (k.to_lowercase(), v)).collect();
+    let checks = check_settings(&config.mycnf, config.allocator, &variables);
+    Ok(Deployed { endpoint, container: None, version: version.unwrap_or_default(), variables, checks })
+}
+
+/// Poll until `SELECT 1` succeeds; fail early when the container exits.
+async fn wait_ready(engine: &Engine, id: &str, endpoint: &Endpoint, timeout: Duration) -> Result<()> {
+    let start = Instant::now();
+    loop {
+        if let Some(code) = engine.exit_code(id).await? {
+            bail!("server exited with code {code} before answering a query");
+        }
+        let attempt = tokio::time::timeout(Duration::from_secs(5), async {
+            let mut conn = mysql_async::Conn::new(endpoint.opts(None)).await?;
+            conn.query_drop("SELECT 1").await?;
+            conn.disconnect().await
+        })
+        .await;
+        let last_err = match attempt {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(e)) => e.to_string(),
+            Err(_) => "connection attempt timed out".to_string(),
+        };
+        if start.elapsed() > timeout {
+            bail!("server did not answer within {}s (last error: {last_err})", timeout.as_secs());
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// The lines of a server log that explain a failed start: its [ERROR] lines, else the tail.
+pub fn server_error_lines(log: &str) -> String {
+    let errors: Vec<&str> = log.lines().filter(|l| l.contains("[ERROR]")).collect();
+    if errors.is_empty() {
+        format!("server log (last lines):\n{}", tail(log, 10))
+    } else {
+        format!("server log: {}", errors.join("\n"))
+    }
+}
+
+/// A port nobody listens on now: the kernel picks it, we release it for the server.
+pub fn free_port() -> Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(l.local_addr()?.port())
+}
+
+/// Save the server log and remove the container.
+pub async fn stop(engine: &Engine, deployed: &Deployed, dir: &Path) -> Result<()> {
+    if let Some(id) = &deployed.container {
+        let log = engine.logs(id).await;
+        std::fs::write(dir.join("server.log"), log)?;
+        engine.remove(id).await?;
+    }
+    Ok(())
+}
