@@ -14,7 +14,14 @@ use crate::{exit, UsageError};
 
 pub async fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Run { matrix, out, resume, only, template, quiet } => {
+        Command::Run {
+            matrix,
+            out,
+            resume,
+            only,
+            template,
+            quiet,
+        } => {
             if let Some(m) = &matrix {
                 // Validate --only against the matrix before anything starts.
                 parse_only(&crate::matrix::load_file(m)?, &only)?;
@@ -33,7 +40,11 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 quiet,
             })
             .await?;
-            Ok(if outcome.failed > 0 { exit::CELLS_FAILED } else { exit::OK })
+            Ok(if outcome.failed > 0 {
+                exit::CELLS_FAILED
+            } else {
+                exit::OK
+            })
         }
         Command::Plan { matrix, only } => {
             let loaded = crate::matrix::load_file(&matrix)?;
@@ -41,7 +52,11 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             print!("{}", plan_text(&loaded, &selectors));
             Ok(exit::OK)
         }
-        Command::Report { dir, template, format } => {
+        Command::Report {
+            dir,
+            template,
+            format,
+        } => {
             report(&dir, template.as_deref(), format)?;
             Ok(exit::OK)
         }
@@ -61,7 +76,11 @@ fn only_selectors(only: &[String]) -> Result<Vec<Selector>> {
                 .split_once('=')
                 .ok_or_else(|| UsageError(format!("--only takes KEY=VALUE, got `{o}`")))?;
             if !DIMENSIONS.contains(&k) {
-                return Err(UsageError(format!("--only: unknown dimension `{k}`; valid: {}", DIMENSIONS.join(", "))).into());
+                return Err(UsageError(format!(
+                    "--only: unknown dimension `{k}`; valid: {}",
+                    DIMENSIONS.join(", ")
+                ))
+                .into());
             }
             let values = v.split(',').map(|s| s.trim().to_string()).collect();
             Ok(Selector::from([(k.to_string(), OneOrMany(values))]))
@@ -76,7 +95,11 @@ fn parse_only(loaded: &LoadedMatrix, only: &[String]) -> Result<Vec<Selector>> {
         for (dim, values) in sel {
             let axis = crate::report::pivot::axis(&loaded.matrix, dim);
             if let Some(bad) = values.0.iter().find(|v| !axis.contains(v)) {
-                return Err(UsageError(format!("--only: unknown {dim} `{bad}`; valid choices: {}", axis.join(", "))).into());
+                return Err(UsageError(format!(
+                    "--only: unknown {dim} `{bad}`; valid choices: {}",
+                    axis.join(", ")
+                ))
+                .into());
             }
         }
     }
@@ -96,15 +119,23 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
         Length::Queries(n) => Duration::from_secs_f64(n as f64 / ASSUMED_QPS),
         Length::Time(d) => d,
     };
-    let iteration = per_iteration(m.length) + m.warmup.map(per_iteration).unwrap_or_default() + Duration::from_secs(1);
+    let iteration = per_iteration(m.length)
+        + m.warmup.map(per_iteration).unwrap_or_default()
+        + Duration::from_secs(1);
     for d in &plan.deployments {
-        out.push_str(&format!("{} x {}  ({} cells)\n", d.server, d.config, d.cells.len()));
+        out.push_str(&format!(
+            "{} x {}  ({} cells)\n",
+            d.server,
+            d.config,
+            d.cells.len()
+        ));
         for c in &d.cells {
             out.push_str(&format!("  {c}\n"));
         }
     }
     let cells = plan.cell_count();
-    let estimate = ASSUMED_START * plan.deployments.len() as u32 + iteration * (cells as u32 * m.iterations);
+    let estimate =
+        ASSUMED_START * plan.deployments.len() as u32 + iteration * (cells as u32 * m.iterations);
     out.push_str(&format!(
         "{} deployments, {} cells, {} iterations each = {} measured runs; estimate ~{}m{:02}s \
          (assumes {}s per server start{})\n",
@@ -127,17 +158,30 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
 fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
     let run = RunDir::open(dir)?;
     match format {
-        Format::Csv => print!("{}", std::fs::read_to_string(run.file(crate::results::rundir::RESULTS_CSV))?),
+        Format::Csv => print!(
+            "{}",
+            std::fs::read_to_string(run.file(crate::results::rundir::RESULTS_CSV))?
+        ),
         Format::Json => println!("{}", serde_json::to_string_pretty(&run.rows()?)?),
         Format::Md => {
             let text = std::fs::read_to_string(run.file(crate::results::rundir::MATRIX_COPY))?;
-            let loaded = crate::matrix::load_str(&text, &run.file(crate::results::rundir::MATRIX_COPY))
-                .or_else(|_| -> Result<LoadedMatrix> {
-                    // build: dirs may not resolve from the copy; the tables do not need them.
-                    let matrix = serde_yaml::from_str(&text)?;
-                    Ok(LoadedMatrix { matrix, path: dir.into(), text: text.clone(), sha256: String::new(), build_dirs: Default::default() })
-                })?;
-            print!("{}", crate::run::render_summary(&run, &loaded.matrix, template)?);
+            let loaded =
+                crate::matrix::load_str(&text, &run.file(crate::results::rundir::MATRIX_COPY))
+                    .or_else(|_| -> Result<LoadedMatrix> {
+                        // build: dirs may not resolve from the copy; the tables do not need them.
+                        let matrix = serde_yaml::from_str(&text)?;
+                        Ok(LoadedMatrix {
+                            matrix,
+                            path: dir.into(),
+                            text: text.clone(),
+                            sha256: String::new(),
+                            build_dirs: Default::default(),
+                        })
+                    })?;
+            print!(
+                "{}",
+                crate::run::render_summary(&run, &loaded.matrix, template)?
+            );
         }
     }
     Ok(())

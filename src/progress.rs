@@ -14,7 +14,11 @@ pub struct Progress {
 impl Progress {
     pub fn new(total: u64, quiet: bool) -> Progress {
         let tty = std::io::stderr().is_terminal();
-        let target = if quiet || !tty { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
+        let target = if quiet || !tty {
+            ProgressDrawTarget::hidden()
+        } else {
+            ProgressDrawTarget::stderr()
+        };
         let bar = ProgressBar::with_draw_target(Some(total), target);
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
@@ -24,7 +28,10 @@ impl Progress {
         if tty && !quiet {
             bar.enable_steady_tick(Duration::from_millis(500));
         }
-        Progress { bar, lines: !quiet && !tty }
+        Progress {
+            bar,
+            lines: !quiet && !tty,
+        }
     }
 
     pub fn status(&self, msg: String) {

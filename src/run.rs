@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use rand::distr::{Alphanumeric, SampleString};
 
-use crate::drive::slap::Measurement;
-use crate::matrix::model::{Matrix, Network, Selector, WorkloadSpec};
+use crate::matrix::model::{Matrix, Network, Selector};
 use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
 use crate::progress::Progress;
 use crate::report;
@@ -20,7 +19,7 @@ use crate::results::row::cell_key;
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
 use crate::server::docker::Engine;
-use crate::server::mysql::{self, Deployed, Launch};
+use crate::server::{self, Deployed, Launch};
 
 pub struct RunOptions {
     pub matrix: Option<PathBuf>,
@@ -53,18 +52,30 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         .deployments
         .iter()
         .filter_map(|d| {
-            let cells: Vec<Cell> =
-                d.cells.iter().filter(|c| (1..=m.iterations).any(|i| !done.contains(&(cell_key(c), i)))).cloned().collect();
+            let cells: Vec<Cell> = d
+                .cells
+                .iter()
+                .filter(|c| (1..=m.iterations).any(|i| !done.contains(&(cell_key(c), i))))
+                .cloned()
+                .collect();
             (!cells.is_empty()).then(|| Deployment { cells, ..d.clone() })
         })
         .collect();
     let total: u64 = todo
         .iter()
         .flat_map(|d| d.cells.iter())
-        .map(|c| (1..=m.iterations).filter(|i| !done.contains(&(cell_key(c), *i))).count() as u64)
+        .map(|c| {
+            (1..=m.iterations)
+                .filter(|i| !done.contains(&(cell_key(c), *i)))
+                .count() as u64
+        })
         .sum();
 
-    let run_id = dir.path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let run_id = dir
+        .path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut man = Manifest {
         format_version: FORMAT_VERSION,
         rmatrix_version: env!("CARGO_PKG_VERSION").into(),
@@ -92,10 +103,17 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     save_manifest(&dir, &man)?;
 
     let needs_docker = todo.iter().any(|d| m.servers[&d.server].external.is_none());
-    let engine = if needs_docker { Some(Engine::connect().await?) } else { None };
+    let engine = if needs_docker {
+        Some(Engine::connect().await?)
+    } else {
+        None
+    };
     if let Some(e) = &engine {
         let info = e.info().await?;
-        man.docker = Some(DockerFacts { version: info.version, api_version: info.api_version });
+        man.docker = Some(DockerFacts {
+            version: info.version,
+            api_version: info.api_version,
+        });
     }
 
     let progress = Progress::new(total, opts.quiet);
@@ -141,12 +159,20 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     if interrupted {
         return Err(Interrupted.into());
     }
-    Ok(RunOutcome { dir: dir.path.clone(), ok: man.iterations_ok, failed: man.iterations_failed, interrupted })
+    Ok(RunOutcome {
+        dir: dir.path.clone(),
+        ok: man.iterations_ok,
+        failed: man.iterations_failed,
+        interrupted,
+    })
 }
 
 /// A new run (matrix file -> fresh directory) or a resumed one (directory -> its matrix and
 /// the (cell, iteration) pairs that already succeeded).
-fn open_run(opts: &RunOptions) -> Result<(LoadedMatrix, RunDir, HashSet<(String, u32)>)> {
+/// (cell key, iteration) pairs already measured successfully.
+type Done = HashSet<(String, u32)>;
+
+fn open_run(opts: &RunOptions) -> Result<(LoadedMatrix, RunDir, Done)> {
     if let Some(resume) = &opts.resume {
         let dir = RunDir::open(resume)?;
         let text = std::fs::read_to_string(dir.file(MATRIX_COPY))?;
@@ -157,14 +183,25 @@ fn open_run(opts: &RunOptions) -> Result<(LoadedMatrix, RunDir, HashSet<(String,
             .map(|m| PathBuf::from(m.matrix_file))
             .unwrap_or_else(|| dir.file(MATRIX_COPY));
         let loaded = crate::matrix::load_str(&text, &original)?;
-        let done = dir.rows()?.iter().filter(|r| r.is_ok()).map(|r| (r.cell_key(), r.iteration)).collect();
+        let done = dir
+            .rows()?
+            .iter()
+            .filter(|r| r.is_ok())
+            .map(|r| (r.cell_key(), r.iteration))
+            .collect();
         return Ok((loaded, dir, done));
     }
-    let path = opts.matrix.as_ref().context("a matrix file or --resume DIR is needed")?;
+    let path = opts
+        .matrix
+        .as_ref()
+        .context("a matrix file or --resume DIR is needed")?;
     let loaded = crate::matrix::load_file(path)?;
     let dir = match &opts.out {
         Some(out) => {
-            let fresh = !out.exists() || std::fs::read_dir(out).map(|mut d| d.next().is_none()).unwrap_or(false);
+            let fresh = !out.exists()
+                || std::fs::read_dir(out)
+                    .map(|mut d| d.next().is_none())
+                    .unwrap_or(false);
             anyhow::ensure!(fresh, "{} exists and is not empty: runs are never overwritten (use --resume to continue one)", out.display());
             std::fs::create_dir_all(out)?;
             RunDir { path: out.clone() }
@@ -195,12 +232,17 @@ pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resu
             .map(|d| report::markdown::ServerView {
                 name: format!("{} / {}", d.server, d.config),
                 version: d.version.clone().unwrap_or_else(|| "n/a".into()),
-                image: man.images.get(&d.server).map(|i| i.reference.clone()).unwrap_or_else(|| "external".into()),
+                image: man
+                    .images
+                    .get(&d.server)
+                    .map(|i| i.reference.clone())
+                    .unwrap_or_else(|| "external".into()),
             })
             .collect(),
     };
     let template = match template {
-        Some(p) => std::fs::read_to_string(p).with_context(|| format!("failed to read template {}", p.display()))?,
+        Some(p) => std::fs::read_to_string(p)
+            .with_context(|| format!("failed to read template {}", p.display()))?,
         None => report::markdown::DEFAULT_TEMPLATE.to_string(),
     };
     let text = report::markdown::render(&template, &report::markdown::context(m, &rows, &facts))?;
@@ -235,7 +277,9 @@ impl RunCtx<'_> {
             return r.clone();
         }
         let spec = &self.loaded.matrix.servers[server];
-        let engine = self.engine.expect("invariant: docker is connected when a server needs it");
+        let engine = self
+            .engine
+            .expect("invariant: docker is connected when a server needs it");
         self.progress.status(format!("{server}: preparing image"));
         let res = match (&spec.image, self.loaded.build_dirs.get(server)) {
             (Some(image), _) => engine.ensure_pulled(image).await,
@@ -244,10 +288,15 @@ impl RunCtx<'_> {
         };
         let r = match res {
             Ok(info) => {
-                self.progress.line(format!("image {} ({})", info.reference, info.origin));
+                self.progress
+                    .line(format!("image {} ({})", info.reference, info.origin));
                 self.man.images.insert(
                     server.to_string(),
-                    ImageFacts { reference: info.reference.clone(), id: info.id, origin: info.origin },
+                    ImageFacts {
+                        reference: info.reference.clone(),
+                        id: info.id,
+                        origin: info.origin,
+                    },
                 );
                 Ok(info.reference)
             }
@@ -267,11 +316,14 @@ impl RunCtx<'_> {
             started_at: manifest::now(),
             ..DeploymentFacts::default()
         };
-        self.progress.status(format!("{}/{}: starting server", d.server, d.config));
+        self.progress
+            .status(format!("{}/{}: starting server", d.server, d.config));
         let started = Instant::now();
-        let deployed: Result<Deployed> = match &m.servers[&d.server].external {
-            Some(ext) => mysql::attach(ext, config).await,
-            None => match self.image(&d.server).await {
+        let spec = &m.servers[&d.server];
+        let deployed: Result<Deployed> = if spec.external.is_some() {
+            server::provision(spec, None, "", "", config, &ddir).await
+        } else {
+            match self.image(&d.server).await {
                 Err(e) => Err(anyhow::anyhow!(e)),
                 Ok(image) => {
                     let launch = Launch {
@@ -279,19 +331,23 @@ impl RunCtx<'_> {
                         run_id: self.run_id,
                         password: &self.password,
                         host_network: m.network == Network::Host,
-                        start_timeout: m.start_timeout.and_then(|l| l.as_duration()).unwrap_or(Duration::from_secs(180)),
+                        start_timeout: m
+                            .start_timeout
+                            .and_then(|l| l.as_duration())
+                            .unwrap_or(Duration::from_secs(180)),
                     };
                     let name = format!("rmatrix-{}-{}", self.run_id, d.slug());
                     facts.container = Some(name.clone());
-                    mysql::start(&launch, &name, &image, config, &ddir).await
+                    server::provision(spec, Some(&launch), &name, &image, config, &ddir).await
                 }
-            },
+            }
         };
         let deployed = match deployed {
             Ok(dep) => dep,
             Err(e) => {
                 let reason = format!("server failed to start: {e:#}");
-                self.progress.line(format!("{}/{}: {reason}", d.server, d.config));
+                self.progress
+                    .line(format!("{}/{}: {reason}", d.server, d.config));
                 facts.status = "failed".into();
                 facts.error = Some(reason.clone());
                 self.finish_deployment(facts)?;
@@ -306,11 +362,18 @@ impl RunCtx<'_> {
             deployed.version,
             started.elapsed().as_secs_f64()
         ));
-        std::fs::write(ddir.join("variables.json"), serde_json::to_string_pretty(&deployed.variables)? + "\n")?;
-        std::fs::write(ddir.join("verified.json"), serde_json::to_string_pretty(&deployed.checks)? + "\n")?;
+        std::fs::write(
+            ddir.join("variables.json"),
+            serde_json::to_string_pretty(&deployed.variables)? + "\n",
+        )?;
+        std::fs::write(
+            ddir.join("verified.json"),
+            serde_json::to_string_pretty(&deployed.checks)? + "\n",
+        )?;
         let outcome = match deployed.mismatch() {
             Some(reason) => {
-                self.progress.line(format!("{}/{}: {reason}", d.server, d.config));
+                self.progress
+                    .line(format!("{}/{}: {reason}", d.server, d.config));
                 facts.status = "config-mismatch".into();
                 facts.error = Some(reason.clone());
                 self.fail_cells(d, &reason)
@@ -320,10 +383,8 @@ impl RunCtx<'_> {
                 self.run_cells(d, &deployed).await
             }
         };
-        if let Some(engine) = self.engine {
-            if let Err(e) = mysql::stop(engine, &deployed, &ddir).await {
-                self.progress.line(format!("warning: {e:#}"));
-            }
+        if let Err(e) = server::teardown(self.engine, &deployed, &ddir).await {
+            self.progress.line(format!("warning: {e:#}"));
         }
         self.finish_deployment(facts)?;
         outcome
@@ -331,21 +392,26 @@ impl RunCtx<'_> {
 
     fn finish_deployment(&mut self, mut facts: DeploymentFacts) -> Result<()> {
         facts.finished_at = Some(manifest::now());
-        self.man.deployments.retain(|f| !(f.server == facts.server && f.config == facts.config));
+        self.man
+            .deployments
+            .retain(|f| !(f.server == facts.server && f.config == facts.config));
         self.man.deployments.push(facts);
         save_manifest(self.dir, self.man)
     }
 
     fn pending(&self, cell: &Cell) -> Vec<u32> {
         let key = cell_key(cell);
-        (1..=self.loaded.matrix.iterations).filter(|i| !self.done.contains(&(key.clone(), *i))).collect()
+        (1..=self.loaded.matrix.iterations)
+            .filter(|i| !self.done.contains(&(key.clone(), *i)))
+            .collect()
     }
 
     fn fail_cells(&mut self, d: &Deployment, reason: &str) -> Result<()> {
         for cell in &d.cells {
             let kind = self.loaded.matrix.workloads[&cell.workload].kind();
             for i in self.pending(cell) {
-                self.dir.append(&ResultRow::for_cell(cell, kind, i).failed(reason))?;
+                self.dir
+                    .append(&ResultRow::for_cell(cell, kind, i).failed(reason))?;
                 self.progress.advance();
             }
         }
@@ -361,23 +427,10 @@ impl RunCtx<'_> {
                 let live = Arc::new(AtomicU64::new(0));
                 let label = format!("{cell} #{i}");
                 let ticker = self.ticker(label.clone(), live.clone());
-                let result = match workload {
-                    WorkloadSpec::Slap(spec) => {
-                        crate::drive::slap::run_iteration(
-                            &deployed.endpoint,
-                            spec,
-                            cell.engine.as_deref().unwrap_or("InnoDB"),
-                            cell.concurrency,
-                            m.warmup,
-                            m.length,
-                            live,
-                        )
-                        .await
-                    }
-                };
+                let result = crate::drive::run_iteration(workload, deployed, cell, m, live).await;
                 ticker.abort();
                 let row = match result {
-                    Ok(meas) => slap_row(row, &meas),
+                    Ok(meas) => meas.into_row(row),
                     Err(e) => row.failed(&format!("{e:#}")),
                 };
                 let pos = self.progress.position() + 1;
@@ -389,7 +442,11 @@ impl RunCtx<'_> {
                         row.lat_p95_ms.unwrap_or(0.0),
                         row.errors.unwrap_or(0)
                     ),
-                    false => format!("[{pos}/{}] {label}: FAILED: {}", self.progress.length(), row.error),
+                    false => format!(
+                        "[{pos}/{}] {label}: FAILED: {}",
+                        self.progress.length(),
+                        row.error
+                    ),
                 });
                 self.dir.append(&row)?;
                 self.progress.advance();
@@ -412,35 +469,4 @@ impl RunCtx<'_> {
             }
         })
     }
-}
-
-fn slap_row(mut row: ResultRow, m: &Measurement) -> ResultRow {
-    if m.queries == 0 {
-        return row.failed(m.first_error.as_deref().unwrap_or("no statement succeeded"));
-    }
-    row.status = "ok".into();
-    row.queries = Some(m.queries);
-    row.seconds = Some(m.seconds);
-    row.qps = Some(m.queries as f64 / m.seconds);
-    row.errors = Some(m.errors);
-    row.error = m.first_error.clone().unwrap_or_default().replace(['\n', '\r'], " ");
-    if m.commits > 0 {
-        row.commits = Some(m.commits);
-        row.tps = Some(m.commits as f64 / m.seconds);
-    }
-    if let Some(l) = m.latency.summary() {
-        row.lat_avg_ms = Some(l.avg_ms);
-        row.lat_p50_ms = Some(l.p50_ms);
-        row.lat_p95_ms = Some(l.p95_ms);
-        row.lat_p99_ms = Some(l.p99_ms);
-        row.lat_max_ms = Some(l.max_ms);
-    }
-    let c = |k: &str| m.server.get(k).copied();
-    row.srv_questions = c("Questions");
-    row.srv_com_select = c("Com_select");
-    row.srv_com_insert = c("Com_insert");
-    row.srv_com_update = c("Com_update");
-    row.srv_com_delete = c("Com_delete");
-    row.srv_com_commit = c("Com_commit");
-    row
 }

@@ -15,21 +15,9 @@ use crate::matrix::model::SlapSpec;
 use crate::matrix::Length;
 use crate::measure::counters::{self, Status};
 use crate::measure::latency::Latency;
-use crate::server::mysql::Endpoint;
+use crate::measure::measurement::Measurement;
+use crate::server::Endpoint;
 use crate::workload::slap::{self, SlapSql, Statement, SCHEMA};
-
-/// What one measured iteration produced.
-pub struct Measurement {
-    /// Statements that succeeded.
-    pub queries: u64,
-    pub errors: u64,
-    pub first_error: Option<String>,
-    pub commits: u64,
-    pub seconds: f64,
-    pub latency: Latency,
-    /// SHOW GLOBAL STATUS deltas over the measured phase.
-    pub server: Status,
-}
 
 /// One iteration: prepare, optional warmup, measured phase.
 pub async fn run_iteration(
@@ -50,7 +38,15 @@ pub async fn run_iteration(
 
     let mut conns = open_clients(endpoint, concurrency, spec.commit > 0).await?;
     if let Some(w) = warmup {
-        let (back, _) = run_clients(conns, &sql, &keys, spec.commit, w, Arc::new(AtomicU64::new(0))).await;
+        let (back, _) = run_clients(
+            conns,
+            &sql,
+            &keys,
+            spec.commit,
+            w,
+            Arc::new(AtomicU64::new(0)),
+        )
+        .await;
         conns = back;
     }
 
@@ -67,17 +63,15 @@ pub async fn run_iteration(
     for c in conns {
         let _ = c.disconnect().await;
     }
-    let _ = control.query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}")).await;
+    let _ = control
+        .query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
+        .await;
     let _ = control.disconnect().await;
 
     let mut m = Measurement {
-        queries: 0,
-        errors: 0,
-        first_error: None,
-        commits: 0,
         seconds,
-        latency: Latency::default(),
         server,
+        ..Measurement::default()
     };
     for r in results {
         let r = r?;
@@ -101,20 +95,34 @@ async fn status(conn: &mut Conn) -> Result<Status> {
 async fn prepare(conn: &mut Conn, sql: &SlapSql, engine: &str) -> Result<Vec<String>> {
     let engines: Vec<(String, String)> = conn
         .query_map("SHOW ENGINES", |row: mysql_async::Row| {
-            (row.get::<String, _>(0).unwrap_or_default(), row.get::<String, _>(1).unwrap_or_default())
+            (
+                row.get::<String, _>(0).unwrap_or_default(),
+                row.get::<String, _>(1).unwrap_or_default(),
+            )
         })
         .await?;
-    let available: Vec<&str> =
-        engines.iter().filter(|(_, s)| s == "YES" || s == "DEFAULT").map(|(e, _)| e.as_str()).collect();
+    let available: Vec<&str> = engines
+        .iter()
+        .filter(|(_, s)| s == "YES" || s == "DEFAULT")
+        .map(|(e, _)| e.as_str())
+        .collect();
     if !available.iter().any(|e| e.eq_ignore_ascii_case(engine)) {
-        bail!("storage engine `{engine}` is not available on this server; available: {}", available.join(", "));
+        bail!(
+            "storage engine `{engine}` is not available on this server; available: {}",
+            available.join(", ")
+        );
     }
-    conn.query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}")).await?;
+    conn.query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
+        .await?;
     conn.query_drop(format!("CREATE SCHEMA {SCHEMA}")).await?;
     conn.query_drop(format!("USE {SCHEMA}")).await?;
-    conn.query_drop(&sql.create_table).await.with_context(|| format!("failed: {}", sql.create_table))?;
+    conn.query_drop(&sql.create_table)
+        .await
+        .with_context(|| format!("failed: {}", sql.create_table))?;
     for stmt in &sql.preload {
-        conn.query_drop(stmt).await.context("failed to pre-populate t1")?;
+        conn.query_drop(stmt)
+            .await
+            .context("failed to pre-populate t1")?;
     }
     match &sql.key_query {
         Some(q) => {
@@ -195,7 +203,13 @@ async fn client(
     live: Arc<AtomicU64>,
 ) -> (Option<Conn>, ClientResult) {
     let mut rng = SmallRng::from_os_rng();
-    let mut r = ClientResult { queries: 0, errors: 0, commits: 0, first_error: None, latency: Latency::default() };
+    let mut r = ClientResult {
+        queries: 0,
+        errors: 0,
+        commits: 0,
+        first_error: None,
+        latency: Latency::default(),
+    };
     let mut done: u64 = 0;
     let mut since_commit = 0u32;
     let list = &sql.queries;

@@ -31,7 +31,9 @@ impl Length {
 pub fn parse_duration(t: &str) -> Result<Duration, String> {
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .ok_or_else(|| format!("`{t}` needs a unit: ms, s, m or h (or give a plain query count)"))?;
+        .ok_or_else(|| {
+            format!("`{t}` needs a unit: ms, s, m or h (or give a plain query count)")
+        })?;
     let (num, unit) = t.split_at(split);
     let n: f64 = num
         .parse()
@@ -41,7 +43,11 @@ pub fn parse_duration(t: &str) -> Result<Duration, String> {
         "s" | "sec" => n,
         "m" | "min" => n * 60.0,
         "h" => n * 3600.0,
-        other => return Err(format!("unknown unit `{other}` in `{t}`: use ms, s, m or h")),
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{t}`: use ms, s, m or h"
+            ))
+        }
     };
     Ok(Duration::from_secs_f64(secs))
 }
@@ -87,9 +93,20 @@ mod tests {
     #[test]
     fn parses_counts_and_durations() {
         assert_eq!(Length::parse("10000"), Ok(Length::Queries(10000)));
-        assert_eq!(Length::parse("30s"), Ok(Length::Time(Duration::from_secs(30))));
-        assert_eq!(Length::parse("2m"), Ok(Length::Time(Duration::from_secs(120))));
-        assert_eq!(Length::parse("250ms"), Ok(Length::Time(Duration::from_millis(250))));
-        assert!(Length::parse("3 weeks").unwrap_err().contains("unknown unit"));
+        assert_eq!(
+            Length::parse("30s"),
+            Ok(Length::Time(Duration::from_secs(30)))
+        );
+        assert_eq!(
+            Length::parse("2m"),
+            Ok(Length::Time(Duration::from_secs(120)))
+        );
+        assert_eq!(
+            Length::parse("250ms"),
+            Ok(Length::Time(Duration::from_millis(250)))
+        );
+        assert!(Length::parse("3 weeks")
+            .unwrap_err()
+            .contains("unknown unit"));
     }
 }

@@ -24,7 +24,11 @@ pub struct MatrixError {
 
 impl fmt::Display for MatrixError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.col, self.message
+        )
     }
 }
 
@@ -65,18 +69,30 @@ pub fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
 pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
     let file = path.display().to_string();
     let matrix: Matrix = serde_yaml::from_str(text).map_err(|e| {
-        let (line, col) = e.location().map(|l| (l.line(), l.column())).unwrap_or((1, 1));
+        let (line, col) = e
+            .location()
+            .map(|l| (l.line(), l.column()))
+            .unwrap_or((1, 1));
         let msg = e.to_string();
         // serde_yaml appends " at line L column C"; we print the position up front instead.
         let msg = match msg.rfind(" at line ") {
             Some(i) => msg[..i].to_string(),
             None => msg,
         };
-        MatrixError { file: file.clone(), line, col, message: msg }
+        MatrixError {
+            file: file.clone(),
+            line,
+            col,
+            message: msg,
+        }
     })?;
     let spans = SpanIndex::build(text);
     let base = path.parent().unwrap_or(Path::new("."));
-    let v = Validator { file: &file, spans: &spans, m: &matrix };
+    let v = Validator {
+        file: &file,
+        spans: &spans,
+        m: &matrix,
+    };
     v.check()?;
     v.check_external(&super::plan::expand(&matrix, &[]))?;
     let build_dirs = v.build_dirs(base)?;
@@ -96,12 +112,20 @@ struct Validator<'a> {
 }
 
 fn choices<'a>(it: impl IntoIterator<Item = &'a String>) -> String {
-    it.into_iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+    it.into_iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl Validator<'_> {
     fn err_at(&self, pos: Pos, message: String) -> MatrixError {
-        MatrixError { file: self.file.to_string(), line: pos.line, col: pos.col, message }
+        MatrixError {
+            file: self.file.to_string(),
+            line: pos.line,
+            col: pos.col,
+            message,
+        }
     }
     fn err(&self, path: &str, message: String) -> MatrixError {
         self.err_at(self.spans.find(path), message)
@@ -110,19 +134,34 @@ impl Validator<'_> {
     fn check(&self) -> Result<(), MatrixError> {
         let m = self.m;
         if m.servers.is_empty() {
-            return Err(self.err("servers", "`servers` is empty: name at least one server".into()));
+            return Err(self.err(
+                "servers",
+                "`servers` is empty: name at least one server".into(),
+            ));
         }
         if m.configs.is_empty() {
-            return Err(self.err("configs", "`configs` is empty: omit it or name at least one".into()));
+            return Err(self.err(
+                "configs",
+                "`configs` is empty: omit it or name at least one".into(),
+            ));
         }
         if m.workloads.is_empty() {
-            return Err(self.err("workloads", "`workloads` is empty: name at least one".into()));
+            return Err(self.err(
+                "workloads",
+                "`workloads` is empty: name at least one".into(),
+            ));
         }
         if m.concurrency.is_empty() {
-            return Err(self.err("concurrency", "`concurrency` is empty: give at least one value".into()));
+            return Err(self.err(
+                "concurrency",
+                "`concurrency` is empty: give at least one value".into(),
+            ));
         }
         if let Some(i) = m.concurrency.iter().position(|&c| c == 0) {
-            return Err(self.err(&format!("concurrency[{i}]"), "concurrency must be at least 1".into()));
+            return Err(self.err(
+                &format!("concurrency[{i}]"),
+                "concurrency must be at least 1".into(),
+            ));
         }
         if m.iterations == 0 {
             return Err(self.err("iterations", "iterations must be at least 1".into()));
@@ -144,7 +183,8 @@ impl Validator<'_> {
         if needs_engine && m.engines.is_empty() {
             return Err(self.err(
                 "workloads",
-                "slap workloads create their own tables: list `engines` (e.g. [InnoDB, MyISAM])".into(),
+                "slap workloads create their own tables: list `engines` (e.g. [InnoDB, MyISAM])"
+                    .into(),
             ));
         }
         for (i, sel) in m.exclude.iter().enumerate() {
@@ -194,7 +234,10 @@ impl Validator<'_> {
         }
         Err(self.err_at(
             self.spans.key(path),
-            format!("unknown dimension `{dim}`; valid dimensions: {}", DIMENSIONS.join(", ")),
+            format!(
+                "unknown dimension `{dim}`; valid dimensions: {}",
+                DIMENSIONS.join(", ")
+            ),
         ))
     }
 
@@ -217,7 +260,11 @@ impl Validator<'_> {
             let p = format!("{path}.{dim}");
             self.check_dim(dim, &p)?;
             for (j, v) in values.0.iter().enumerate() {
-                let vp = if values.0.len() > 1 { format!("{p}[{j}]") } else { p.clone() };
+                let vp = if values.0.len() > 1 {
+                    format!("{p}[{j}]")
+                } else {
+                    p.clone()
+                };
                 self.check_value(dim, v, &vp)?;
             }
         }
@@ -229,7 +276,11 @@ impl Validator<'_> {
         if Metric::find(&r.metric).is_none() {
             return Err(self.err(
                 "report.metric",
-                format!("unknown metric `{}`; valid choices: {}", r.metric, Metric::names().join(", ")),
+                format!(
+                    "unknown metric `{}`; valid choices: {}",
+                    r.metric,
+                    Metric::names().join(", ")
+                ),
             ));
         }
         for (list, name) in [(&r.rows, "rows"), (&r.columns, "columns")] {
@@ -238,13 +289,19 @@ impl Validator<'_> {
                 if !DIMENSIONS.contains(&dim.as_str()) {
                     return Err(self.err(
                         &p,
-                        format!("unknown dimension `{dim}`; valid dimensions: {}", DIMENSIONS.join(", ")),
+                        format!(
+                            "unknown dimension `{dim}`; valid dimensions: {}",
+                            DIMENSIONS.join(", ")
+                        ),
                     ));
                 }
             }
         }
         if let Some(d) = r.rows.iter().find(|d| r.columns.contains(d)) {
-            return Err(self.err("report.columns", format!("`{d}` is in both report rows and columns")));
+            return Err(self.err(
+                "report.columns",
+                format!("`{d}` is in both report rows and columns"),
+            ));
         }
         for (dim, value) in &r.baseline {
             let p = format!("report.baseline.{dim}");
@@ -264,7 +321,11 @@ impl Validator<'_> {
                     &path,
                     format!(
                         "no Dockerfile for `{build}` under containers/; available: {}",
-                        if available.is_empty() { "(none found)".into() } else { available.join(", ") }
+                        if available.is_empty() {
+                            "(none found)".into()
+                        } else {
+                            available.join(", ")
+                        }
                     ),
                 )
             })?;
@@ -279,7 +340,11 @@ impl Validator<'_> {
 fn resolve_build_dir(base: &Path, build: &str) -> Result<PathBuf, Vec<String>> {
     if build.contains('/') {
         let dir = base.join(build);
-        return if dir.join("Dockerfile").is_file() { Ok(dir) } else { Err(Vec::new()) };
+        return if dir.join("Dockerfile").is_file() {
+            Ok(dir)
+        } else {
+            Err(Vec::new())
+        };
     }
     let mut available = Vec::new();
     for dir in base.ancestors().chain(std::iter::once(Path::new("."))) {

@@ -77,6 +77,37 @@ pub struct ServerSpec {
     /// A server someone else runs: nothing is started or changed, variables are still read.
     #[serde(default)]
     pub external: Option<ExternalSpec>,
+    /// The protocol family; inferred from the image or build name when omitted.
+    #[serde(default)]
+    pub kind: Option<ServerKind>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerKind {
+    /// MariaDB or MySQL.
+    Mysql,
+    /// Redis or Valkey.
+    Redis,
+}
+
+impl ServerSpec {
+    pub fn kind(&self) -> ServerKind {
+        if let Some(k) = self.kind {
+            return k;
+        }
+        let name = self
+            .image
+            .as_deref()
+            .or(self.build.as_deref())
+            .unwrap_or("")
+            .to_lowercase();
+        if name.contains("redis") || name.contains("valkey") {
+            ServerKind::Redis
+        } else {
+            ServerKind::Mysql
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

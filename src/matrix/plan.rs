@@ -31,7 +31,8 @@ impl Cell {
     }
 
     pub fn matches(&self, sel: &Selector) -> bool {
-        sel.iter().all(|(dim, values)| values.0.contains(&self.get(dim)))
+        sel.iter()
+            .all(|(dim, values)| values.0.contains(&self.get(dim)))
     }
 }
 
@@ -62,7 +63,13 @@ impl Deployment {
 
 pub fn slug(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -108,7 +115,9 @@ pub fn expand(m: &Matrix, only: &[Selector]) -> Plan {
             // Engine before workload in the pinned order, whatever the YAML order of workloads.
             cells.sort_by_key(|c| {
                 (
-                    c.engine.as_ref().and_then(|e| m.engines.iter().position(|x| x == e)),
+                    c.engine
+                        .as_ref()
+                        .and_then(|e| m.engines.iter().position(|x| x == e)),
                     m.workloads.get_index_of(&c.workload),
                     m.concurrency.iter().position(|&x| x == c.concurrency),
                 )
@@ -150,16 +159,29 @@ mod tests {
         let plan = expand(&matrix(""), &[]);
         assert_eq!(plan.deployments.len(), 4);
         assert_eq!(plan.cell_count(), 2 * 2 * 2 * 2 * 2);
-        let first: Vec<String> = plan.deployments[0].cells.iter().map(|c| c.to_string()).collect();
+        let first: Vec<String> = plan.deployments[0]
+            .cells
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
         assert_eq!(
             first,
             [
-                "a/off/InnoDB/w/c1", "a/off/InnoDB/w/c4", "a/off/InnoDB/k/c1", "a/off/InnoDB/k/c4",
-                "a/off/MyISAM/w/c1", "a/off/MyISAM/w/c4", "a/off/MyISAM/k/c1", "a/off/MyISAM/k/c4",
+                "a/off/InnoDB/w/c1",
+                "a/off/InnoDB/w/c4",
+                "a/off/InnoDB/k/c1",
+                "a/off/InnoDB/k/c4",
+                "a/off/MyISAM/w/c1",
+                "a/off/MyISAM/w/c4",
+                "a/off/MyISAM/k/c1",
+                "a/off/MyISAM/k/c4",
             ]
         );
-        let deps: Vec<(String, String)> =
-            plan.deployments.iter().map(|d| (d.server.clone(), d.config.clone())).collect();
+        let deps: Vec<(String, String)> = plan
+            .deployments
+            .iter()
+            .map(|d| (d.server.clone(), d.config.clone()))
+            .collect();
         assert_eq!(deps[1], ("a".to_string(), "on".to_string()));
         assert_eq!(deps[2], ("b".to_string(), "off".to_string()));
     }
@@ -170,7 +192,9 @@ mod tests {
         let plan = expand(&m, &[]);
         assert_eq!(plan.deployments.len(), 3, "b/on is excluded whole");
         assert!(plan.cells().all(|c| c.concurrency == 4));
-        assert!(!plan.cells().any(|c| c.engine.as_deref() == Some("MyISAM") && c.workload == "k"));
+        assert!(!plan
+            .cells()
+            .any(|c| c.engine.as_deref() == Some("MyISAM") && c.workload == "k"));
         assert_eq!(plan.cell_count(), 3 * 3);
 
         let only: Selector = serde_yaml::from_str("{server: a, engine: InnoDB}").unwrap();

@@ -33,7 +33,11 @@ impl SpanIndex {
     pub fn find(&self, path: &str) -> Pos {
         let mut p = path.to_string();
         loop {
-            if let Some(pos) = self.map.get(&p).or_else(|| self.map.get(&format!("{p}#key"))) {
+            if let Some(pos) = self
+                .map
+                .get(&p)
+                .or_else(|| self.map.get(&format!("{p}#key")))
+            {
                 return *pos;
             }
             match p.rfind(['.', '[']) {

@@ -3,12 +3,21 @@
 use std::collections::BTreeMap;
 
 /// Status counters recorded in results.csv (as `srv_<lowercase name>`).
-pub const RECORDED: [&str; 6] = ["Questions", "Com_select", "Com_insert", "Com_update", "Com_delete", "Com_commit"];
+pub const RECORDED: [&str; 6] = [
+    "Questions",
+    "Com_select",
+    "Com_insert",
+    "Com_update",
+    "Com_delete",
+    "Com_commit",
+];
 
 pub type Status = BTreeMap<String, u64>;
 
 pub fn parse(rows: Vec<(String, String)>) -> Status {
-    rows.into_iter().filter_map(|(k, v)| v.parse::<u64>().ok().map(|n| (k, n))).collect()
+    rows.into_iter()
+        .filter_map(|(k, v)| v.parse::<u64>().ok().map(|n| (k, n)))
+        .collect()
 }
 
 /// after - before for every numeric counter present in both.
@@ -25,8 +34,15 @@ mod tests {
 
     #[test]
     fn deltas_of_numeric_counters() {
-        let before = parse(vec![("Questions".into(), "10".into()), ("Uptime".into(), "5".into()), ("Ssl_cipher".into(), "".into())]);
-        let after = parse(vec![("Questions".into(), "25".into()), ("Uptime".into(), "9".into())]);
+        let before = parse(vec![
+            ("Questions".into(), "10".into()),
+            ("Uptime".into(), "5".into()),
+            ("Ssl_cipher".into(), "".into()),
+        ]);
+        let after = parse(vec![
+            ("Questions".into(), "25".into()),
+            ("Uptime".into(), "9".into()),
+        ]);
         let d = delta(&before, &after);
         assert_eq!(d.get("Questions"), Some(&15));
         assert_eq!(d.get("Uptime"), Some(&4));

@@ -11,17 +11,20 @@ pub struct Latency {
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LatencySummary {
     pub count: u64,
+    pub min_ms: f64,
     pub avg_ms: f64,
     pub p50_ms: f64,
     pub p95_ms: f64,
     pub p99_ms: f64,
+    pub p999_ms: f64,
     pub max_ms: f64,
 }
 
 impl Default for Latency {
     fn default() -> Self {
         Latency {
-            hist: Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("invariant: valid histogram bounds"),
+            hist: Histogram::new_with_bounds(1, 3_600_000_000, 3)
+                .expect("invariant: valid histogram bounds"),
         }
     }
 }
@@ -32,11 +35,18 @@ impl Latency {
     }
 
     pub fn merge(&mut self, other: &Latency) {
-        self.hist.add(&other.hist).expect("invariant: same bounds for every histogram");
+        self.hist
+            .add(&other.hist)
+            .expect("invariant: same bounds for every histogram");
     }
 
     pub fn count(&self) -> u64 {
         self.hist.len()
+    }
+
+    /// Latency at quantile `q` (0..1) in milliseconds.
+    pub fn quantile_ms(&self, q: f64) -> f64 {
+        self.hist.value_at_quantile(q) as f64 / 1000.0
     }
 
     pub fn summary(&self) -> Option<LatencySummary> {
@@ -46,10 +56,12 @@ impl Latency {
         let ms = |us: u64| us as f64 / 1000.0;
         Some(LatencySummary {
             count: self.hist.len(),
+            min_ms: ms(self.hist.min()),
             avg_ms: self.hist.mean() / 1000.0,
             p50_ms: ms(self.hist.value_at_quantile(0.50)),
             p95_ms: ms(self.hist.value_at_quantile(0.95)),
             p99_ms: ms(self.hist.value_at_quantile(0.99)),
+            p999_ms: ms(self.hist.value_at_quantile(0.999)),
             max_ms: ms(self.hist.max()),
         })
     }

@@ -2,4 +2,5 @@
 
 pub mod counters;
 pub mod latency;
+pub mod measurement;
 pub mod stats;

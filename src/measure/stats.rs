@@ -28,17 +28,33 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
     } else {
         0.0
     };
-    let cv = if mean != 0.0 { stddev / mean.abs() } else { 0.0 };
-    let ci95 = if n > 1 { t_975(n - 1) * stddev / (n as f64).sqrt() } else { 0.0 };
-    Some(Summary { n, mean, min, max, stddev, cv, ci95 })
+    let cv = if mean != 0.0 {
+        stddev / mean.abs()
+    } else {
+        0.0
+    };
+    let ci95 = if n > 1 {
+        t_975(n - 1) * stddev / (n as f64).sqrt()
+    } else {
+        0.0
+    };
+    Some(Summary {
+        n,
+        mean,
+        min,
+        max,
+        stddev,
+        cv,
+        ci95,
+    })
 }
 
 /// Two-sided 95% Student's t quantile (0.975) for `df` degrees of freedom.
 pub fn t_975(df: usize) -> f64 {
     const TABLE: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
-        2.045, 2.042,
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
     ];
     match df {
         0 => f64::NAN,

@@ -81,7 +81,13 @@ pub struct RunFacts {
 fn cell_name(r: &ResultRow) -> String {
     DIMENSIONS
         .iter()
-        .map(|d| if *d == "concurrency" { format!("c{}", r.concurrency) } else { r.dim(d) })
+        .map(|d| {
+            if *d == "concurrency" {
+                format!("c{}", r.concurrency)
+            } else {
+                r.dim(d)
+            }
+        })
         .filter(|v| !v.is_empty())
         .collect::<Vec<_>>()
         .join(" / ")
@@ -96,7 +102,9 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts) -> Summary
         .map(|s| {
             let same: Vec<&ResultRow> = rows
                 .iter()
-                .filter(|r| r.is_ok() && DIMENSIONS.iter().all(|d| s.dims.get(*d) == Some(&r.dim(d))))
+                .filter(|r| {
+                    r.is_ok() && DIMENSIONS.iter().all(|d| s.dims.get(*d) == Some(&r.dim(d)))
+                })
                 .collect();
             let secs = summarize(&same.iter().filter_map(|r| r.seconds).collect::<Vec<_>>());
             let mean_of = |f: fn(&ResultRow) -> Option<f64>| {
@@ -120,7 +128,11 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts) -> Summary
     let failures = rows
         .iter()
         .filter(|r| !r.is_ok())
-        .map(|r| Failure { cell: cell_name(r), iteration: r.iteration, error: r.error.replace('|', "\\|") })
+        .map(|r| Failure {
+            cell: cell_name(r),
+            iteration: r.iteration,
+            error: r.error.replace('|', "\\|"),
+        })
         .collect();
     let baseline = matrix
         .report
@@ -130,7 +142,10 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts) -> Summary
         .collect::<Vec<_>>()
         .join(", ");
     Summary {
-        title: matrix.name.clone().unwrap_or_else(|| "rmatrix results".into()),
+        title: matrix
+            .name
+            .clone()
+            .unwrap_or_else(|| "rmatrix results".into()),
         description: matrix.description.clone(),
         run_id: facts.run_id.clone(),
         started_at: facts.started_at.clone(),
@@ -161,7 +176,8 @@ pub fn render(template: &str, ctx: &Summary) -> Result<String> {
             .build()
             .context("invariant: valid syntax config")?,
     );
-    env.add_template("summary", template).context("failed to parse the report template")?;
+    env.add_template("summary", template)
+        .context("failed to parse the report template")?;
     let out = env
         .get_template("summary")?
         .render(minijinja::Value::from(minijinja::value::Serde(ctx)))

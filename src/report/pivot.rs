@@ -27,8 +27,26 @@ pub struct CellStats {
 
 impl CellStats {
     fn new(dims: IndexMap<String, String>, values: Vec<f64>) -> Option<CellStats> {
-        let Summary { n, mean, min, max, stddev, cv, ci95 } = summarize(&values)?;
-        Some(CellStats { dims, values, n, mean, min, max, stddev, cv_pct: cv * 100.0, ci95 })
+        let Summary {
+            n,
+            mean,
+            min,
+            max,
+            stddev,
+            cv,
+            ci95,
+        } = summarize(&values)?;
+        Some(CellStats {
+            dims,
+            values,
+            n,
+            mean,
+            min,
+            max,
+            stddev,
+            cv_pct: cv * 100.0,
+            ci95,
+        })
     }
 }
 
@@ -36,7 +54,20 @@ impl CellStats {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Table {
     pub header: Vec<String>,
+    /// Markdown alignment row: first column left, numbers right.
+    pub align: String,
     pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    pub fn new(header: Vec<String>, rows: Vec<Vec<String>>) -> Table {
+        let align = format!("|---|{}", "---:|".repeat(header.len().saturating_sub(1)));
+        Table {
+            header,
+            align,
+            rows,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -89,13 +120,21 @@ pub fn axis(m: &Matrix, dim: &str) -> Vec<String> {
 fn positions(m: &Matrix, dims: &IndexMap<String, String>, which: &[String]) -> Vec<usize> {
     which
         .iter()
-        .map(|d| axis(m, d).iter().position(|v| Some(v) == dims.get(d)).unwrap_or(usize::MAX))
+        .map(|d| {
+            axis(m, d)
+                .iter()
+                .position(|v| Some(v) == dims.get(d))
+                .unwrap_or(usize::MAX)
+        })
         .collect()
 }
 
 fn label(dims: &IndexMap<String, String>, which: &[String]) -> String {
-    let parts: Vec<&str> =
-        which.iter().filter_map(|d| dims.get(d).map(String::as_str)).filter(|v| !v.is_empty()).collect();
+    let parts: Vec<&str> = which
+        .iter()
+        .filter_map(|d| dims.get(d).map(String::as_str))
+        .filter(|v| !v.is_empty())
+        .collect();
     if parts.is_empty() {
         "-".into()
     } else {
@@ -115,7 +154,11 @@ pub fn sections(matrix: &Matrix, stats: &[CellStats], metric: &Metric) -> Vec<Se
         .collect();
     let mut by_section: IndexMap<String, Vec<&CellStats>> = IndexMap::new();
     for s in stats {
-        let title = split.iter().map(|d| format!("{d} = {}", s.dims[d])).collect::<Vec<_>>().join(", ");
+        let title = split
+            .iter()
+            .map(|d| format!("{d} = {}", s.dims[d]))
+            .collect::<Vec<_>>()
+            .join(", ");
         by_section.entry(title).or_default().push(s);
     }
     let baseline_of = |s: &CellStats| -> Option<&CellStats> {
@@ -135,19 +178,27 @@ pub fn sections(matrix: &Matrix, stats: &[CellStats], metric: &Metric) -> Vec<Se
             let mut row_keys: IndexMap<String, Vec<usize>> = IndexMap::new();
             let mut col_keys: IndexMap<String, Vec<usize>> = IndexMap::new();
             for c in &cells {
-                row_keys.insert(label(&c.dims, &spec.rows), positions(matrix, &c.dims, &spec.rows));
-                col_keys.insert(label(&c.dims, &spec.columns), positions(matrix, &c.dims, &spec.columns));
+                row_keys.insert(
+                    label(&c.dims, &spec.rows),
+                    positions(matrix, &c.dims, &spec.rows),
+                );
+                col_keys.insert(
+                    label(&c.dims, &spec.columns),
+                    positions(matrix, &c.dims, &spec.columns),
+                );
             }
             row_keys.sort_by(|_, a, _, b| a.cmp(b));
             col_keys.sort_by(|_, a, _, b| a.cmp(b));
             let find = |r: &str, c: &str| {
-                cells.iter().find(|s| label(&s.dims, &spec.rows) == r && label(&s.dims, &spec.columns) == c)
+                cells
+                    .iter()
+                    .find(|s| label(&s.dims, &spec.rows) == r && label(&s.dims, &spec.columns) == c)
             };
             let mut header = vec![spec.rows.join(" / ")];
             header.extend(col_keys.keys().cloned());
-            let values = Table {
-                header: header.clone(),
-                rows: row_keys
+            let values = Table::new(
+                header.clone(),
+                row_keys
                     .keys()
                     .map(|r| {
                         let mut line = vec![r.clone()];
@@ -158,22 +209,28 @@ pub fn sections(matrix: &Matrix, stats: &[CellStats], metric: &Metric) -> Vec<Se
                         line
                     })
                     .collect(),
-            };
-            let change = (!spec.baseline.is_empty()).then(|| Table {
-                header,
-                rows: row_keys
-                    .keys()
-                    .map(|r| {
-                        let mut line = vec![r.clone()];
-                        line.extend(col_keys.keys().map(|c| match find(r, c) {
-                            Some(s) => change_text(s, baseline_of(s)),
-                            None => "n/a".into(),
-                        }));
-                        line
-                    })
-                    .collect(),
+            );
+            let change = (!spec.baseline.is_empty()).then(|| {
+                Table::new(
+                    header,
+                    row_keys
+                        .keys()
+                        .map(|r| {
+                            let mut line = vec![r.clone()];
+                            line.extend(col_keys.keys().map(|c| match find(r, c) {
+                                Some(s) => change_text(s, baseline_of(s)),
+                                None => "n/a".into(),
+                            }));
+                            line
+                        })
+                        .collect(),
+                )
             });
-            Section { title, values, change }
+            Section {
+                title,
+                values,
+                change,
+            }
         })
         .collect()
 }
@@ -181,7 +238,11 @@ pub fn sections(matrix: &Matrix, stats: &[CellStats], metric: &Metric) -> Vec<Se
 /// `1639 ±2.1%`: the mean and the 95% confidence half-width relative to it.
 pub fn value_text(metric: &Metric, s: &CellStats) -> String {
     if s.n > 1 && s.mean != 0.0 {
-        format!("{} ±{:.1}%", metric.format(s.mean), s.ci95 / s.mean.abs() * 100.0)
+        format!(
+            "{} ±{:.1}%",
+            metric.format(s.mean),
+            s.ci95 / s.mean.abs() * 100.0
+        )
     } else {
         metric.format(s.mean)
     }
@@ -238,18 +299,39 @@ mod tests {
             row("InnoDB", "off", 2, 110.0),
             row("InnoDB", "on", 1, 40.0),
             row("MyISAM", "off", 1, 200.0),
-            ResultRow { status: "failed".into(), ..row("MyISAM", "off", 2, 1.0) },
+            ResultRow {
+                status: "failed".into(),
+                ..row("MyISAM", "off", 2, 1.0)
+            },
         ];
         let metric = Metric::find("qps").unwrap();
         let stats = cell_stats(&m, &rows, metric);
         assert_eq!(stats.len(), 4);
-        assert_eq!(stats[0].dims["engine"], "InnoDB", "matrix order, not file order");
+        assert_eq!(
+            stats[0].dims["engine"], "InnoDB",
+            "matrix order, not file order"
+        );
         let secs = sections(&m, &stats, metric);
         assert_eq!(secs.len(), 1);
-        assert_eq!(secs[0].values.header, ["workload", "InnoDB / off", "InnoDB / on", "MyISAM / off", "MyISAM / on"]);
+        assert_eq!(
+            secs[0].values.header,
+            [
+                "workload",
+                "InnoDB / off",
+                "InnoDB / on",
+                "MyISAM / off",
+                "MyISAM / on"
+            ]
+        );
         assert_eq!(secs[0].values.rows[0][1], "105 ±60.5%");
-        assert_eq!(secs[0].values.rows[0][3], "200", "the failed iteration is left out");
+        assert_eq!(
+            secs[0].values.rows[0][3], "200",
+            "the failed iteration is left out"
+        );
         let change = secs[0].change.as_ref().unwrap();
-        assert_eq!(change.rows[0][1..], ["baseline", "-61.9%", "baseline", "-75.0%"]);
+        assert_eq!(
+            change.rows[0][1..],
+            ["baseline", "-61.9%", "baseline", "-75.0%"]
+        );
     }
 }

@@ -88,12 +88,18 @@ impl Host {
         let os = read("/etc/os-release")
             .lines()
             .find(|l| l.starts_with("PRETTY_NAME="))
-            .map(|l| l.trim_start_matches("PRETTY_NAME=").trim_matches('"').to_string())
+            .map(|l| {
+                l.trim_start_matches("PRETTY_NAME=")
+                    .trim_matches('"')
+                    .to_string()
+            })
             .unwrap_or_default();
         Host {
             hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
             cpu_model,
-            cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
+            cpus: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(0),
             kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),
             memory_bytes,
             os,

@@ -44,6 +44,16 @@ pub struct ResultRow {
     pub srv_com_delete: Option<u64>,
     pub srv_com_commit: Option<u64>,
     pub started_at: String,
+    /// Read / write / other statements (sysbench's split), where the workload classifies them.
+    pub reads: Option<u64>,
+    pub writes: Option<u64>,
+    pub others: Option<u64>,
+    /// Connections re-established after a lost connection.
+    pub reconnects: Option<u64>,
+    pub lat_min_ms: Option<f64>,
+    pub lat_p999_ms: Option<f64>,
+    /// Every server counter delta the driver checked, as JSON (e.g. INFO commandstats).
+    pub server_counters: String,
 }
 
 impl ResultRow {
@@ -85,10 +95,18 @@ impl ResultRow {
 
     /// Identity of the cell this row measured (for resume and joins).
     pub fn cell_key(&self) -> String {
-        crate::matrix::plan::DIMENSIONS.iter().map(|d| self.dim(d)).collect::<Vec<_>>().join("|")
+        crate::matrix::plan::DIMENSIONS
+            .iter()
+            .map(|d| self.dim(d))
+            .collect::<Vec<_>>()
+            .join("|")
     }
 }
 
 pub fn cell_key(cell: &Cell) -> String {
-    crate::matrix::plan::DIMENSIONS.iter().map(|d| cell.get(d)).collect::<Vec<_>>().join("|")
+    crate::matrix::plan::DIMENSIONS
+        .iter()
+        .map(|d| cell.get(d))
+        .collect::<Vec<_>>()
+        .join("|")
 }

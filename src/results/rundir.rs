@@ -25,11 +25,17 @@ impl RunDir {
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
         let stem = format!("{stamp}-{}", crate::matrix::plan::slug(name));
         for n in 1.. {
-            let path = if n == 1 { base.join(&stem) } else { base.join(format!("{stem}-{n}")) };
+            let path = if n == 1 {
+                base.join(&stem)
+            } else {
+                base.join(format!("{stem}-{n}"))
+            };
             match fs::create_dir(&path) {
                 Ok(()) => return Ok(RunDir { path }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e).with_context(|| format!("failed to create {}", path.display())),
+                Err(e) => {
+                    return Err(e).with_context(|| format!("failed to create {}", path.display()))
+                }
             }
         }
         unreachable!("the loop only ends by returning")
@@ -42,7 +48,9 @@ impl RunDir {
             "{} is not an rmatrix run directory (no {MATRIX_COPY})",
             path.display()
         );
-        Ok(RunDir { path: path.to_path_buf() })
+        Ok(RunDir {
+            path: path.to_path_buf(),
+        })
     }
 
     pub fn file(&self, name: &str) -> PathBuf {
@@ -64,7 +72,9 @@ impl RunDir {
             .open(&path)
             .with_context(|| format!("failed to open {}", path.display()))?;
         let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(true);
-        let mut w = csv::WriterBuilder::new().has_headers(empty).from_writer(file);
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(empty)
+            .from_writer(file);
         w.serialize(row)?;
         w.flush()?;
         Ok(())
@@ -85,7 +95,8 @@ pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let mut r = csv::Reader::from_path(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let mut r = csv::Reader::from_path(path)
+        .with_context(|| format!("failed to read {}", path.display()))?;
     let mut rows = Vec::new();
     for (i, rec) in r.deserialize().enumerate() {
         rows.push(rec.with_context(|| format!("{}: bad row {}", path.display(), i + 2))?);
@@ -103,7 +114,12 @@ mod tests {
         let dir = RunDir::create(tmp.path(), "t").unwrap();
         let other = RunDir::create(tmp.path(), "t").unwrap();
         assert_ne!(dir.path, other.path, "never reuse a run directory");
-        let mut row = ResultRow { server: "s".into(), status: "ok".into(), qps: Some(12.5), ..Default::default() };
+        let mut row = ResultRow {
+            server: "s".into(),
+            status: "ok".into(),
+            qps: Some(12.5),
+            ..Default::default()
+        };
         dir.append(&row).unwrap();
         row.iteration = 2;
         row.qps = None;

@@ -67,7 +67,10 @@ impl Engine {
             .negotiate_version()
             .await
             .map_err(|e| EngineUnavailable(e.to_string()))?;
-        docker.ping().await.map_err(|e| EngineUnavailable(e.to_string()))?;
+        docker
+            .ping()
+            .await
+            .map_err(|e| EngineUnavailable(e.to_string()))?;
         Ok(Engine { docker })
     }
 
@@ -80,34 +83,60 @@ impl Engine {
     }
 
     async fn image_id(&self, reference: &str) -> Option<String> {
-        self.docker.inspect_image(reference).await.ok().and_then(|i| i.id)
+        self.docker
+            .inspect_image(reference)
+            .await
+            .ok()
+            .and_then(|i| i.id)
     }
 
     /// Use a public image, pulling it when it is not present.
     pub async fn ensure_pulled(&self, reference: &str) -> Result<ImageInfo> {
         if let Some(id) = self.image_id(reference).await {
-            return Ok(ImageInfo { reference: reference.into(), id, origin: "present".into() });
+            return Ok(ImageInfo {
+                reference: reference.into(),
+                id,
+                origin: "present".into(),
+            });
         }
         let (name, tag) = match reference.rsplit_once(':') {
             Some((n, t)) if !t.contains('/') => (n, t),
             _ => (reference, "latest"),
         };
-        let opts = CreateImageOptionsBuilder::default().from_image(name).tag(tag).build();
+        let opts = CreateImageOptionsBuilder::default()
+            .from_image(name)
+            .tag(tag)
+            .build();
         let mut stream = self.docker.create_image(Some(opts), None, None);
         while let Some(msg) = stream.next().await {
             msg.map_err(|e| anyhow!("failed to pull image `{reference}`: {e}\nhint: check the name, or build it from a directory under containers/ with `build:`"))?;
         }
-        let id = self.image_id(reference).await.ok_or_else(|| anyhow!("image `{reference}` missing after pull"))?;
-        Ok(ImageInfo { reference: reference.into(), id, origin: "pulled".into() })
+        let id = self
+            .image_id(reference)
+            .await
+            .ok_or_else(|| anyhow!("image `{reference}` missing after pull"))?;
+        Ok(ImageInfo {
+            reference: reference.into(),
+            id,
+            origin: "pulled".into(),
+        })
     }
 
     /// Build `dir` (a Docker build context) as `rmatrix/<name>:<content hash>`, only when no
     /// image of that content exists yet.
     pub async fn ensure_built(&self, name: &str, dir: &Path) -> Result<ImageInfo> {
         let (tar, hash) = build_context(dir)?;
-        let reference = format!("rmatrix/{}:{}", crate::matrix::plan::slug(name).to_lowercase(), &hash[..12]);
+        let reference = format!(
+            "rmatrix/{}:{}",
+            crate::matrix::plan::slug(name).to_lowercase(),
+            &hash[..12]
+        );
         if let Some(id) = self.image_id(&reference).await {
-            return Ok(ImageInfo { reference, id, origin: "cached".into() });
+            return Ok(ImageInfo {
+                reference,
+                id,
+                origin: "cached".into(),
+            });
         }
         let opts = BuildImageOptionsBuilder::default()
             .dockerfile("Dockerfile")
@@ -116,7 +145,9 @@ impl Engine {
             .forcerm(true)
             .networkmode("host")
             .build();
-        let mut stream = self.docker.build_image(opts, None, Some(bollard::body_full(tar.into())));
+        let mut stream = self
+            .docker
+            .build_image(opts, None, Some(bollard::body_full(tar.into())));
         let mut output = Vec::<String>::new();
         while let Some(msg) = stream.next().await {
             match msg {
@@ -125,14 +156,31 @@ impl Engine {
                         output.push(s);
                     }
                     if let Some(err) = info.error_detail.and_then(|d| d.message) {
-                        bail!("failed to build {} from {}: {err}\n{}", reference, dir.display(), tail(&output.concat(), 15));
+                        bail!(
+                            "failed to build {} from {}: {err}\n{}",
+                            reference,
+                            dir.display(),
+                            tail(&output.concat(), 15)
+                        );
                     }
                 }
-                Err(e) => bail!("failed to build {} from {}: {e}\n{}", reference, dir.display(), tail(&output.concat(), 15)),
+                Err(e) => bail!(
+                    "failed to build {} from {}: {e}\n{}",
+                    reference,
+                    dir.display(),
+                    tail(&output.concat(), 15)
+                ),
             }
         }
-        let id = self.image_id(&reference).await.ok_or_else(|| anyhow!("image {reference} missing after build"))?;
-        Ok(ImageInfo { reference, id, origin: "built".into() })
+        let id = self
+            .image_id(&reference)
+            .await
+            .ok_or_else(|| anyhow!("image {reference} missing after build"))?;
+        Ok(ImageInfo {
+            reference,
+            id,
+            origin: "built".into(),
+        })
     }
 
     /// Create and start a container; returns its id.
@@ -153,7 +201,10 @@ impl Engine {
             let key = format!("{cport}/tcp");
             host.port_bindings = Some(HashMap::from([(
                 key.clone(),
-                Some(vec![PortBinding { host_ip: Some("127.0.0.1".into()), host_port: Some(hport.to_string()) }]),
+                Some(vec![PortBinding {
+                    host_ip: Some("127.0.0.1".into()),
+                    host_port: Some(hport.to_string()),
+                }]),
             )]));
             exposed = Some(vec![key]);
         }
@@ -166,12 +217,19 @@ impl Engine {
             host_config: Some(host),
             ..Default::default()
         };
-        let opts = CreateContainerOptionsBuilder::default().name(&spec.name).build();
+        let opts = CreateContainerOptionsBuilder::default()
+            .name(&spec.name)
+            .build();
         let created = self
             .docker
             .create_container(Some(opts), body)
             .await
-            .with_context(|| format!("failed to create container {} from {}", spec.name, spec.image))?;
+            .with_context(|| {
+                format!(
+                    "failed to create container {} from {}",
+                    spec.name, spec.image
+                )
+            })?;
         if let Err(e) = self.docker.start_container(&created.id, None).await {
             let _ = self.remove(&created.id).await;
             return Err(e).with_context(|| format!("failed to start container {}", spec.name));
@@ -192,7 +250,10 @@ impl Engine {
 
     /// The container's stdout and stderr (where the server writes its log).
     pub async fn logs(&self, id: &str) -> String {
-        let opts = LogsOptionsBuilder::default().stdout(true).stderr(true).build();
+        let opts = LogsOptionsBuilder::default()
+            .stdout(true)
+            .stderr(true)
+            .build();
         let mut stream = self.docker.logs(id, Some(opts));
         let mut out = String::new();
         while let Some(Ok(chunk)) = stream.next().await {
@@ -202,7 +263,10 @@ impl Engine {
     }
 
     pub async fn remove(&self, id: &str) -> Result<()> {
-        let opts = RemoveContainerOptionsBuilder::default().force(true).v(true).build();
+        let opts = RemoveContainerOptionsBuilder::default()
+            .force(true)
+            .v(true)
+            .build();
         self.docker
             .remove_container(id, Some(opts))
             .await
@@ -216,7 +280,10 @@ impl Engine {
             None => LABEL.to_string(),
         };
         let filters = HashMap::from([("label", vec![label.as_str()])]);
-        let opts = ListContainersOptionsBuilder::default().all(true).filters(&filters).build();
+        let opts = ListContainersOptionsBuilder::default()
+            .all(true)
+            .filters(&filters)
+            .build();
         let list = self.docker.list_containers(Some(opts)).await?;
         let mut n = 0;
         for c in list {
@@ -265,12 +332,18 @@ fn build_context(dir: &Path) -> Result<(Vec<u8>, String)> {
 }
 
 fn collect_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("failed to read {}", dir.display()))? {
+    for entry in
+        std::fs::read_dir(dir).with_context(|| format!("failed to read {}", dir.display()))?
+    {
         let path = entry?.path();
         if path.is_dir() {
             collect_files(root, &path, out)?;
         } else {
-            out.push(path.strip_prefix(root).expect("invariant: walked under root").to_path_buf());
+            out.push(
+                path.strip_prefix(root)
+                    .expect("invariant: walked under root")
+                    .to_path_buf(),
+            );
         }
     }
     Ok(())
@@ -279,7 +352,9 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> 
 #[cfg(unix)]
 fn file_mode(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).map(|m| m.permissions().mode() & 0o777).unwrap_or(0o644)
+    std::fs::metadata(p)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0o644)
 }
 #[cfg(not(unix))]
 fn file_mode(_: &Path) -> u32 {

@@ -22,9 +22,10 @@ mod tests {
 
     #[test]
     fn renders_values_and_flags() {
-        let settings: IndexMap<String, Option<CnfValue>> =
-            serde_yaml::from_str("{log_bin: mysql-bin, sync_binlog: 1, skip_name_resolve: ~, innodb_doublewrite: false}")
-                .unwrap();
+        let settings: IndexMap<String, Option<CnfValue>> = serde_yaml::from_str(
+            "{log_bin: mysql-bin, sync_binlog: 1, skip_name_resolve: ~, innodb_doublewrite: false}",
+        )
+        .unwrap();
         assert_eq!(
             render(&settings),
             "# rendered by rmatrix\n[mysqld]\nlog_bin = mysql-bin\nsync_binlog = 1\nskip_name_resolve\ninnodb_doublewrite = OFF\n"

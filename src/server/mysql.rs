@@ -5,86 +5,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use mysql_async::prelude::Queryable;
 
+use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::{tail, ContainerSpec, Engine};
-use super::verify::{check_settings, Check};
+use super::verify::check_settings;
 use crate::matrix::model::{ConfigSpec, ExternalSpec};
-
-/// Where clients connect. The password is never printed or written to results.
-#[derive(Clone)]
-pub struct Endpoint {
-    pub host: String,
-    pub port: u16,
-    pub user: String,
-    pub password: String,
-}
-
-impl std::fmt::Debug for Endpoint {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}@{}:{}", self.user, self.host, self.port)
-    }
-}
-
-impl Endpoint {
-    pub fn opts(&self, db: Option<&str>) -> mysql_async::Opts {
-        mysql_async::OptsBuilder::default()
-            .ip_or_hostname(self.host.clone())
-            .tcp_port(self.port)
-            .user(Some(self.user.clone()))
-            .pass(Some(self.password.clone()))
-            .db_name(db.map(str::to_string))
-            // Never switch to a unix socket: a socket on this host may belong to another server.
-            .prefer_socket(false)
-            .into()
-    }
-
-    pub async fn connect(&self, db: Option<&str>) -> Result<mysql_async::Conn> {
-        mysql_async::Conn::new(self.opts(db))
-            .await
-            .with_context(|| format!("failed to connect to {self:?}"))
-    }
-}
-
-/// A server ready for load.
-pub struct Deployed {
-    pub endpoint: Endpoint,
-    /// None for an external server (nothing to stop).
-    pub container: Option<String>,
-    pub version: String,
-    pub variables: BTreeMap<String, String>,
-    pub checks: Vec<Check>,
-}
-
-impl Deployed {
-    /// Why the variant did not take effect, if it did not.
-    pub fn mismatch(&self) -> Option<String> {
-        let bad: Vec<String> = self
-            .checks
-            .iter()
-            .filter(|c| c.status == "mismatch")
-            .map(|c| {
-                format!(
-                    "{}: expected {}, server reports {}",
-                    c.variable,
-                    c.expected,
-                    c.actual.as_deref().unwrap_or("nothing")
-                )
-            })
-            .collect();
-        (!bad.is_empty()).then(|| format!("config did not take effect: {}", bad.join("; ")))
-    }
-}
-
-/// How containers are started for this run.
-pub struct Launch<'a> {
-    pub engine: &'a Engine,
-    pub run_id: &'a str,
-    pub password: &'a str,
-    pub host_network: bool,
-    pub start_timeout: Duration,
-}
 
 pub const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
 
@@ -131,7 +58,12 @@ pub async fn start(
         publish: (!launch.host_network).then_some((3306, port)),
     };
     let id = launch.engine.start(&spec).await?;
-    let endpoint = Endpoint { host: "127.0.0.1".into(), port, user: "root".into(), password: launch.password.into() };
+    let endpoint = Endpoint {
+        host: "127.0.0.1".into(),
+        port,
+        user: "root".into(),
+        password: launch.password.into(),
+    };
     match wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
         Ok(()) => {}
         Err(e) => {
@@ -149,10 +81,16 @@ pub async fn start(
 /// Attach to a server someone else runs. Its config is never changed, only read.
 pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
     let password = match &ext.password_env {
-        Some(var) => std::env::var(var).map_err(|_| anyhow!("environment variable {var} (password_env) is not set"))?,
+        Some(var) => std::env::var(var)
+            .map_err(|_| anyhow!("environment variable {var} (password_env) is not set"))?,
         None => String::new(),
     };
-    let endpoint = Endpoint { host: ext.host.clone(), port: ext.port, user: ext.user.clone(), password };
+    let endpoint = Endpoint {
+        host: ext.host.clone(),
+        port: ext.port,
+        user: ext.user.clone(),
+        password,
+    };
     read_back(endpoint, config).await
 }
 
@@ -161,13 +99,27 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
     let version: Option<String> = conn.query_first("SELECT VERSION()").await?;
     let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL VARIABLES").await?;
     let _ = conn.disconnect().await;
-    let variables: BTreeMap<String, String> = rows.into_iter().map(|(k, v)| (k.to_lowercase(), v)).collect();
+    let variables: BTreeMap<String, String> = rows
+        .into_iter()
+        .map(|(k, v)| (k.to_lowercase(), v))
+        .collect();
     let checks = check_settings(&config.mycnf, config.allocator, &variables);
-    Ok(Deployed { endpoint, container: None, version: version.unwrap_or_default(), variables, checks })
+    Ok(Deployed {
+        endpoint,
+        container: None,
+        version: version.unwrap_or_default(),
+        variables,
+        checks,
+    })
 }
 
 /// Poll until `SELECT 1` succeeds; fail early when the container exits.
-async fn wait_ready(engine: &Engine, id: &str, endpoint: &Endpoint, timeout: Duration) -> Result<()> {
+async fn wait_ready(
+    engine: &Engine,
+    id: &str,
+    endpoint: &Endpoint,
+    timeout: Duration,
+) -> Result<()> {
     let start = Instant::now();
     loop {
         if let Some(code) = engine.exit_code(id).await? {
@@ -185,7 +137,10 @@ async fn wait_ready(engine: &Engine, id: &str, endpoint: &Endpoint, timeout: Dur
             Err(_) => "connection attempt timed out".to_string(),
         };
         if start.elapsed() > timeout {
-            bail!("server did not answer within {}s (last error: {last_err})", timeout.as_secs());
+            bail!(
+                "server did not answer within {}s (last error: {last_err})",
+                timeout.as_secs()
+            );
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }

@@ -25,11 +25,16 @@ pub fn check_settings(
     allocator: Option<Allocator>,
     vars: &BTreeMap<String, String>,
 ) -> Vec<Check> {
-    let mut checks: Vec<Check> = settings.iter().map(|(k, v)| check_one(k, v.as_ref(), vars)).collect();
+    let mut checks: Vec<Check> = settings
+        .iter()
+        .map(|(k, v)| check_one(k, v.as_ref(), vars))
+        .collect();
     if let Some(a) = allocator {
         let actual = vars.get("version_malloc_library").cloned();
         let ok = match a.preload() {
-            Some((_, word)) => actual.as_deref().is_some_and(|v| v.to_lowercase().contains(word)),
+            Some((_, word)) => actual
+                .as_deref()
+                .is_some_and(|v| v.to_lowercase().contains(word)),
             None => actual.as_deref().is_some_and(|v| {
                 let v = v.to_lowercase();
                 !v.contains("tcmalloc") && !v.contains("jemalloc")
@@ -58,8 +63,14 @@ fn check_one(setting: &str, value: Option<&CnfValue>, vars: &BTreeMap<String, St
     // a variable (skip_name_resolve).
     let (variable, expected) = if vars.contains_key(&name) {
         (name.clone(), written.clone().unwrap_or_else(|| "ON".into()))
-    } else if let Some(base) = name.strip_prefix("skip_").or_else(|| name.strip_prefix("disable_")) {
-        let off = written.as_deref().map(|w| truthy(w) == Some(true)).unwrap_or(true);
+    } else if let Some(base) = name
+        .strip_prefix("skip_")
+        .or_else(|| name.strip_prefix("disable_"))
+    {
+        let off = written
+            .as_deref()
+            .map(|w| truthy(w) == Some(true))
+            .unwrap_or(true);
         (base.to_string(), if off { "OFF" } else { "ON" }.to_string())
     } else if let Some(base) = name.strip_prefix("enable_") {
         (base.to_string(), "ON".to_string())
@@ -72,7 +83,13 @@ fn check_one(setting: &str, value: Option<&CnfValue>, vars: &BTreeMap<String, St
         Some(a) if same_value(&expected, a) => "ok",
         Some(_) => "mismatch",
     };
-    Check { setting: setting.to_string(), variable, expected, actual, status }
+    Check {
+        setting: setting.to_string(),
+        variable,
+        expected,
+        actual,
+        status,
+    }
 }
 
 fn truthy(v: &str) -> Option<bool> {
@@ -119,7 +136,10 @@ mod tests {
     use super::*;
 
     fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     fn settings(yaml: &str) -> IndexMap<String, Option<CnfValue>> {

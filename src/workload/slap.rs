@@ -46,14 +46,20 @@ pub struct SlapSql {
 pub fn generate(spec: &SlapSpec, engine: &str, rng: &mut impl Rng) -> Result<SlapSql, String> {
     let keyed = spec.primary_key != PrimaryKey::None;
     if spec.load_type == LoadType::Key && !keyed {
-        return Err("load_type key needs a primary key: set primary_key to guid or autoincrement".into());
+        return Err(
+            "load_type key needs a primary key: set primary_key to guid or autoincrement".into(),
+        );
     }
-    let inserts: Vec<String> = (0..spec.unique_write_number.max(1)).map(|_| insert(spec, rng)).collect();
+    let inserts: Vec<String> = (0..spec.unique_write_number.max(1))
+        .map(|_| insert(spec, rng))
+        .collect();
     let n = spec.unique_query_number as usize + 1;
     let select = select(spec);
     let key_select = format!("{select} WHERE id = ");
     let queries: Vec<Statement> = match spec.load_type {
-        LoadType::Write => (0..n).map(|_| Statement::Fixed(insert(spec, rng))).collect(),
+        LoadType::Write => (0..n)
+            .map(|_| Statement::Fixed(insert(spec, rng)))
+            .collect(),
         LoadType::Read => vec![Statement::Fixed(select.clone()); n],
         LoadType::Key => vec![Statement::WithKey(key_select); n],
         LoadType::Update => (0..n)
@@ -77,7 +83,9 @@ pub fn generate(spec: &SlapSpec, engine: &str, rng: &mut impl Rng) -> Result<Sla
     let needs_keys = queries.iter().any(|q| matches!(q, Statement::WithKey(_)));
     Ok(SlapSql {
         create_table: create_table(spec, engine),
-        preload: (0..spec.preload_rows as usize).map(|i| inserts[i % inserts.len()].clone()).collect(),
+        preload: (0..spec.preload_rows as usize)
+            .map(|i| inserts[i % inserts.len()].clone())
+            .collect(),
         key_query: needs_keys.then(|| "SELECT id FROM t1".to_string()),
         queries,
     })
@@ -103,7 +111,9 @@ pub fn create_table(spec: &SlapSpec, engine: &str) -> String {
 }
 
 fn random_string(rng: &mut impl Rng) -> String {
-    (0..STRING_LEN).map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char).collect()
+    (0..STRING_LEN)
+        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())] as char)
+        .collect()
 }
 
 /// libc `random()` range: 0 ..= 2^31-1.
@@ -139,9 +149,12 @@ fn select(spec: &SlapSpec) -> String {
 }
 
 fn update(spec: &SlapSpec, rng: &mut impl Rng) -> String {
-    let mut sets: Vec<String> =
-        (1..=spec.number_int_cols).map(|i| format!("intcol{i} = {}", random_int(rng))).collect();
-    sets.extend((1..=spec.number_char_cols).map(|i| format!("charcol{i} = '{}'", random_string(rng))));
+    let mut sets: Vec<String> = (1..=spec.number_int_cols)
+        .map(|i| format!("intcol{i} = {}", random_int(rng)))
+        .collect();
+    sets.extend(
+        (1..=spec.number_char_cols).map(|i| format!("charcol{i} = '{}'", random_string(rng))),
+    );
     format!("UPDATE t1 SET {}", sets.join(","))
 }
 
@@ -159,14 +172,18 @@ mod tests {
 
     #[test]
     fn table_matches_mysqlslap() {
-        let s = spec("{number_int_cols: 2, number_char_cols: 2, primary_key: guid, secondary_indexes: 2}");
+        let s = spec(
+            "{number_int_cols: 2, number_char_cols: 2, primary_key: guid, secondary_indexes: 2}",
+        );
         assert_eq!(
             create_table(&s, "innodb"),
             "CREATE TABLE `t1` (id varchar(36) primary key,id0 varchar(36) unique key,id1 varchar(36) unique key,\
              intcol1 INT(32),intcol2 INT(32),charcol1 VARCHAR(128),charcol2 VARCHAR(128)) Engine = innodb"
         );
-        assert_eq!(create_table(&spec("{primary_key: autoincrement}"), "MyISAM"),
-            "CREATE TABLE `t1` (id serial,intcol1 INT(32),charcol1 VARCHAR(128)) Engine = MyISAM");
+        assert_eq!(
+            create_table(&spec("{primary_key: autoincrement}"), "MyISAM"),
+            "CREATE TABLE `t1` (id serial,intcol1 INT(32),charcol1 VARCHAR(128)) Engine = MyISAM"
+        );
     }
 
     #[test]
@@ -176,30 +193,60 @@ mod tests {
         assert_eq!(sql.queries.len(), 11);
         assert_eq!(sql.preload.len(), 99);
         assert!(sql.key_query.is_none());
-        let Statement::Fixed(q) = &sql.queries[0] else { panic!("fixed insert") };
-        assert!(q.starts_with("INSERT INTO t1 VALUES (uuid(),uuid(),uuid(),"), "{q}");
+        let Statement::Fixed(q) = &sql.queries[0] else {
+            panic!("fixed insert")
+        };
+        assert!(
+            q.starts_with("INSERT INTO t1 VALUES (uuid(),uuid(),uuid(),"),
+            "{q}"
+        );
         assert_eq!(q.matches('\'').count(), 20, "ten quoted strings");
         let strings: Vec<&str> = q.split('\'').skip(1).step_by(2).collect();
-        assert!(strings.iter().all(|s| s.len() == 126 && s.bytes().all(|b| ALPHABET.contains(&b))));
+        assert!(strings
+            .iter()
+            .all(|s| s.len() == 126 && s.bytes().all(|b| ALPHABET.contains(&b))));
     }
 
     #[test]
     fn key_read_update_mixed() {
-        let key = generate(&spec("{load_type: key, primary_key: autoincrement}"), "InnoDB", &mut rng()).unwrap();
+        let key = generate(
+            &spec("{load_type: key, primary_key: autoincrement}"),
+            "InnoDB",
+            &mut rng(),
+        )
+        .unwrap();
         assert_eq!(key.key_query.as_deref(), Some("SELECT id FROM t1"));
         let keys = vec!["42".to_string()];
-        assert_eq!(key.queries[0].render(&keys, &mut rng()), "SELECT intcol1,charcol1 FROM t1 WHERE id = '42'");
+        assert_eq!(
+            key.queries[0].render(&keys, &mut rng()),
+            "SELECT intcol1,charcol1 FROM t1 WHERE id = '42'"
+        );
 
         let read = generate(&spec("{load_type: read}"), "InnoDB", &mut rng()).unwrap();
-        assert_eq!(read.queries[0], Statement::Fixed("SELECT intcol1,charcol1 FROM t1".into()));
+        assert_eq!(
+            read.queries[0],
+            Statement::Fixed("SELECT intcol1,charcol1 FROM t1".into())
+        );
 
         let upd = generate(&spec("{load_type: update}"), "InnoDB", &mut rng()).unwrap();
-        let Statement::Fixed(u) = &upd.queries[0] else { panic!("unkeyed update is fixed") };
+        let Statement::Fixed(u) = &upd.queries[0] else {
+            panic!("unkeyed update is fixed")
+        };
         assert!(u.starts_with("UPDATE t1 SET intcol1 = ") && !u.contains("WHERE"));
-        let upd = generate(&spec("{load_type: update, primary_key: guid}"), "InnoDB", &mut rng()).unwrap();
+        let upd = generate(
+            &spec("{load_type: update, primary_key: guid}"),
+            "InnoDB",
+            &mut rng(),
+        )
+        .unwrap();
         assert!(matches!(&upd.queries[0], Statement::WithKey(p) if p.ends_with(" WHERE id = ")));
 
-        let mixed = generate(&spec("{load_type: mixed, primary_key: guid}"), "InnoDB", &mut rng()).unwrap();
+        let mixed = generate(
+            &spec("{load_type: mixed, primary_key: guid}"),
+            "InnoDB",
+            &mut rng(),
+        )
+        .unwrap();
         assert!(matches!(&mixed.queries[0], Statement::Fixed(q) if q.starts_with("INSERT")));
         assert!(matches!(&mixed.queries[1], Statement::WithKey(q) if q.starts_with("SELECT")));
     }

@@ -1,0 +1,76 @@
+//! What one measured iteration of any workload produced, and how it fills a results row.
+
+use super::counters::Status;
+use super::latency::Latency;
+use crate::results::ResultRow;
+
+#[derive(Default)]
+pub struct Measurement {
+    /// Statements (or requests) that succeeded.
+    pub queries: u64,
+    pub errors: u64,
+    pub first_error: Option<String>,
+    /// Committed transactions, where the workload has them.
+    pub commits: u64,
+    pub reads: Option<u64>,
+    pub writes: Option<u64>,
+    pub others: Option<u64>,
+    pub reconnects: Option<u64>,
+    /// Wall time of the measured phase.
+    pub seconds: f64,
+    pub latency: Latency,
+    /// Server counter deltas over the measured phase (SHOW GLOBAL STATUS, INFO ...).
+    pub server: Status,
+}
+
+impl Measurement {
+    /// Fill `row` (status ok), or fail it when nothing succeeded.
+    pub fn into_row(self, mut row: ResultRow) -> ResultRow {
+        if self.queries == 0 {
+            return row.failed(
+                self.first_error
+                    .as_deref()
+                    .unwrap_or("no statement succeeded"),
+            );
+        }
+        let per_sec = |n: u64| n as f64 / self.seconds;
+        row.status = "ok".into();
+        row.queries = Some(self.queries);
+        row.seconds = Some(self.seconds);
+        row.qps = Some(per_sec(self.queries));
+        row.errors = Some(self.errors);
+        row.error = self
+            .first_error
+            .clone()
+            .unwrap_or_default()
+            .replace(['\n', '\r'], " ");
+        if self.commits > 0 {
+            row.commits = Some(self.commits);
+            row.tps = Some(per_sec(self.commits));
+        }
+        row.reads = self.reads;
+        row.writes = self.writes;
+        row.others = self.others;
+        row.reconnects = self.reconnects;
+        if let Some(l) = self.latency.summary() {
+            row.lat_min_ms = Some(l.min_ms);
+            row.lat_avg_ms = Some(l.avg_ms);
+            row.lat_p50_ms = Some(l.p50_ms);
+            row.lat_p95_ms = Some(l.p95_ms);
+            row.lat_p99_ms = Some(l.p99_ms);
+            row.lat_p999_ms = Some(l.p999_ms);
+            row.lat_max_ms = Some(l.max_ms);
+        }
+        let c = |k: &str| self.server.get(k).copied();
+        row.srv_questions = c("Questions");
+        row.srv_com_select = c("Com_select");
+        row.srv_com_insert = c("Com_insert");
+        row.srv_com_update = c("Com_update");
+        row.srv_com_delete = c("Com_delete");
+        row.srv_com_commit = c("Com_commit");
+        if !self.server.is_empty() {
+            row.server_counters = serde_json::to_string(&self.server).unwrap_or_default();
+        }
+        row
+    }
+}

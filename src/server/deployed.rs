@@ -1,0 +1,83 @@
+//! A server ready for load, whatever its kind: where to connect and what it reported.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use super::docker::Engine;
+use super::verify::Check;
+
+/// Where clients connect. The password is never printed or written to results.
+#[derive(Clone)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@{}:{}", self.user, self.host, self.port)
+    }
+}
+
+impl Endpoint {
+    pub fn opts(&self, db: Option<&str>) -> mysql_async::Opts {
+        mysql_async::OptsBuilder::default()
+            .ip_or_hostname(self.host.clone())
+            .tcp_port(self.port)
+            .user(Some(self.user.clone()))
+            .pass(Some(self.password.clone()))
+            .db_name(db.map(str::to_string))
+            // Never switch to a unix socket: a socket on this host may belong to another server.
+            .prefer_socket(false)
+            .into()
+    }
+
+    pub async fn connect(&self, db: Option<&str>) -> Result<mysql_async::Conn> {
+        mysql_async::Conn::new(self.opts(db))
+            .await
+            .with_context(|| format!("failed to connect to {self:?}"))
+    }
+}
+
+/// A server ready for load.
+pub struct Deployed {
+    pub endpoint: Endpoint,
+    /// None for an external server (nothing to stop).
+    pub container: Option<String>,
+    pub version: String,
+    pub variables: BTreeMap<String, String>,
+    pub checks: Vec<Check>,
+}
+
+impl Deployed {
+    /// Why the variant did not take effect, if it did not.
+    pub fn mismatch(&self) -> Option<String> {
+        let bad: Vec<String> = self
+            .checks
+            .iter()
+            .filter(|c| c.status == "mismatch")
+            .map(|c| {
+                format!(
+                    "{}: expected {}, server reports {}",
+                    c.variable,
+                    c.expected,
+                    c.actual.as_deref().unwrap_or("nothing")
+                )
+            })
+            .collect();
+        (!bad.is_empty()).then(|| format!("config did not take effect: {}", bad.join("; ")))
+    }
+}
+
+/// How containers are started for this run.
+pub struct Launch<'a> {
+    pub engine: &'a Engine,
+    pub run_id: &'a str,
+    pub password: &'a str,
+    pub host_network: bool,
+    pub start_timeout: Duration,
+}
