@@ -369,3 +369,98 @@ fn resolve_build_dir(base: &Path, build: &str) -> Result<PathBuf, Vec<String>> {
     }
     Err(available)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "\
+servers:
+  db: {image: mariadb:11}
+configs:
+  off: {}
+  on: {mycnf: {log_bin: 1}}
+engines: [InnoDB]
+workloads:
+  w: {slap: {load_type: write}}
+length: 100
+";
+
+    fn err(text: &str) -> MatrixError {
+        load_str(text, Path::new("m.yaml")).unwrap_err()
+    }
+
+    #[test]
+    fn good_matrix_loads() {
+        let m = load_str(GOOD, Path::new("m.yaml")).unwrap();
+        assert_eq!(m.matrix.servers.len(), 1);
+        assert_eq!(m.sha256.len(), 64);
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_column() {
+        let e = err(&GOOD.replace("length: 100", "length: 100\niteratons: 3"));
+        assert_eq!((e.line, e.col), (10, 1), "{e}");
+        assert!(e.message.contains("unknown field `iteratons`"), "{e}");
+        assert!(e.message.contains("iterations"), "lists the valid keys: {e}");
+        assert!(e.to_string().starts_with("m.yaml:10:1: "), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_and_unknown_kind() {
+        let e = err(&GOOD.replace("length: 100", "length: 100\nconcurrency: two"));
+        assert_eq!(e.line, 10, "{e}");
+        assert!(e.message.contains("invalid type"), "{e}");
+        let e = err(&GOOD.replace("{slap: {load_type: write}}", "{slapp: {}}"));
+        assert_eq!(e.line, 8, "{e}");
+        assert!(e.message.contains("unknown variant `slapp`") && e.message.contains("slap"), "{e}");
+        let e = err(&GOOD.replace("load_type: write", "load_type: wrte"));
+        assert!(e.message.contains("expected one of `write`, `key`, `read`, `update`, `mixed`"), "{e}");
+        let e = err(&GOOD.replace("length: 100", "length: 3 weeks"));
+        assert!(e.message.contains("unknown unit"), "{e}");
+    }
+
+    #[test]
+    fn unknown_names_in_exclude_and_report() {
+        let e = err(&format!("{GOOD}exclude:\n  - {{engine: MyISAM}}\n"));
+        assert_eq!((e.line, e.col), (11, 14), "{e}");
+        assert_eq!(e.message, "unknown engine `MyISAM`; valid choices: InnoDB");
+        let e = err(&format!("{GOOD}exclude:\n  - {{storage: InnoDB}}\n"));
+        assert!(e.message.contains("unknown dimension `storage`; valid dimensions: server, config"), "{e}");
+        let e = err(&format!("{GOOD}report: {{metric: qqps}}\n"));
+        assert!(e.message.starts_with("unknown metric `qqps`; valid choices: qps, tps"), "{e}");
+        let e = err(&format!("{GOOD}report: {{baseline: {{config: of}}}}\n"));
+        assert_eq!(e.message, "unknown config `of`; valid choices: off, on");
+        assert_eq!(e.line, 10);
+    }
+
+    #[test]
+    fn empty_axes_and_bad_servers() {
+        let e = err(&GOOD.replace("engines: [InnoDB]", "engines: []"));
+        assert!(e.message.contains("list `engines`"), "{e}");
+        let e = err(&format!("{GOOD}concurrency: []\n"));
+        assert!(e.message.contains("`concurrency` is empty"), "{e}");
+        let e = err(&GOOD.replace("{image: mariadb:11}", "{image: a, build: b}"));
+        assert_eq!(e.line, 2);
+        assert!(e.message.contains("exactly one of `image`, `build` or `external`"), "{e}");
+        let e = err(&GOOD.replace("{image: mariadb:11}", "{build: no-such-dir}"));
+        assert!(e.message.contains("no Dockerfile for `no-such-dir`"), "{e}");
+    }
+
+    #[test]
+    fn external_servers_are_never_reconfigured() {
+        let text = GOOD.replace("{image: mariadb:11}", "{external: {port: 3306}}");
+        let e = err(&text);
+        assert_eq!(e.line, 5, "{e}");
+        assert!(e.message.contains("would change the external server `db`"), "{e}");
+        let ok = format!("{text}exclude:\n  - {{config: on}}\n");
+        assert!(load_str(&ok, Path::new("m.yaml")).is_ok());
+    }
+
+    #[test]
+    fn syntax_error_has_position() {
+        let e = err("servers: {a: {image: x}\nconfigs: {}\n");
+        assert_eq!(e.line, 2, "{e}");
+        assert!(e.message.contains("did not find expected ',' or '}'"), "{e}");
+    }
+}
