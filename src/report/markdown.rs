@@ -184,3 +184,67 @@ pub fn render(template: &str, ctx: &Summary) -> Result<String> {
         .context("failed to render the report template")?;
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(workload: &str, engine: &str, config: &str, it: u32, qps: f64) -> ResultRow {
+        ResultRow {
+            server: "mariadb-10.11".into(),
+            config: config.into(),
+            engine: engine.into(),
+            workload: workload.into(),
+            kind: "slap".into(),
+            concurrency: 2,
+            iteration: it,
+            status: "ok".into(),
+            queries: Some(10000),
+            seconds: Some(10000.0 / qps),
+            qps: Some(qps),
+            lat_p95_ms: Some(1000.0 / qps),
+            lat_p99_ms: Some(2000.0 / qps),
+            errors: Some(0),
+            ..Default::default()
+        }
+    }
+
+    /// The summary of a fixed run must match tests/golden/summary.md byte for byte.
+    /// After a deliberate change: UPDATE_GOLDEN=1 cargo test --lib report
+    #[test]
+    fn summary_matches_golden_file() {
+        let matrix: Matrix = serde_yaml::from_str(
+            "name: golden\ndescription: Seed-000 shaped table.\nservers: {mariadb-10.11: {image: x}}\n\
+             configs: {binlog-off: {}, binlog-on: {}}\nengines: [MyISAM, InnoDB]\n\
+             workloads: {write-guid: {slap: {}}, key-guid: {slap: {}}}\nconcurrency: [2]\niterations: 2\n\
+             length: 10000\nreport: {metric: qps, rows: [workload], columns: [engine, config], baseline: {config: binlog-off}}\n",
+        )
+        .unwrap();
+        let mut rows = Vec::new();
+        for (w, e, c, a, b) in [
+            ("write-guid", "MyISAM", "binlog-off", 1639.0, 1650.0),
+            ("write-guid", "MyISAM", "binlog-on", 675.0, 690.0),
+            ("write-guid", "InnoDB", "binlog-off", 971.0, 960.0),
+            ("write-guid", "InnoDB", "binlog-on", 410.0, 400.0),
+            ("key-guid", "MyISAM", "binlog-off", 2500.0, 2510.0),
+            ("key-guid", "MyISAM", "binlog-on", 2490.0, 2505.0),
+            ("key-guid", "InnoDB", "binlog-off", 2400.0, 2420.0),
+        ] {
+            rows.push(row(w, e, c, 1, a));
+            rows.push(row(w, e, c, 2, b));
+        }
+        rows.push(row("key-guid", "InnoDB", "binlog-on", 1, 2300.0).failed("server gone away"));
+        let facts = RunFacts {
+            run_id: "golden-run".into(),
+            started_at: "2026-11-29T00:00:00Z".into(),
+            servers: vec![ServerView { name: "mariadb-10.11 / binlog-off".into(), version: "10.11.19".into(), image: "rmatrix/mariadb-10.11:abc".into() }],
+        };
+        let text = render(DEFAULT_TEMPLATE, &context(&matrix, &rows, &facts)).unwrap();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/summary.md");
+        if std::env::var_os("UPDATE_GOLDEN").is_some() {
+            std::fs::write(path, &text).unwrap();
+        }
+        let golden = std::fs::read_to_string(path).expect("golden file; create it with UPDATE_GOLDEN=1");
+        assert_eq!(text, golden);
+    }
+}
