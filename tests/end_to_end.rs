@@ -1,0 +1,195 @@
+//! End to end against real MariaDB containers through the real Docker engine.
+//! Run with `--test-threads=1` (the README's test command does): servers are started one at a time.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn rmatrix(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rmatrix")).args(args).output().expect("run rmatrix")
+}
+
+fn containers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("containers")
+}
+
+fn write_matrix(dir: &Path, body: &str) -> PathBuf {
+    let path = dir.join("matrix.yaml");
+    let text = format!(
+        "servers:\n  mariadb-10.11: {{build: {}}}\n{body}",
+        containers_dir().join("mariadb-10.11").display()
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn rows(dir: &Path) -> Vec<csv::StringRecord> {
+    let mut r = csv::Reader::from_path(dir.join("results.csv")).unwrap();
+    r.records().map(|r| r.unwrap()).collect()
+}
+
+fn header(dir: &Path) -> csv::StringRecord {
+    csv::Reader::from_path(dir.join("results.csv")).unwrap().headers().unwrap().clone()
+}
+
+fn col(h: &csv::StringRecord, name: &str) -> usize {
+    h.iter().position(|c| c == name).unwrap_or_else(|| panic!("column {name}"))
+}
+
+fn leftover_containers(run_id: &str) -> String {
+    let out = Command::new("docker")
+        .args(["ps", "-a", "-q", "--filter", &format!("label=rmatrix.run={run_id}")])
+        .output()
+        .expect("docker CLI");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn variables(dir: &Path, deployment: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("servers").join(deployment).join("variables.json")).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn matrix_runs_end_to_end_and_a_bad_config_fails_only_its_cells() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        tmp.path(),
+        "configs:
+  binlog-off: {}
+  binlog-on: {mycnf: {log_bin: mysql-bin, server_id: 1, sync_binlog: 1}}
+  typo: {mycnf: {innodb_bufer_pool_size: 64M}}
+engines: [InnoDB, MyISAM]
+workloads:
+  write: {slap: {load_type: write, number_int_cols: 2, number_char_cols: 2, primary_key: guid}}
+concurrency: [2]
+iterations: 2
+length: 300
+report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-off}}
+",
+    );
+    let out_dir = tmp.path().join("run");
+    let out = rmatrix(&["run", matrix.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--quiet"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "some cells failed -> exit 1; stderr:\n{stderr}");
+
+    // Exactly the expected cells x iterations, in plan order.
+    let h = header(&out_dir);
+    let rows = rows(&out_dir);
+    let keys: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{}/{}/{}#{}", &r[col(&h, "config")], &r[col(&h, "engine")], &r[col(&h, "status")], &r[col(&h, "iteration")]))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "binlog-off/InnoDB/ok#1", "binlog-off/InnoDB/ok#2", "binlog-off/MyISAM/ok#1", "binlog-off/MyISAM/ok#2",
+            "binlog-on/InnoDB/ok#1", "binlog-on/InnoDB/ok#2", "binlog-on/MyISAM/ok#1", "binlog-on/MyISAM/ok#2",
+            "typo/InnoDB/failed#1", "typo/InnoDB/failed#2", "typo/MyISAM/failed#1", "typo/MyISAM/failed#2",
+        ]
+    );
+    for r in &rows {
+        if &r[col(&h, "status")] == "ok" {
+            // The client's count is what the server counted.
+            assert_eq!(&r[col(&h, "queries")], "300");
+            assert_eq!(&r[col(&h, "srv_com_insert")], "300");
+            assert_eq!(&r[col(&h, "srv_questions")], "300");
+            assert!(r[col(&h, "qps")].parse::<f64>().unwrap() > 0.0);
+            assert!(r[col(&h, "lat_p95_ms")].parse::<f64>().unwrap() > 0.0);
+        } else {
+            // The failure carries the server's own error line.
+            let err = &r[col(&h, "error")];
+            assert!(err.contains("unknown variable 'innodb_bufer_pool_size=64M'"), "{err}");
+        }
+    }
+
+    // The variant really took effect, and was read back.
+    assert_eq!(variables(&out_dir, "mariadb-10.11__binlog-on")["log_bin"], "ON");
+    assert_eq!(variables(&out_dir, "mariadb-10.11__binlog-on")["sync_binlog"], "1");
+    assert_eq!(variables(&out_dir, "mariadb-10.11__binlog-off")["log_bin"], "OFF");
+    let verified = std::fs::read_to_string(out_dir.join("servers/mariadb-10.11__binlog-on/verified.json")).unwrap();
+    assert!(verified.contains("\"status\": \"ok\"") && !verified.contains("mismatch"), "{verified}");
+    for f in ["my.cnf", "server.log"] {
+        assert!(out_dir.join("servers/mariadb-10.11__binlog-on").join(f).is_file(), "{f}");
+    }
+    assert!(std::fs::read_to_string(out_dir.join("servers/mariadb-10.11__typo/server.log")).unwrap().contains("[ERROR]"));
+
+    // Manifest and summary.
+    let man: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(man["format_version"], 1);
+    assert!(man["docker"]["version"].as_str().unwrap().len() > 1);
+    assert!(man["images"]["mariadb-10.11"]["id"].as_str().unwrap().starts_with("sha256:"));
+    let versions: Vec<&str> = man["deployments"].as_array().unwrap().iter().filter_map(|d| d["version"].as_str()).collect();
+    assert_eq!(versions.len(), 2);
+    assert!(versions.iter().all(|v| v.contains("MariaDB")));
+    let summary = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
+    assert!(summary.contains("| workload | InnoDB / binlog-off | InnoDB / binlog-on | MyISAM / binlog-off | MyISAM / binlog-on |"), "{summary}");
+    assert!(summary.contains("## Failed cells"));
+
+    // The password is never written anywhere in the run directory.
+    let all = std::fs::read_to_string(out_dir.join("manifest.json")).unwrap() + &std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    assert!(!all.contains("PASSWORD="));
+
+    // Nothing left behind.
+    let run_id = man["run_id"].as_str().unwrap();
+    assert_eq!(leftover_containers(run_id), "");
+}
+
+#[test]
+fn resume_runs_only_the_missing_iterations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        tmp.path(),
+        "engines: [MyISAM]
+workloads:
+  key: {slap: {load_type: key, primary_key: autoincrement}}
+  read: {slap: {load_type: read}}
+iterations: 2
+length: 200
+",
+    );
+    let out_dir = tmp.path().join("run");
+    let out = rmatrix(&["run", matrix.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let full = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    assert_eq!(lines.len(), 1 + 4);
+    // Simulate a run killed after its second iteration.
+    std::fs::write(out_dir.join("results.csv"), lines[..3].join("\n") + "\n").unwrap();
+
+    let out = rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let resumed = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    let rl: Vec<&str> = resumed.lines().collect();
+    assert_eq!(rl.len(), 5, "{resumed}");
+    assert_eq!(rl[..3], lines[..3], "measured rows are kept as they were");
+    let h = header(&out_dir);
+    let got: Vec<String> =
+        rows(&out_dir).iter().map(|r| format!("{}#{}", &r[col(&h, "workload")], &r[col(&h, "iteration")])).collect();
+    assert_eq!(got, ["key#1", "key#2", "read#1", "read#2"]);
+
+    // And again: nothing left to do, nothing started.
+    let out = rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(out_dir.join("results.csv")).unwrap(), resumed);
+}
+
+#[test]
+fn bad_input_exits_2_before_any_container_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        tmp.path(),
+        "engines: [InnoDB]\nworkloads:\n  w: {slap: {load_type: write}}\nlength: 10\nexclude:\n  - {engine: innodb}\n",
+    );
+    let out = rmatrix(&["run", matrix.to_str().unwrap(), "--out", tmp.path().join("run").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("matrix.yaml:8:14: unknown engine `innodb`; valid choices: InnoDB"), "{stderr}");
+    assert!(!tmp.path().join("run").exists(), "no run directory for a bad matrix");
+
+    let good = write_matrix(tmp.path(), "engines: [InnoDB]\nworkloads:\n  w: {slap: {}}\nlength: 10\n");
+    let out = rmatrix(&["run", good.to_str().unwrap(), "--only", "engine=Aria"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown engine `Aria`; valid choices: InnoDB"));
+    let out = rmatrix(&["plan", good.to_str().unwrap(), "--only", "workload=w"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 deployments, 1 cells"));
+}
