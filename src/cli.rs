@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// Markdown comparison tables.
 ///
 /// Exit codes: 0 all cells ok, 1 some cells failed, 2 bad input or usage,
-/// 3 Docker engine unavailable, 130 interrupted.
+/// 3 Docker engine unavailable, 4 regression found by `compare`, 130 interrupted.
 #[derive(Debug, Parser)]
 #[command(name = "rmatrix", version, about, long_about)]
 pub struct Cli {
@@ -56,6 +56,59 @@ pub enum Command {
         /// minijinja template for the Markdown output.
         #[arg(long)]
         template: Option<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "md")]
+        format: Format,
+    },
+    /// Compare candidate runs with a baseline run, cell by cell (Welch's t-test over the
+    /// iterations); exit code 4 when a metric regressed significantly beyond the threshold.
+    Compare {
+        /// The baseline run directory (e.g. the last good nightly run).
+        baseline: PathBuf,
+        /// One or more candidate run directories, each compared with the baseline.
+        #[arg(required = true)]
+        candidates: Vec<PathBuf>,
+        /// Smallest change of a mean that counts, in percent of the baseline (`5%` or `5`).
+        #[arg(long, default_value = "5%")]
+        threshold: String,
+        /// Significance level of the two-sided test; the interval shown is at 1 - alpha.
+        #[arg(long, default_value_t = 0.01)]
+        alpha: f64,
+        /// Metric to compare (repeatable or comma list; `all`); default: the matrix's
+        /// report metric and lat_p99_ms.
+        #[arg(long = "metric", value_name = "NAME")]
+        metrics: Vec<String>,
+        /// Leave dimension DIM out of the join (e.g. compare server A's run with server B's).
+        #[arg(long, value_name = "DIM")]
+        ignore: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "md")]
+        format: Format,
+    },
+    /// The series of each cell and metric over stored runs (in start order), with change
+    /// points flagged.
+    History {
+        /// Run directories, or folders of run directories such as reports/runs.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Metric to follow (repeatable or comma list; `all`); default: the report metric.
+        #[arg(long = "metric", value_name = "NAME")]
+        metrics: Vec<String>,
+        /// Smallest shift of the mean that counts as a change point (`5%` or `5`).
+        #[arg(long, default_value = "5%")]
+        threshold: String,
+        /// Significance level of the test at each candidate change point.
+        #[arg(long, default_value_t = 0.01)]
+        alpha: f64,
+        /// Runs on each side of a candidate change point that are compared.
+        #[arg(long, default_value_t = 5)]
+        window: usize,
+        /// Runs needed on each side before a change point can be flagged (at least 2).
+        #[arg(long, default_value_t = 3)]
+        min_points: usize,
+        /// Leave dimension DIM out of the series key.
+        #[arg(long, value_name = "DIM")]
+        ignore: Vec<String>,
         /// Output format.
         #[arg(long, value_enum, default_value = "md")]
         format: Format,

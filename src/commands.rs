@@ -60,6 +60,52 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             report(&dir, template.as_deref(), format)?;
             Ok(exit::OK)
         }
+        Command::Compare {
+            baseline,
+            candidates,
+            threshold,
+            alpha,
+            metrics,
+            ignore,
+            format,
+        } => compare(
+            &baseline,
+            &candidates,
+            &threshold,
+            alpha,
+            &metrics,
+            ignore,
+            format,
+        ),
+        Command::History {
+            dirs,
+            metrics,
+            threshold,
+            alpha,
+            window,
+            min_points,
+            ignore,
+            format,
+        } => {
+            let runs = crate::compare::input::load_runs(&dirs)?;
+            let default = [runs[runs.len() - 1].report_metric.as_str()];
+            let opts = crate::compare::history::HistoryOptions {
+                metrics: crate::compare::input::resolve_metrics(&metrics, &default)?,
+                threshold_pct: crate::compare::join::parse_threshold(&threshold)?,
+                alpha,
+                window,
+                min_points,
+                ignore,
+            };
+            crate::compare::input::check_dims(&opts.ignore)?;
+            let h = crate::compare::history::history(&runs, &opts)?;
+            match format {
+                Format::Md => print!("{}", crate::compare::history::markdown(&h)),
+                Format::Csv => print!("{}", crate::compare::history::csv(&h)?),
+                Format::Json => println!("{}", serde_json::to_string_pretty(&h)?),
+            }
+            Ok(exit::OK)
+        }
         Command::Clean => {
             let engine = crate::server::docker::Engine::connect().await?;
             let n = engine.remove_labelled(None).await?;
@@ -185,4 +231,41 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `rmatrix compare`: exit code 4 when any candidate regressed.
+fn compare(
+    baseline: &Path,
+    candidates: &[std::path::PathBuf],
+    threshold: &str,
+    alpha: f64,
+    metrics: &[String],
+    ignore: Vec<String>,
+    format: Format,
+) -> Result<i32> {
+    use crate::compare::{input, join, render};
+    input::check_dims(&ignore)?;
+    let threshold_pct = join::parse_threshold(threshold)?;
+    let base = input::load_run(baseline)?;
+    let default = [base.report_metric.as_str(), "lat_p99_ms"];
+    let opts = join::Options {
+        threshold_pct,
+        alpha,
+        metrics: input::resolve_metrics(metrics, &default)?,
+        ignore,
+    };
+    let mut out = Vec::new();
+    for c in candidates {
+        out.push(join::compare(&base, &input::load_run(c)?, &opts)?);
+    }
+    match format {
+        Format::Md => print!("{}", render::markdown(&out)),
+        Format::Csv => print!("{}", render::csv(&out)?),
+        Format::Json => print!("{}", render::json(&out)?),
+    }
+    Ok(if out.iter().any(join::Comparison::regressed) {
+        exit::REGRESSION
+    } else {
+        exit::OK
+    })
 }

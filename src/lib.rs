@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod drive;
 pub mod matrix;
 pub mod measure;
@@ -22,6 +23,8 @@ pub mod exit {
     pub const CELLS_FAILED: i32 = 1;
     pub const BAD_INPUT: i32 = 2;
     pub const NO_DOCKER: i32 = 3;
+    /// `rmatrix compare`: a metric regressed significantly beyond the threshold.
+    pub const REGRESSION: i32 = 4;
     pub const INTERRUPTED: i32 = 130;
 }
 
@@ -33,7 +36,10 @@ pub struct UsageError(pub String);
 /// Map an error chain to its exit code.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
     for cause in err.chain() {
-        if cause.is::<matrix::MatrixError>() || cause.is::<UsageError>() {
+        if cause.is::<matrix::MatrixError>()
+            || cause.is::<UsageError>()
+            || cause.is::<compare::CompareError>()
+        {
             return exit::BAD_INPUT;
         }
         if cause.is::<server::docker::EngineUnavailable>() {

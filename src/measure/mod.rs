@@ -4,3 +4,4 @@ pub mod counters;
 pub mod latency;
 pub mod measurement;
 pub mod stats;
+pub mod welch;

@@ -1,0 +1,52 @@
+//! Why a comparison could not be made (all map to exit code 2, unusable inputs).
+
+use std::path::PathBuf;
+
+type Source = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    #[error(
+        "{} is not an rmatrix run directory (no results.csv); pass the directory `rmatrix run` wrote",
+        path.display()
+    )]
+    NotARun { path: PathBuf },
+    #[error("failed to read {}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: Source,
+    },
+    #[error(
+        "{} has format_version {found}, newer than this rmatrix understands ({supported}); \
+         use a newer rmatrix",
+        path.display()
+    )]
+    NewerFormat {
+        path: PathBuf,
+        found: u64,
+        supported: u32,
+    },
+    #[error("{} has no successful iterations to compare", path.display())]
+    NoResults { path: PathBuf },
+    #[error("unknown metric `{name}`; valid: {valid}, or `all`")]
+    UnknownMetric { name: String, valid: String },
+    #[error("unknown dimension `{name}` for --ignore; valid: {valid}")]
+    UnknownDimension { name: String, valid: String },
+    #[error("bad threshold `{0}`: expected a percentage such as `5%` or `2.5`")]
+    BadThreshold(String),
+    #[error("bad alpha {0}: expected a probability between 0 and 1, such as 0.01")]
+    BadAlpha(f64),
+    #[error(
+        "{} and {} have no cell in common; check that they ran the same matrix \
+         (or use --ignore DIM to join across a renamed dimension)",
+        baseline.display(),
+        candidate.display()
+    )]
+    NothingInCommon {
+        baseline: PathBuf,
+        candidate: PathBuf,
+    },
+    #[error("no run directories found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    NoRuns { paths: Vec<PathBuf> },
+}

@@ -1,0 +1,368 @@
+//! The history of stored runs: per cell and metric, the series of run means in start order,
+//! with change points.
+//!
+//! # Change points: a sliding two-window Welch test
+//!
+//! For every position `k` of a series of run means, the up to `window` means before `k` are
+//! compared with the up to `window` means from `k` on (each side needs at least `min_points`)
+//! with Welch's t-test. `k` is a candidate when p < alpha and the shift of the window means is
+//! at least the threshold. Candidates are taken by increasing p, skipping any closer than
+//! `min_points` to one already taken, so one step gives one change point. A run mean (not an
+//! iteration) is one point, so night-to-night noise counts as noise.
+//!
+//! It is a deliberately simple cousin of E-divisive (Hunter/Otava): it finds level shifts
+//! that persist for `min_points` runs, needs `2 * min_points` runs before it can flag
+//! anything, and cannot flag the newest `min_points - 1` runs yet: compare the newest run with
+//! the last good one (`rmatrix compare`) for that.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use super::error::CompareError;
+use super::input::{cell_name, Run};
+use super::join::{RunInfo, COMPARE_FORMAT_VERSION};
+use crate::measure::stats::summarize;
+use crate::measure::welch::{stars, welch, Welch};
+use crate::report::metric::Metric;
+
+#[derive(Debug, Clone)]
+pub struct HistoryOptions {
+    pub metrics: Vec<&'static Metric>,
+    pub threshold_pct: f64,
+    pub alpha: f64,
+    pub window: usize,
+    pub min_points: usize,
+    pub ignore: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangePoint {
+    /// Mean of the run means in the window before / from this run.
+    pub before: f64,
+    pub after: f64,
+    pub change_pct: Option<f64>,
+    pub p_value: f64,
+    /// `better` or `worse`, by the metric's direction.
+    pub direction: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    /// Index into `History::runs`.
+    pub run: usize,
+    pub n: usize,
+    pub mean: f64,
+    pub stddev: f64,
+    pub change_point: Option<ChangePoint>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Series {
+    pub cell: String,
+    pub dims: IndexMap<String, String>,
+    pub metric: String,
+    pub unit: String,
+    pub higher_is_better: bool,
+    pub points: Vec<Point>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct History {
+    pub format_version: u32,
+    pub method: &'static str,
+    pub threshold_pct: f64,
+    pub alpha: f64,
+    pub window: usize,
+    pub min_points: usize,
+    pub runs: Vec<RunInfo>,
+    pub series: Vec<Series>,
+}
+
+/// Positions where the mean shifts (see the module doc), with their test.
+pub fn change_points(
+    means: &[f64],
+    window: usize,
+    min_points: usize,
+    alpha: f64,
+    threshold_pct: f64,
+) -> Vec<(usize, Welch)> {
+    let min_points = min_points.max(2);
+    let window = window.max(min_points);
+    let mut found: Vec<(usize, Welch)> = Vec::new();
+    if means.len() < 2 * min_points {
+        return found;
+    }
+    for k in min_points..=means.len() - min_points {
+        let before = &means[k.saturating_sub(window)..k];
+        let after = &means[k..(k + window).min(means.len())];
+        let Some(w) = welch(before, after) else {
+            continue;
+        };
+        let shift = if w.mean_a != 0.0 {
+            (w.diff / w.mean_a.abs() * 100.0).abs()
+        } else {
+            f64::INFINITY
+        };
+        if w.p < alpha && w.diff != 0.0 && shift >= threshold_pct {
+            found.push((k, w));
+        }
+    }
+    found.sort_by(|a, b| a.1.p.total_cmp(&b.1.p).then(a.0.cmp(&b.0)));
+    let mut taken: Vec<(usize, Welch)> = Vec::new();
+    for (k, w) in found {
+        if taken.iter().all(|(t, _)| t.abs_diff(k) >= min_points) {
+            taken.push((k, w));
+        }
+    }
+    taken.sort_by_key(|(k, _)| *k);
+    taken
+}
+
+/// `runs` must be in start order (`input::load_runs` sorts them).
+pub fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareError> {
+    if !(opts.alpha > 0.0 && opts.alpha < 1.0) {
+        return Err(CompareError::BadAlpha(opts.alpha));
+    }
+    let mut series = Vec::new();
+    for metric in &opts.metrics {
+        let mut by_cell: IndexMap<String, (IndexMap<String, String>, Vec<Point>)> = IndexMap::new();
+        for (i, run) in runs.iter().enumerate() {
+            for (key, s) in run.samples(metric, &opts.ignore) {
+                let Some(sum) = summarize(&s.values) else {
+                    continue;
+                };
+                by_cell
+                    .entry(key)
+                    .or_insert_with(|| (s.dims.clone(), Vec::new()))
+                    .1
+                    .push(Point {
+                        run: i,
+                        n: sum.n,
+                        mean: sum.mean,
+                        stddev: sum.stddev,
+                        change_point: None,
+                    });
+            }
+        }
+        for (_, (dims, mut points)) in by_cell {
+            let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
+            for (k, w) in change_points(
+                &means,
+                opts.window,
+                opts.min_points,
+                opts.alpha,
+                opts.threshold_pct,
+            ) {
+                points[k].change_point = Some(ChangePoint {
+                    before: w.mean_a,
+                    after: w.mean_b,
+                    change_pct: (w.mean_a != 0.0).then(|| w.diff / w.mean_a.abs() * 100.0),
+                    p_value: w.p,
+                    direction: if (w.diff > 0.0) == metric.higher_is_better {
+                        "better"
+                    } else {
+                        "worse"
+                    },
+                });
+            }
+            series.push(Series {
+                cell: cell_name(&dims),
+                dims,
+                metric: metric.name.into(),
+                unit: metric.unit.into(),
+                higher_is_better: metric.higher_is_better,
+                points,
+            });
+        }
+    }
+    Ok(History {
+        format_version: COMPARE_FORMAT_VERSION,
+        method: "sliding two-window welch-t",
+        threshold_pct: opts.threshold_pct,
+        alpha: opts.alpha,
+        window: opts.window,
+        min_points: opts.min_points,
+        runs: runs.iter().map(RunInfo::from).collect(),
+        series,
+    })
+}
+
+fn fmt_value(metric: &str, v: f64) -> String {
+    Metric::find(metric)
+        .map(|m| m.format(v))
+        .unwrap_or_else(|| format!("{v:.3}"))
+}
+
+fn cp_text(cp: &ChangePoint) -> String {
+    let pct = cp
+        .change_pct
+        .map(|c| format!("{c:+.1}%"))
+        .unwrap_or_else(|| "from 0".into());
+    format!("{pct} {} {}", cp.direction, stars(cp.p_value))
+        .trim_end()
+        .to_string()
+}
+
+pub fn markdown(h: &History) -> String {
+    let mut out = String::from("## rmatrix history\n\n");
+    out.push_str(&format!(
+        "{} runs{}. Change points: the {} run means before a run against the {} from it, \
+         Welch's t-test, p < {} and a shift of at least {}% (needs {} runs; the newest {} \
+         cannot be flagged yet).\n",
+        h.runs.len(),
+        match (h.runs.first(), h.runs.last()) {
+            (Some(a), Some(b)) => format!(", {} to {}", a.started_at, b.started_at),
+            _ => String::new(),
+        },
+        h.window,
+        h.window,
+        h.alpha,
+        h.threshold_pct,
+        2 * h.min_points,
+        h.min_points.saturating_sub(1),
+    ));
+    let flagged: Vec<(&Series, &Point, &ChangePoint)> = h
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .filter_map(move |p| p.change_point.as_ref().map(|cp| (s, p, cp)))
+        })
+        .collect();
+    if flagged.is_empty() {
+        out.push_str("\nNo change points.\n");
+    } else {
+        out.push_str(
+            "\n### Change points\n\n| cell | metric | from run | before | after | change | p |\n\
+             |---|---|---|---:|---:|---:|---:|\n",
+        );
+        for (s, p, cp) in flagged {
+            out.push_str(&format!(
+                "| {} | {} | {} ({}) | {} | {} | {} | {:.4} |\n",
+                s.cell,
+                s.metric,
+                h.runs[p.run].run_id,
+                h.runs[p.run].started_at,
+                fmt_value(&s.metric, cp.before),
+                fmt_value(&s.metric, cp.after),
+                cp_text(cp),
+                cp.p_value
+            ));
+        }
+    }
+    let mut metrics: Vec<&str> = h.series.iter().map(|s| s.metric.as_str()).collect();
+    metrics.dedup();
+    for metric in metrics {
+        let series: Vec<&Series> = h.series.iter().filter(|s| s.metric == metric).collect();
+        let first = series[0];
+        out.push_str(&format!(
+            "\n### {metric} ({}, {} is better)\n\n| run | started |",
+            first.unit,
+            if first.higher_is_better {
+                "higher"
+            } else {
+                "lower"
+            }
+        ));
+        for s in &series {
+            out.push_str(&format!(" {} |", s.cell));
+        }
+        out.push_str(&format!("\n|---|---|{}\n", "---:|".repeat(series.len())));
+        for (i, run) in h.runs.iter().enumerate() {
+            out.push_str(&format!("| {} | {} |", run.run_id, run.started_at));
+            for s in &series {
+                let text = match s.points.iter().find(|p| p.run == i) {
+                    None => "-".to_string(),
+                    Some(p) => match &p.change_point {
+                        None => fmt_value(metric, p.mean),
+                        Some(cp) => format!("**{}** ({})", fmt_value(metric, p.mean), cp_text(cp)),
+                    },
+                };
+                out.push_str(&format!(" {text} |"));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
+pub fn csv(h: &History) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "format_version",
+        "cell",
+        "server",
+        "config",
+        "engine",
+        "workload",
+        "concurrency",
+        "metric",
+        "higher_is_better",
+        "run_id",
+        "started_at",
+        "n",
+        "mean",
+        "stddev",
+        "change_point",
+        "change_pct",
+        "p_value",
+        "direction",
+    ])?;
+    for s in &h.series {
+        for p in &s.points {
+            let dim = |d: &str| s.dims.get(d).cloned().unwrap_or_default();
+            let cp = p.change_point.as_ref();
+            w.write_record([
+                h.format_version.to_string(),
+                s.cell.clone(),
+                dim("server"),
+                dim("config"),
+                dim("engine"),
+                dim("workload"),
+                dim("concurrency"),
+                s.metric.clone(),
+                s.higher_is_better.to_string(),
+                h.runs[p.run].run_id.clone(),
+                h.runs[p.run].started_at.clone(),
+                p.n.to_string(),
+                p.mean.to_string(),
+                p.stddev.to_string(),
+                cp.is_some().to_string(),
+                cp.and_then(|c| c.change_pct)
+                    .map(|v| v.to_string())
+                    .unwrap_or_default(),
+                cp.map(|c| c.p_value.to_string()).unwrap_or_default(),
+                cp.map(|c| c.direction.to_string()).unwrap_or_default(),
+            ])?;
+        }
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_one_step_and_nothing_in_flat_noise() {
+        let flat = [
+            100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.7, 99.3, 100.1,
+        ];
+        assert!(change_points(&flat, 5, 3, 0.01, 5.0).is_empty());
+        let step = [
+            100.0, 101.0, 99.0, 100.5, 99.5, 90.2, 89.8, 90.7, 89.3, 90.1,
+        ];
+        let cps = change_points(&step, 5, 3, 0.01, 5.0);
+        assert_eq!(cps.len(), 1, "{cps:?}");
+        assert_eq!(cps[0].0, 5, "the first run after the step");
+        assert!(cps[0].1.diff < 0.0);
+        // Too few points after the step: not flagged yet.
+        assert!(change_points(&step[..7], 5, 3, 0.01, 5.0).is_empty());
+        // A single spike is not a change point.
+        let spike = [
+            100.0, 101.0, 99.0, 100.5, 60.0, 100.2, 99.8, 100.7, 99.3, 100.1,
+        ];
+        assert!(change_points(&spike, 5, 3, 0.01, 5.0).is_empty());
+    }
+}

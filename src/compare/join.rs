@@ -1,0 +1,399 @@
+//! The comparison itself: join cells, test each metric, decide a verdict. Pure.
+
+use std::fmt;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use super::error::CompareError;
+use super::input::{cell_name, Run};
+use crate::measure::stats::summarize;
+use crate::measure::welch::welch;
+use crate::report::metric::Metric;
+
+/// Version of the JSON and CSV that `compare` and `history` print.
+pub const COMPARE_FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Smallest change that counts, in percent of the baseline mean.
+    pub threshold_pct: f64,
+    /// Significance level of the two-sided test; the interval shown is at `1 - alpha`.
+    pub alpha: f64,
+    pub metrics: Vec<&'static Metric>,
+    /// Dimensions left out of the join key.
+    pub ignore: Vec<String>,
+}
+
+impl Options {
+    pub fn check(&self) -> Result<(), CompareError> {
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return Err(CompareError::BadAlpha(self.alpha));
+        }
+        if !(self.threshold_pct >= 0.0 && self.threshold_pct.is_finite()) {
+            return Err(CompareError::BadThreshold(self.threshold_pct.to_string()));
+        }
+        Ok(())
+    }
+}
+
+/// `5%`, `5` or `2.5 %` as 5.0 / 2.5.
+pub fn parse_threshold(text: &str) -> Result<f64, CompareError> {
+    text.trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v >= 0.0)
+        .ok_or_else(|| CompareError::BadThreshold(text.into()))
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Improved,
+    Regressed,
+    Unchanged,
+    TooNoisy,
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Improved => "improved",
+            Verdict::Regressed => "regressed",
+            Verdict::Unchanged => "unchanged",
+            Verdict::TooNoisy => "too noisy to tell",
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunInfo {
+    pub path: String,
+    pub run_id: String,
+    pub started_at: String,
+}
+
+impl From<&Run> for RunInfo {
+    fn from(r: &Run) -> RunInfo {
+        RunInfo {
+            path: r.path.display().to_string(),
+            run_id: r.run_id.clone(),
+            started_at: r.started_at.clone(),
+        }
+    }
+}
+
+/// One side's iterations of one metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct Side {
+    pub n: usize,
+    pub mean: f64,
+    pub stddev: f64,
+    /// Half-width of the 95% confidence interval of the mean.
+    pub ci95: f64,
+    pub values: Vec<f64>,
+}
+
+impl Side {
+    fn of(values: &[f64]) -> Option<Side> {
+        let s = summarize(values)?;
+        Some(Side {
+            n: s.n,
+            mean: s.mean,
+            stddev: s.stddev,
+            ci95: s.ci95,
+            values: values.to_vec(),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct MetricChange {
+    pub cell: String,
+    pub dims: IndexMap<String, String>,
+    pub metric: String,
+    pub unit: String,
+    pub higher_is_better: bool,
+    pub baseline: Side,
+    pub candidate: Side,
+    /// (candidate - baseline) / |baseline| in percent; none when the baseline mean is 0.
+    pub change_pct: Option<f64>,
+    /// The `1 - alpha` Welch interval of the change, in percent of the baseline mean.
+    pub ci_low_pct: Option<f64>,
+    pub ci_high_pct: Option<f64>,
+    /// Two-sided Welch p-value; none with fewer than two iterations on a side.
+    pub p_value: Option<f64>,
+    pub verdict: Verdict,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Counts {
+    pub improved: usize,
+    pub regressed: usize,
+    pub unchanged: usize,
+    pub too_noisy: usize,
+}
+
+/// A candidate run against the baseline run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    pub format_version: u32,
+    pub test: &'static str,
+    pub baseline: RunInfo,
+    pub candidate: RunInfo,
+    pub threshold_pct: f64,
+    pub alpha: f64,
+    pub ignored_dimensions: Vec<String>,
+    pub counts: Counts,
+    pub changes: Vec<MetricChange>,
+    pub only_in_baseline: Vec<String>,
+    pub only_in_candidate: Vec<String>,
+}
+
+impl Comparison {
+    pub fn regressed(&self) -> bool {
+        self.counts.regressed > 0
+    }
+}
+
+pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, CompareError> {
+    opts.check()?;
+    let base_cells = base.cells(&opts.ignore);
+    let cand_cells = cand.cells(&opts.ignore);
+    let only_in_baseline: Vec<String> = base_cells
+        .iter()
+        .filter(|(k, _)| !cand_cells.contains_key(*k))
+        .map(|(_, d)| cell_name(d))
+        .collect();
+    let only_in_candidate: Vec<String> = cand_cells
+        .iter()
+        .filter(|(k, _)| !base_cells.contains_key(*k))
+        .map(|(_, d)| cell_name(d))
+        .collect();
+    if base_cells.keys().all(|k| !cand_cells.contains_key(k)) {
+        return Err(CompareError::NothingInCommon {
+            baseline: base.path.clone(),
+            candidate: cand.path.clone(),
+        });
+    }
+    let per_metric: Vec<_> = opts
+        .metrics
+        .iter()
+        .map(|m| {
+            (
+                m,
+                base.samples(m, &opts.ignore),
+                cand.samples(m, &opts.ignore),
+            )
+        })
+        .collect();
+    let mut changes = Vec::new();
+    for (key, dims) in &base_cells {
+        for (metric, b, c) in &per_metric {
+            let (Some(bs), Some(cs)) = (b.get(key), c.get(key)) else {
+                continue;
+            };
+            if let Some(ch) = judge(dims, metric, &bs.values, &cs.values, opts) {
+                changes.push(ch);
+            }
+        }
+    }
+    let mut counts = Counts::default();
+    for ch in &changes {
+        match ch.verdict {
+            Verdict::Improved => counts.improved += 1,
+            Verdict::Regressed => counts.regressed += 1,
+            Verdict::Unchanged => counts.unchanged += 1,
+            Verdict::TooNoisy => counts.too_noisy += 1,
+        }
+    }
+    Ok(Comparison {
+        format_version: COMPARE_FORMAT_VERSION,
+        test: "welch-t",
+        baseline: base.into(),
+        candidate: cand.into(),
+        threshold_pct: opts.threshold_pct,
+        alpha: opts.alpha,
+        ignored_dimensions: opts.ignore.clone(),
+        counts,
+        changes,
+        only_in_baseline,
+        only_in_candidate,
+    })
+}
+
+/// Better (true) or worse (false) for a positive difference candidate - baseline.
+fn better_if_up(metric: &Metric) -> bool {
+    metric.higher_is_better
+}
+
+fn judge(
+    dims: &IndexMap<String, String>,
+    metric: &Metric,
+    base: &[f64],
+    cand: &[f64],
+    opts: &Options,
+) -> Option<MetricChange> {
+    let baseline = Side::of(base)?;
+    let candidate = Side::of(cand)?;
+    let test = welch(base, cand);
+    let scale = baseline.mean.abs();
+    let pct = |v: f64| (scale != 0.0).then(|| v / scale * 100.0);
+    let change_pct = pct(candidate.mean - baseline.mean);
+    let ci = test.map(|w| w.ci(1.0 - opts.alpha));
+    let (ci_low_pct, ci_high_pct) = match ci {
+        Some((lo, hi)) => (pct(lo), pct(hi)),
+        None => (None, None),
+    };
+    let p_value = test.map(|w| w.p);
+    let verdict = match test {
+        None => Verdict::TooNoisy,
+        Some(w) => {
+            let significant = w.p < opts.alpha;
+            // A change from a zero baseline is infinitely large.
+            let beyond = change_pct.map_or(w.diff != 0.0, |c| c.abs() >= opts.threshold_pct);
+            let inside = match (ci_low_pct, ci_high_pct) {
+                (Some(lo), Some(hi)) => lo > -opts.threshold_pct && hi < opts.threshold_pct,
+                _ => w.diff == 0.0 && w.se == 0.0,
+            };
+            if significant && beyond {
+                if (w.diff > 0.0) == better_if_up(metric) {
+                    Verdict::Improved
+                } else {
+                    Verdict::Regressed
+                }
+            } else if inside || significant {
+                Verdict::Unchanged
+            } else {
+                Verdict::TooNoisy
+            }
+        }
+    };
+    Some(MetricChange {
+        cell: cell_name(dims),
+        dims: dims.clone(),
+        metric: metric.name.into(),
+        unit: metric.unit.into(),
+        higher_is_better: metric.higher_is_better,
+        baseline,
+        candidate,
+        change_pct,
+        ci_low_pct,
+        ci_high_pct,
+        p_value,
+        verdict,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::ResultRow;
+
+    fn run(name: &str, cells: &[(&str, &[f64])]) -> Run {
+        let rows = cells
+            .iter()
+            .flat_map(|(engine, vals)| {
+                vals.iter().enumerate().map(move |(i, v)| ResultRow {
+                    server: "s".into(),
+                    config: "c".into(),
+                    engine: engine.to_string(),
+                    workload: "w".into(),
+                    concurrency: 2,
+                    iteration: i as u32 + 1,
+                    status: "ok".into(),
+                    qps: Some(*v),
+                    lat_p99_ms: Some(1000.0 / v),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        Run {
+            path: name.into(),
+            run_id: name.into(),
+            started_at: String::new(),
+            report_metric: "qps".into(),
+            rows,
+        }
+    }
+
+    fn opts() -> Options {
+        Options {
+            threshold_pct: 5.0,
+            alpha: 0.01,
+            metrics: vec![
+                Metric::find("qps").unwrap(),
+                Metric::find("lat_p99_ms").unwrap(),
+            ],
+            ignore: vec![],
+        }
+    }
+
+    #[test]
+    fn verdicts_follow_direction_threshold_and_noise() {
+        let base = run(
+            "a",
+            &[
+                ("slower", &[100.0, 101.0, 99.0, 100.5, 99.5]),
+                ("small", &[100.0, 101.0, 99.0, 100.5, 99.5]),
+                ("noisy", &[100.0, 130.0, 70.0, 120.0, 80.0]),
+                ("faster", &[100.0, 101.0, 99.0, 100.5, 99.5]),
+                ("gone", &[1.0, 2.0]),
+            ],
+        );
+        let cand = run(
+            "b",
+            &[
+                ("slower", &[80.0, 81.0, 79.0, 80.5, 79.5]),
+                ("small", &[98.0, 99.0, 97.0, 98.5, 97.5]),
+                ("noisy", &[90.0, 120.0, 60.0, 110.0, 70.0]),
+                ("faster", &[120.0, 121.0, 119.0, 120.5, 119.5]),
+                ("new", &[1.0, 2.0]),
+            ],
+        );
+        let c = compare(&base, &cand, &opts()).unwrap();
+        let v: Vec<(String, &str, Verdict)> = c
+            .changes
+            .iter()
+            .map(|ch| (ch.dims["engine"].clone(), ch.metric.as_str(), ch.verdict))
+            .collect();
+        use Verdict::*;
+        let want = [
+            ("slower", "qps", Regressed),
+            ("slower", "lat_p99_ms", Regressed),
+            ("small", "qps", Unchanged),
+            ("small", "lat_p99_ms", Unchanged),
+            ("noisy", "qps", TooNoisy),
+            ("noisy", "lat_p99_ms", TooNoisy),
+            ("faster", "qps", Improved),
+            ("faster", "lat_p99_ms", Improved),
+        ];
+        let want: Vec<(String, &str, Verdict)> = want
+            .iter()
+            .map(|(e, m, v)| (e.to_string(), *m, *v))
+            .collect();
+        assert_eq!(v, want);
+        assert_eq!(c.only_in_baseline, ["s / c / gone / w / c2"]);
+        assert_eq!(c.only_in_candidate, ["s / c / new / w / c2"]);
+        assert!(c.regressed());
+        assert!((c.changes[0].change_pct.unwrap() + 20.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn threshold_parsing_and_empty_join() {
+        assert_eq!(parse_threshold("5%").unwrap(), 5.0);
+        assert_eq!(parse_threshold(" 2.5 % ").unwrap(), 2.5);
+        assert!(parse_threshold("five").is_err());
+        let a = run("a", &[("x", &[1.0, 2.0])]);
+        let b = run("b", &[("y", &[1.0, 2.0])]);
+        assert!(matches!(
+            compare(&a, &b, &opts()),
+            Err(CompareError::NothingInCommon { .. })
+        ));
+        let mut o = opts();
+        o.ignore = vec!["engine".into()];
+        assert_eq!(compare(&a, &b, &o).unwrap().counts.unchanged, 0);
+    }
+}

@@ -1,0 +1,43 @@
+//! Baseline vs candidate: join the cells of stored run directories by their dimensions and
+//! decide, per metric, whether the candidate improved, regressed, stayed the same, or whether
+//! the iterations are too noisy to tell. Also the history of many runs with change points.
+//!
+//! # Which test, and why
+//!
+//! Each cell is measured `iterations` times, each iteration (ideally) on a fresh server. The
+//! per-iteration values of the baseline and the candidate are compared with **Welch's
+//! unequal-variances t-test** (two-sided), and the confidence interval of the difference of
+//! the means is the Welch interval at level `1 - alpha`:
+//!
+//! - the two runs are independent samples whose spreads differ (a config change often changes
+//!   the noise as well as the mean), which is exactly what Welch handles and Student's pooled
+//!   test does not;
+//! - with the 3 to 10 iterations a matrix can afford, a bootstrap interval is unreliable (it
+//!   can only resample the few values it has and is too narrow), while the t-test's
+//!   assumption (means of iterations roughly normal) is reasonable for throughput and
+//!   latency averages of whole runs;
+//! - it is what latte uses for the same purpose and what Hunter/Otava use to confirm change
+//!   points, so its results read the same way to people who know those tools.
+//!
+//! The iterations are the samples, not the per-second values inside a run: between-restart
+//! noise (a few percent for MariaDB) is the noise that matters, and only repeated runs see it.
+//!
+//! # Verdicts
+//!
+//! With `change = (candidate - baseline) / |baseline|` and its `1 - alpha` interval:
+//! - **improved / regressed**: p < alpha and |change| >= threshold, in the metric's direction;
+//! - **unchanged**: the interval lies inside ±threshold, or p < alpha but |change| < threshold;
+//! - **too noisy to tell**: anything else (not significant, yet the interval reaches past the
+//!   threshold), or fewer than two iterations on a side.
+//!
+//! Only `regressed` fails a comparison (exit code 4). See docs/compare.md.
+
+pub mod error;
+pub mod history;
+pub mod input;
+pub mod join;
+pub mod render;
+
+pub use error::CompareError;
+pub use input::{load_run, Run};
+pub use join::{compare, Comparison, Options, Verdict};
