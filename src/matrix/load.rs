@@ -13,6 +13,8 @@ use super::plan::DIMENSIONS;
 use super::span::{Pos, SpanIndex};
 use crate::report::metric::Metric;
 
+mod redis;
+
 /// A bad matrix: where, what, and what would be valid.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MatrixError {
@@ -194,6 +196,7 @@ impl Validator<'_> {
             self.check_selector(sel, &format!("include[{i}]"))?;
         }
         self.check_report()?;
+        self.check_redis()?;
         Ok(())
     }
 

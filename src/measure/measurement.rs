@@ -21,6 +21,14 @@ pub struct Measurement {
     pub latency: Latency,
     /// Server counter deltas over the measured phase (SHOW GLOBAL STATUS, INFO ...).
     pub server: Status,
+    /// Mean and population stddev of events per client (sysbench's thread fairness).
+    pub thread_events: Option<(f64, f64)>,
+    /// CPU seconds the client process used over the measured phase.
+    pub client_cpu_s: Option<f64>,
+    /// Extra latency percentiles requested by the workload: (percent, ms).
+    pub percentiles: Vec<(f64, f64)>,
+    /// Latency as an external tool reported it (no histogram); a NaN field stays empty.
+    pub reported_latency: Option<super::latency::LatencySummary>,
 }
 
 impl Measurement {
@@ -52,14 +60,15 @@ impl Measurement {
         row.writes = self.writes;
         row.others = self.others;
         row.reconnects = self.reconnects;
-        if let Some(l) = self.latency.summary() {
-            row.lat_min_ms = Some(l.min_ms);
-            row.lat_avg_ms = Some(l.avg_ms);
-            row.lat_p50_ms = Some(l.p50_ms);
-            row.lat_p95_ms = Some(l.p95_ms);
-            row.lat_p99_ms = Some(l.p99_ms);
-            row.lat_p999_ms = Some(l.p999_ms);
-            row.lat_max_ms = Some(l.max_ms);
+        if let Some(l) = self.reported_latency.or_else(|| self.latency.summary()) {
+            let ms = |v: f64| Some(v).filter(|v| v.is_finite());
+            row.lat_min_ms = ms(l.min_ms);
+            row.lat_avg_ms = ms(l.avg_ms);
+            row.lat_p50_ms = ms(l.p50_ms);
+            row.lat_p95_ms = ms(l.p95_ms);
+            row.lat_p99_ms = ms(l.p99_ms);
+            row.lat_p999_ms = ms(l.p999_ms);
+            row.lat_max_ms = ms(l.max_ms);
         }
         let c = |k: &str| self.server.get(k).copied();
         row.srv_questions = c("Questions");
@@ -70,6 +79,19 @@ impl Measurement {
         row.srv_com_commit = c("Com_commit");
         if !self.server.is_empty() {
             row.server_counters = serde_json::to_string(&self.server).unwrap_or_default();
+        }
+        if let Some((avg, sd)) = self.thread_events {
+            row.thread_events_avg = Some(avg);
+            row.thread_events_stddev = Some(sd);
+        }
+        row.client_cpu_s = self.client_cpu_s;
+        if !self.percentiles.is_empty() {
+            let map: std::collections::BTreeMap<String, f64> = self
+                .percentiles
+                .iter()
+                .map(|(p, ms)| (format!("p{p}"), *ms))
+                .collect();
+            row.lat_percentiles = serde_json::to_string(&map).unwrap_or_default();
         }
         row
     }

@@ -51,6 +51,8 @@ pub struct Deployed {
     pub version: String,
     pub variables: BTreeMap<String, String>,
     pub checks: Vec<Check>,
+    /// The server's unix socket on this host, where it has one (Redis family).
+    pub socket: Option<std::path::PathBuf>,
 }
 
 impl Deployed {

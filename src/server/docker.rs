@@ -52,6 +52,8 @@ pub struct ContainerSpec {
     pub env: Vec<(String, String)>,
     /// (host path, container path), mounted read-only.
     pub mounts: Vec<(PathBuf, String)>,
+    /// (host path, container path), mounted read-write (e.g. a directory for a unix socket).
+    pub writable: Vec<(PathBuf, String)>,
     pub run_id: String,
     /// Host networking, or bridge with `publish = Some((container_port, host_port))` on 127.0.0.1.
     pub host_network: bool,
@@ -190,6 +192,11 @@ impl Engine {
                 spec.mounts
                     .iter()
                     .map(|(h, c)| format!("{}:{}:ro", h.display(), c))
+                    .chain(
+                        spec.writable
+                            .iter()
+                            .map(|(h, c)| format!("{}:{}", h.display(), c)),
+                    )
                     .collect(),
             ),
             ..Default::default()

@@ -4,6 +4,9 @@ pub mod deployed;
 pub mod docker;
 pub mod mycnf;
 pub mod mysql;
+pub mod redis;
+pub mod redisconf;
+pub mod resp;
 pub mod verify;
 
 pub use deployed::{Deployed, Endpoint, Launch};
@@ -29,7 +32,10 @@ pub async fn provision(
         (ServerKind::Mysql, None, Some(launch)) => {
             mysql::start(launch, name, image, config, dir).await
         }
-        (ServerKind::Redis, _, _) => anyhow::bail!("redis servers are not supported yet"),
+        (ServerKind::Redis, Some(ext), _) => redis::attach(ext, config).await,
+        (ServerKind::Redis, None, Some(launch)) => {
+            redis::start(launch, name, image, config, dir).await
+        }
         (_, None, None) => anyhow::bail!("invariant: a container server needs the Docker engine"),
     }
 }

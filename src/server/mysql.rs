@@ -53,6 +53,7 @@ pub async fn start(
         args,
         env,
         mounts: vec![(cnf, CNF_IN_CONTAINER.into())],
+        writable: Vec::new(),
         run_id: launch.run_id.to_string(),
         host_network: launch.host_network,
         publish: (!launch.host_network).then_some((3306, port)),
@@ -110,6 +111,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         version: version.unwrap_or_default(),
         variables,
         checks,
+        socket: None,
     })
 }
 
