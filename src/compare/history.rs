@@ -239,7 +239,7 @@ pub fn markdown(h: &History) -> String {
         );
         for (s, p, cp) in flagged {
             out.push_str(&format!(
-                "| {} | {} | {} ({}) | {} | {} | {} | {:.4} |\n",
+                "| {} | {} | {} ({}) | {} | {} | {} | {} |\n",
                 s.cell,
                 s.metric,
                 h.runs[p.run].run_id,
@@ -247,7 +247,7 @@ pub fn markdown(h: &History) -> String {
                 fmt_value(&s.metric, cp.before),
                 fmt_value(&s.metric, cp.after),
                 cp_text(cp),
-                cp.p_value
+                super::render::p_num(cp.p_value)
             ));
         }
     }

@@ -38,7 +38,7 @@ fn p_text(p: Option<f64>, alpha: f64) -> String {
     }
 }
 
-fn p_num(p: f64) -> String {
+pub fn p_num(p: f64) -> String {
     if p < 0.0001 {
         "<0.0001".into()
     } else {

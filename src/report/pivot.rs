@@ -9,6 +9,7 @@ use super::metric::Metric;
 use crate::matrix::model::Matrix;
 use crate::matrix::plan::DIMENSIONS;
 use crate::measure::stats::{summarize, Summary};
+use crate::measure::welch::{stars, welch};
 use crate::results::ResultRow;
 
 /// One cell's iterations of one metric.
@@ -218,7 +219,7 @@ pub fn sections(matrix: &Matrix, stats: &[CellStats], metric: &Metric) -> Vec<Se
                         .map(|r| {
                             let mut line = vec![r.clone()];
                             line.extend(col_keys.keys().map(|c| match find(r, c) {
-                                Some(s) => change_text(s, baseline_of(s)),
+                                Some(s) => change_text(metric, s, baseline_of(s)),
                                 None => "n/a".into(),
                             }));
                             line
@@ -252,13 +253,29 @@ pub fn change_pct(value: f64, base: f64) -> Option<f64> {
     (base != 0.0).then(|| (value - base) / base.abs() * 100.0)
 }
 
-fn change_text(s: &CellStats, base: Option<&CellStats>) -> String {
+/// `-58.5% ±3.1% *** worse`: the change of the mean against the baseline cell, the
+/// half-width of its 95% confidence interval (Welch, relative to the baseline mean), stars by
+/// p-value (Welch's t-test: `*` < 0.05, `**` < 0.01, `***` < 0.001) and `better`/`worse` by the
+/// metric's direction; `~` marks a change inside the noise (p >= 0.05). With fewer than two
+/// iterations on a side there is nothing to test: the change alone.
+pub fn change_text(metric: &Metric, s: &CellStats, base: Option<&CellStats>) -> String {
     match base {
         None => "no baseline".into(),
         Some(b) if b.dims == s.dims => "baseline".into(),
-        Some(b) => match change_pct(s.mean, b.mean) {
-            Some(p) => format!("{p:+.1}%"),
-            None => "n/a".into(),
+        Some(b) => match (change_pct(s.mean, b.mean), welch(&b.values, &s.values)) {
+            (None, _) => "n/a".into(),
+            (Some(p), None) => format!("{p:+.1}%"),
+            (Some(p), Some(w)) => {
+                let (lo, hi) = w.ci(0.95);
+                let half = (hi - lo) / 2.0 / b.mean.abs() * 100.0;
+                if w.p >= 0.05 {
+                    format!("{p:+.1}% ±{half:.1}% ~")
+                } else {
+                    let better = (w.diff > 0.0) == metric.higher_is_better;
+                    let word = if better { "better" } else { "worse" };
+                    format!("{p:+.1}% ±{half:.1}% {} {word}", stars(w.p))
+                }
+            }
         },
     }
 }
@@ -333,5 +350,29 @@ mod tests {
             change.rows[0][1..],
             ["baseline", "-61.9%", "baseline", "-75.0%"]
         );
+    }
+
+    /// Reference: scipy 1.17.1, `ttest_ind(b, a, equal_var=False)` and its
+    /// `confidence_interval(0.95)`: [100, 102, 98] vs [80, 82, 79]: p = 0.000258,
+    /// CI -23.81 .. -15.52 (half-width 4.15 = 4.1% of 100); vs [101, 97, 103]: p = 0.883,
+    /// half-width 6.24.
+    #[test]
+    fn change_marks_significance_and_direction() {
+        let cell = |engine: &str, v: &[f64]| {
+            let dims = [("engine", engine)]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            CellStats::new(dims, v.to_vec()).unwrap()
+        };
+        let base = cell("a", &[100.0, 102.0, 98.0]);
+        let slower = cell("b", &[80.0, 82.0, 79.0]);
+        let same = cell("c", &[101.0, 97.0, 103.0]);
+        let qps = Metric::find("qps").unwrap();
+        let secs = Metric::find("seconds").unwrap();
+        assert_eq!(change_text(qps, &slower, Some(&base)), "-19.7% ±4.1% *** worse");
+        assert_eq!(change_text(secs, &slower, Some(&base)), "-19.7% ±4.1% *** better");
+        assert_eq!(change_text(qps, &same, Some(&base)), "+0.3% ±6.2% ~");
+        assert_eq!(change_text(qps, &base, Some(&base)), "baseline");
     }
 }

@@ -1,0 +1,335 @@
+//! `rmatrix compare` and `rmatrix history` on stored run directories: the real binary on the
+//! hand-made runs of tests/fixtures/compare (base, and candidates that are the same, 20%
+//! slower or faster on InnoDB writes, 3% slower, noisy, from a newer format, or from another
+//! matrix): joins, one-sided cells, metric directions, thresholds, formats and exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const REGRESSION: i32 = 4;
+const BAD_INPUT: i32 = 2;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/compare")
+        .join(name)
+}
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn rmatrix(args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args(args)
+        .output()
+        .expect("run the rmatrix binary");
+    Out {
+        code: out.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
+
+fn compare(candidate: &str, extra: &[&str]) -> Out {
+    let base = fixture("base");
+    let cand = fixture(candidate);
+    let mut args = vec!["compare", base.to_str().unwrap(), cand.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    rmatrix(&args)
+}
+
+/// The Markdown row of `cell` (e.g. `InnoDB / write`) and `metric`.
+fn row<'a>(md: &'a str, cell: &str, metric: &str) -> &'a str {
+    md.lines()
+        .find(|l| l.contains(&format!("{cell} / c2 | {metric} ")))
+        .unwrap_or_else(|| panic!("no row for {cell} {metric} in\n{md}"))
+}
+
+#[test]
+fn same_config_again_is_unchanged() {
+    let out = compare("same", &[]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out
+        .stdout
+        .contains("0 regressed, 0 improved, 6 unchanged, 0 too noisy"));
+    assert!(!out.stdout.contains("Only in"), "{}", out.stdout);
+}
+
+#[test]
+fn slower_writes_regress_in_both_directions_with_exit_4() {
+    let out = compare("slower", &[]);
+    assert_eq!(out.code, REGRESSION, "{}{}", out.stdout, out.stderr);
+    let qps = row(&out.stdout, "InnoDB / write", "qps");
+    assert!(
+        qps.contains("| -20.0% |") && qps.ends_with("| **regressed** |"),
+        "{qps}"
+    );
+    // Latency went up: for a lower-is-better metric that is a regression too.
+    let p99 = row(&out.stdout, "InnoDB / write", "lat_p99_ms ↓");
+    assert!(
+        p99.contains("| +25.0% |") && p99.ends_with("| **regressed** |"),
+        "{p99}"
+    );
+    assert!(row(&out.stdout, "MyISAM / write", "qps").ends_with("| unchanged |"));
+    // One-sided cells are listed, not compared.
+    let only_base = out.stdout.split("Only in the baseline").nth(1).unwrap();
+    assert!(only_base.contains("- mariadb-10.11 / default / InnoDB / key / c2"));
+    let only_cand = out.stdout.split("Only in the candidate").nth(1).unwrap();
+    assert!(only_cand.contains("- mariadb-10.11 / default / InnoDB / read / c2"));
+    assert!(!out.stdout.contains("key / c2 | qps"));
+}
+
+#[test]
+fn faster_writes_improve_and_pass() {
+    let out = compare("faster", &[]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(row(&out.stdout, "InnoDB / write", "qps").ends_with("| improved |"));
+    let p99 = row(&out.stdout, "InnoDB / write", "lat_p99_ms");
+    assert!(
+        p99.contains("-16.7%") && p99.ends_with("| improved |"),
+        "{p99}"
+    );
+    // `seconds` is lower-is-better: less time is an improvement.
+    let out = compare("faster", &["--metric", "seconds"]);
+    assert_eq!(out.code, 0);
+    assert!(row(&out.stdout, "InnoDB / write", "seconds").ends_with("| improved |"));
+    let out = compare("slower", &["--metric", "seconds"]);
+    assert_eq!(out.code, REGRESSION);
+}
+
+#[test]
+fn threshold_and_alpha_decide_small_changes() {
+    // -3%, p = 0.0005: real but under the default 5% threshold.
+    let out = compare("small", &[]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let qps = row(&out.stdout, "InnoDB / write", "qps");
+    assert!(qps.contains("| -3.0% |") && qps.contains("***") && qps.ends_with("| unchanged |"));
+    assert_eq!(compare("small", &["--threshold", "2%"]).code, REGRESSION);
+    assert_eq!(compare("small", &["--threshold", "2"]).code, REGRESSION);
+    // A stricter alpha than the p-value: not significant, so not a regression.
+    let out = compare("small", &["--threshold", "2%", "--alpha", "0.0001"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert!(row(&out.stdout, "InnoDB / write", "qps").ends_with("| too noisy to tell |"));
+}
+
+#[test]
+fn noise_is_not_a_regression() {
+    let out = compare("noisy", &[]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let qps = row(&out.stdout, "InnoDB / write", "qps");
+    assert!(
+        qps.contains("-10.0%") && qps.contains(" ~ |") && qps.ends_with("| too noisy to tell |")
+    );
+}
+
+#[test]
+fn several_candidates_one_section_each() {
+    let (base, same, slower) = (fixture("base"), fixture("same"), fixture("slower"));
+    let out = rmatrix(&[
+        "compare",
+        base.to_str().unwrap(),
+        same.to_str().unwrap(),
+        slower.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, REGRESSION, "any regressed candidate fails");
+    assert_eq!(out.stdout.matches("## rmatrix compare:").count(), 2);
+    assert!(out
+        .stdout
+        .contains("`same-run` against baseline `base-run`"));
+    assert!(out
+        .stdout
+        .contains("`slower-run` against baseline `base-run`"));
+}
+
+#[test]
+fn csv_and_json_carry_the_same_verdicts() {
+    let out = compare("slower", &["--format", "csv"]);
+    assert_eq!(out.code, REGRESSION);
+    let mut r = csv::Reader::from_reader(out.stdout.as_bytes());
+    let header = r.headers().unwrap().clone();
+    assert_eq!(&header[0], "format_version");
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let recs: Vec<csv::StringRecord> = r.records().map(|r| r.unwrap()).collect();
+    let find = |engine: &str, workload: &str, metric: &str| {
+        recs.iter()
+            .find(|r| {
+                &r[col("engine")] == engine
+                    && &r[col("workload")] == workload
+                    && &r[col("metric")] == metric
+            })
+            .unwrap_or_else(|| panic!("{engine} {workload} {metric}"))
+    };
+    let qps = find("InnoDB", "write", "qps");
+    assert_eq!(&qps[col("verdict")], "regressed");
+    assert_eq!(&qps[col("higher_is_better")], "true");
+    assert!((qps[col("change_pct")].parse::<f64>().unwrap() + 20.0).abs() < 1e-9);
+    assert_eq!(
+        &find("InnoDB", "write", "lat_p99_ms")[col("higher_is_better")],
+        "false"
+    );
+    let verdicts: Vec<&str> = recs.iter().map(|r| &r[col("verdict")]).collect();
+    assert!(verdicts.contains(&"only_in_baseline") && verdicts.contains(&"only_in_candidate"));
+
+    let out = compare("slower", &["--format", "json"]);
+    assert_eq!(out.code, REGRESSION);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let c = &v[0];
+    assert_eq!(c["format_version"], 1);
+    assert_eq!(c["test"], "welch-t");
+    assert_eq!(c["counts"]["regressed"], 2);
+    assert_eq!(c["changes"][0]["verdict"], "regressed");
+    assert_eq!(
+        c["changes"][0]["baseline"]["values"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    assert_eq!(
+        c["only_in_candidate"][0],
+        "mariadb-10.11 / default / InnoDB / read / c2"
+    );
+}
+
+#[test]
+fn unusable_inputs_exit_2_with_a_reason() {
+    let cases: [(&str, &[&str], &str); 6] = [
+        ("newer", &[], "format_version 99"),
+        ("other", &[], "no cell in common"),
+        ("does-not-exist", &[], "not an rmatrix run directory"),
+        ("same", &["--metric", "speed"], "unknown metric `speed`"),
+        ("same", &["--threshold", "lots"], "bad threshold `lots`"),
+        (
+            "same",
+            &["--ignore", "colour"],
+            "unknown dimension `colour`",
+        ),
+    ];
+    for (cand, extra, why) in cases {
+        let out = compare(cand, extra);
+        assert_eq!(out.code, BAD_INPUT, "{cand} {extra:?}: {}", out.stderr);
+        assert!(out.stderr.contains(why), "{cand} {extra:?}: {}", out.stderr);
+        assert!(out.stdout.is_empty());
+    }
+    // Leaving the workload out of the join key makes `other`'s scan cell meet base's.
+    let out = compare("other", &["--ignore", "workload"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+}
+
+#[test]
+fn markdown_matches_golden_file() {
+    let out = compare("slower", &["--metric", "qps,lat_p99_ms"]);
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/compare.md");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(path, &out.stdout).unwrap();
+    }
+    let golden = std::fs::read_to_string(path).expect("golden file; create with UPDATE_GOLDEN=1");
+    assert_eq!(out.stdout, golden);
+}
+
+/// A run directory with one cell (InnoDB write) whose 3 iterations are `values`.
+fn write_run(dir: &Path, day: u32, values: &[f64]) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join("matrix.yaml"),
+        std::fs::read_to_string(fixture("base").join("matrix.yaml")).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("manifest.json"),
+        format!(
+            r#"{{"format_version": 1, "run_id": "night-{day:02}", "started_at": "2026-11-{day:02}T02:00:00Z"}}"#
+        ),
+    )
+    .unwrap();
+    let mut csv = String::from(
+        "server,config,engine,workload,kind,concurrency,iteration,status,error,qps,started_at,server_counters\n",
+    );
+    for (i, v) in values.iter().enumerate() {
+        csv.push_str(&format!(
+            "mariadb-10.11,default,InnoDB,write,slap,2,{},ok,,{v},2026-11-{day:02}T02:0{i}:00Z,{{}}\n",
+            i + 1
+        ));
+    }
+    std::fs::write(dir.join("results.csv"), csv).unwrap();
+}
+
+#[test]
+fn history_flags_a_step_in_nightly_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let nights = [
+        1000.0, 1010.0, 995.0, 1005.0, 990.0, 1002.0, // before
+        880.0, 890.0, 875.0, 885.0, // after a 12% drop
+    ];
+    // Written out of order: history sorts by the manifest's started_at.
+    for (i, q) in nights.iter().enumerate().rev() {
+        let day = i as u32 + 1;
+        write_run(
+            &tmp.path().join(format!("run-{}", 20 - day)),
+            day,
+            &[q - 2.0, *q, q + 2.0],
+        );
+    }
+    let dir = tmp.path().to_str().unwrap();
+    let out = rmatrix(&["history", dir]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out
+        .stdout
+        .contains("10 runs, 2026-11-01T02:00:00Z to 2026-11-10T02:00:00Z"));
+    let flagged: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("| night-") && l.contains("**"))
+        .collect();
+    assert_eq!(flagged.len(), 1, "one change point:\n{}", out.stdout);
+    assert!(flagged[0].starts_with("| night-07 |"), "{}", flagged[0]);
+    assert!(
+        flagged[0].contains("**880** (-11.8% worse ***)"),
+        "{}",
+        flagged[0]
+    );
+    let cp = out.stdout.split("### Change points").nth(1).unwrap();
+    assert!(
+        cp.contains("/ InnoDB / write / c2 | qps | night-07"),
+        "{cp}"
+    );
+
+    let out = rmatrix(&["history", dir, "--format", "csv"]);
+    assert_eq!(out.code, 0);
+    let mut r = csv::Reader::from_reader(out.stdout.as_bytes());
+    let header = r.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let recs: Vec<csv::StringRecord> = r.records().map(|r| r.unwrap()).collect();
+    assert_eq!(recs.len(), 10, "one line per night");
+    let flagged: Vec<&str> = recs
+        .iter()
+        .filter(|r| &r[col("change_point")] == "true")
+        .map(|r| &r[col("run_id")])
+        .collect();
+    assert_eq!(flagged, ["night-07"]);
+    assert_eq!(&recs[6][col("direction")], "worse");
+}
+
+#[test]
+fn history_of_a_flat_series_has_no_change_points() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut dirs = Vec::new();
+    for (i, q) in [1000.0, 1010.0, 995.0, 1005.0, 990.0, 1002.0, 998.0]
+        .iter()
+        .enumerate()
+    {
+        let d = tmp.path().join(format!("r{i}"));
+        write_run(&d, i as u32 + 1, &[q - 3.0, *q, q + 3.0]);
+        dirs.push(d.to_str().unwrap().to_string());
+    }
+    let mut args = vec!["history"];
+    args.extend(dirs.iter().map(String::as_str));
+    let out = rmatrix(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("No change points."), "{}", out.stdout);
+    let out = rmatrix(&["history", tmp.path().join("nothing").to_str().unwrap()]);
+    assert_eq!(out.code, BAD_INPUT);
+}
