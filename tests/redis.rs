@@ -1,0 +1,303 @@
+//! Redis and Valkey in real containers through the real binary: every redis-benchmark test
+//! name, the client-count = INFO commandstats check, redis.conf variants verified (and a
+//! variant that cannot take effect refused), the unix socket, and the redis-benchmark driver's
+//! parsing of a real run. Run with `--test-threads=1`: one server at a time.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const TESTS: [&str; 20] = [
+    "ping_inline",
+    "ping_mbulk",
+    "set",
+    "get",
+    "incr",
+    "lpush",
+    "rpush",
+    "lpop",
+    "rpop",
+    "sadd",
+    "hset",
+    "spop",
+    "zadd",
+    "zpopmin",
+    "lrange_100",
+    "lrange_300",
+    "lrange_500",
+    "lrange_600",
+    "mset",
+    "mixed",
+];
+
+fn build_dir(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("containers")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Removes whatever a run left behind, also when an assertion fails first.
+struct Cleanup(String);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let list = Command::new("docker")
+            .args([
+                "ps",
+                "-aq",
+                "--filter",
+                &format!("label=rmatrix.run={}", self.0),
+            ])
+            .output();
+        if let Ok(out) = list {
+            for id in String::from_utf8_lossy(&out.stdout).split_whitespace() {
+                let _ = Command::new("docker").args(["rm", "-f", id]).output();
+            }
+        }
+    }
+}
+
+/// Run `matrix` into a fresh directory; returns the output, the directory and its guard.
+fn run(tmp: &Path, name: &str, matrix: &str) -> (Output, PathBuf, Cleanup) {
+    let file = tmp.join(format!("{name}.yaml"));
+    std::fs::write(&file, matrix).unwrap();
+    let dir = tmp.join(name);
+    let guard = Cleanup(name.to_string());
+    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args([
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .expect("run rmatrix");
+    (out, dir, guard)
+}
+
+fn rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(dir.join("results.csv")).unwrap();
+    let h = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            h.iter()
+                .zip(rec.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn counters(row: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
+    serde_json::from_str(&row["server_counters"]).unwrap_or_default()
+}
+
+fn num(row: &BTreeMap<String, String>, col: &str) -> f64 {
+    row[col]
+        .parse()
+        .unwrap_or_else(|_| panic!("{col} = {:?} in {row:?}", row[col]))
+}
+
+fn command_of(test: &str) -> &str {
+    match test {
+        "ping_inline" | "ping_mbulk" => "ping",
+        t if t.starts_with("lrange") => "lrange",
+        t => t,
+    }
+}
+
+fn assert_all_tests_counted(dir: &Path, server: &str) {
+    let rows = rows(dir);
+    let mine: Vec<_> = rows.iter().filter(|r| r["server"] == server).collect();
+    assert_eq!(mine.len(), TESTS.len(), "{server}: one row per test");
+    for r in mine {
+        let test = r["workload"].as_str();
+        assert_eq!(r["status"], "ok", "{server}/{test}: {}", r["error"]);
+        assert_eq!(r["errors"], "0", "{server}/{test}");
+        let queries = num(r, "queries") as u64;
+        assert_eq!(
+            queries, 3000,
+            "{server}/{test}: exactly the requested count"
+        );
+        let c = counters(r);
+        if test == "mixed" {
+            // 1:3 over 3000 requests, 4 clients of 750: each client 188 SETs and 562 GETs.
+            assert_eq!(c["cmdstat_set"] + c["cmdstat_get"], 3000, "{c:?}");
+            assert_eq!(c["cmdstat_set"], 4 * 188, "{c:?}");
+            assert_eq!(num(r, "writes") as u64, c["cmdstat_set"]);
+        } else {
+            let cmd = format!("cmdstat_{}", command_of(test));
+            assert_eq!(c.get(&cmd), Some(&queries), "{server}/{test}: {c:?}");
+        }
+        for col in [
+            "qps",
+            "lat_p50_ms",
+            "lat_p99_ms",
+            "lat_p999_ms",
+            "lat_max_ms",
+        ] {
+            assert!(num(r, col) > 0.0, "{server}/{test}: {col}");
+        }
+    }
+}
+
+#[test]
+fn every_test_on_redis_and_valkey_matches_the_server_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let workloads: String = TESTS
+        .iter()
+        .map(|t| {
+            let extra = if *t == "mixed" { ", ratio: '1:3'" } else { "" };
+            format!("  {t}: {{redis: {{test: {t}, keyspace: 500, pipeline: 4{extra}}}}}\n")
+        })
+        .collect();
+    let matrix = format!(
+        "servers:\n  redis-7.0: {{build: {}}}\n  valkey-8.1: {{build: {}}}\n\
+         configs:\n  aof:\n    redis_conf: {{appendonly: true, appendfsync: everysec, save: ''}}\n\
+         workloads:\n{workloads}concurrency: [4]\nlength: 3000\nwarmup: 200\n",
+        build_dir("redis-7.0"),
+        build_dir("valkey-8.1")
+    );
+    let (out, dir, _guard) = run(tmp.path(), "redis-every-test", &matrix);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_all_tests_counted(&dir, "redis-7.0");
+    assert_all_tests_counted(&dir, "valkey-8.1");
+
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let versions: Vec<&str> = manifest["deployments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["version"].as_str().unwrap())
+        .collect();
+    assert!(versions[0].starts_with("redis 7.0."), "{versions:?}");
+    assert!(versions[1].starts_with("valkey 8.1."), "{versions:?}");
+    for d in ["redis-7.0__aof", "valkey-8.1__aof"] {
+        let server_dir = dir.join("servers").join(d);
+        let checks = std::fs::read_to_string(server_dir.join("verified.json")).unwrap();
+        let checks: Vec<serde_json::Value> = serde_json::from_str(&checks).unwrap();
+        assert_eq!(checks.len(), 3);
+        assert!(checks.iter().all(|c| c["status"] == "ok"), "{checks:?}");
+        let vars = std::fs::read_to_string(server_dir.join("variables.json")).unwrap();
+        assert!(
+            vars.contains("\"requirepass\": \"(redacted)\""),
+            "password never stored"
+        );
+        assert!(server_dir.join("server.log").is_file());
+    }
+}
+
+#[test]
+fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = format!(
+        "servers:\n  redis-6.0: {{build: {}}}\n\
+         configs:\n\
+         \x20 always:\n    redis_conf: {{appendonly: 'yes', appendfsync: always, save: '', maxmemory: 64mb, maxmemory-policy: allkeys-lru}}\n\
+         \x20 tcmalloc: {{allocator: tcmalloc}}\n\
+         workloads:\n\
+         \x20 set-unix: {{redis: {{test: set, keyspace: 100, transport: unix}}}}\n\
+         \x20 rb-set: {{redis_benchmark: {{test: set, keyspace: 100, pipeline: 8}}}}\n\
+         \x20 rb-lrange: {{redis_benchmark: {{test: lrange_100}}}}\n\
+         \x20 rb-ping: {{redis_benchmark: {{test: ping_inline, transport: unix}}}}\n\
+         concurrency: [2]\nlength: 2000\n",
+        build_dir("redis-6.0")
+    );
+    let (out, dir, _guard) = run(tmp.path(), "redis-variants", &matrix);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the tcmalloc variant fails: {stderr}"
+    );
+    let rows = rows(&dir);
+    assert_eq!(rows.len(), 8);
+    for r in &rows {
+        match r["config"].as_str() {
+            "always" => assert_eq!(r["status"], "ok", "{}: {}", r["workload"], r["error"]),
+            _ => {
+                // Debian builds Redis with jemalloc: an LD_PRELOADed tcmalloc is not what
+                // INFO reports, so the variant is refused rather than measured.
+                assert_eq!(r["status"], "failed");
+                assert!(r["error"].contains("mem_allocator"), "{}", r["error"]);
+            }
+        }
+    }
+    let ok: BTreeMap<&str, &BTreeMap<String, String>> = rows
+        .iter()
+        .filter(|r| r["status"] == "ok")
+        .map(|r| (r["workload"].as_str(), r))
+        .collect();
+    assert_eq!(counters(ok["set-unix"])["cmdstat_set"], 2000);
+    for (w, cmd) in [
+        ("rb-set", "cmdstat_set"),
+        ("rb-lrange", "cmdstat_lrange"),
+        ("rb-ping", "cmdstat_ping"),
+    ] {
+        let r = ok[w];
+        assert_eq!(r["kind"], "redis_benchmark");
+        assert_eq!(num(r, "queries"), 2000.0);
+        assert_eq!(counters(r)[cmd], 2000, "{w}");
+        // From redis-benchmark's CSV: rps and its latency summary; it has no p99.9.
+        assert!(num(r, "qps") > 0.0 && num(r, "lat_p50_ms") > 0.0 && num(r, "lat_max_ms") > 0.0);
+        assert!(num(r, "lat_p50_ms") <= num(r, "lat_p99_ms"));
+        assert_eq!(r["lat_p999_ms"], "");
+    }
+    let checks =
+        std::fs::read_to_string(dir.join("servers/redis-6.0__always/verified.json")).unwrap();
+    let checks: Vec<serde_json::Value> = serde_json::from_str(&checks).unwrap();
+    assert_eq!(checks.len(), 5);
+    assert!(checks.iter().all(|c| c["status"] == "ok"), "{checks:?}");
+}
+
+#[test]
+fn bad_redis_workloads_are_refused_with_their_position() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "workloads:\n  w: {redis: {test: sett}}\nlength: 10\n",
+            "unknown variant `sett`",
+            4,
+        ),
+        (
+            "workloads:\n  w:\n    redis: {test: get, distribution: gaussian}\nlength: 10\n",
+            "needs a `keyspace`",
+            5,
+        ),
+        (
+            "workloads:\n  w:\n    redis_benchmark: {test: set}\nlength: 10s\n",
+            "cannot run for a duration",
+            5,
+        ),
+        (
+            "workloads:\n  w: {slap: {}}\nengines: [InnoDB]\nlength: 10\n",
+            "cannot run against server `r`",
+            4,
+        ),
+    ];
+    for (i, (body, message, line)) in cases.iter().enumerate() {
+        let file = tmp.path().join(format!("bad{i}.yaml"));
+        std::fs::write(&file, format!("servers:\n  r: {{image: redis:7}}\n{body}")).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+            .args(["plan", file.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(message), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{}:{line}:", file.display())),
+            "position line {line}: {stderr}"
+        );
+    }
+}
