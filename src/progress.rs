@@ -47,6 +47,11 @@ impl Progress {
         }
     }
 
+    /// More work than planned (adaptive repeats).
+    pub fn add(&self, n: u64) {
+        self.bar.inc_length(n);
+    }
+
     pub fn advance(&self) {
         self.bar.inc(1);
     }

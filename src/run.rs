@@ -1,7 +1,7 @@
 //! `rmatrix run`: the pipeline glue. matrix -> plan -> provision -> drive -> record -> report.
 //! Failures of one deployment or cell are recorded as data and the run goes on.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -11,12 +11,14 @@ use anyhow::{Context, Result};
 use rand::distr::{Alphanumeric, SampleString};
 
 use crate::matrix::model::{Matrix, Network, Selector};
+use crate::matrix::schedule::schedule;
 use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
 use crate::progress::Progress;
 use crate::report;
 use crate::results::manifest::{self, DeploymentFacts, DockerFacts, Host, ImageFacts, Manifest};
 use crate::results::row::cell_key;
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
+use crate::results::samples::SampleSink;
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
 use crate::server::docker::Engine;
 use crate::server::{self, Deployed, Launch};
@@ -116,6 +118,12 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         });
     }
 
+    let seed = m.repeat.seed.unwrap_or_else(rand::random);
+    man.schedule = manifest::ScheduleFacts {
+        order: format!("{:?}", m.repeat.order).to_lowercase(),
+        seed,
+        restart: m.repeat.restart,
+    };
     let progress = Progress::new(total, opts.quiet);
     progress.line(format!(
         "rmatrix: {} cells x {} iterations ({} to run) -> {}",
@@ -134,6 +142,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         progress: &progress,
         man: &mut man,
         images: BTreeMap::new(),
+        seed,
     };
     let interrupted = tokio::select! {
         r = ctx.run_deployments(&todo) => { r?; false }
@@ -261,14 +270,118 @@ struct RunCtx<'a> {
     man: &'a mut Manifest,
     /// Image reference per server, or why it could not be had.
     images: BTreeMap<String, Result<String, String>>,
+    /// Seed of the shuffled order (recorded in the manifest).
+    seed: u64,
+}
+
+/// Servers of this run by deployment index: running, or failed with a reason.
+#[derive(Default)]
+struct Servers {
+    live: HashMap<usize, Deployed>,
+    failed: HashMap<usize, String>,
 }
 
 impl RunCtx<'_> {
+    /// Run every (deployment, round) unit in the order the matrix asks for, then the
+    /// adaptive repeats. A server lives from its first unit to its last (or one unit, with
+    /// `restart`); a deployment that failed to start fails its later units the same way.
     async fn run_deployments(&mut self, todo: &[Deployment]) -> Result<()> {
-        for d in todo {
-            self.run_deployment(d).await?;
+        let m = &self.loaded.matrix;
+        let units = schedule(todo.len(), m.iterations, m.repeat.order, self.seed);
+        let last_unit: HashMap<usize, usize> = units.iter().enumerate().map(|(pos, (d, _))| (*d, pos)).collect();
+        let mut servers = Servers::default();
+        let mut ran_any = false;
+        for (pos, &(di, round)) in units.iter().enumerate() {
+            let d = &todo[di];
+            let cells: Vec<(Cell, u32)> =
+                d.cells.iter().filter(|c| !self.done.contains(&(cell_key(c), round))).map(|c| (c.clone(), round)).collect();
+            if !cells.is_empty() {
+                if ran_any {
+                    self.cooldown().await;
+                }
+                ran_any = true;
+                self.run_unit(d, di, &cells, &mut servers).await?;
+            }
+            if m.repeat.restart || last_unit[&di] == pos {
+                self.stop(d, di, &mut servers).await?;
+            }
+        }
+        self.adaptive_repeats(todo, &mut servers).await?;
+        for (di, d) in todo.iter().enumerate() {
+            self.stop(d, di, &mut servers).await?;
         }
         Ok(())
+    }
+
+    async fn cooldown(&self) {
+        if let Some(d) = self.loaded.matrix.repeat.cooldown.and_then(|l| l.as_duration()) {
+            self.progress.status(format!("cooling down {}s", d.as_secs_f64()));
+            tokio::time::sleep(d).await;
+        }
+    }
+
+    /// Keep repeating cells whose report metric varies more than `until_cv` percent, one
+    /// round at a time, until they settle, reach `max_iterations` or use up `max_time`.
+    async fn adaptive_repeats(&mut self, todo: &[Deployment], servers: &mut Servers) -> Result<()> {
+        let m = &self.loaded.matrix;
+        let Some(target) = m.repeat.until_cv else { return Ok(()) };
+        let metric = report::metric::Metric::find(&m.report.metric).unwrap_or(&report::metric::METRICS[0]);
+        let max_iterations = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
+        let deadline = m.repeat.max_time.and_then(|l| l.as_duration()).map(|d| Instant::now() + d);
+        for round in m.iterations + 1..=max_iterations {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                self.progress.line("adaptive repeats: time budget used up".into());
+                break;
+            }
+            let rows = self.dir.rows()?;
+            let noisy = |c: &Cell| {
+                let key = cell_key(c);
+                let values: Vec<f64> =
+                    rows.iter().filter(|r| r.is_ok() && r.cell_key() == key).filter_map(|r| metric.value(r)).collect();
+                values.len() < 2 || crate::measure::stats::summarize(&values).is_some_and(|s| s.cv * 100.0 > target)
+            };
+            let units = schedule(todo.len(), 1, m.repeat.order, self.seed.wrapping_add(round as u64));
+            let mut any = false;
+            for (di, _) in units {
+                let d = &todo[di];
+                let cells: Vec<(Cell, u32)> = d.cells.iter().filter(|c| noisy(c)).map(|c| (c.clone(), round)).collect();
+                if cells.is_empty() {
+                    continue;
+                }
+                if any || round > 1 {
+                    self.cooldown().await;
+                }
+                any = true;
+                self.progress.add(cells.len() as u64);
+                self.run_unit(d, di, &cells, servers).await?;
+                if m.repeat.restart {
+                    self.stop(d, di, servers).await?;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// One pass over `cells` of deployment `d`, starting its server when it is not running.
+    async fn run_unit(&mut self, d: &Deployment, di: usize, cells: &[(Cell, u32)], servers: &mut Servers) -> Result<()> {
+        if let Some(reason) = servers.failed.get(&di) {
+            return self.fail_cells(cells, &reason.clone());
+        }
+        if !servers.live.contains_key(&di) {
+            match self.start(d).await? {
+                Ok(deployed) => {
+                    servers.live.insert(di, deployed);
+                }
+                Err(reason) => {
+                    servers.failed.insert(di, reason.clone());
+                    return self.fail_cells(cells, &reason);
+                }
+            }
+        }
+        self.run_cells(cells, &servers.live[&di]).await
     }
 
     /// Image of a container server: built or pulled once per run.
@@ -306,7 +419,9 @@ impl RunCtx<'_> {
         r
     }
 
-    async fn run_deployment(&mut self, d: &Deployment) -> Result<()> {
+    /// Start (or attach to) the server of `d`, record what it reports and verify the
+    /// variant. The inner error is the reason its cells fail.
+    async fn start(&mut self, d: &Deployment) -> Result<Result<Deployed, String>> {
         let m = &self.loaded.matrix;
         let config = &m.configs[&d.config];
         let ddir = self.dir.deployment_dir(&d.slug())?;
@@ -316,8 +431,7 @@ impl RunCtx<'_> {
             started_at: manifest::now(),
             ..DeploymentFacts::default()
         };
-        self.progress
-            .status(format!("{}/{}: starting server", d.server, d.config));
+        self.progress.status(format!("{}/{}: starting server", d.server, d.config));
         let started = Instant::now();
         let spec = &m.servers[&d.server];
         let deployed: Result<Deployed> = if spec.external.is_some() {
@@ -331,10 +445,7 @@ impl RunCtx<'_> {
                         run_id: self.run_id,
                         password: &self.password,
                         host_network: m.network == Network::Host,
-                        start_timeout: m
-                            .start_timeout
-                            .and_then(|l| l.as_duration())
-                            .unwrap_or(Duration::from_secs(180)),
+                        start_timeout: m.start_timeout.and_then(|l| l.as_duration()).unwrap_or(Duration::from_secs(180)),
                     };
                     let name = format!("rmatrix-{}-{}", self.run_id, d.slug());
                     facts.container = Some(name.clone());
@@ -346,12 +457,11 @@ impl RunCtx<'_> {
             Ok(dep) => dep,
             Err(e) => {
                 let reason = format!("server failed to start: {e:#}");
-                self.progress
-                    .line(format!("{}/{}: {reason}", d.server, d.config));
+                self.progress.line(format!("{}/{}: {reason}", d.server, d.config));
                 facts.status = "failed".into();
                 facts.error = Some(reason.clone());
-                self.finish_deployment(facts)?;
-                return self.fail_cells(d, &reason);
+                self.record_deployment(facts)?;
+                return Ok(Err(reason));
             }
         };
         facts.version = Some(deployed.version.clone());
@@ -362,72 +472,75 @@ impl RunCtx<'_> {
             deployed.version,
             started.elapsed().as_secs_f64()
         ));
-        std::fs::write(
-            ddir.join("variables.json"),
-            serde_json::to_string_pretty(&deployed.variables)? + "\n",
-        )?;
-        std::fs::write(
-            ddir.join("verified.json"),
-            serde_json::to_string_pretty(&deployed.checks)? + "\n",
-        )?;
-        let outcome = match deployed.mismatch() {
-            Some(reason) => {
-                self.progress
-                    .line(format!("{}/{}: {reason}", d.server, d.config));
-                facts.status = "config-mismatch".into();
-                facts.error = Some(reason.clone());
-                self.fail_cells(d, &reason)
+        std::fs::write(ddir.join("variables.json"), serde_json::to_string_pretty(&deployed.variables)? + "\n")?;
+        std::fs::write(ddir.join("verified.json"), serde_json::to_string_pretty(&deployed.checks)? + "\n")?;
+        if let Some(reason) = deployed.mismatch() {
+            self.progress.line(format!("{}/{}: {reason}", d.server, d.config));
+            facts.status = "config-mismatch".into();
+            facts.error = Some(reason.clone());
+            if let Err(e) = server::teardown(self.engine, &deployed, &ddir).await {
+                self.progress.line(format!("warning: {e:#}"));
             }
-            None => {
-                facts.status = "ok".into();
-                self.run_cells(d, &deployed).await
-            }
-        };
+            facts.finished_at = Some(manifest::now());
+            self.record_deployment(facts)?;
+            return Ok(Err(reason));
+        }
+        facts.status = "ok".into();
+        self.record_deployment(facts)?;
+        Ok(Ok(deployed))
+    }
+
+    /// Save the server's log and remove its container, if it is running.
+    async fn stop(&mut self, d: &Deployment, di: usize, servers: &mut Servers) -> Result<()> {
+        let Some(deployed) = servers.live.remove(&di) else { return Ok(()) };
+        let ddir = self.dir.deployment_dir(&d.slug())?;
         if let Err(e) = server::teardown(self.engine, &deployed, &ddir).await {
             self.progress.line(format!("warning: {e:#}"));
         }
-        self.finish_deployment(facts)?;
-        outcome
-    }
-
-    fn finish_deployment(&mut self, mut facts: DeploymentFacts) -> Result<()> {
-        facts.finished_at = Some(manifest::now());
-        self.man
-            .deployments
-            .retain(|f| !(f.server == facts.server && f.config == facts.config));
-        self.man.deployments.push(facts);
+        if let Some(f) = self.man.deployments.iter_mut().find(|f| f.server == d.server && f.config == d.config) {
+            f.finished_at = Some(manifest::now());
+        }
         save_manifest(self.dir, self.man)
     }
 
-    fn pending(&self, cell: &Cell) -> Vec<u32> {
-        let key = cell_key(cell);
-        (1..=self.loaded.matrix.iterations)
-            .filter(|i| !self.done.contains(&(key.clone(), *i)))
-            .collect()
+    /// Add or update the manifest entry of a deployment (one per server x config; `starts`
+    /// counts restarts).
+    fn record_deployment(&mut self, facts: DeploymentFacts) -> Result<()> {
+        let starts = self
+            .man
+            .deployments
+            .iter()
+            .find(|f| f.server == facts.server && f.config == facts.config)
+            .map(|f| f.starts)
+            .unwrap_or(0);
+        self.man.deployments.retain(|f| !(f.server == facts.server && f.config == facts.config));
+        self.man.deployments.push(DeploymentFacts { starts: starts + 1, ..facts });
+        save_manifest(self.dir, self.man)
     }
 
-    fn fail_cells(&mut self, d: &Deployment, reason: &str) -> Result<()> {
-        for cell in &d.cells {
+    fn fail_cells(&mut self, cells: &[(Cell, u32)], reason: &str) -> Result<()> {
+        for (cell, i) in cells {
             let kind = self.loaded.matrix.workloads[&cell.workload].kind();
-            for i in self.pending(cell) {
-                self.dir
-                    .append(&ResultRow::for_cell(cell, kind, i).failed(reason))?;
-                self.progress.advance();
-            }
+            self.dir.append(&ResultRow::for_cell(cell, kind, *i).failed(reason))?;
+            self.progress.advance();
         }
         Ok(())
     }
 
-    async fn run_cells(&mut self, d: &Deployment, deployed: &Deployed) -> Result<()> {
+    async fn run_cells(&mut self, cells: &[(Cell, u32)], deployed: &Deployed) -> Result<()> {
         let m = &self.loaded.matrix;
-        for cell in &d.cells {
+        for (cell, i) in cells {
+            let (cell, i) = (cell, *i);
             let workload = &m.workloads[&cell.workload];
-            for i in self.pending(cell) {
+            {
                 let row = ResultRow::for_cell(cell, workload.kind(), i);
                 let live = Arc::new(AtomicU64::new(0));
                 let label = format!("{cell} #{i}");
                 let ticker = self.ticker(label.clone(), live.clone());
-                let result = crate::drive::run_iteration(workload, deployed, cell, m, live).await;
+                let samples = SampleSink::new(self.dir, cell, i);
+                let result =
+                    crate::drive::run_iteration(workload, deployed, cell, m, live, &samples)
+                        .await;
                 ticker.abort();
                 let row = match result {
                     Ok(meas) => meas.into_row(row),

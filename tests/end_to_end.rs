@@ -71,7 +71,7 @@ report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "some cells failed -> exit 1; stderr:\n{stderr}");
 
-    // Exactly the expected cells x iterations, in plan order.
+    // Exactly the expected cells x iterations: each round passes over a deployment's cells.
     let h = header(&out_dir);
     let rows = rows(&out_dir);
     let keys: Vec<String> = rows
@@ -81,9 +81,9 @@ report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-
     assert_eq!(
         keys,
         [
-            "binlog-off/InnoDB/ok#1", "binlog-off/InnoDB/ok#2", "binlog-off/MyISAM/ok#1", "binlog-off/MyISAM/ok#2",
-            "binlog-on/InnoDB/ok#1", "binlog-on/InnoDB/ok#2", "binlog-on/MyISAM/ok#1", "binlog-on/MyISAM/ok#2",
-            "typo/InnoDB/failed#1", "typo/InnoDB/failed#2", "typo/MyISAM/failed#1", "typo/MyISAM/failed#2",
+            "binlog-off/InnoDB/ok#1", "binlog-off/MyISAM/ok#1", "binlog-off/InnoDB/ok#2", "binlog-off/MyISAM/ok#2",
+            "binlog-on/InnoDB/ok#1", "binlog-on/MyISAM/ok#1", "binlog-on/InnoDB/ok#2", "binlog-on/MyISAM/ok#2",
+            "typo/InnoDB/failed#1", "typo/MyISAM/failed#1", "typo/InnoDB/failed#2", "typo/MyISAM/failed#2",
         ]
     );
     for r in &rows {
@@ -164,7 +164,7 @@ length: 200
     let h = header(&out_dir);
     let got: Vec<String> =
         rows(&out_dir).iter().map(|r| format!("{}#{}", &r[col(&h, "workload")], &r[col(&h, "iteration")])).collect();
-    assert_eq!(got, ["key#1", "key#2", "read#1", "read#2"]);
+    assert_eq!(got, ["key#1", "read#1", "key#2", "read#2"]);
 
     // And again: nothing left to do, nothing started.
     let out = rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
@@ -192,4 +192,38 @@ fn bad_input_exits_2_before_any_container_starts() {
     let out = rmatrix(&["plan", good.to_str().unwrap(), "--only", "workload=w"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 deployments, 1 cells"));
+}
+
+#[test]
+fn interleaved_restarts_and_adaptive_repeats() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = write_matrix(
+        tmp.path(),
+        "configs:
+  a: {}
+  b: {mycnf: {max_connections: 77}}
+engines: [MyISAM]
+workloads:
+  key: {slap: {load_type: key, primary_key: autoincrement}}
+iterations: 2
+length: 100
+repeat: {restart: true, order: interleaved, until_cv: 0.0001, max_iterations: 3, cooldown: 100ms}
+",
+    );
+    let out_dir = tmp.path().join("run");
+    let out = rmatrix(&["run", matrix.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--quiet"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let h = header(&out_dir);
+    let order: Vec<String> =
+        rows(&out_dir).iter().map(|r| format!("{}#{}", &r[col(&h, "config")], &r[col(&h, "iteration")])).collect();
+    // A B A B, then one adaptive round (the CV target is unreachable) up to max_iterations.
+    assert_eq!(order, ["a#1", "b#1", "a#2", "b#2", "a#3", "b#3"]);
+    let man: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(man["schedule"]["order"], "interleaved");
+    assert_eq!(man["schedule"]["restart"], true);
+    for d in man["deployments"].as_array().unwrap() {
+        assert_eq!(d["starts"], 3, "a fresh server per iteration: {d}");
+    }
+    assert_eq!(variables(&out_dir, "mariadb-10.11__b")["max_connections"], "77");
+    assert_eq!(leftover_containers(man["run_id"].as_str().unwrap()), "");
 }

@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use super::error::CompareError;
 use crate::matrix::plan::DIMENSIONS;
 use crate::report::metric::Metric;
-use crate::results::rundir::{read_rows, MANIFEST, MATRIX_COPY, RESULTS_CSV};
+use crate::results::rundir::{MANIFEST, MATRIX_COPY, RESULTS_CSV};
 use crate::results::{ResultRow, FORMAT_VERSION};
 
 /// One stored run.
@@ -58,7 +58,7 @@ pub fn load_run(path: &Path) -> Result<Run, CompareError> {
         }
     }
     let csv = path.join(RESULTS_CSV);
-    let rows = read_rows(&csv).map_err(|e| read_err(&csv, e.into()))?;
+    let rows = read_rows_lenient(&csv).map_err(|e| read_err(&csv, e))?;
     if !rows.iter().any(ResultRow::is_ok) {
         return Err(CompareError::NoResults { path: path.into() });
     }
@@ -87,6 +87,42 @@ pub fn load_run(path: &Path) -> Result<Run, CompareError> {
         report_metric,
         rows,
     })
+}
+
+/// results.csv rows, where columns this version knows but the file lacks (it was written by
+/// an older rmatrix; columns are only ever added) are read as empty.
+pub fn read_rows_lenient(
+    path: &Path,
+) -> Result<Vec<ResultRow>, Box<dyn std::error::Error + Send + Sync>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.serialize(ResultRow::default())?;
+    let text = String::from_utf8(w.into_inner().map_err(|e| e.to_string())?)?;
+    let known = csv::StringRecord::from(
+        text.lines()
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .collect::<Vec<_>>(),
+    );
+    let mut r = csv::Reader::from_path(path)?;
+    let have = r.headers()?.clone();
+    let pos: Vec<Option<usize>> = known
+        .iter()
+        .map(|k| have.iter().position(|h| h == k))
+        .collect();
+    let mut rows = Vec::new();
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec?;
+        let full: csv::StringRecord = pos
+            .iter()
+            .map(|p| p.and_then(|p| rec.get(p)).unwrap_or(""))
+            .collect();
+        rows.push(
+            full.deserialize::<ResultRow>(Some(&known))
+                .map_err(|e| format!("row {}: {e}", i + 2))?,
+        );
+    }
+    Ok(rows)
 }
 
 /// The runs named by `paths`: each is a run directory or a folder of run directories (such
@@ -167,6 +203,16 @@ pub fn check_dims(ignore: &[String]) -> Result<(), CompareError> {
     }
 }
 
+/// Join key of a row: its dimension values except the ignored ones.
+pub fn key_of(r: &ResultRow, ignore: &[String]) -> String {
+    DIMENSIONS
+        .iter()
+        .filter(|d| !ignore.iter().any(|i| i == *d))
+        .map(|d| r.dim(d))
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
 /// Display name of a cell: its non-empty dimension values, concurrency as `c<N>`.
 pub fn cell_name(dims: &IndexMap<String, String>) -> String {
     dims.iter()
@@ -208,10 +254,10 @@ impl Run {
         out
     }
 
-    /// Every cell key with at least one ok row (whatever the metric).
+    /// Every cell key in results.csv, whether its iterations succeeded or not.
     pub fn cells(&self, ignore: &[String]) -> IndexMap<String, IndexMap<String, String>> {
         let mut out = IndexMap::new();
-        for r in self.rows.iter().filter(|r| r.is_ok()) {
+        for r in &self.rows {
             let dims: IndexMap<String, String> = DIMENSIONS
                 .iter()
                 .filter(|d| !ignore.iter().any(|i| i == *d))

@@ -150,6 +150,9 @@ pub struct Comparison {
     pub changes: Vec<MetricChange>,
     pub only_in_baseline: Vec<String>,
     pub only_in_candidate: Vec<String>,
+    /// Cells on both sides where one side has no successful iteration, e.g.
+    /// `... / c2 (candidate)`: not compared.
+    pub no_successful_iteration: Vec<String>,
 }
 
 impl Comparison {
@@ -189,6 +192,22 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
             )
         })
         .collect();
+    let failed_on = |run: &Run, key: &str| {
+        !run.rows
+            .iter()
+            .any(|r| r.is_ok() && super::input::key_of(r, &opts.ignore) == key)
+    };
+    let mut no_successful_iteration = Vec::new();
+    for (key, dims) in base_cells
+        .iter()
+        .filter(|(k, _)| cand_cells.contains_key(*k))
+    {
+        for (side, run) in [("baseline", base), ("candidate", cand)] {
+            if failed_on(run, key) {
+                no_successful_iteration.push(format!("{} ({side})", cell_name(dims)));
+            }
+        }
+    }
     let mut changes = Vec::new();
     for (key, dims) in &base_cells {
         for (metric, b, c) in &per_metric {
@@ -221,6 +240,7 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
         changes,
         only_in_baseline,
         only_in_candidate,
+        no_successful_iteration,
     })
 }
 
@@ -382,6 +402,22 @@ mod tests {
     }
 
     #[test]
+    fn cells_that_only_failed_are_named_not_compared() {
+        let base = run("a", &[("x", &[1.0, 2.0]), ("y", &[1.0, 2.0])]);
+        let mut cand = run("b", &[("x", &[1.0, 2.0]), ("y", &[1.0, 2.0])]);
+        for r in cand.rows.iter_mut().filter(|r| r.engine == "y") {
+            r.status = "failed".into();
+        }
+        let c = compare(&base, &cand, &opts()).unwrap();
+        assert_eq!(
+            c.no_successful_iteration,
+            ["s / c / y / w / c2 (candidate)"]
+        );
+        assert!(c.only_in_baseline.is_empty() && c.only_in_candidate.is_empty());
+        assert!(c.changes.iter().all(|ch| ch.dims["engine"] == "x"));
+    }
+
+    #[test]
     fn threshold_parsing_and_empty_join() {
         assert_eq!(parse_threshold("5%").unwrap(), 5.0);
         assert_eq!(parse_threshold(" 2.5 % ").unwrap(), 2.5);
@@ -394,6 +430,6 @@ mod tests {
         ));
         let mut o = opts();
         o.ignore = vec!["engine".into()];
-        assert_eq!(compare(&a, &b, &o).unwrap().counts.unchanged, 0);
+        assert_eq!(compare(&a, &b, &o).unwrap().counts.too_noisy, 2);
     }
 }

@@ -132,6 +132,10 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
         for (title, cells) in [
             ("Only in the baseline", &c.only_in_baseline),
             ("Only in the candidate", &c.only_in_candidate),
+            (
+                "No successful iteration on one side",
+                &c.no_successful_iteration,
+            ),
         ] {
             if !cells.is_empty() {
                 out.push_str(&format!("\n{title} (not compared):\n\n"));
@@ -173,7 +177,8 @@ pub const CSV_COLUMNS: [&str; 24] = [
 ];
 
 /// One line per cell x metric; cells on one side only have verdict `only_in_baseline` or
-/// `only_in_candidate` and empty numbers.
+/// `only_in_candidate`, cells without a successful iteration on a side
+/// `no_successful_iteration`, with empty numbers.
 pub fn csv(comparisons: &[Comparison]) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_COLUMNS)?;
@@ -214,6 +219,7 @@ pub fn csv(comparisons: &[Comparison]) -> anyhow::Result<String> {
         for (verdict, cells) in [
             ("only_in_baseline", &c.only_in_baseline),
             ("only_in_candidate", &c.only_in_candidate),
+            ("no_successful_iteration", &c.no_successful_iteration),
         ] {
             for cell in cells.iter() {
                 let mut rec = vec![String::new(); CSV_COLUMNS.len()];

@@ -3,7 +3,10 @@
 pub mod length;
 pub mod load;
 pub mod model;
+pub mod oltp;
 pub mod plan;
+pub mod redis_spec;
+pub mod schedule;
 pub mod span;
 
 pub use length::Length;

@@ -5,6 +5,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::length::Length;
+pub use super::redis_spec::{RedisBenchmarkSpec, RedisSpec};
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +45,47 @@ pub struct Matrix {
     /// How long a server may take to answer its first query, e.g. `120s`.
     #[serde(default)]
     pub start_timeout: Option<Length>,
+    /// How iterations are repeated: restarts, order across deployments, adaptive repeats.
+    #[serde(default)]
+    pub repeat: RepeatSpec,
+}
+
+/// Repeats done so that drift does not look like a difference.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatSpec {
+    /// A fresh server (new container, empty datadir) for every iteration.
+    #[serde(default)]
+    pub restart: bool,
+    /// `sequential` (all iterations of A, then B), `interleaved` (A B A B ...) or
+    /// `shuffled` (each round in a random order drawn from `seed`).
+    #[serde(default)]
+    pub order: Order,
+    /// Seed of the shuffled order (default: drawn at random and recorded in the manifest).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Pause between runs (lets the disk and CPU settle), e.g. `5s`.
+    #[serde(default)]
+    pub cooldown: Option<Length>,
+    /// Adaptive repeats: keep repeating a cell while the coefficient of variation of the
+    /// report metric is above this percentage (e.g. `3`), within the limits below.
+    #[serde(default)]
+    pub until_cv: Option<f64>,
+    /// Most iterations per cell with `until_cv` (default 10).
+    #[serde(default)]
+    pub max_iterations: Option<u32>,
+    /// Time budget for the adaptive repeats, e.g. `10m` (default: none).
+    #[serde(default)]
+    pub max_time: Option<Length>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    #[default]
+    Sequential,
+    Interleaved,
+    Shuffled,
 }
 
 fn default_configs() -> IndexMap<String, ConfigSpec> {
@@ -145,6 +187,9 @@ pub struct ConfigSpec {
     /// Extra server command-line arguments.
     #[serde(default)]
     pub args: Vec<String>,
+    /// redis.conf settings for Redis-family servers (`appendfsync: always`, `save: ""`).
+    #[serde(default)]
+    pub redis_conf: IndexMap<String, CnfValue>,
 }
 
 impl ConfigSpec {
@@ -153,6 +198,7 @@ impl ConfigSpec {
         !self.mycnf.is_empty()
             || !self.env.is_empty()
             || !self.args.is_empty()
+            || !self.redis_conf.is_empty()
             || matches!(self.allocator, Some(a) if a != Allocator::System)
     }
 }
@@ -204,12 +250,24 @@ impl Allocator {
 pub enum WorkloadSpec {
     /// mysqlslap's auto-generated workloads.
     Slap(SlapSpec),
+    /// redis-benchmark's tests and memtier's mix, driven by rmatrix's own client.
+    Redis(RedisSpec),
+    /// The redis-benchmark binary itself.
+    RedisBenchmark(RedisBenchmarkSpec),
+    /// sysbench 1.0's OLTP tests, driven by rmatrix's own client.
+    Oltp(super::oltp::OltpSpec),
+    /// The sysbench binary itself (any test or Lua script).
+    Sysbench(super::oltp::SysbenchSpec),
 }
 
 impl WorkloadSpec {
     pub fn kind(&self) -> &'static str {
         match self {
             WorkloadSpec::Slap(_) => "slap",
+            WorkloadSpec::Redis(_) => "redis",
+            WorkloadSpec::RedisBenchmark(_) => "redis_benchmark",
+            WorkloadSpec::Oltp(_) => "oltp",
+            WorkloadSpec::Sysbench(_) => "sysbench",
         }
     }
     /// Whether the storage-engine axis applies (the workload creates its own tables).

@@ -1,6 +1,8 @@
 //! Measurement: latency histograms, iteration statistics, server counters. Pure.
 
 pub mod counters;
+pub mod cpu;
+pub mod interval;
 pub mod latency;
 pub mod measurement;
 pub mod stats;

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Manifest {
     pub format_version: u32,
     pub rmatrix_version: String,
@@ -22,9 +23,19 @@ pub struct Manifest {
     pub only: Vec<String>,
     pub images: BTreeMap<String, ImageFacts>,
     pub deployments: Vec<DeploymentFacts>,
+    /// Order of the runs across deployments, and the seed of a shuffled order.
+    pub schedule: ScheduleFacts,
     pub cells_planned: usize,
     pub iterations_ok: usize,
     pub iterations_failed: usize,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScheduleFacts {
+    pub order: String,
+    pub seed: u64,
+    pub restart: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -62,6 +73,9 @@ pub struct DeploymentFacts {
     pub error: Option<String>,
     pub started_at: String,
     pub finished_at: Option<String>,
+    /// How many times the server was started (more than 1 with `repeat: {restart: true}`).
+    #[serde(default)]
+    pub starts: u32,
 }
 
 pub fn now() -> String {

@@ -3,6 +3,7 @@
 pub mod manifest;
 pub mod row;
 pub mod rundir;
+pub mod samples;
 
 pub use row::{ResultRow, FORMAT_VERSION};
 pub use rundir::RunDir;

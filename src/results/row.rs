@@ -54,6 +54,13 @@ pub struct ResultRow {
     pub lat_p999_ms: Option<f64>,
     /// Every server counter delta the driver checked, as JSON (e.g. INFO commandstats).
     pub server_counters: String,
+    /// Mean and population stddev of events per client connection (thread fairness).
+    pub thread_events_avg: Option<f64>,
+    pub thread_events_stddev: Option<f64>,
+    /// CPU seconds the rmatrix process used over the measured phase (its own accounting).
+    pub client_cpu_s: Option<f64>,
+    /// Extra latency percentiles as JSON, e.g. `{"p99.9": 4.1}`.
+    pub lat_percentiles: String,
 }
 
 impl ResultRow {

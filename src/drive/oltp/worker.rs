@@ -1,0 +1,264 @@
+//! One client connection running events until the phase ends. Each completed second of
+//! counts and latencies goes to the collector; nothing is shared in the hot path but the
+//! event budget and the live counter.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Params, Statement};
+use rand::rngs::SmallRng;
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::matrix::oltp::OltpSpec;
+use crate::measure::interval::{Counts, IntervalStats};
+use crate::server::Endpoint;
+use crate::workload::oltp::rand::{unique, KeyDist};
+use crate::workload::oltp::sql::{kinds, prepared_tables, EventGen, Kind, Step};
+
+/// sysbench's default `--mysql-ignore-errors`: deadlock, record changed, lock-wait timeout.
+const IGNORED: [u16; 3] = [1213, 1020, 1205];
+/// Connection-loss client errors after which sysbench reconnects.
+const LOST: [u16; 4] = [2013, 2006, 2011, 2055];
+
+/// What a worker sends to the collector.
+pub enum Msg {
+    /// Stats of the second ending at `second` (1-based).
+    Second {
+        second: u32,
+        stats: IntervalStats,
+    },
+    Done(Summary),
+}
+
+/// Per-worker totals for thread fairness.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    pub events: u64,
+    /// Sum of this worker's event latencies (sysbench's per-thread "execution time").
+    pub busy_s: f64,
+    pub first_error: Option<String>,
+}
+
+/// The phase every worker of one run shares.
+pub struct Phase {
+    pub start: Instant,
+    pub deadline: Option<Instant>,
+    /// Event count limit shared by all workers (sysbench `--events`).
+    pub budget: Option<(AtomicU64, u64)>,
+    pub live: Arc<AtomicU64>,
+    pub threads: u32,
+    /// oltp_insert without auto_inc: shared index of `rand.unique()`.
+    pub unique: AtomicU32,
+    pub unique_offset: u32,
+}
+
+impl Phase {
+    fn over(&self) -> bool {
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return true;
+        }
+        match &self.budget {
+            Some((used, total)) => used.fetch_add(1, Ordering::Relaxed) >= *total,
+            None => false,
+        }
+    }
+}
+
+pub struct Worker {
+    pub tid: u32,
+    conn: Option<Conn>,
+    /// Prepared statements indexed by `(table - 1) * Kind::COUNT + kind`.
+    stmts: Vec<Option<Statement>>,
+    rng: SmallRng,
+    endpoint: Endpoint,
+    spec: Arc<OltpSpec>,
+}
+
+enum Failure {
+    Ignored,
+    Lost,
+    Fatal,
+}
+
+fn classify(e: &mysql_async::Error) -> Failure {
+    match e {
+        mysql_async::Error::Server(s) if IGNORED.contains(&s.code) => Failure::Ignored,
+        mysql_async::Error::Server(s) if LOST.contains(&s.code) => Failure::Lost,
+        mysql_async::Error::Io(_)
+        | mysql_async::Error::Driver(mysql_async::DriverError::ConnectionClosed) => Failure::Lost,
+        _ => Failure::Fatal,
+    }
+}
+
+impl Worker {
+    pub async fn open(
+        tid: u32,
+        endpoint: &Endpoint,
+        spec: Arc<OltpSpec>,
+        rng: SmallRng,
+    ) -> Result<Worker> {
+        let mut w = Worker {
+            tid,
+            conn: None,
+            stmts: Vec::new(),
+            rng,
+            endpoint: endpoint.clone(),
+            spec,
+        };
+        w.connect().await?;
+        Ok(w)
+    }
+
+    /// Connect and prepare the test's statements for every table, as thread_init does.
+    async fn connect(&mut self) -> Result<()> {
+        let mut conn = self.endpoint.connect(Some(&self.spec.db)).await?;
+        let tables = prepared_tables(&self.spec);
+        let mut stmts = vec![None; tables as usize * Kind::COUNT];
+        for t in 1..=tables {
+            for k in kinds(&self.spec) {
+                let sql = k.sql(t, &self.spec);
+                let s = conn
+                    .prep(&sql)
+                    .await
+                    .with_context(|| format!("failed to prepare {sql}"))?;
+                stmts[(t as usize - 1) * Kind::COUNT + k.index()] = Some(s);
+            }
+        }
+        self.conn = Some(conn);
+        self.stmts = stmts;
+        Ok(())
+    }
+
+    pub async fn close(mut self) {
+        if let Some(c) = self.conn.take() {
+            let _ = c.disconnect().await;
+        }
+    }
+
+    /// Run events until the phase is over; stats go to `tx` once per second.
+    pub async fn run(&mut self, phase: &Phase, tx: &UnboundedSender<Msg>) {
+        let spec = self.spec.clone();
+        let gen = EventGen {
+            spec: &spec,
+            dist: KeyDist::new(&spec),
+            tid: self.tid,
+            threads: phase.threads,
+        };
+        let mut summary = Summary::default();
+        let mut cur = IntervalStats::default();
+        let mut cur_second = 0u32;
+        let mut plan = Vec::with_capacity(32);
+        'events: while self.conn.is_some() && !phase.over() {
+            let t0 = Instant::now();
+            // This event's counts, added to the second in which it ends.
+            let mut ev = Counts::default();
+            loop {
+                gen.event(
+                    &mut self.rng,
+                    || {
+                        let i = phase.unique.fetch_add(1, Ordering::Relaxed);
+                        unique(i, phase.unique_offset)
+                    },
+                    &mut plan,
+                );
+                match self.execute(&mut plan, &mut ev).await {
+                    Ok(()) => break,
+                    Err((Failure::Ignored, _)) => ev.errors += 1,
+                    Err((Failure::Lost, e)) => {
+                        if !self.reconnect(phase).await {
+                            summary.first_error.get_or_insert(e);
+                            break 'events;
+                        }
+                        ev.reconnects += 1;
+                    }
+                    Err((Failure::Fatal, e)) => {
+                        cur.errors += 1;
+                        cur.add_counts(&ev);
+                        summary.first_error.get_or_insert(e);
+                        self.conn = None;
+                        break 'events;
+                    }
+                }
+            }
+            let end = Instant::now();
+            let us = end.duration_since(t0).as_micros() as u64;
+            let second = end.duration_since(phase.start).as_secs() as u32;
+            if second != cur_second {
+                let done = std::mem::take(&mut cur);
+                let _ = tx.send(Msg::Second {
+                    second: cur_second + 1,
+                    stats: done,
+                });
+                cur_second = second;
+            }
+            cur.add_counts(&ev);
+            cur.record_event_us(us);
+            summary.events += 1;
+            summary.busy_s += us as f64 / 1e6;
+            phase.live.fetch_add(ev.queries(), Ordering::Relaxed);
+        }
+        let _ = tx.send(Msg::Second {
+            second: cur_second + 1,
+            stats: cur,
+        });
+        let _ = tx.send(Msg::Done(summary));
+    }
+
+    /// Execute one event's statements, classifying each as sysbench's driver does.
+    async fn execute(
+        &mut self,
+        plan: &mut Vec<Step>,
+        st: &mut Counts,
+    ) -> Result<(), (Failure, String)> {
+        let Some(conn) = self.conn.as_mut() else {
+            return Err((Failure::Fatal, "no connection".into()));
+        };
+        for step in plan.drain(..) {
+            let res = match step {
+                Step::Begin => conn.query_drop("BEGIN").await.map(|_| false),
+                Step::Commit => conn.query_drop("COMMIT").await.map(|_| false),
+                Step::Text(q) => conn.query_drop(q).await.map(|_| false),
+                Step::Exec {
+                    kind,
+                    table,
+                    params,
+                } => {
+                    let i = (table as usize - 1) * Kind::COUNT + kind.index();
+                    let Some(stmt) = self.stmts.get(i).and_then(Option::as_ref) else {
+                        return Err((Failure::Fatal, format!("{kind:?} is not prepared")));
+                    };
+                    let read = stmt.num_columns() > 0;
+                    conn.exec_drop(stmt, Params::Positional(params))
+                        .await
+                        .map(|_| read)
+                }
+            };
+            match res {
+                Ok(true) => st.reads += 1,
+                Ok(false) if conn.affected_rows() > 0 => st.writes += 1,
+                Ok(false) => st.others += 1,
+                Err(e) => {
+                    let text = e.to_string();
+                    return Err((classify(&e), text));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reconnect (1 ms between attempts, as sysbench) until the phase would have ended.
+    async fn reconnect(&mut self, phase: &Phase) -> bool {
+        self.conn = None;
+        let give_up = phase.deadline.unwrap_or_else(Instant::now) + Duration::from_secs(10);
+        while Instant::now() < give_up {
+            if self.connect().await.is_ok() {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        false
+    }
+}

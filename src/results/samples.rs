@@ -1,0 +1,163 @@
+//! `samples.csv`: one line per cell iteration and second (sysbench's `--report-interval=1`),
+//! appended as each iteration finishes.
+
+use std::fs::OpenOptions;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use crate::matrix::Cell;
+use crate::measure::interval::Sample;
+
+pub const SAMPLES_CSV: &str = "samples.csv";
+
+/// Where an iteration's per-second samples go; `disabled()` drops them (tests, tools).
+#[derive(Debug, Clone, Default)]
+pub struct SampleSink {
+    path: Option<PathBuf>,
+    cell: CellColumns,
+}
+
+#[derive(Debug, Clone, Default)]
+struct CellColumns {
+    server: String,
+    config: String,
+    engine: String,
+    workload: String,
+    concurrency: u32,
+    iteration: u32,
+}
+
+#[derive(Serialize)]
+struct SampleRow<'a> {
+    server: &'a str,
+    config: &'a str,
+    engine: &'a str,
+    workload: &'a str,
+    concurrency: u32,
+    iteration: u32,
+    second: u32,
+    threads: u32,
+    tps: f64,
+    qps: f64,
+    reads_ps: f64,
+    writes_ps: f64,
+    others_ps: f64,
+    lat_p95_ms: f64,
+    errors_ps: f64,
+    reconnects_ps: f64,
+}
+
+impl SampleSink {
+    pub fn new(dir: &super::RunDir, cell: &Cell, iteration: u32) -> SampleSink {
+        SampleSink {
+            path: Some(dir.file(SAMPLES_CSV)),
+            cell: CellColumns {
+                server: cell.server.clone(),
+                config: cell.config.clone(),
+                engine: cell.engine.clone().unwrap_or_default(),
+                workload: cell.workload.clone(),
+                concurrency: cell.concurrency,
+                iteration,
+            },
+        }
+    }
+
+    pub fn disabled() -> SampleSink {
+        SampleSink::default()
+    }
+
+    pub fn write(&self, samples: &[Sample]) -> Result<()> {
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
+        if samples.is_empty() {
+            return Ok(());
+        }
+        let fresh = !path.exists();
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("failed to open {}", path.display()))?;
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(fresh)
+            .from_writer(file);
+        let c = &self.cell;
+        for s in samples {
+            w.serialize(SampleRow {
+                server: &c.server,
+                config: &c.config,
+                engine: &c.engine,
+                workload: &c.workload,
+                concurrency: c.concurrency,
+                iteration: c.iteration,
+                second: s.second,
+                threads: s.threads,
+                tps: round2(s.tps),
+                qps: round2(s.qps),
+                reads_ps: round2(s.reads_ps),
+                writes_ps: round2(s.writes_ps),
+                others_ps: round2(s.others_ps),
+                lat_p95_ms: round3(s.lat_pct_ms),
+                errors_ps: round2(s.errors_ps),
+                reconnects_ps: round2(s.reconnects_ps),
+            })
+            .with_context(|| format!("failed to write {}", path.display()))?;
+        }
+        w.flush()
+            .with_context(|| format!("failed to write {}", path.display()))?;
+        Ok(())
+    }
+}
+
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+fn round3(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_with_one_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = super::super::RunDir {
+            path: dir.path().to_path_buf(),
+        };
+        let cell = Cell {
+            server: "s".into(),
+            config: "c".into(),
+            engine: None,
+            workload: "w".into(),
+            concurrency: 4,
+        };
+        let s = Sample {
+            second: 1,
+            threads: 4,
+            tps: 10.0,
+            qps: 200.0,
+            reads_ps: 140.0,
+            writes_ps: 40.0,
+            others_ps: 20.0,
+            lat_pct_ms: 1.23456,
+            errors_ps: 0.0,
+            reconnects_ps: 0.0,
+        };
+        SampleSink::new(&run, &cell, 1).write(&[s.clone()]).unwrap();
+        SampleSink::new(&run, &cell, 2).write(&[s]).unwrap();
+        SampleSink::disabled().write(&[]).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(SAMPLES_CSV)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].starts_with("server,config,engine,workload,concurrency,iteration,second"));
+        assert_eq!(
+            lines[2],
+            "s,c,,w,4,2,1,4,10.0,200.0,140.0,40.0,20.0,1.235,0.0,0.0"
+        );
+    }
+}

@@ -1,0 +1,281 @@
+//! The oltp driver against a real MariaDB in Docker: every sysbench test name runs, and what
+//! the client counted equals what the server counted. Run with `--test-threads=1`.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmatrix::drive::oltp::{prepare, run_iteration};
+use rmatrix::matrix::model::ConfigSpec;
+use rmatrix::matrix::oltp::{OltpSpec, OltpTest};
+use rmatrix::matrix::Length;
+use rmatrix::measure::measurement::Measurement;
+use rmatrix::results::samples::{SampleSink, SAMPLES_CSV};
+use rmatrix::results::RunDir;
+use rmatrix::server::docker::Engine;
+use rmatrix::server::{Deployed, Endpoint, Launch};
+
+/// Removes this test's containers when dropped, also when the test panics.
+struct Cleanup(String);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let ids = Command::new("docker")
+            .args([
+                "ps",
+                "-aq",
+                "--filter",
+                &format!("label=rmatrix.run={}", self.0),
+            ])
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
+            .unwrap_or_default();
+        for id in ids.split_whitespace() {
+            let _ = Command::new("docker").args(["rm", "-f", id]).output();
+        }
+    }
+}
+
+async fn server(run_id: &str, dir: &Path) -> Deployed {
+    let engine = Engine::connect().await.expect("docker engine");
+    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb-10.11");
+    let image = engine
+        .ensure_built("mariadb-10.11", &build)
+        .await
+        .expect("image");
+    let launch = Launch {
+        engine: &engine,
+        run_id,
+        password: "oltp-test-pw",
+        host_network: true,
+        start_timeout: Duration::from_secs(180),
+    };
+    let name = format!("rmatrix-{run_id}");
+    rmatrix::server::mysql::start(
+        &launch,
+        &name,
+        &image.reference,
+        &ConfigSpec::default(),
+        dir,
+    )
+    .await
+    .expect("server starts")
+}
+
+fn spec(test: OltpTest) -> OltpSpec {
+    OltpSpec {
+        test,
+        tables: 2,
+        table_size: 1000,
+        ..OltpSpec::default()
+    }
+}
+
+async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Measurement {
+    run_iteration(
+        ep,
+        spec,
+        "InnoDB",
+        threads,
+        None,
+        length,
+        Arc::new(AtomicU64::new(0)),
+        &SampleSink::disabled(),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{}: {e:#}", spec.test.name()))
+}
+
+fn srv(m: &Measurement, k: &str) -> u64 {
+    m.server.get(k).copied().unwrap_or(0)
+}
+
+/// Client counts must equal the server's: every statement, select, commit and write.
+fn assert_server_agrees(spec: &OltpSpec, m: &Measurement) {
+    let name = spec.test.name();
+    let reads = m.reads.unwrap();
+    let writes = m.writes.unwrap();
+    let others = m.others.unwrap();
+    assert_eq!(m.queries, reads + writes + others, "{name}");
+    // Failed statements reach the server too (sysbench's ignored errors).
+    assert_eq!(
+        srv(m, "Questions"),
+        m.queries + m.errors,
+        "{name}: Questions"
+    );
+    if m.errors > 0 {
+        return;
+    }
+    assert_eq!(srv(m, "Com_select"), reads, "{name}: Com_select");
+    let trx = spec.test.transactional() && !spec.skip_trx;
+    let commits = if trx { m.commits } else { 0 };
+    assert_eq!(srv(m, "Com_commit"), commits, "{name}: Com_commit");
+    assert_eq!(srv(m, "Com_begin"), commits, "{name}: Com_begin");
+    let dml = srv(m, "Com_insert") + srv(m, "Com_update") + srv(m, "Com_delete");
+    assert_eq!(dml, writes + others - 2 * commits, "{name}: DML statements");
+    assert_eq!(srv(m, "Com_rollback"), 0, "{name}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_test_runs_and_the_server_counts_the_same() {
+    let run_id = format!("oltptest-{}", std::process::id());
+    let _cleanup = Cleanup(run_id.clone());
+    let tmp = tempfile::tempdir().unwrap();
+    let dep = server(&run_id, tmp.path()).await;
+    let ep = &dep.endpoint;
+
+    let s = spec(OltpTest::OltpReadWrite);
+    assert_eq!(
+        prepare::ensure(ep, &s, "InnoDB").await.unwrap(),
+        prepare::Prepared::Loaded
+    );
+    // Loaded once: sysbench's schema, row count and secondary index.
+    assert_eq!(
+        prepare::ensure(ep, &s, "InnoDB").await.unwrap(),
+        prepare::Prepared::Kept
+    );
+    let mut conn = ep.connect(Some("sbtest")).await.unwrap();
+    use mysql_async::prelude::Queryable;
+    let n: Option<(u64, u64, u64)> = conn
+        .query_first("SELECT COUNT(*), MIN(id), MAX(id) FROM sbtest2")
+        .await
+        .unwrap();
+    assert_eq!(n, Some((1000, 1, 1000)));
+    let idx: Option<String> = conn
+        .query_first("SELECT index_name FROM information_schema.statistics WHERE table_schema='sbtest' AND table_name='sbtest1' AND column_name='k'")
+        .await
+        .unwrap();
+    assert_eq!(idx.as_deref(), Some("k_1"));
+    let c: Option<String> = conn
+        .query_first("SELECT c FROM sbtest1 LIMIT 1")
+        .await
+        .unwrap();
+    assert_eq!(c.map(|c| c.len()), Some(119));
+
+    for test in OltpTest::ALL {
+        let mut s = spec(test);
+        if matches!(
+            test,
+            OltpTest::SelectRandomPoints | OltpTest::SelectRandomRanges
+        ) {
+            s.tables = 1;
+        }
+        // One client: no deadlocks, so every counter must match exactly.
+        let m = run(ep, &s, 1, Length::Queries(150)).await;
+        assert_eq!(m.commits, 150, "{}: events", test.name());
+        assert_eq!(m.errors, 0, "{}: {:?}", test.name(), m.first_error);
+        assert!(m.queries >= 150, "{}", test.name());
+        assert_server_agrees(&s, &m);
+        // Several clients: the event budget is exact and the counts still add up.
+        let m = run(ep, &s, 4, Length::Queries(200)).await;
+        assert_eq!(m.commits, 200, "{}", test.name());
+        assert_server_agrees(&s, &m);
+    }
+
+    // skip_trx: no BEGIN/COMMIT, still sysbench's transactions (events).
+    let s = OltpSpec {
+        skip_trx: true,
+        ..spec(OltpTest::OltpReadOnly)
+    };
+    let m = run(ep, &s, 2, Length::Queries(100)).await;
+    assert_eq!(m.queries, 100 * 14);
+    assert_server_agrees(&s, &m);
+
+    // A timed run writes one sample per second and fills the fairness columns.
+    let dir = RunDir {
+        path: tmp.path().to_path_buf(),
+    };
+    let cell = rmatrix::matrix::Cell {
+        server: "s".into(),
+        config: "c".into(),
+        engine: None,
+        workload: "ps".into(),
+        concurrency: 2,
+    };
+    let sink = SampleSink::new(&dir, &cell, 1);
+    let s = spec(OltpTest::OltpPointSelect);
+    let m = run_iteration(
+        ep,
+        &s,
+        "InnoDB",
+        2,
+        Some(Length::Time(Duration::from_millis(500))),
+        Length::Time(Duration::from_millis(2500)),
+        Arc::new(AtomicU64::new(0)),
+        &sink,
+    )
+    .await
+    .unwrap();
+    assert_server_agrees(&s, &m);
+    let (avg, _sd) = m.thread_events.unwrap();
+    assert_eq!(avg * 2.0, m.commits as f64);
+    let text = std::fs::read_to_string(tmp.path().join(SAMPLES_CSV)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "header + 2 full seconds:\n{text}");
+    let per_second: f64 = lines[1..]
+        .iter()
+        .map(|l| l.split(',').nth(8).unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert!(per_second > 0.0 && per_second <= m.commits as f64, "{text}");
+}
+
+/// The sysbench driver against a real sysbench run: its report parsed into the same columns,
+/// and sysbench's counts agree with the server's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sysbench_driver_parses_a_real_run() {
+    if Command::new("sysbench").arg("--version").output().is_err() {
+        panic!("sysbench is not installed: apt-get install -y sysbench");
+    }
+    let run_id = format!("oltptest-sb-{}", std::process::id());
+    let _cleanup = Cleanup(run_id.clone());
+    let tmp = tempfile::tempdir().unwrap();
+    let dep = server(&run_id, tmp.path()).await;
+    let spec: rmatrix::matrix::oltp::SysbenchSpec =
+        serde_yaml::from_str("{test: oltp_read_write, options: {tables: 2, table_size: 1000}}")
+            .unwrap();
+    let m: rmatrix::matrix::Matrix =
+        serde_yaml::from_str("{servers: {}, workloads: {}, length: 2s}").unwrap();
+    let dir = RunDir {
+        path: tmp.path().to_path_buf(),
+    };
+    let cell = rmatrix::matrix::Cell {
+        server: "s".into(),
+        config: "c".into(),
+        engine: None,
+        workload: "sb".into(),
+        concurrency: 2,
+    };
+    let sink = SampleSink::new(&dir, &cell, 1);
+    let got = rmatrix::drive::sysbench::run_iteration(&dep.endpoint, &spec, 2, &m, &sink)
+        .await
+        .unwrap();
+    assert!(got.commits > 0);
+    assert_eq!(
+        got.queries,
+        got.reads.unwrap() + got.writes.unwrap() + got.others.unwrap()
+    );
+    let lat = got.reported_latency.unwrap();
+    assert!(lat.min_ms <= lat.avg_ms && lat.avg_ms <= lat.max_ms);
+    assert!(lat.p95_ms.is_finite());
+    assert!(got.client_cpu_s.unwrap() > 0.0);
+    // sysbench's transactions and selects are the server's commits and selects.
+    if got.errors == 0 {
+        assert_eq!(srv(&got, "Com_commit"), got.commits);
+        assert_eq!(srv(&got, "Com_select"), got.reads.unwrap());
+    }
+    let text = std::fs::read_to_string(tmp.path().join(SAMPLES_CSV)).unwrap();
+    assert!(text.lines().count() >= 2, "{text}");
+    // Prepared once: a second iteration does not reload (marker kept).
+    let again = rmatrix::drive::sysbench::run_iteration(
+        &dep.endpoint,
+        &spec,
+        1,
+        &m,
+        &SampleSink::disabled(),
+    )
+    .await
+    .unwrap();
+    assert!(again.commits > 0);
+}
