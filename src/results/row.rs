@@ -9,6 +9,7 @@ use crate::matrix::Cell;
 pub const FORMAT_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)] // rows written before a column was appended still read
 pub struct ResultRow {
     pub server: String,
     pub config: String,
