@@ -48,7 +48,7 @@ run_rm() { # test clients pipeline requests
   local dir="$work/run-$RANDOM$RANDOM"
   cat >"$work/m.yaml" <<EOF
 servers:
-  redis: {external: {port: $port, password_env: BENCH_REDIS_PASSWORD}}
+  redis: {kind: redis, external: {port: $port, password_env: BENCH_REDIS_PASSWORD}}
 workloads:
   w: {redis: {test: $1, keyspace: 100000, pipeline: $3}}
 concurrency: [$2]

@@ -87,7 +87,8 @@ impl Validator<'_> {
                         self.spans.key(&format!("workloads.{}", c.workload)),
                         format!(
                             "workload `{}` ({}) cannot run against server `{}` ({server_kind}): \
-                             add `{{server: {}, workload: {}}}` to `exclude`",
+                             add `{{server: {}, workload: {}}}` to `exclude`, or set the \
+                             server's `kind` when it is not inferred from its image name",
                             c.workload,
                             w.kind(),
                             d.server,
