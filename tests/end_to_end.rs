@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn rmatrix(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rmatrix")).args(args).output().expect("run rmatrix")
+    Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args(args)
+        .output()
+        .expect("run rmatrix")
 }
 
 fn containers_dir() -> PathBuf {
@@ -28,23 +31,36 @@ fn rows(dir: &Path) -> Vec<csv::StringRecord> {
 }
 
 fn header(dir: &Path) -> csv::StringRecord {
-    csv::Reader::from_path(dir.join("results.csv")).unwrap().headers().unwrap().clone()
+    csv::Reader::from_path(dir.join("results.csv"))
+        .unwrap()
+        .headers()
+        .unwrap()
+        .clone()
 }
 
 fn col(h: &csv::StringRecord, name: &str) -> usize {
-    h.iter().position(|c| c == name).unwrap_or_else(|| panic!("column {name}"))
+    h.iter()
+        .position(|c| c == name)
+        .unwrap_or_else(|| panic!("column {name}"))
 }
 
 fn leftover_containers(run_id: &str) -> String {
     let out = Command::new("docker")
-        .args(["ps", "-a", "-q", "--filter", &format!("label=rmatrix.run={run_id}")])
+        .args([
+            "ps",
+            "-a",
+            "-q",
+            "--filter",
+            &format!("label=rmatrix.run={run_id}"),
+        ])
         .output()
         .expect("docker CLI");
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 fn variables(dir: &Path, deployment: &str) -> serde_json::Value {
-    let text = std::fs::read_to_string(dir.join("servers").join(deployment).join("variables.json")).unwrap();
+    let text = std::fs::read_to_string(dir.join("servers").join(deployment).join("variables.json"))
+        .unwrap();
     serde_json::from_str(&text).unwrap()
 }
 
@@ -67,23 +83,50 @@ report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-
 ",
     );
     let out_dir = tmp.path().join("run");
-    let out = rmatrix(&["run", matrix.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--quiet"]);
+    let out = rmatrix(&[
+        "run",
+        matrix.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+    ]);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "some cells failed -> exit 1; stderr:\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "some cells failed -> exit 1; stderr:\n{stderr}"
+    );
 
     // Exactly the expected cells x iterations: each round passes over a deployment's cells.
     let h = header(&out_dir);
     let rows = rows(&out_dir);
     let keys: Vec<String> = rows
         .iter()
-        .map(|r| format!("{}/{}/{}#{}", &r[col(&h, "config")], &r[col(&h, "engine")], &r[col(&h, "status")], &r[col(&h, "iteration")]))
+        .map(|r| {
+            format!(
+                "{}/{}/{}#{}",
+                &r[col(&h, "config")],
+                &r[col(&h, "engine")],
+                &r[col(&h, "status")],
+                &r[col(&h, "iteration")]
+            )
+        })
         .collect();
     assert_eq!(
         keys,
         [
-            "binlog-off/InnoDB/ok#1", "binlog-off/MyISAM/ok#1", "binlog-off/InnoDB/ok#2", "binlog-off/MyISAM/ok#2",
-            "binlog-on/InnoDB/ok#1", "binlog-on/MyISAM/ok#1", "binlog-on/InnoDB/ok#2", "binlog-on/MyISAM/ok#2",
-            "typo/InnoDB/failed#1", "typo/MyISAM/failed#1", "typo/InnoDB/failed#2", "typo/MyISAM/failed#2",
+            "binlog-off/InnoDB/ok#1",
+            "binlog-off/MyISAM/ok#1",
+            "binlog-off/InnoDB/ok#2",
+            "binlog-off/MyISAM/ok#2",
+            "binlog-on/InnoDB/ok#1",
+            "binlog-on/MyISAM/ok#1",
+            "binlog-on/InnoDB/ok#2",
+            "binlog-on/MyISAM/ok#2",
+            "typo/InnoDB/failed#1",
+            "typo/MyISAM/failed#1",
+            "typo/InnoDB/failed#2",
+            "typo/MyISAM/failed#2",
         ]
     );
     for r in &rows {
@@ -97,27 +140,64 @@ report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-
         } else {
             // The failure carries the server's own error line.
             let err = &r[col(&h, "error")];
-            assert!(err.contains("unknown variable 'innodb_bufer_pool_size=64M'"), "{err}");
+            assert!(
+                err.contains("unknown variable 'innodb_bufer_pool_size=64M'"),
+                "{err}"
+            );
         }
     }
 
     // The variant really took effect, and was read back.
-    assert_eq!(variables(&out_dir, "mariadb-10.11__binlog-on")["log_bin"], "ON");
-    assert_eq!(variables(&out_dir, "mariadb-10.11__binlog-on")["sync_binlog"], "1");
-    assert_eq!(variables(&out_dir, "mariadb-10.11__binlog-off")["log_bin"], "OFF");
-    let verified = std::fs::read_to_string(out_dir.join("servers/mariadb-10.11__binlog-on/verified.json")).unwrap();
-    assert!(verified.contains("\"status\": \"ok\"") && !verified.contains("mismatch"), "{verified}");
+    assert_eq!(
+        variables(&out_dir, "mariadb-10.11__binlog-on")["log_bin"],
+        "ON"
+    );
+    assert_eq!(
+        variables(&out_dir, "mariadb-10.11__binlog-on")["sync_binlog"],
+        "1"
+    );
+    assert_eq!(
+        variables(&out_dir, "mariadb-10.11__binlog-off")["log_bin"],
+        "OFF"
+    );
+    let verified =
+        std::fs::read_to_string(out_dir.join("servers/mariadb-10.11__binlog-on/verified.json"))
+            .unwrap();
+    assert!(
+        verified.contains("\"status\": \"ok\"") && !verified.contains("mismatch"),
+        "{verified}"
+    );
     for f in ["my.cnf", "server.log"] {
-        assert!(out_dir.join("servers/mariadb-10.11__binlog-on").join(f).is_file(), "{f}");
+        assert!(
+            out_dir
+                .join("servers/mariadb-10.11__binlog-on")
+                .join(f)
+                .is_file(),
+            "{f}"
+        );
     }
-    assert!(std::fs::read_to_string(out_dir.join("servers/mariadb-10.11__typo/server.log")).unwrap().contains("[ERROR]"));
+    assert!(
+        std::fs::read_to_string(out_dir.join("servers/mariadb-10.11__typo/server.log"))
+            .unwrap()
+            .contains("[ERROR]")
+    );
 
     // Manifest and summary.
-    let man: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap()).unwrap();
+    let man: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap())
+            .unwrap();
     assert_eq!(man["format_version"], 1);
     assert!(man["docker"]["version"].as_str().unwrap().len() > 1);
-    assert!(man["images"]["mariadb-10.11"]["id"].as_str().unwrap().starts_with("sha256:"));
-    let versions: Vec<&str> = man["deployments"].as_array().unwrap().iter().filter_map(|d| d["version"].as_str()).collect();
+    assert!(man["images"]["mariadb-10.11"]["id"]
+        .as_str()
+        .unwrap()
+        .starts_with("sha256:"));
+    let versions: Vec<&str> = man["deployments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["version"].as_str())
+        .collect();
     assert_eq!(versions.len(), 2);
     assert!(versions.iter().all(|v| v.contains("MariaDB")));
     let summary = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
@@ -125,7 +205,8 @@ report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-
     assert!(summary.contains("## Failed cells"));
 
     // The password is never written anywhere in the run directory.
-    let all = std::fs::read_to_string(out_dir.join("manifest.json")).unwrap() + &std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    let all = std::fs::read_to_string(out_dir.join("manifest.json")).unwrap()
+        + &std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
     assert!(!all.contains("PASSWORD="));
 
     // Nothing left behind.
@@ -147,8 +228,19 @@ length: 200
 ",
     );
     let out_dir = tmp.path().join("run");
-    let out = rmatrix(&["run", matrix.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--quiet"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = rmatrix(&[
+        "run",
+        matrix.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let full = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
     let lines: Vec<&str> = full.lines().collect();
     assert_eq!(lines.len(), 1 + 4);
@@ -156,20 +248,30 @@ length: 200
     std::fs::write(out_dir.join("results.csv"), lines[..3].join("\n") + "\n").unwrap();
 
     let out = rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let resumed = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
     let rl: Vec<&str> = resumed.lines().collect();
     assert_eq!(rl.len(), 5, "{resumed}");
     assert_eq!(rl[..3], lines[..3], "measured rows are kept as they were");
     let h = header(&out_dir);
-    let got: Vec<String> =
-        rows(&out_dir).iter().map(|r| format!("{}#{}", &r[col(&h, "workload")], &r[col(&h, "iteration")])).collect();
+    let got: Vec<String> = rows(&out_dir)
+        .iter()
+        .map(|r| format!("{}#{}", &r[col(&h, "workload")], &r[col(&h, "iteration")]))
+        .collect();
     assert_eq!(got, ["key#1", "read#1", "key#2", "read#2"]);
 
     // And again: nothing left to do, nothing started.
     let out = rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(std::fs::read_to_string(out_dir.join("results.csv")).unwrap(), resumed);
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("results.csv")).unwrap(),
+        resumed
+    );
 }
 
 #[test]
@@ -179,16 +281,31 @@ fn bad_input_exits_2_before_any_container_starts() {
         tmp.path(),
         "engines: [InnoDB]\nworkloads:\n  w: {slap: {load_type: write}}\nlength: 10\nexclude:\n  - {engine: innodb}\n",
     );
-    let out = rmatrix(&["run", matrix.to_str().unwrap(), "--out", tmp.path().join("run").to_str().unwrap()]);
+    let out = rmatrix(&[
+        "run",
+        matrix.to_str().unwrap(),
+        "--out",
+        tmp.path().join("run").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("matrix.yaml:8:14: unknown engine `innodb`; valid choices: InnoDB"), "{stderr}");
-    assert!(!tmp.path().join("run").exists(), "no run directory for a bad matrix");
+    assert!(
+        stderr.contains("matrix.yaml:8:14: unknown engine `innodb`; valid choices: InnoDB"),
+        "{stderr}"
+    );
+    assert!(
+        !tmp.path().join("run").exists(),
+        "no run directory for a bad matrix"
+    );
 
-    let good = write_matrix(tmp.path(), "engines: [InnoDB]\nworkloads:\n  w: {slap: {}}\nlength: 10\n");
+    let good = write_matrix(
+        tmp.path(),
+        "engines: [InnoDB]\nworkloads:\n  w: {slap: {}}\nlength: 10\n",
+    );
     let out = rmatrix(&["run", good.to_str().unwrap(), "--only", "engine=Aria"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown engine `Aria`; valid choices: InnoDB"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("unknown engine `Aria`; valid choices: InnoDB"));
     let out = rmatrix(&["plan", good.to_str().unwrap(), "--only", "workload=w"]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("1 deployments, 1 cells"));
@@ -211,19 +328,143 @@ repeat: {restart: true, order: interleaved, until_cv: 0.0001, max_iterations: 3,
 ",
     );
     let out_dir = tmp.path().join("run");
-    let out = rmatrix(&["run", matrix.to_str().unwrap(), "--out", out_dir.to_str().unwrap(), "--quiet"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = rmatrix(&[
+        "run",
+        matrix.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let h = header(&out_dir);
-    let order: Vec<String> =
-        rows(&out_dir).iter().map(|r| format!("{}#{}", &r[col(&h, "config")], &r[col(&h, "iteration")])).collect();
+    let order: Vec<String> = rows(&out_dir)
+        .iter()
+        .map(|r| format!("{}#{}", &r[col(&h, "config")], &r[col(&h, "iteration")]))
+        .collect();
     // A B A B, then one adaptive round (the CV target is unreachable) up to max_iterations.
     assert_eq!(order, ["a#1", "b#1", "a#2", "b#2", "a#3", "b#3"]);
-    let man: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap()).unwrap();
+    let man: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap())
+            .unwrap();
     assert_eq!(man["schedule"]["order"], "interleaved");
     assert_eq!(man["schedule"]["restart"], true);
     for d in man["deployments"].as_array().unwrap() {
         assert_eq!(d["starts"], 3, "a fresh server per iteration: {d}");
     }
-    assert_eq!(variables(&out_dir, "mariadb-10.11__b")["max_connections"], "77");
+    assert_eq!(
+        variables(&out_dir, "mariadb-10.11__b")["max_connections"],
+        "77"
+    );
     assert_eq!(leftover_containers(man["run_id"].as_str().unwrap()), "");
+}
+
+/// A server someone else runs: rmatrix starts nothing, reads its variables back, and refuses
+/// configs that would change it.
+#[test]
+fn external_server_is_measured_but_never_changed() {
+    let build = Command::new("docker")
+        .args([
+            "build",
+            "-q",
+            containers_dir().join("mariadb-10.11").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        build.status.success(),
+        "{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let image = String::from_utf8_lossy(&build.stdout).trim().to_string();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let label = format!("rmatrix.run=external-test-{}", std::process::id());
+    let started = Command::new("docker")
+        .args([
+            "run",
+            "-d",
+            "--network",
+            "host",
+            "--label",
+            &label,
+            "-e",
+            "MARIADB_ROOT_PASSWORD=ext-secret",
+            &image,
+        ])
+        .args([format!("--port={port}"), "--bind-address=127.0.0.1".into()])
+        .output()
+        .unwrap();
+    assert!(
+        started.status.success(),
+        "{}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    let id = String::from_utf8_lossy(&started.stdout).trim().to_string();
+    struct Remove(String);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            let _ = Command::new("docker").args(["rm", "-f", &self.0]).output();
+        }
+    }
+    let _guard = Remove(id);
+
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("ext.yaml");
+    let body = format!(
+        "servers:\n  theirs: {{external: {{port: {port}, user: root, password_env: EXT_TEST_PW}}}}\n\
+         engines: [InnoDB]\nworkloads:\n  w: {{slap: {{load_type: write}}}}\nlength: 100\nstart_timeout: 60s\n"
+    );
+    std::fs::write(&path, &body).unwrap();
+    let refused = format!("{body}configs:\n  tuned: {{mycnf: {{sync_binlog: 1}}}}\n");
+    std::fs::write(tmp.path().join("refused.yaml"), refused).unwrap();
+    let out = rmatrix(&["plan", tmp.path().join("refused.yaml").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("would change the external server `theirs`")
+    );
+
+    // The server may still be initialising: retry until it answers (up to a minute).
+    let out_dir = tmp.path().join("run");
+    let mut last = String::new();
+    for attempt in 0..30 {
+        let dir = out_dir.with_extension(attempt.to_string());
+        let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+            .args([
+                "run",
+                path.to_str().unwrap(),
+                "--out",
+                dir.to_str().unwrap(),
+                "--quiet",
+            ])
+            .env("EXT_TEST_PW", "ext-secret")
+            .output()
+            .unwrap();
+        if out.status.code() == Some(0) {
+            let vars = variables(&dir, "theirs__default");
+            assert_eq!(vars["port"], port.to_string());
+            let man = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+            assert!(
+                man.contains("\"container\": null"),
+                "nothing started: {man}"
+            );
+            assert!(
+                !man.contains("ext-secret")
+                    && !std::fs::read_to_string(dir.join("results.csv"))
+                        .unwrap()
+                        .contains("ext-secret")
+            );
+            return;
+        }
+        last = std::fs::read_to_string(dir.join("results.csv")).unwrap_or_default();
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    }
+    panic!("external server never measured: {last}");
 }
