@@ -73,6 +73,11 @@ pub async fn run_iteration(
     let _ = control.disconnect().await;
 
     samples.write(&got.samples(seconds, threads, SAMPLE_PERCENTILE))?;
+    // As in sysbench, an error that is neither ignorable nor a lost connection ends the run:
+    // the numbers of the clients left would not be the cell's.
+    if let Some(e) = got.workers.iter().find_map(|w| w.fatal.clone()) {
+        anyhow::bail!("a client stopped on an error: {e}");
+    }
     Ok(measurement(&spec, &got, seconds, server, cpu0.zip(cpu1)))
 }
 

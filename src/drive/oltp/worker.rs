@@ -40,6 +40,8 @@ pub struct Summary {
     /// Sum of this worker's event latencies (sysbench's per-thread "execution time").
     pub busy_s: f64,
     pub first_error: Option<String>,
+    /// The error that stopped this worker, if one did.
+    pub fatal: Option<String>,
 }
 
 /// The phase every worker of one run shares.
@@ -114,11 +116,18 @@ impl Worker {
 
     /// Connect and prepare the test's statements for every table, as thread_init does.
     async fn connect(&mut self) -> Result<()> {
-        let mut conn = self.endpoint.connect(Some(&self.spec.db)).await?;
         let tables = prepared_tables(&self.spec);
+        let kinds = kinds(&self.spec);
+        // The driver's statement cache must hold every statement: an evicted one is closed
+        // on the server while this worker still executes it.
+        let opts = mysql_async::OptsBuilder::from_opts(self.endpoint.opts(Some(&self.spec.db)))
+            .stmt_cache_size(tables as usize * kinds.len() + 16);
+        let mut conn = Conn::new(opts)
+            .await
+            .with_context(|| format!("failed to connect to {:?}", self.endpoint))?;
         let mut stmts = vec![None; tables as usize * Kind::COUNT];
         for t in 1..=tables {
-            for k in kinds(&self.spec) {
+            for &k in &kinds {
                 let sql = k.sql(t, &self.spec);
                 let s = conn
                     .prep(&sql)
@@ -169,7 +178,8 @@ impl Worker {
                     Err((Failure::Ignored, _)) => ev.errors += 1,
                     Err((Failure::Lost, e)) => {
                         if !self.reconnect(phase).await {
-                            summary.first_error.get_or_insert(e);
+                            summary.first_error.get_or_insert(e.clone());
+                            summary.fatal = Some(format!("could not reconnect after: {e}"));
                             break 'events;
                         }
                         ev.reconnects += 1;
@@ -177,7 +187,8 @@ impl Worker {
                     Err((Failure::Fatal, e)) => {
                         cur.errors += 1;
                         cur.add_counts(&ev);
-                        summary.first_error.get_or_insert(e);
+                        summary.first_error.get_or_insert(e.clone());
+                        summary.fatal = Some(e);
                         self.conn = None;
                         break 'events;
                     }
