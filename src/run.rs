@@ -1,6 +1,7 @@
 //! `rmatrix run`: the pipeline glue. matrix -> plan -> provision -> drive -> record -> report.
 //! Failures of one deployment or cell are recorded as data and the run goes on.
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -370,10 +371,10 @@ impl RunCtx<'_> {
         if let Some(reason) = servers.failed.get(&di) {
             return self.fail_cells(cells, &reason.clone());
         }
-        if !servers.live.contains_key(&di) {
+        if let Entry::Vacant(slot) = servers.live.entry(di) {
             match self.start(d).await? {
                 Ok(deployed) => {
-                    servers.live.insert(di, deployed);
+                    slot.insert(deployed);
                 }
                 Err(reason) => {
                     servers.failed.insert(di, reason.clone());
