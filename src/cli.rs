@@ -75,7 +75,7 @@ pub enum Command {
         #[arg(long, default_value_t = 0.01)]
         alpha: f64,
         /// Metric to compare (repeatable or comma list; `all`); default: the matrix's
-        /// report metric and lat_p99_ms.
+        /// report metric.
         #[arg(long = "metric", value_name = "NAME")]
         metrics: Vec<String>,
         /// Leave dimension DIM out of the join (e.g. compare server A's run with server B's).

@@ -247,7 +247,7 @@ fn compare(
     input::check_dims(&ignore)?;
     let threshold_pct = join::parse_threshold(threshold)?;
     let base = input::load_run(baseline)?;
-    let default = [base.report_metric.as_str(), "lat_p99_ms"];
+    let default = [base.report_metric.as_str()];
     let opts = join::Options {
         threshold_pct,
         alpha,

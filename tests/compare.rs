@@ -50,17 +50,21 @@ fn row<'a>(md: &'a str, cell: &str, metric: &str) -> &'a str {
 
 #[test]
 fn same_config_again_is_unchanged() {
-    let out = compare("same", &[]);
+    let out = compare("same", &["--metric", "qps,lat_p99_ms"]);
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(out
         .stdout
         .contains("0 regressed, 0 improved, 6 unchanged, 0 too noisy"));
+    // By default only the matrix's report metric (qps) is compared.
+    let out = compare("same", &[]);
+    assert!(out.stdout.contains(" 3 unchanged"), "{}", out.stdout);
+    assert!(!out.stdout.contains("lat_p99_ms"));
     assert!(!out.stdout.contains("Only in"), "{}", out.stdout);
 }
 
 #[test]
 fn slower_writes_regress_in_both_directions_with_exit_4() {
-    let out = compare("slower", &[]);
+    let out = compare("slower", &["--metric", "qps", "--metric", "lat_p99_ms"]);
     assert_eq!(out.code, REGRESSION, "{}{}", out.stdout, out.stderr);
     let qps = row(&out.stdout, "InnoDB / write", "qps");
     assert!(
@@ -84,7 +88,7 @@ fn slower_writes_regress_in_both_directions_with_exit_4() {
 
 #[test]
 fn faster_writes_improve_and_pass() {
-    let out = compare("faster", &[]);
+    let out = compare("faster", &["--metric", "qps,lat_p99_ms"]);
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert!(row(&out.stdout, "InnoDB / write", "qps").ends_with("| improved |"));
     let p99 = row(&out.stdout, "InnoDB / write", "lat_p99_ms");
@@ -146,7 +150,7 @@ fn several_candidates_one_section_each() {
 
 #[test]
 fn csv_and_json_carry_the_same_verdicts() {
-    let out = compare("slower", &["--format", "csv"]);
+    let out = compare("slower", &["--format", "csv", "--metric", "qps,lat_p99_ms"]);
     assert_eq!(out.code, REGRESSION);
     let mut r = csv::Reader::from_reader(out.stdout.as_bytes());
     let header = r.headers().unwrap().clone();
@@ -173,7 +177,10 @@ fn csv_and_json_carry_the_same_verdicts() {
     let verdicts: Vec<&str> = recs.iter().map(|r| &r[col("verdict")]).collect();
     assert!(verdicts.contains(&"only_in_baseline") && verdicts.contains(&"only_in_candidate"));
 
-    let out = compare("slower", &["--format", "json"]);
+    let out = compare(
+        "slower",
+        &["--format", "json", "--metric", "qps,lat_p99_ms"],
+    );
     assert_eq!(out.code, REGRESSION);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let c = &v[0];

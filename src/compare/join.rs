@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::error::CompareError;
 use super::input::{cell_name, Run};
 use crate::measure::stats::summarize;
-use crate::measure::welch::welch;
+use crate::measure::welch::relative;
 use crate::report::metric::Metric;
 
 /// Version of the JSON and CSV that `compare` and `history` print.
@@ -120,11 +120,14 @@ pub struct MetricChange {
     pub candidate: Side,
     /// (candidate - baseline) / |baseline| in percent; none when the baseline mean is 0.
     pub change_pct: Option<f64>,
-    /// The `1 - alpha` Welch interval of the change, in percent of the baseline mean.
+    /// The `1 - alpha` interval of the change in percent (of the ratio of geometric means
+    /// when `log_scale`).
     pub ci_low_pct: Option<f64>,
     pub ci_high_pct: Option<f64>,
     /// Two-sided Welch p-value; none with fewer than two iterations on a side.
     pub p_value: Option<f64>,
+    /// The test ran on the logarithms (all values positive), see `measure::welch::relative`.
+    pub log_scale: bool,
     pub verdict: Verdict,
 }
 
@@ -244,11 +247,6 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
     })
 }
 
-/// Better (true) or worse (false) for a positive difference candidate - baseline.
-fn better_if_up(metric: &Metric) -> bool {
-    metric.higher_is_better
-}
-
 fn judge(
     dims: &IndexMap<String, String>,
     metric: &Metric,
@@ -258,13 +256,12 @@ fn judge(
 ) -> Option<MetricChange> {
     let baseline = Side::of(base)?;
     let candidate = Side::of(cand)?;
-    let test = welch(base, cand);
+    let rel = relative(base, cand, 1.0 - opts.alpha);
+    let test = rel.map(|r| r.test);
     let scale = baseline.mean.abs();
-    let pct = |v: f64| (scale != 0.0).then(|| v / scale * 100.0);
-    let change_pct = pct(candidate.mean - baseline.mean);
-    let ci = test.map(|w| w.ci(1.0 - opts.alpha));
-    let (ci_low_pct, ci_high_pct) = match ci {
-        Some((lo, hi)) => (pct(lo), pct(hi)),
+    let change_pct = (scale != 0.0).then(|| (candidate.mean - baseline.mean) / scale * 100.0);
+    let (ci_low_pct, ci_high_pct) = match rel.and_then(|r| r.ci_pct) {
+        Some((lo, hi)) => (Some(lo), Some(hi)),
         None => (None, None),
     };
     let p_value = test.map(|w| w.p);
@@ -279,7 +276,7 @@ fn judge(
                 _ => w.diff == 0.0 && w.se == 0.0,
             };
             if significant && beyond {
-                if (w.diff > 0.0) == better_if_up(metric) {
+                if (w.diff > 0.0) == metric.higher_is_better {
                     Verdict::Improved
                 } else {
                     Verdict::Regressed
@@ -303,6 +300,7 @@ fn judge(
         ci_low_pct,
         ci_high_pct,
         p_value,
+        log_scale: rel.is_some_and(|r| r.log),
         verdict,
     })
 }

@@ -77,8 +77,9 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
         };
         out.push_str(&format!(
             "{regressed}, {} improved, {} unchanged, {} too noisy to tell. Threshold ±{}%, \
-             alpha {}: Welch's t-test over the iterations of each cell; the interval is the \
-             {} confidence interval of the change. Values: mean ±95% CI (iterations). \
+             alpha {}: Welch's t-test over the iterations of each cell (on their logarithms \
+             when positive); the interval is the {} confidence interval of the change. \
+             Values: mean ±95% CI (iterations). \
              p: `~` not significant, `*` < 0.05, `**` < 0.01, `***` < 0.001.\n",
             k.improved,
             k.unchanged,

@@ -215,6 +215,46 @@ impl Welch {
     }
 }
 
+/// The change of `b` against `a` as a test plus a confidence interval in percent.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Relative {
+    /// On the logarithms when `log`, else on the values.
+    pub test: Welch,
+    pub log: bool,
+    /// Interval of the change in percent (of the geometric mean of `a` when `log`, else of
+    /// its mean); none when the mean of `a` is 0.
+    pub ci_pct: Option<(f64, f64)>,
+}
+
+/// Welch's test of a relative change. When every value is positive (throughput, latency,
+/// time) the test runs on the logarithms, since benchmark changes are ratios and their noise
+/// is multiplicative; the interval `exp(CI of the log difference) - 1` is then the interval of
+/// the ratio of geometric means, asymmetric and never below -100%. Otherwise (a zero error
+/// count, say) the test runs on the values and the interval is divided by `|mean(a)|`.
+pub fn relative(a: &[f64], b: &[f64], level: f64) -> Option<Relative> {
+    let positive = a.iter().chain(b).all(|v| *v > 0.0);
+    if positive {
+        let la: Vec<f64> = a.iter().map(|v| v.ln()).collect();
+        let lb: Vec<f64> = b.iter().map(|v| v.ln()).collect();
+        let test = welch(&la, &lb)?;
+        let (lo, hi) = test.ci(level);
+        Some(Relative {
+            test,
+            log: true,
+            ci_pct: Some((lo.exp_m1() * 100.0, hi.exp_m1() * 100.0)),
+        })
+    } else {
+        let test = welch(a, b)?;
+        let (lo, hi) = test.ci(level);
+        let scale = test.mean_a.abs();
+        Some(Relative {
+            test,
+            log: false,
+            ci_pct: (scale != 0.0).then(|| (lo / scale * 100.0, hi / scale * 100.0)),
+        })
+    }
+}
+
 /// Conventional significance stars: `***` p < 0.001, `**` p < 0.01, `*` p < 0.05, else "".
 pub fn stars(p: f64) -> &'static str {
     if p < 0.001 {
@@ -272,6 +312,33 @@ mod tests {
         let apart = welch(&[5.0, 5.0], &[6.0, 6.0]).unwrap();
         assert_eq!(apart.p, 0.0);
         assert!(welch(&[1.0], &[1.0, 2.0]).is_none());
+    }
+
+    // scipy 1.17.1: ttest_ind(log(b), log(a), equal_var=False) with a, b as in
+    // welch_matches_scipy: p = 0.019114845234458663, CI(0.99) of the log difference
+    // -0.1539556169369618 .. 0.012472107886960501.
+    #[test]
+    fn relative_change_on_logs_matches_scipy() {
+        let a = [1639.0, 1702.0, 1588.0, 1650.0, 1677.0];
+        let b = [1500.0, 1555.0, 1490.0, 1610.0];
+        let r = relative(&a, &b, 0.99).unwrap();
+        assert!(r.log);
+        assert!(
+            close(r.test.p, 0.019114845234458663, 1e-9),
+            "p = {}",
+            r.test.p
+        );
+        let (lo, hi) = r.ci_pct.unwrap();
+        assert!(
+            close(lo, (-0.1539556169369618f64).exp_m1() * 100.0, 1e-8),
+            "{lo}"
+        );
+        assert!(
+            close(hi, (0.012472107886960501f64).exp_m1() * 100.0, 1e-6),
+            "{hi}"
+        );
+        let raw = relative(&[0.0, 1.0], &[2.0, 3.0], 0.95).unwrap();
+        assert!(!raw.log && raw.ci_pct.is_some());
     }
 
     #[test]
