@@ -171,7 +171,9 @@ async fn prepare(control: &mut Conn, spec: &RedisSpec) -> Result<()> {
         let v = value(spec.data_size);
         let mut args: Vec<&[u8]> = vec![b"LPUSH", b"mylist"];
         args.extend(std::iter::repeat_n(v.as_slice(), want - have));
-        control.text(&args).await.ok();
+        if let crate::server::resp::Value::Error(e) = control.call(&args).await? {
+            bail!("failed to fill mylist for {}: {e}", spec.test);
+        }
     }
     Ok(())
 }
