@@ -5,7 +5,7 @@
 //!
 //! For every position `k` of a series of run means, the up to `window` means before `k` are
 //! compared with the up to `window` means from `k` on (each side needs at least `min_points`)
-//! with Welch's t-test. `k` is a candidate when p < alpha and the shift of the window means is
+//! with Welch's t-test (on the logarithms when all are positive, as `compare` does). `k` is a candidate when p < alpha and the shift of the window means is
 //! at least the threshold. Candidates are taken by increasing p, skipping any closer than
 //! `min_points` to one already taken, so one step gives one change point. A run mean (not an
 //! iteration) is one point, so night-to-night noise counts as noise.
@@ -22,7 +22,7 @@ use super::error::CompareError;
 use super::input::{cell_name, Run};
 use super::join::{RunInfo, COMPARE_FORMAT_VERSION};
 use crate::measure::stats::summarize;
-use crate::measure::welch::{stars, welch, Welch};
+use crate::measure::welch::{relative, stars, welch, Welch};
 use crate::report::metric::Metric;
 
 #[derive(Debug, Clone)]
@@ -95,9 +95,13 @@ pub fn change_points(
     for k in min_points..=means.len() - min_points {
         let before = &means[k.saturating_sub(window)..k];
         let after = &means[k..(k + window).min(means.len())];
-        let Some(w) = welch(before, after) else {
+        let Some(mut w) = welch(before, after) else {
             continue;
         };
+        // As in compare: the test on the logarithms when every value is positive.
+        if let Some(r) = relative(before, after, 0.95).filter(|r| r.log) {
+            w.p = r.test.p;
+        }
         let shift = if w.mean_a != 0.0 {
             (w.diff / w.mean_a.abs() * 100.0).abs()
         } else {
