@@ -162,6 +162,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     man.iterations_failed = rows.len() - man.iterations_ok;
     save_manifest(&dir, &man)?;
     let summary = render_summary(&dir, m, opts.template.as_deref())?;
+    std::fs::write(dir.file(crate::results::rundir::SUMMARY_MD), &summary)?;
     if !opts.quiet {
         println!("{summary}");
     }
@@ -226,7 +227,8 @@ fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
     dir.write_json(MANIFEST, &serde_json::to_value(man)?)
 }
 
-/// Render summary.md from what the run directory holds.
+/// Render summary.md from what the run directory holds (the caller decides where it goes:
+/// `run` stores it, `report` prints it and leaves the stored run untouched).
 pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
     let rows = dir.rows()?;
     let man: Manifest = std::fs::read_to_string(dir.file(MANIFEST))
@@ -256,7 +258,6 @@ pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resu
         None => report::markdown::DEFAULT_TEMPLATE.to_string(),
     };
     let text = report::markdown::render(&template, &report::markdown::context(m, &rows, &facts))?;
-    std::fs::write(dir.file(crate::results::rundir::SUMMARY_MD), &text)?;
     Ok(text)
 }
 
