@@ -3,7 +3,8 @@
 # persistence), the same clients, pipeline, keyspace (-r 100000) and request count, runs
 # alternating between the two tools. Prints a Markdown table: median requests/s of each, the
 # ratio rmatrix / redis-benchmark, and client CPU (user + sys of the whole process, from
-# /usr/bin/time) per 10,000 requests.
+# /usr/bin/time) per 10,000 requests. The server is pinned to CPU 0 and both tools to CPU 1
+# (as the redis-benchmark docs advise), so neither tool gains from where the scheduler puts it.
 # Usage: scripts/bench-vs-redis-benchmark.sh [rounds]   (default 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +28,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 export BENCH_REDIS_PASSWORD
 BENCH_REDIS_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
 printf 'save ""\nappendonly no\n' >"$work/redis.conf"
-docker run -d --name "$name" --label "rmatrix.run=$label" --network host \
+docker run -d --name "$name" --label "rmatrix.run=$label" --network host --cpuset-cpus 0 \
   -e REDIS_PASSWORD="$BENCH_REDIS_PASSWORD" -v "$work/redis.conf:/etc/rmatrix/redis.conf:ro" \
   "$image" --port "$port" --bind 127.0.0.1 >/dev/null
 for _ in $(seq 50); do
@@ -37,7 +38,7 @@ done
 
 # Prints "rps cpu_seconds" for one redis-benchmark run.
 run_rb() { # test clients pipeline requests
-  /usr/bin/time -f '%U %S' -o "$work/time" redis-benchmark -h 127.0.0.1 -p "$port" \
+  /usr/bin/time -f '%U %S' -o "$work/time" taskset -c 1 redis-benchmark -h 127.0.0.1 -p "$port" \
     -a "$BENCH_REDIS_PASSWORD" -c "$2" -P "$3" -n "$4" -r 100000 -t "$1" --csv >"$work/rb.csv" 2>/dev/null
   rps=$(awk -F'","' 'NR==2 {print $2}' "$work/rb.csv")
   echo "$rps $(awk '{print $1 + $2}' "$work/time")"
@@ -54,7 +55,7 @@ workloads:
 concurrency: [$2]
 length: $4
 EOF
-  /usr/bin/time -f '%U %S' -o "$work/time" "$rmatrix" run "$work/m.yaml" --out "$dir" --quiet 2>/dev/null
+  /usr/bin/time -f '%U %S' -o "$work/time" taskset -c 1 "$rmatrix" run "$work/m.yaml" --out "$dir" --quiet 2>/dev/null
   rps=$(python3 -c 'import csv,sys; r=next(csv.DictReader(open(sys.argv[1]))); print(r["qps"] if r["status"]=="ok" else 0)' "$dir/results.csv")
   echo "$rps $(awk '{print $1 + $2}' "$work/time")"
 }
