@@ -83,9 +83,8 @@ impl Conn {
             buf: Vec::with_capacity(4096),
         };
         if !password.is_empty() {
-            match conn.call(&[b"AUTH", password.as_bytes()]).await? {
-                Value::Error(e) => bail!("AUTH failed on {addr}: {e}"),
-                _ => {}
+            if let Value::Error(e) = conn.call(&[b"AUTH", password.as_bytes()]).await? {
+                bail!("AUTH failed on {addr}: {e}");
             }
         }
         Ok(conn)

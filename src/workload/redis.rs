@@ -155,7 +155,10 @@ pub fn append(out: &mut Vec<u8>, t: &Template, keys: Option<&mut KeyGen>) {
     out.extend_from_slice(&t.bytes);
     if let Some(keys) = keys {
         for &slot in &t.slots {
-            write_digits(&mut out[start + slot..start + slot + DIGITS], keys.next());
+            write_digits(
+                &mut out[start + slot..start + slot + DIGITS],
+                keys.next_key(),
+            );
         }
     }
 }
@@ -195,7 +198,7 @@ impl KeyGen {
         }
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_key(&mut self) -> u64 {
         match self.dist {
             KeyDistribution::Uniform => self.rng.random_range(0..self.keyspace),
             KeyDistribution::Sequential => {
@@ -379,7 +382,7 @@ mod tests {
         let mut gauss = KeyGen::new(KeyDistribution::Gaussian, n, 0, 1, rng());
         let (mut u_mid, mut g_mid) = (0, 0);
         for _ in 0..20_000 {
-            let (u, g) = (uni.next(), gauss.next());
+            let (u, g) = (uni.next_key(), gauss.next_key());
             assert!(u < n && g < n);
             u_mid += u64::from((333..667).contains(&u));
             g_mid += u64::from((333..667).contains(&g));
@@ -388,7 +391,7 @@ mod tests {
         assert!((6000..7400).contains(&u_mid), "{u_mid}");
         assert!((13_000..14_400).contains(&g_mid), "{g_mid}");
         let mut seq = KeyGen::new(KeyDistribution::Sequential, 10, 1, 2, rng());
-        let walk: Vec<u64> = (0..7).map(|_| seq.next()).collect();
+        let walk: Vec<u64> = (0..7).map(|_| seq.next_key()).collect();
         assert_eq!(walk, [5, 6, 7, 8, 9, 0, 1]);
     }
 
