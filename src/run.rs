@@ -290,13 +290,21 @@ impl RunCtx<'_> {
     async fn run_deployments(&mut self, todo: &[Deployment]) -> Result<()> {
         let m = &self.loaded.matrix;
         let units = schedule(todo.len(), m.iterations, m.repeat.order, self.seed);
-        let last_unit: HashMap<usize, usize> = units.iter().enumerate().map(|(pos, (d, _))| (*d, pos)).collect();
+        let last_unit: HashMap<usize, usize> = units
+            .iter()
+            .enumerate()
+            .map(|(pos, (d, _))| (*d, pos))
+            .collect();
         let mut servers = Servers::default();
         let mut ran_any = false;
         for (pos, &(di, round)) in units.iter().enumerate() {
             let d = &todo[di];
-            let cells: Vec<(Cell, u32)> =
-                d.cells.iter().filter(|c| !self.done.contains(&(cell_key(c), round))).map(|c| (c.clone(), round)).collect();
+            let cells: Vec<(Cell, u32)> = d
+                .cells
+                .iter()
+                .filter(|c| !self.done.contains(&(cell_key(c), round)))
+                .map(|c| (c.clone(), round))
+                .collect();
             if !cells.is_empty() {
                 if ran_any {
                     self.cooldown().await;
@@ -316,8 +324,15 @@ impl RunCtx<'_> {
     }
 
     async fn cooldown(&self) {
-        if let Some(d) = self.loaded.matrix.repeat.cooldown.and_then(|l| l.as_duration()) {
-            self.progress.status(format!("cooling down {}s", d.as_secs_f64()));
+        if let Some(d) = self
+            .loaded
+            .matrix
+            .repeat
+            .cooldown
+            .and_then(|l| l.as_duration())
+        {
+            self.progress
+                .status(format!("cooling down {}s", d.as_secs_f64()));
             tokio::time::sleep(d).await;
         }
     }
@@ -326,27 +341,50 @@ impl RunCtx<'_> {
     /// round at a time, until they settle, reach `max_iterations` or use up `max_time`.
     async fn adaptive_repeats(&mut self, todo: &[Deployment], servers: &mut Servers) -> Result<()> {
         let m = &self.loaded.matrix;
-        let Some(target) = m.repeat.until_cv else { return Ok(()) };
-        let metric = report::metric::Metric::find(&m.report.metric).unwrap_or(&report::metric::METRICS[0]);
+        let Some(target) = m.repeat.until_cv else {
+            return Ok(());
+        };
+        let metric =
+            report::metric::Metric::find(&m.report.metric).unwrap_or(&report::metric::METRICS[0]);
         let max_iterations = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
-        let deadline = m.repeat.max_time.and_then(|l| l.as_duration()).map(|d| Instant::now() + d);
+        let deadline = m
+            .repeat
+            .max_time
+            .and_then(|l| l.as_duration())
+            .map(|d| Instant::now() + d);
         for round in m.iterations + 1..=max_iterations {
             if deadline.is_some_and(|d| Instant::now() >= d) {
-                self.progress.line("adaptive repeats: time budget used up".into());
+                self.progress
+                    .line("adaptive repeats: time budget used up".into());
                 break;
             }
             let rows = self.dir.rows()?;
             let noisy = |c: &Cell| {
                 let key = cell_key(c);
-                let values: Vec<f64> =
-                    rows.iter().filter(|r| r.is_ok() && r.cell_key() == key).filter_map(|r| metric.value(r)).collect();
-                values.len() < 2 || crate::measure::stats::summarize(&values).is_some_and(|s| s.cv * 100.0 > target)
+                let values: Vec<f64> = rows
+                    .iter()
+                    .filter(|r| r.is_ok() && r.cell_key() == key)
+                    .filter_map(|r| metric.value(r))
+                    .collect();
+                values.len() < 2
+                    || crate::measure::stats::summarize(&values)
+                        .is_some_and(|s| s.cv * 100.0 > target)
             };
-            let units = schedule(todo.len(), 1, m.repeat.order, self.seed.wrapping_add(round as u64));
+            let units = schedule(
+                todo.len(),
+                1,
+                m.repeat.order,
+                self.seed.wrapping_add(round as u64),
+            );
             let mut any = false;
             for (di, _) in units {
                 let d = &todo[di];
-                let cells: Vec<(Cell, u32)> = d.cells.iter().filter(|c| noisy(c)).map(|c| (c.clone(), round)).collect();
+                let cells: Vec<(Cell, u32)> = d
+                    .cells
+                    .iter()
+                    .filter(|c| noisy(c))
+                    .map(|c| (c.clone(), round))
+                    .collect();
                 if cells.is_empty() {
                     continue;
                 }
@@ -368,7 +406,13 @@ impl RunCtx<'_> {
     }
 
     /// One pass over `cells` of deployment `d`, starting its server when it is not running.
-    async fn run_unit(&mut self, d: &Deployment, di: usize, cells: &[(Cell, u32)], servers: &mut Servers) -> Result<()> {
+    async fn run_unit(
+        &mut self,
+        d: &Deployment,
+        di: usize,
+        cells: &[(Cell, u32)],
+        servers: &mut Servers,
+    ) -> Result<()> {
         if let Some(reason) = servers.failed.get(&di) {
             return self.fail_cells(cells, &reason.clone());
         }
@@ -433,7 +477,8 @@ impl RunCtx<'_> {
             started_at: manifest::now(),
             ..DeploymentFacts::default()
         };
-        self.progress.status(format!("{}/{}: starting server", d.server, d.config));
+        self.progress
+            .status(format!("{}/{}: starting server", d.server, d.config));
         let started = Instant::now();
         let spec = &m.servers[&d.server];
         let deployed: Result<Deployed> = if spec.external.is_some() {
@@ -447,7 +492,10 @@ impl RunCtx<'_> {
                         run_id: self.run_id,
                         password: &self.password,
                         host_network: m.network == Network::Host,
-                        start_timeout: m.start_timeout.and_then(|l| l.as_duration()).unwrap_or(Duration::from_secs(180)),
+                        start_timeout: m
+                            .start_timeout
+                            .and_then(|l| l.as_duration())
+                            .unwrap_or(Duration::from_secs(180)),
                     };
                     let name = format!("rmatrix-{}-{}", self.run_id, d.slug());
                     facts.container = Some(name.clone());
@@ -459,7 +507,8 @@ impl RunCtx<'_> {
             Ok(dep) => dep,
             Err(e) => {
                 let reason = format!("server failed to start: {e:#}");
-                self.progress.line(format!("{}/{}: {reason}", d.server, d.config));
+                self.progress
+                    .line(format!("{}/{}: {reason}", d.server, d.config));
                 facts.status = "failed".into();
                 facts.error = Some(reason.clone());
                 self.record_deployment(facts)?;
@@ -474,10 +523,17 @@ impl RunCtx<'_> {
             deployed.version,
             started.elapsed().as_secs_f64()
         ));
-        std::fs::write(ddir.join("variables.json"), serde_json::to_string_pretty(&deployed.variables)? + "\n")?;
-        std::fs::write(ddir.join("verified.json"), serde_json::to_string_pretty(&deployed.checks)? + "\n")?;
+        std::fs::write(
+            ddir.join("variables.json"),
+            serde_json::to_string_pretty(&deployed.variables)? + "\n",
+        )?;
+        std::fs::write(
+            ddir.join("verified.json"),
+            serde_json::to_string_pretty(&deployed.checks)? + "\n",
+        )?;
         if let Some(reason) = deployed.mismatch() {
-            self.progress.line(format!("{}/{}: {reason}", d.server, d.config));
+            self.progress
+                .line(format!("{}/{}: {reason}", d.server, d.config));
             facts.status = "config-mismatch".into();
             facts.error = Some(reason.clone());
             if let Err(e) = server::teardown(self.engine, &deployed, &ddir).await {
@@ -494,12 +550,19 @@ impl RunCtx<'_> {
 
     /// Save the server's log and remove its container, if it is running.
     async fn stop(&mut self, d: &Deployment, di: usize, servers: &mut Servers) -> Result<()> {
-        let Some(deployed) = servers.live.remove(&di) else { return Ok(()) };
+        let Some(deployed) = servers.live.remove(&di) else {
+            return Ok(());
+        };
         let ddir = self.dir.deployment_dir(&d.slug())?;
         if let Err(e) = server::teardown(self.engine, &deployed, &ddir).await {
             self.progress.line(format!("warning: {e:#}"));
         }
-        if let Some(f) = self.man.deployments.iter_mut().find(|f| f.server == d.server && f.config == d.config) {
+        if let Some(f) = self
+            .man
+            .deployments
+            .iter_mut()
+            .find(|f| f.server == d.server && f.config == d.config)
+        {
             f.finished_at = Some(manifest::now());
         }
         save_manifest(self.dir, self.man)
@@ -515,15 +578,21 @@ impl RunCtx<'_> {
             .find(|f| f.server == facts.server && f.config == facts.config)
             .map(|f| f.starts)
             .unwrap_or(0);
-        self.man.deployments.retain(|f| !(f.server == facts.server && f.config == facts.config));
-        self.man.deployments.push(DeploymentFacts { starts: starts + 1, ..facts });
+        self.man
+            .deployments
+            .retain(|f| !(f.server == facts.server && f.config == facts.config));
+        self.man.deployments.push(DeploymentFacts {
+            starts: starts + 1,
+            ..facts
+        });
         save_manifest(self.dir, self.man)
     }
 
     fn fail_cells(&mut self, cells: &[(Cell, u32)], reason: &str) -> Result<()> {
         for (cell, i) in cells {
             let kind = self.loaded.matrix.workloads[&cell.workload].kind();
-            self.dir.append(&ResultRow::for_cell(cell, kind, *i).failed(reason))?;
+            self.dir
+                .append(&ResultRow::for_cell(cell, kind, *i).failed(reason))?;
             self.progress.advance();
         }
         Ok(())
@@ -541,8 +610,7 @@ impl RunCtx<'_> {
                 let ticker = self.ticker(label.clone(), live.clone());
                 let samples = SampleSink::new(self.dir, cell, i);
                 let result =
-                    crate::drive::run_iteration(workload, deployed, cell, m, live, &samples)
-                        .await;
+                    crate::drive::run_iteration(workload, deployed, cell, m, live, &samples).await;
                 ticker.abort();
                 let row = match result {
                     Ok(meas) => meas.into_row(row),

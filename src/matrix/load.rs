@@ -405,7 +405,10 @@ length: 100
         let e = err(&GOOD.replace("length: 100", "length: 100\niteratons: 3"));
         assert_eq!((e.line, e.col), (10, 1), "{e}");
         assert!(e.message.contains("unknown field `iteratons`"), "{e}");
-        assert!(e.message.contains("iterations"), "lists the valid keys: {e}");
+        assert!(
+            e.message.contains("iterations"),
+            "lists the valid keys: {e}"
+        );
         assert!(e.to_string().starts_with("m.yaml:10:1: "), "{e}");
     }
 
@@ -416,9 +419,16 @@ length: 100
         assert!(e.message.contains("invalid type"), "{e}");
         let e = err(&GOOD.replace("{slap: {load_type: write}}", "{slapp: {}}"));
         assert_eq!(e.line, 8, "{e}");
-        assert!(e.message.contains("unknown variant `slapp`") && e.message.contains("slap"), "{e}");
+        assert!(
+            e.message.contains("unknown variant `slapp`") && e.message.contains("slap"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("load_type: write", "load_type: wrte"));
-        assert!(e.message.contains("expected one of `write`, `key`, `read`, `update`, `mixed`"), "{e}");
+        assert!(
+            e.message
+                .contains("expected one of `write`, `key`, `read`, `update`, `mixed`"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("length: 100", "length: 3 weeks"));
         assert!(e.message.contains("unknown unit"), "{e}");
     }
@@ -429,9 +439,17 @@ length: 100
         assert_eq!((e.line, e.col), (11, 14), "{e}");
         assert_eq!(e.message, "unknown engine `MyISAM`; valid choices: InnoDB");
         let e = err(&format!("{GOOD}exclude:\n  - {{storage: InnoDB}}\n"));
-        assert!(e.message.contains("unknown dimension `storage`; valid dimensions: server, config"), "{e}");
+        assert!(
+            e.message
+                .contains("unknown dimension `storage`; valid dimensions: server, config"),
+            "{e}"
+        );
         let e = err(&format!("{GOOD}report: {{metric: qqps}}\n"));
-        assert!(e.message.starts_with("unknown metric `qqps`; valid choices: qps, tps"), "{e}");
+        assert!(
+            e.message
+                .starts_with("unknown metric `qqps`; valid choices: qps, tps"),
+            "{e}"
+        );
         let e = err(&format!("{GOOD}report: {{baseline: {{config: of}}}}\n"));
         assert_eq!(e.message, "unknown config `of`; valid choices: off, on");
         assert_eq!(e.line, 10);
@@ -445,7 +463,11 @@ length: 100
         assert!(e.message.contains("`concurrency` is empty"), "{e}");
         let e = err(&GOOD.replace("{image: mariadb:11}", "{image: a, build: b}"));
         assert_eq!(e.line, 2);
-        assert!(e.message.contains("exactly one of `image`, `build` or `external`"), "{e}");
+        assert!(
+            e.message
+                .contains("exactly one of `image`, `build` or `external`"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("{image: mariadb:11}", "{build: no-such-dir}"));
         assert!(e.message.contains("no Dockerfile for `no-such-dir`"), "{e}");
     }
@@ -455,7 +477,10 @@ length: 100
         let text = GOOD.replace("{image: mariadb:11}", "{external: {port: 3306}}");
         let e = err(&text);
         assert_eq!(e.line, 5, "{e}");
-        assert!(e.message.contains("would change the external server `db`"), "{e}");
+        assert!(
+            e.message.contains("would change the external server `db`"),
+            "{e}"
+        );
         let ok = format!("{text}exclude:\n  - {{config: on}}\n");
         assert!(load_str(&ok, Path::new("m.yaml")).is_ok());
     }
@@ -464,6 +489,9 @@ length: 100
     fn syntax_error_has_position() {
         let e = err("servers: {a: {image: x}\nconfigs: {}\n");
         assert_eq!(e.line, 2, "{e}");
-        assert!(e.message.contains("did not find expected ',' or '}'"), "{e}");
+        assert!(
+            e.message.contains("did not find expected ',' or '}'"),
+            "{e}"
+        );
     }
 }

@@ -37,10 +37,20 @@ mod tests {
 
     #[test]
     fn orders() {
-        assert_eq!(schedule(2, 2, Order::Sequential, 0), [(0, 1), (0, 2), (1, 1), (1, 2)]);
-        assert_eq!(schedule(2, 2, Order::Interleaved, 0), [(0, 1), (1, 1), (0, 2), (1, 2)]);
+        assert_eq!(
+            schedule(2, 2, Order::Sequential, 0),
+            [(0, 1), (0, 2), (1, 1), (1, 2)]
+        );
+        assert_eq!(
+            schedule(2, 2, Order::Interleaved, 0),
+            [(0, 1), (1, 1), (0, 2), (1, 2)]
+        );
         let a = schedule(4, 3, Order::Shuffled, 7);
-        assert_eq!(a, schedule(4, 3, Order::Shuffled, 7), "the seed pins the order");
+        assert_eq!(
+            a,
+            schedule(4, 3, Order::Shuffled, 7),
+            "the seed pins the order"
+        );
         assert_ne!(a, schedule(4, 3, Order::Shuffled, 8));
         for r in 1..=3 {
             let mut round: Vec<usize> = a.iter().filter(|u| u.1 == r).map(|u| u.0).collect();

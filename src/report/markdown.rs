@@ -237,14 +237,19 @@ mod tests {
         let facts = RunFacts {
             run_id: "golden-run".into(),
             started_at: "2026-11-29T00:00:00Z".into(),
-            servers: vec![ServerView { name: "mariadb-10.11 / binlog-off".into(), version: "10.11.19".into(), image: "rmatrix/mariadb-10.11:abc".into() }],
+            servers: vec![ServerView {
+                name: "mariadb-10.11 / binlog-off".into(),
+                version: "10.11.19".into(),
+                image: "rmatrix/mariadb-10.11:abc".into(),
+            }],
         };
         let text = render(DEFAULT_TEMPLATE, &context(&matrix, &rows, &facts)).unwrap();
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/summary.md");
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
             std::fs::write(path, &text).unwrap();
         }
-        let golden = std::fs::read_to_string(path).expect("golden file; create it with UPDATE_GOLDEN=1");
+        let golden =
+            std::fs::read_to_string(path).expect("golden file; create it with UPDATE_GOLDEN=1");
         assert_eq!(text, golden);
     }
 }

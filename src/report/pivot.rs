@@ -370,8 +370,14 @@ mod tests {
         let same = cell("c", &[101.0, 97.0, 103.0]);
         let qps = Metric::find("qps").unwrap();
         let secs = Metric::find("seconds").unwrap();
-        assert_eq!(change_text(qps, &slower, Some(&base)), "-19.7% ±4.1% *** worse");
-        assert_eq!(change_text(secs, &slower, Some(&base)), "-19.7% ±4.1% *** better");
+        assert_eq!(
+            change_text(qps, &slower, Some(&base)),
+            "-19.7% ±4.1% *** worse"
+        );
+        assert_eq!(
+            change_text(secs, &slower, Some(&base)),
+            "-19.7% ±4.1% *** better"
+        );
         assert_eq!(change_text(qps, &same, Some(&base)), "+0.3% ±6.2% ~");
         assert_eq!(change_text(qps, &base, Some(&base)), "baseline");
     }

@@ -148,7 +148,9 @@ mod tests {
             errors_ps: 0.0,
             reconnects_ps: 0.0,
         };
-        SampleSink::new(&run, &cell, 1).write(&[s.clone()]).unwrap();
+        SampleSink::new(&run, &cell, 1)
+            .write(std::slice::from_ref(&s))
+            .unwrap();
         SampleSink::new(&run, &cell, 2).write(&[s]).unwrap();
         SampleSink::disabled().write(&[]).unwrap();
         let text = std::fs::read_to_string(dir.path().join(SAMPLES_CSV)).unwrap();
