@@ -3,10 +3,13 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use std::path::Path;
+
+use anyhow::{anyhow, Context, Result};
 
 use super::docker::Engine;
 use super::verify::Check;
+use crate::matrix::model::ExternalSpec;
 
 /// Where clients connect. The password is never printed or written to results.
 #[derive(Clone)]
@@ -24,6 +27,21 @@ impl std::fmt::Debug for Endpoint {
 }
 
 impl Endpoint {
+    /// Where an external server listens, with the password read from its environment variable.
+    pub fn external(ext: &ExternalSpec) -> Result<Endpoint> {
+        let password = match &ext.password_env {
+            Some(var) => std::env::var(var)
+                .map_err(|_| anyhow!("environment variable {var} (password_env) is not set"))?,
+            None => String::new(),
+        };
+        Ok(Endpoint {
+            host: ext.host.clone(),
+            port: ext.port,
+            user: ext.user.clone(),
+            password,
+        })
+    }
+
     pub fn opts(&self, db: Option<&str>) -> mysql_async::Opts {
         mysql_async::OptsBuilder::default()
             .ip_or_hostname(self.host.clone())
@@ -82,4 +100,14 @@ pub struct Launch<'a> {
     pub password: &'a str,
     pub host_network: bool,
     pub start_timeout: Duration,
+}
+
+impl Launch<'_> {
+    /// A container that never became ready: keep its log in `dir`, remove it, return the log.
+    pub async fn discard(&self, id: &str, dir: &Path) -> String {
+        let log = self.engine.logs(id).await;
+        let _ = std::fs::write(dir.join("server.log"), &log);
+        let _ = self.engine.remove(id).await;
+        log
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use mysql_async::prelude::Queryable;
 
 use super::deployed::{Deployed, Endpoint, Launch};
@@ -68,9 +68,7 @@ pub async fn start(
     match wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
         Ok(()) => {}
         Err(e) => {
-            let log = launch.engine.logs(&id).await;
-            let _ = std::fs::write(dir.join("server.log"), &log);
-            let _ = launch.engine.remove(&id).await;
+            let log = launch.discard(&id, dir).await;
             return Err(e.context(server_error_lines(&log)));
         }
     }
@@ -81,18 +79,7 @@ pub async fn start(
 
 /// Attach to a server someone else runs. Its config is never changed, only read.
 pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
-    let password = match &ext.password_env {
-        Some(var) => std::env::var(var)
-            .map_err(|_| anyhow!("environment variable {var} (password_env) is not set"))?,
-        None => String::new(),
-    };
-    let endpoint = Endpoint {
-        host: ext.host.clone(),
-        port: ext.port,
-        user: ext.user.clone(),
-        password,
-    };
-    read_back(endpoint, config).await
+    read_back(Endpoint::external(ext)?, config).await
 }
 
 async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> {

@@ -86,9 +86,7 @@ pub async fn start(
         password: launch.password.into(),
     };
     if let Err(e) = wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
-        let log = launch.engine.logs(&id).await;
-        let _ = std::fs::write(dir.join("server.log"), &log);
-        let _ = launch.engine.remove(&id).await;
+        let log = launch.discard(&id, dir).await;
         return Err(e.context(format!("server log (last lines):\n{}", tail(&log, 10))));
     }
     let mut deployed = read_back(endpoint, config).await?;
@@ -99,18 +97,7 @@ pub async fn start(
 
 /// Attach to a server someone else runs: nothing is changed, settings are only read.
 pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
-    let password = match &ext.password_env {
-        Some(var) => std::env::var(var)
-            .map_err(|_| anyhow!("environment variable {var} (password_env) is not set"))?,
-        None => String::new(),
-    };
-    let endpoint = Endpoint {
-        host: ext.host.clone(),
-        port: ext.port,
-        user: ext.user.clone(),
-        password,
-    };
-    read_back(endpoint, config).await
+    read_back(Endpoint::external(ext)?, config).await
 }
 
 pub fn tcp_addr(endpoint: &Endpoint) -> Addr {
