@@ -468,3 +468,57 @@ fn external_server_is_measured_but_never_changed() {
     }
     panic!("external server never measured: {last}");
 }
+
+/// `report` re-renders a stored run with the user's own template, in every format, and leaves
+/// the stored run as it was.
+#[test]
+fn report_rerenders_with_a_user_template() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/compare/base");
+    for f in ["manifest.json", "matrix.yaml", "results.csv"] {
+        std::fs::copy(fixture.join(f), run.join(f)).unwrap();
+    }
+    let template = tmp.path().join("mine.j2");
+    std::fs::write(&template, "{{ metric.name }} in {{ metric.unit }}: {{ rows | length }} rows\n{% for s in sections %}{{ s.values.header | join(\",\") }}\n{% endfor %}").unwrap();
+    let out = rmatrix(&[
+        "report",
+        run.to_str().unwrap(),
+        "--template",
+        template.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows = std::fs::read_to_string(run.join("results.csv"))
+        .unwrap()
+        .lines()
+        .count()
+        - 1;
+    assert!(
+        text.starts_with(&format!("qps in queries/s: {rows} rows\n")),
+        "{text}"
+    );
+    assert!(
+        !run.join("summary.md").exists(),
+        "report prints; it does not write into the run"
+    );
+
+    let csv = rmatrix(&["report", run.to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(
+        String::from_utf8_lossy(&csv.stdout),
+        std::fs::read_to_string(run.join("results.csv")).unwrap()
+    );
+    let json = rmatrix(&["report", run.to_str().unwrap(), "--format", "json"]);
+    let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(parsed.as_array().unwrap().len(), rows);
+
+    let bad = rmatrix(&["report", tmp.path().to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2), "bad input");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("is not an rmatrix run directory"));
+}

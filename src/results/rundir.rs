@@ -43,11 +43,13 @@ impl RunDir {
 
     /// An existing run directory (for `--resume` and `report`).
     pub fn open(path: &Path) -> Result<RunDir> {
-        anyhow::ensure!(
-            path.join(MATRIX_COPY).is_file(),
-            "{} is not an rmatrix run directory (no {MATRIX_COPY})",
-            path.display()
-        );
+        if !path.join(MATRIX_COPY).is_file() {
+            return Err(crate::UsageError(format!(
+                "{} is not an rmatrix run directory (no {MATRIX_COPY})",
+                path.display()
+            ))
+            .into());
+        }
         Ok(RunDir {
             path: path.to_path_buf(),
         })
