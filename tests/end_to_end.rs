@@ -11,6 +11,23 @@ fn rmatrix(args: &[&str]) -> Output {
         .expect("run rmatrix")
 }
 
+/// `rmatrix run MATRIX --out DIR --quiet`, which must succeed.
+fn run_ok(matrix: &Path, out_dir: &Path) {
+    let out = rmatrix(&[
+        "run",
+        matrix.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn containers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("containers")
 }
@@ -228,19 +245,7 @@ length: 200
 ",
     );
     let out_dir = tmp.path().join("run");
-    let out = rmatrix(&[
-        "run",
-        matrix.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&matrix, &out_dir);
     let full = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
     let lines: Vec<&str> = full.lines().collect();
     assert_eq!(lines.len(), 1 + 4);
@@ -328,19 +333,7 @@ repeat: {restart: true, order: interleaved, until_cv: 0.0001, max_iterations: 3,
 ",
     );
     let out_dir = tmp.path().join("run");
-    let out = rmatrix(&[
-        "run",
-        matrix.to_str().unwrap(),
-        "--out",
-        out_dir.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_ok(&matrix, &out_dir);
     let h = header(&out_dir);
     let order: Vec<String> = rows(&out_dir)
         .iter()

@@ -193,6 +193,18 @@ pub struct ConfigSpec {
 }
 
 impl ConfigSpec {
+    /// The server's environment from this config: the allocator preload, then `env`.
+    pub fn container_env(&self) -> Vec<(String, String)> {
+        let preload = self
+            .allocator
+            .and_then(|a| a.preload())
+            .map(|(lib, _)| ("LD_PRELOAD".to_string(), lib.to_string()));
+        preload
+            .into_iter()
+            .chain(self.env.iter().map(|(k, v)| (k.clone(), v.clone())))
+            .collect()
+    }
+
     /// True when the config would change a server (and so cannot apply to an external one).
     pub fn changes_server(&self) -> bool {
         !self.mycnf.is_empty()

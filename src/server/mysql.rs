@@ -43,10 +43,7 @@ pub async fn start(
         ("MARIADB_ROOT_HOST".into(), "%".into()),
         ("MYSQL_ROOT_HOST".into(), "%".into()),
     ];
-    if let Some((lib, _)) = config.allocator.and_then(|a| a.preload()) {
-        env.push(("LD_PRELOAD".into(), lib.into()));
-    }
-    env.extend(config.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+    env.extend(config.container_env());
     let spec = ContainerSpec {
         name: name.to_string(),
         image: image.to_string(),
