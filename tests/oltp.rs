@@ -222,6 +222,52 @@ async fn every_test_runs_and_the_server_counts_the_same() {
     assert!(per_second > 0.0 && per_second <= m.commits as f64, "{text}");
 }
 
+/// Connections killed by the server mid-run: each client reconnects, re-prepares and goes on;
+/// the reconnects are counted and the cell still succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn killed_connections_reconnect_and_are_counted() {
+    use mysql_async::prelude::Queryable;
+    let run_id = format!("oltptest-kill-{}", std::process::id());
+    let _cleanup = Cleanup(run_id.clone());
+    let tmp = tempfile::tempdir().unwrap();
+    let dep = server(&run_id, tmp.path()).await;
+    let ep = dep.endpoint.clone();
+    let s = spec(OltpTest::OltpPointSelect);
+    prepare::ensure(&ep, &s, "InnoDB").await.unwrap();
+    let mut admin = ep.connect(None).await.unwrap();
+    let before: Vec<u64> = admin
+        .query("SELECT id FROM information_schema.processlist")
+        .await
+        .unwrap();
+
+    let running = tokio::spawn({
+        let (ep, s) = (ep.clone(), s.clone());
+        async move { run(&ep, &s, 2, Length::Time(Duration::from_secs(4))).await }
+    });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The run opens its two clients first and its counter connection last: kill the two.
+    let mut ids: Vec<u64> = admin
+        .query("SELECT id FROM information_schema.processlist WHERE db = 'sbtest' ORDER BY id")
+        .await
+        .unwrap();
+    ids.retain(|id| !before.contains(id));
+    assert_eq!(
+        ids.len(),
+        3,
+        "two clients and one counter connection: {ids:?}"
+    );
+    for id in &ids[..2] {
+        admin
+            .query_drop(format!("KILL CONNECTION {id}"))
+            .await
+            .unwrap();
+    }
+    let m = running.await.unwrap();
+    assert_eq!(m.reconnects, Some(2), "{:?}", m.first_error);
+    assert_eq!(m.errors, 0);
+    assert!(m.commits > 0);
+}
+
 /// The sysbench driver against a real sysbench run: its report parsed into the same columns,
 /// and sysbench's counts agree with the server's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

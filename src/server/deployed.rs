@@ -54,6 +54,18 @@ impl Endpoint {
             .into()
     }
 
+    /// The same connection for the blocking client (one OS thread per connection, as
+    /// sysbench's), whose per-statement cost is what load generation needs.
+    pub fn blocking_opts(&self, db: Option<&str>) -> mysql::OptsBuilder {
+        mysql::OptsBuilder::new()
+            .ip_or_hostname(Some(self.host.clone()))
+            .tcp_port(self.port)
+            .user(Some(self.user.clone()))
+            .pass(Some(self.password.clone()))
+            .db_name(db)
+            .prefer_socket(false)
+    }
+
     pub async fn connect(&self, db: Option<&str>) -> Result<mysql_async::Conn> {
         mysql_async::Conn::new(self.opts(db))
             .await

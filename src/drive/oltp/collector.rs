@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use tokio::sync::mpsc::UnboundedReceiver;
+use std::sync::mpsc::Receiver;
 
 use super::worker::{Msg, Summary};
 use crate::measure::interval::{IntervalStats, Sample};
@@ -16,9 +16,9 @@ pub struct Collected {
 }
 
 /// Receive until every worker has hung up.
-pub async fn collect(mut rx: UnboundedReceiver<Msg>) -> Collected {
+pub fn collect(rx: Receiver<Msg>) -> Collected {
     let mut c = Collected::default();
-    while let Some(msg) = rx.recv().await {
+    while let Ok(msg) = rx.recv() {
         match msg {
             Msg::Second { second, stats } => c.seconds.entry(second).or_default().merge(&stats),
             Msg::Done(s) => c.workers.push(s),

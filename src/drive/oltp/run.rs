@@ -1,11 +1,13 @@
 //! One oltp iteration: tables ready -> clients connected and statements prepared ->
-//! warmup (discarded) -> server counters -> measured phase -> server counters.
+//! warmup (discarded) -> server counters -> measured phase -> server counters. The clients
+//! are blocking connections on OS threads (see worker.rs); the control connection that reads
+//! the counters stays async.
 
 use std::sync::atomic::{AtomicU32, AtomicU64};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use mysql_async::prelude::Queryable;
 use mysql_async::Conn;
 use rand::Rng;
@@ -41,21 +43,22 @@ pub async fn run_iteration(
         .context("failed to prepare the sbtest tables")?;
     let spec = Arc::new(spec.clone());
     let threads = concurrency.max(1);
-    let opens = (0..threads).map(|tid| {
-        let rng = seeded(spec.rand_seed, tid as u64);
-        Worker::open(tid, endpoint, spec.clone(), rng)
-    });
-    let mut workers = futures_util::future::try_join_all(opens).await?;
+    let mut workers = blocking({
+        let (endpoint, spec) = (endpoint.clone(), spec.clone());
+        move || open_all(&endpoint, &spec, threads)
+    })
+    .await?;
     let mut control = endpoint.connect(Some(&spec.db)).await?;
 
     if let Some(w) = warmup {
-        let (back, _, _) = run_phase(workers, w, Arc::new(AtomicU64::new(0))).await;
+        let (back, _, _) =
+            blocking(move || run_phase(workers, w, Arc::new(AtomicU64::new(0)))).await?;
         workers = back;
     }
 
     let before = status(&mut control).await?;
     let cpu0 = cpu::process_seconds();
-    let (workers, got, seconds) = run_phase(workers, length, live).await;
+    let (workers, got, seconds) = blocking(move || run_phase(workers, length, live)).await?;
     let cpu1 = cpu::process_seconds();
     let after = status(&mut control).await?;
     let mut server = counters::delta(&before, &after);
@@ -68,9 +71,12 @@ pub async fn run_iteration(
     // Keep the results readable: counters that moved, and always the ones compared.
     server
         .retain(|k, v| *v != 0 || counters::RECORDED.contains(&k.as_str()) || k == "Com_rollback");
-    for w in workers {
-        w.close().await;
-    }
+    // Dropping a connection closes it (COM_QUIT), after the counters were read.
+    blocking(move || {
+        drop(workers);
+        Ok(())
+    })
+    .await?;
     let _ = control.disconnect().await;
 
     samples.write(&got.samples(seconds, threads, SAMPLE_PERCENTILE))?;
@@ -120,47 +126,106 @@ async fn status(conn: &mut Conn) -> Result<Status> {
     Ok(counters::parse(rows))
 }
 
-/// Run every worker for `length` (a duration, or a total event count); give them back with
-/// what the collector gathered and the phase's wall time.
-async fn run_phase(
+/// Run blocking client work off the async runtime.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| anyhow!("a client thread failed: {e}"))?
+}
+
+/// Connect `threads` clients in parallel, each preparing its statements.
+fn open_all(endpoint: &Endpoint, spec: &Arc<OltpSpec>, threads: u32) -> Result<Vec<Worker>> {
+    std::thread::scope(|s| {
+        let opening: Vec<_> = (0..threads)
+            .map(|tid| {
+                let rng = seeded(spec.rand_seed, tid as u64);
+                std::thread::Builder::new()
+                    .name(format!("oltp-open-{tid}"))
+                    .spawn_scoped(s, move || Worker::open(tid, endpoint, spec.clone(), rng))
+            })
+            .collect();
+        let mut workers = Vec::with_capacity(threads as usize);
+        let mut first_error = None;
+        for h in opening {
+            match h.map_err(anyhow::Error::from).and_then(|h| {
+                h.join()
+                    .map_err(|_| anyhow!("a client thread panicked while connecting"))?
+            }) {
+                Ok(w) => workers.push(w),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e.context("failed to open the client connections")),
+            None => Ok(workers),
+        }
+    })
+}
+
+/// Run every worker for `length` (a duration, or a total event count), each on its own
+/// thread; give them back with what the collector gathered and the phase's wall time. The
+/// clock starts once every thread exists, so starting 512 threads is not measured.
+fn run_phase(
     workers: Vec<Worker>,
     length: Length,
     live: Arc<AtomicU64>,
-) -> (Vec<Worker>, Collected, f64) {
-    let start = Instant::now();
-    let phase = Arc::new(Phase {
-        start,
-        deadline: length.as_duration().map(|d| start + d),
-        budget: match length {
-            Length::Queries(n) => Some((AtomicU64::new(0), n)),
-            Length::Time(_) => None,
-        },
-        live,
-        threads: workers.len() as u32,
-        unique: AtomicU32::new(0),
-        unique_offset: rand::rng().random(),
-    });
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-    let collector = tokio::spawn(collector::collect(rx));
-    let handles: Vec<_> = workers
-        .into_iter()
-        .map(|mut w| {
-            let (phase, tx) = (phase.clone(), tx.clone());
-            tokio::spawn(async move {
-                w.run(&phase, &tx).await;
-                w
-            })
-        })
-        .collect();
-    drop(tx);
-    let mut back = Vec::with_capacity(handles.len());
-    for h in handles {
-        // A panicked worker is lost; its stats were sent up to its last second.
-        if let Ok(w) = h.await {
-            back.push(w);
+) -> Result<(Vec<Worker>, Collected, f64)> {
+    let threads = workers.len() as u32;
+    let phase = OnceLock::new();
+    let gate = RwLock::new(());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        let closed = gate.write().unwrap_or_else(|e| e.into_inner());
+        let mut spawned = Vec::with_capacity(workers.len());
+        let mut spawn_error = None;
+        for mut w in workers {
+            let (phase, gate, tx) = (&phase, &gate, tx.clone());
+            let started = std::thread::Builder::new()
+                .name(format!("oltp-{}", w.tid))
+                .spawn_scoped(s, move || {
+                    drop(gate.read());
+                    if let Some(p) = phase.get() {
+                        w.run(p, &tx);
+                    }
+                    w
+                });
+            match started {
+                Ok(h) => spawned.push(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
         }
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    let got = collector.await.unwrap_or_default();
-    (back, got, seconds)
+        drop(tx);
+        let start = Instant::now();
+        if spawn_error.is_none() {
+            let _ = phase.set(Phase {
+                start,
+                deadline: length.as_duration().map(|d| start + d),
+                budget: match length {
+                    Length::Queries(n) => Some((AtomicU64::new(0), n)),
+                    Length::Time(_) => None,
+                },
+                live,
+                threads,
+                unique: AtomicU32::new(0),
+                unique_offset: rand::rng().random(),
+            });
+        }
+        drop(closed);
+        let got = collector::collect(rx);
+        // A panicked worker is lost; its stats were sent up to its last second.
+        let back: Vec<Worker> = spawned.into_iter().filter_map(|h| h.join().ok()).collect();
+        let seconds = start.elapsed().as_secs_f64();
+        match spawn_error {
+            Some(e) => Err(anyhow!(
+                "failed to start client thread {} of {threads}: {e}",
+                back.len() + 1
+            )),
+            None => Ok((back, got, seconds)),
+        }
+    })
 }
