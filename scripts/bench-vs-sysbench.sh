@@ -79,25 +79,64 @@ run_sysbench() { # test threads out
 cpu_of() { awk '{print $1 + $2}' "$1.time"; }
 rss_mb() { awk '{printf "%.0f", $3 / 1024}' "$1.time"; }
 
-printf '| test | threads | rmatrix tps | sysbench tps | ratio | rmatrix CPU s/1k tx | sysbench CPU s/1k tx | rmatrix RSS MB | sysbench RSS MB |\n'
-printf '|---|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+# One line per run pair: test threads round rmatrix-tps sysbench-tps rmatrix-cpu rmatrix-tx
+# sysbench-cpu sysbench-tx rmatrix-rss sysbench-rss. Odd rounds start with rmatrix, even
+# rounds with sysbench, so a drifting machine does not favour one side.
+: >"$WORK/pairs.tsv"
 for test in $TESTS; do
   for t in $THREADS; do
     for round in $(seq "$ROUNDS"); do
       r="$WORK/r-$test-$t-$round"; s="$WORK/s-$test-$t-$round"
-      read -r rtps rtx rstatus < <(run_rmatrix "$test" "$t" "$r")
-      read -r stps stx sstatus < <(run_sysbench "$test" "$t" "$s")
-      rcpu=$(cpu_of "$r"); scpu=$(cpu_of "$s")
-      python3 - "$test" "$t" "$rtps" "$stps" "$rcpu" "$rtx" "$scpu" "$stx" "$(rss_mb "$r")" "$(rss_mb "$s")" <<'PY'
-import sys
-test, t, rtps, stps, rcpu, rtx, scpu, stx, rrss, srss = sys.argv[1:]
-rtps, stps, rcpu, rtx, scpu, stx = map(float, (rtps, stps, rcpu, rtx, scpu, stx))
-print(f"| {test} | {t} | {rtps:.0f} | {stps:.0f} | {rtps / stps:.2f} | "
-      f"{1000 * rcpu / rtx:.3f} | {1000 * scpu / stx:.3f} | {rrss} | {srss} |")
-PY
+      if [ $((round % 2)) -eq 1 ]; then
+        read -r rtps rtx rstatus < <(run_rmatrix "$test" "$t" "$r")
+        read -r stps stx sstatus < <(run_sysbench "$test" "$t" "$s")
+      else
+        read -r stps stx sstatus < <(run_sysbench "$test" "$t" "$s")
+        read -r rtps rtx rstatus < <(run_rmatrix "$test" "$t" "$r")
+      fi
+      [ "$rstatus" = ok ] || { echo "rmatrix run failed: $r.err $r/results.csv" >&2; exit 1; }
+      [ "$sstatus" = ok ] || { echo "sysbench run failed: $s.out" >&2; exit 1; }
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$test" "$t" "$round" \
+        "$rtps" "$stps" "$(cpu_of "$r")" "$rtx" "$(cpu_of "$s")" "$stx" "$(rss_mb "$r")" \
+        "$(rss_mb "$s")" >>"$WORK/pairs.tsv"
+      echo "done: $test $t threads, round $round" >&2
     done
   done
 done
+
+python3 - "$WORK/pairs.tsv" "$ROUNDS" <<'PY'
+import statistics, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+rounds = int(sys.argv[2])
+head = ("| test | threads | rmatrix tps | sysbench tps | ratio | rmatrix CPU s/1k tx "
+        "| sysbench CPU s/1k tx | rmatrix RSS MB | sysbench RSS MB |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+def line(test, t, rtps, stps, rcpk, scpk, rrss, srss):
+    return (f"| {test} | {t} | {rtps:.0f} | {stps:.0f} | {rtps / stps:.2f} | "
+            f"{rcpk:.3f} | {scpk:.3f} | {rrss} | {srss} |")
+points = {}
+for test, t, rnd, rtps, stps, rcpu, rtx, scpu, stx, rrss, srss in rows:
+    rtps, stps, rcpu, rtx, scpu, stx = map(float, (rtps, stps, rcpu, rtx, scpu, stx))
+    points.setdefault((test, int(t)), []).append(
+        (rtps, stps, 1000 * rcpu / rtx, 1000 * scpu / stx, rrss, srss, rnd))
+if rounds > 1:
+    print("Every round:\n")
+    print(head.replace("| threads |", "| threads | round |").replace("|---:|", "|---:|---:|", 1))
+    for (test, t), ps in points.items():
+        for rtps, stps, rcpk, scpk, rrss, srss, rnd in ps:
+            print(line(test, f"{t} | {rnd}", rtps, stps, rcpk, scpk, rrss, srss))
+    print(f"\nMedians over {rounds} rounds (the ratio is the median of the per-round ratios):\n")
+print(head)
+med = statistics.median
+for (test, t), ps in points.items():
+    ratio = med(p[0] / p[1] for p in ps)
+    rtps, stps = med(p[0] for p in ps), med(p[1] for p in ps)
+    l = line(test, t, rtps, stps, med(p[2] for p in ps), med(p[3] for p in ps),
+             max(p[4] for p in ps), max(p[5] for p in ps))
+    cells = l.split(" | ")
+    cells[4] = f"{ratio:.2f}"
+    print(" | ".join(cells))
+PY
 
 # Client memory at 512 connections (rmatrix, point selects).
 r="$WORK/r-mem-512"
