@@ -84,7 +84,9 @@ impl Measurement {
             row.thread_events_avg = Some(avg);
             row.thread_events_stddev = Some(sd);
         }
-        row.client_cpu_s = self.client_cpu_s;
+        // The kernel counts CPU time in clock ticks: milliseconds are all the precision there
+        // is (and a difference of two sums would otherwise print as 9.129999999999999).
+        row.client_cpu_s = self.client_cpu_s.map(|s| (s * 1000.0).round() / 1000.0);
         if !self.percentiles.is_empty() {
             let map: std::collections::BTreeMap<String, f64> = self
                 .percentiles
