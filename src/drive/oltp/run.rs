@@ -71,12 +71,16 @@ pub async fn run_iteration(
     // Keep the results readable: counters that moved, and always the ones compared.
     server
         .retain(|k, v| *v != 0 || counters::RECORDED.contains(&k.as_str()) || k == "Com_rollback");
-    // Dropping a connection closes it (COM_QUIT), after the counters were read.
+    // Dropping a client sends COM_QUIT without waiting, and the server counts a COM_QUIT in
+    // Questions: wait until the server has let every client go, or its late quits would land
+    // in the next iteration's counters.
+    let ids: Vec<u32> = workers.iter().filter_map(Worker::connection_id).collect();
     blocking(move || {
         drop(workers);
         Ok(())
     })
     .await?;
+    wait_gone(&mut control, &ids).await;
     let _ = control.disconnect().await;
 
     samples.write(&got.samples(seconds, threads, SAMPLE_PERCENTILE))?;
@@ -118,6 +122,22 @@ fn measurement(
             .map(|p| (*p, total.percentile_ms(*p)))
             .collect(),
         ..Measurement::default()
+    }
+}
+
+/// Wait (up to 10 s) until none of these connection ids is in the server's process list.
+async fn wait_gone(control: &mut Conn, ids: &[u32]) {
+    if ids.is_empty() {
+        return;
+    }
+    let list = ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let query = format!("SELECT COUNT(*) FROM information_schema.processlist WHERE id IN ({list})");
+    let give_up = Instant::now() + std::time::Duration::from_secs(10);
+    while Instant::now() < give_up {
+        match control.query_first::<u64, _>(query.as_str()).await {
+            Ok(Some(0)) | Err(_) => return,
+            _ => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+        }
     }
 }
 

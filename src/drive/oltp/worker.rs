@@ -146,6 +146,11 @@ impl Worker {
         Ok(())
     }
 
+    /// The server's id of this client's connection, while it has one.
+    pub fn connection_id(&self) -> Option<u32> {
+        self.conn.as_ref().map(Conn::connection_id)
+    }
+
     /// Run events until the phase is over; stats go to `tx` once per second.
     pub fn run(&mut self, phase: &Phase, tx: &Sender<Msg>) {
         let spec = self.spec.clone();
