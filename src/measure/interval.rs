@@ -19,6 +19,15 @@ impl Counts {
     pub fn queries(&self) -> u64 {
         self.reads + self.writes + self.others
     }
+
+    pub fn add(&mut self, o: &Counts) {
+        self.events += o.events;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.others += o.others;
+        self.errors += o.errors;
+        self.reconnects += o.reconnects;
+    }
 }
 
 /// Counts and event latencies of one worker (or all workers) over one interval.
@@ -26,24 +35,14 @@ impl Counts {
 /// that hundreds of workers each holding one stay small.
 #[derive(Clone)]
 pub struct IntervalStats {
-    pub events: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub others: u64,
-    pub errors: u64,
-    pub reconnects: u64,
+    pub counts: Counts,
     pub hist: Histogram<u64>,
 }
 
 impl Default for IntervalStats {
     fn default() -> Self {
         IntervalStats {
-            events: 0,
-            reads: 0,
-            writes: 0,
-            others: 0,
-            errors: 0,
-            reconnects: 0,
+            counts: Counts::default(),
             hist: Histogram::new_with_bounds(1, 3_600_000_000, 2)
                 .expect("invariant: valid histogram bounds"),
         }
@@ -53,30 +52,16 @@ impl Default for IntervalStats {
 impl IntervalStats {
     /// Add one event's (or any tally's) counters.
     pub fn add_counts(&mut self, o: &Counts) {
-        self.events += o.events;
-        self.reads += o.reads;
-        self.writes += o.writes;
-        self.others += o.others;
-        self.errors += o.errors;
-        self.reconnects += o.reconnects;
-    }
-
-    pub fn queries(&self) -> u64 {
-        self.reads + self.writes + self.others
+        self.counts.add(o);
     }
 
     pub fn record_event_us(&mut self, us: u64) {
-        self.events += 1;
+        self.counts.events += 1;
         self.hist.saturating_record(us.max(1));
     }
 
     pub fn merge(&mut self, o: &IntervalStats) {
-        self.events += o.events;
-        self.reads += o.reads;
-        self.writes += o.writes;
-        self.others += o.others;
-        self.errors += o.errors;
-        self.reconnects += o.reconnects;
+        self.counts.add(&o.counts);
         self.hist
             .add(&o.hist)
             .expect("invariant: same bounds for every interval histogram");
@@ -93,17 +78,18 @@ impl IntervalStats {
     /// Rates over an interval of `seconds`.
     pub fn sample(&self, second: u32, threads: u32, seconds: f64, pct: f64) -> Sample {
         let r = |n: u64| n as f64 / seconds;
+        let c = &self.counts;
         Sample {
             second,
             threads,
-            tps: r(self.events),
-            qps: r(self.queries()),
-            reads_ps: r(self.reads),
-            writes_ps: r(self.writes),
-            others_ps: r(self.others),
+            tps: r(c.events),
+            qps: r(c.queries()),
+            reads_ps: r(c.reads),
+            writes_ps: r(c.writes),
+            others_ps: r(c.others),
             lat_pct_ms: self.percentile_ms(pct),
-            errors_ps: r(self.errors),
-            reconnects_ps: r(self.reconnects),
+            errors_ps: r(c.errors),
+            reconnects_ps: r(c.reconnects),
         }
     }
 }
@@ -149,10 +135,10 @@ mod tests {
         for us in 51..=100 {
             b.record_event_us(us * 100);
         }
-        a.reads = 140;
-        a.writes = 40;
-        b.others = 20;
-        b.errors = 2;
+        a.counts.reads = 140;
+        a.counts.writes = 40;
+        b.counts.others = 20;
+        b.counts.errors = 2;
         a.merge(&b);
         let s = a.sample(3, 4, 2.0, 95.0);
         assert_eq!(s.second, 3);

@@ -77,7 +77,7 @@ mod tests {
         let mut c = Collected::default();
         let mut s1 = IntervalStats::default();
         s1.record_event_us(1000);
-        s1.reads = 10;
+        s1.counts.reads = 10;
         let mut s3 = IntervalStats::default();
         s3.record_event_us(3000);
         s3.record_event_us(3000);
@@ -92,8 +92,8 @@ mod tests {
         assert_eq!(samples[1].tps, 0.0);
         assert_eq!(samples[2].tps, 2.0);
         let t = c.total();
-        assert_eq!(t.events, 4);
-        assert_eq!(t.reads, 10);
+        assert_eq!(t.counts.events, 4);
+        assert_eq!(t.counts.reads, 10);
         let l = latency(&t).summary().unwrap();
         assert_eq!(l.count, 4);
         assert!((l.max_ms - 3.0).abs() < 0.03, "{l:?}");

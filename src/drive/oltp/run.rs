@@ -102,15 +102,15 @@ fn measurement(
     let total = got.total();
     let per_thread: Vec<f64> = got.workers.iter().map(|w| w.events as f64).collect();
     Measurement {
-        queries: total.queries(),
-        errors: total.errors,
+        queries: total.counts.queries(),
+        errors: total.counts.errors,
         first_error: got.first_error(),
         // sysbench's "transactions" are events, with or without BEGIN/COMMIT.
-        commits: total.events,
-        reads: Some(total.reads),
-        writes: Some(total.writes),
-        others: Some(total.others),
-        reconnects: Some(total.reconnects),
+        commits: total.counts.events,
+        reads: Some(total.counts.reads),
+        writes: Some(total.counts.writes),
+        others: Some(total.counts.others),
+        reconnects: Some(total.counts.reconnects),
         seconds,
         latency: collector::latency(&total),
         server,

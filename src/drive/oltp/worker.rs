@@ -189,7 +189,7 @@ impl Worker {
                         ev.reconnects += 1;
                     }
                     Err((Failure::Fatal, e)) => {
-                        cur.errors += 1;
+                        cur.counts.errors += 1;
                         cur.add_counts(&ev);
                         summary.first_error.get_or_insert(e.clone());
                         summary.fatal = Some(e);
