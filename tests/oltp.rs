@@ -1,6 +1,9 @@
 //! The oltp driver against a real MariaDB in Docker: every sysbench test name runs, and what
 //! the client counted equals what the server counted. Run with `--test-threads=1`.
 
+mod common;
+use common::Cleanup;
+
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::AtomicU64;
@@ -16,27 +19,6 @@ use rmatrix::results::samples::{SampleSink, SAMPLES_CSV};
 use rmatrix::results::RunDir;
 use rmatrix::server::docker::Engine;
 use rmatrix::server::{Deployed, Endpoint, Launch};
-
-/// Removes this test's containers when dropped, also when the test panics.
-struct Cleanup(String);
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let ids = Command::new("docker")
-            .args([
-                "ps",
-                "-aq",
-                "--filter",
-                &format!("label=rmatrix.run={}", self.0),
-            ])
-            .output()
-            .map(|o| String::from_utf8_lossy(&o.stdout).to_string())
-            .unwrap_or_default();
-        for id in ids.split_whitespace() {
-            let _ = Command::new("docker").args(["rm", "-f", id]).output();
-        }
-    }
-}
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
     let engine = Engine::connect().await.expect("docker engine");

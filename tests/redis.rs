@@ -3,6 +3,9 @@
 //! variant that cannot take effect refused), the unix socket, and the redis-benchmark driver's
 //! parsing of a real run. Run with `--test-threads=1`: one server at a time.
 
+mod common;
+use common::Cleanup;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -36,27 +39,6 @@ fn build_dir(name: &str) -> String {
         .join(name)
         .display()
         .to_string()
-}
-
-/// Removes whatever a run left behind, also when an assertion fails first.
-struct Cleanup(String);
-
-impl Drop for Cleanup {
-    fn drop(&mut self) {
-        let list = Command::new("docker")
-            .args([
-                "ps",
-                "-aq",
-                "--filter",
-                &format!("label=rmatrix.run={}", self.0),
-            ])
-            .output();
-        if let Ok(out) = list {
-            for id in String::from_utf8_lossy(&out.stdout).split_whitespace() {
-                let _ = Command::new("docker").args(["rm", "-f", id]).output();
-            }
-        }
-    }
 }
 
 /// Run `matrix` into a fresh directory; returns the output, the directory and its guard.
