@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{anyhow, Context, Result};
 
-use super::docker::Engine;
+use super::docker::{ContainerSpec, Engine};
 use super::verify::Check;
 use crate::matrix::model::ExternalSpec;
 
@@ -115,6 +115,39 @@ pub struct Launch<'a> {
 }
 
 impl Launch<'_> {
+    /// The parts of a server's container every kind shares: name, image, this run's label and
+    /// the network (host, or `container_port` published on 127.0.0.1:`port`). Callers add
+    /// args, environment and mounts.
+    pub fn container(
+        &self,
+        name: &str,
+        image: &str,
+        container_port: u16,
+        port: u16,
+    ) -> ContainerSpec {
+        ContainerSpec {
+            name: name.to_string(),
+            image: image.to_string(),
+            args: Vec::new(),
+            env: Vec::new(),
+            mounts: Vec::new(),
+            writable: Vec::new(),
+            run_id: self.run_id.to_string(),
+            host_network: self.host_network,
+            publish: (!self.host_network).then_some((container_port, port)),
+        }
+    }
+
+    /// Where a container started by this launch listens.
+    pub fn endpoint(&self, port: u16, user: &str) -> Endpoint {
+        Endpoint {
+            host: "127.0.0.1".into(),
+            port,
+            user: user.into(),
+            password: self.password.into(),
+        }
+    }
+
     /// A container that never became ready: keep its log in `dir`, remove it, return the log.
     pub async fn discard(&self, id: &str, dir: &Path) -> String {
         let log = self.engine.logs(id).await;

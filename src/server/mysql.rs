@@ -45,23 +45,13 @@ pub async fn start(
     ];
     env.extend(config.container_env());
     let spec = ContainerSpec {
-        name: name.to_string(),
-        image: image.to_string(),
         args,
         env,
         mounts: vec![(cnf, CNF_IN_CONTAINER.into())],
-        writable: Vec::new(),
-        run_id: launch.run_id.to_string(),
-        host_network: launch.host_network,
-        publish: (!launch.host_network).then_some((3306, port)),
+        ..launch.container(name, image, 3306, port)
     };
     let id = launch.engine.start(&spec).await?;
-    let endpoint = Endpoint {
-        host: "127.0.0.1".into(),
-        port,
-        user: "root".into(),
-        password: launch.password.into(),
-    };
+    let endpoint = launch.endpoint(port, "root");
     match wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
         Ok(()) => {}
         Err(e) => {

@@ -65,23 +65,14 @@ pub async fn start(
     let mut env: Vec<(String, String)> = vec![("REDIS_PASSWORD".into(), launch.password.into())];
     env.extend(config.container_env());
     let spec = ContainerSpec {
-        name: name.to_string(),
-        image: image.to_string(),
         args,
         env,
         mounts: vec![(conf, CONF_IN_CONTAINER.into())],
         writable: vec![(sock_dir, SOCKET_DIR_IN_CONTAINER.into())],
-        run_id: launch.run_id.to_string(),
-        host_network: launch.host_network,
-        publish: (!launch.host_network).then_some((6379, port)),
+        ..launch.container(name, image, 6379, port)
     };
     let id = launch.engine.start(&spec).await?;
-    let endpoint = Endpoint {
-        host: "127.0.0.1".into(),
-        port,
-        user: "default".into(),
-        password: launch.password.into(),
-    };
+    let endpoint = launch.endpoint(port, "default");
     if let Err(e) = wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
         let log = launch.discard(&id, dir).await;
         return Err(e.context(format!("server log (last lines):\n{}", tail(&log, 10))));
