@@ -60,8 +60,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "md")]
         format: Format,
     },
-    /// Compare candidate runs with a baseline run, cell by cell (Welch's t-test over the
-    /// iterations); exit code 4 when a metric regressed significantly beyond the threshold.
+    /// Compare candidate runs with a baseline run, cell by cell (Welch's test on the
+    /// logarithms of the iterations, plus the run-to-run noise learned from --noise-from);
+    /// exit code 4 when a metric regressed significantly beyond the threshold.
     Compare {
         /// The baseline run directory (e.g. the last good nightly run).
         baseline: PathBuf,
@@ -71,9 +72,18 @@ pub enum Command {
         /// Smallest change of a mean that counts, in percent of the baseline (`5%` or `5`).
         #[arg(long, default_value = "5%")]
         threshold: String,
-        /// Significance level of the two-sided test; the interval shown is at 1 - alpha.
-        #[arg(long, default_value_t = 0.01)]
-        alpha: f64,
+        /// Confidence level of every interval (`95`, `95%` or `0.95`); the tests run at
+        /// alpha = 1 - level, so "significant" means "the interval excludes no change".
+        #[arg(long, default_value = "95%", conflicts_with = "alpha")]
+        confidence: String,
+        /// The same as a significance level: `--alpha 0.01` is `--confidence 99%`.
+        #[arg(long)]
+        alpha: Option<f64>,
+        /// Earlier runs (run directories or folders of them, e.g. the nightly store of
+        /// accepted runs) to learn each cell's run-to-run noise from; needs 3 or more runs
+        /// of a cell. Without it, verdicts rest on the iterations of the two runs only.
+        #[arg(long = "noise-from", value_name = "PATH", num_args = 1..)]
+        noise_from: Vec<PathBuf>,
         /// Metric to compare (repeatable or comma list; `all`); default: the matrix's
         /// report metric.
         #[arg(long = "metric", value_name = "NAME")]
@@ -91,15 +101,22 @@ pub enum Command {
         /// Run directories, or folders of run directories such as reports/runs.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
-        /// Metric to follow (repeatable or comma list; `all`); default: the report metric.
+        /// Metric to follow (repeatable or comma list; `all`); default: each run's own
+        /// report metric.
         #[arg(long = "metric", value_name = "NAME")]
         metrics: Vec<String>,
         /// Smallest shift of the mean that counts as a change point (`5%` or `5`).
         #[arg(long, default_value = "5%")]
         threshold: String,
-        /// Significance level of the test at each candidate change point.
-        #[arg(long, default_value_t = 0.01)]
-        alpha: f64,
+        /// Confidence level of the test at each candidate change point (alpha = 1 - level).
+        #[arg(long, default_value = "99%", conflicts_with = "alpha")]
+        confidence: String,
+        /// The same as a significance level: `--alpha 0.05` is `--confidence 95%`.
+        #[arg(long)]
+        alpha: Option<f64>,
+        /// Runs shown as columns in the Markdown view (CSV and JSON have every run).
+        #[arg(long, default_value_t = 8)]
+        last: usize,
         /// Runs on each side of a candidate change point that are compared.
         #[arg(long, default_value_t = 5)]
         window: usize,

@@ -64,7 +64,9 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             baseline,
             candidates,
             threshold,
+            confidence,
             alpha,
+            noise_from,
             metrics,
             ignore,
             format,
@@ -72,7 +74,8 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             &baseline,
             &candidates,
             &threshold,
-            alpha,
+            confidence_of(&confidence, alpha)?,
+            &noise_from,
             &metrics,
             ignore,
             format,
@@ -81,27 +84,35 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             dirs,
             metrics,
             threshold,
+            confidence,
             alpha,
+            last,
             window,
             min_points,
             ignore,
             format,
         } => {
-            let runs = crate::compare::input::load_runs(&dirs)?;
-            let default = [runs[runs.len() - 1].report_metric.as_str()];
-            let opts = crate::compare::history::HistoryOptions {
-                metrics: crate::compare::input::resolve_metrics(&metrics, &default)?,
-                threshold_pct: crate::compare::join::parse_threshold(&threshold)?,
-                alpha,
+            use crate::compare::{history, input, join};
+            let runs = input::load_runs(&dirs)?;
+            let opts = history::HistoryOptions {
+                // Empty: each run's own report metric.
+                metrics: if metrics.is_empty() {
+                    Vec::new()
+                } else {
+                    input::resolve_metrics(&metrics, &[])?
+                },
+                threshold_pct: join::parse_threshold(&threshold)?,
+                confidence: confidence_of(&confidence, alpha)?,
+                last,
                 window,
                 min_points,
                 ignore,
             };
-            crate::compare::input::check_dims(&opts.ignore)?;
-            let h = crate::compare::history::history(&runs, &opts)?;
+            input::check_dims(&opts.ignore)?;
+            let h = history::history(&runs, &opts)?;
             match format {
-                Format::Md => print!("{}", crate::compare::history::markdown(&h)),
-                Format::Csv => print!("{}", crate::compare::history::csv(&h)?),
+                Format::Md => print!("{}", history::markdown(&h)),
+                Format::Csv => print!("{}", history::csv(&h)?),
                 Format::Json => println!("{}", serde_json::to_string_pretty(&h)?),
             }
             Ok(exit::OK)
@@ -233,26 +244,52 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
     Ok(())
 }
 
+/// `--confidence` text or `--alpha`, checked.
+fn confidence_of(text: &str, alpha: Option<f64>) -> Result<crate::stats::Confidence> {
+    use crate::compare::CompareError;
+    let conf = match alpha {
+        Some(a) => crate::stats::Confidence::from_alpha(a)
+            .ok_or_else(|| CompareError::BadConfidence(format!("alpha {a}")))?,
+        None => crate::stats::Confidence::parse(text)
+            .ok_or_else(|| CompareError::BadConfidence(text.into()))?,
+    };
+    Ok(conf)
+}
+
 /// `rmatrix compare`: exit code 4 when any candidate regressed.
+#[allow(clippy::too_many_arguments)]
 fn compare(
     baseline: &Path,
     candidates: &[std::path::PathBuf],
     threshold: &str,
-    alpha: f64,
+    confidence: crate::stats::Confidence,
+    noise_from: &[std::path::PathBuf],
     metrics: &[String],
     ignore: Vec<String>,
     format: Format,
 ) -> Result<i32> {
-    use crate::compare::{input, join, render};
+    use crate::compare::{input, join, noise, render};
     input::check_dims(&ignore)?;
     let threshold_pct = join::parse_threshold(threshold)?;
     let base = input::load_run(baseline)?;
     let default = [base.report_metric.as_str()];
+    let metrics = input::resolve_metrics(metrics, &default)?;
+    let noise = if noise_from.is_empty() {
+        noise::Noise::default()
+    } else {
+        noise::Noise::learn(
+            &input::load_runs(noise_from)?,
+            &metrics,
+            &ignore,
+            candidates,
+        )
+    };
     let opts = join::Options {
         threshold_pct,
-        alpha,
-        metrics: input::resolve_metrics(metrics, &default)?,
+        confidence,
+        metrics,
         ignore,
+        noise,
     };
     let mut out = Vec::new();
     for c in candidates {

@@ -15,6 +15,7 @@ pub mod report;
 pub mod results;
 pub mod run;
 pub mod server;
+pub mod stats;
 pub mod workload;
 
 /// Exit codes, documented in the README and `rmatrix --help`.

@@ -257,7 +257,16 @@ pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resu
             .with_context(|| format!("failed to read template {}", p.display()))?,
         None => report::markdown::DEFAULT_TEMPLATE.to_string(),
     };
-    let text = report::markdown::render(&template, &report::markdown::context(m, &rows, &facts))?;
+    // Per-second samples give cells measured once an interval (batch means).
+    let series = match m.report.metric.as_str() {
+        col @ ("qps" | "tps") => crate::results::samples::read_series(
+            &dir.file(crate::results::samples::SAMPLES_CSV),
+            col,
+        )?,
+        _ => Default::default(),
+    };
+    let ctx = report::markdown::context(m, &rows, &facts, &series);
+    let text = report::markdown::render(&template, &ctx)?;
     Ok(text)
 }
 
@@ -367,8 +376,9 @@ impl RunCtx<'_> {
                     .filter_map(|r| metric.value(r))
                     .collect();
                 values.len() < 2
-                    || crate::measure::stats::summarize(&values)
-                        .is_some_and(|s| s.cv * 100.0 > target)
+                    || crate::stats::summarize(&values, crate::stats::Confidence::default())
+                        .and_then(|s| s.cv)
+                        .is_some_and(|cv| cv * 100.0 > target)
             };
             let units = schedule(
                 todo.len(),

@@ -124,8 +124,14 @@ fn noise_is_not_a_regression() {
     let out = compare("noisy", &[]);
     assert_eq!(out.code, 0, "{}", out.stdout);
     let qps = row(&out.stdout, "InnoDB / write", "qps");
+    // The arithmetic means differ by -10.0%; the change is the ratio of geometric means,
+    // numpy: expm1(mean(log [700,1200,850,1100,650]) - mean(log [1000,1012,990,1005,995]))
+    // = -12.61%.
     assert!(
-        qps.contains("-10.0%") && qps.contains(" ~ |") && qps.ends_with("| too noisy to tell |")
+        qps.contains("| -12.6% |")
+            && qps.contains(" ~ |")
+            && qps.ends_with("| too noisy to tell |"),
+        "{qps}"
     );
 }
 
@@ -169,7 +175,11 @@ fn csv_and_json_carry_the_same_verdicts() {
     let qps = find("InnoDB", "write", "qps");
     assert_eq!(&qps[col("verdict")], "regressed");
     assert_eq!(&qps[col("higher_is_better")], "true");
+    // numpy: expm1(mean(log slower) - mean(log base)) * 100 = -20.000000000000068 (every
+    // slower iteration is 0.8x its baseline iteration).
     assert!((qps[col("change_pct")].parse::<f64>().unwrap() + 20.0).abs() < 1e-9);
+    assert_eq!(&qps[col("confidence")], "0.95");
+    assert_eq!(&qps[col("basis")], "iterations");
     assert_eq!(
         &find("InnoDB", "write", "lat_p99_ms")[col("higher_is_better")],
         "false"
@@ -184,8 +194,9 @@ fn csv_and_json_carry_the_same_verdicts() {
     assert_eq!(out.code, REGRESSION);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let c = &v[0];
-    assert_eq!(c["format_version"], 1);
-    assert_eq!(c["test"], "welch-t");
+    assert_eq!(c["format_version"], 2);
+    assert_eq!(c["confidence"], 0.95);
+    assert_eq!(c["changes"][0]["basis"], "iterations");
     assert_eq!(c["counts"]["regressed"], 2);
     assert_eq!(c["changes"][0]["verdict"], "regressed");
     assert_eq!(
@@ -223,12 +234,37 @@ fn unusable_inputs_exit_2_with_a_reason() {
     }
     // Leaving the workload out of the join key makes `other`'s scan cell meet base's.
     let out = compare("other", &["--ignore", "workload"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("Cells joined ignoring: workload."),
+        "{}",
+        out.stderr
+    );
+    let out = compare("same", &["--confidence", "42%"]);
+    assert_eq!(out.code, BAD_INPUT);
+    assert!(
+        out.stderr.contains("bad confidence level `42%`"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
 fn markdown_matches_golden_file() {
     let out = compare("slower", &["--metric", "qps,lat_p99_ms"]);
+    // The numbers, from an independent source (scipy 1.17.1, r = ttest_ind(log(slower),
+    // log(base), equal_var=False), expm1 of the mean log difference and of
+    // r.confidence_interval(0.95)): qps -20.00% [-20.99%, -19.00%], p = 1.3e-10;
+    // lat_p99_ms +25.00% [+23.45%, +26.57%], p = 1.3e-10.
+    for want in [
+        "| -20.0% | -21.0% .. -19.0% | <0.0001 *** |",
+        "| +25.0% | +23.5% .. +26.6% | <0.0001 *** |",
+    ] {
+        assert!(
+            out.stdout.contains(want),
+            "missing {want:?}:\n{}",
+            out.stdout
+        );
+    }
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/compare.md");
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(path, &out.stdout).unwrap();
@@ -286,21 +322,26 @@ fn history_flags_a_step_in_nightly_runs() {
     assert!(out
         .stdout
         .contains("10 runs, 2026-11-01T02:00:00Z to 2026-11-10T02:00:00Z"));
-    let flagged: Vec<&str> = out
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("| night-") && l.contains("**"))
-        .collect();
-    assert_eq!(flagged.len(), 1, "one change point:\n{}", out.stdout);
-    assert!(flagged[0].starts_with("| night-07 |"), "{}", flagged[0]);
+    // The compact view: one row per cell, the last 8 runs (#3..#10) as columns, the
+    // change point marked in night 7's column.
+    let view = out.stdout.split("### qps").nth(1).unwrap();
+    assert!(view.contains("1 cells, the last 8 of 10 runs"), "{view}");
     assert!(
-        flagged[0].contains("**880** (-11.8% worse ***)"),
-        "{}",
-        flagged[0]
+        view.contains("| cell | #3 | #4 | #5 | #6 | #7 | #8 | #9 | #10 |"),
+        "{view}"
     );
+    let row = view
+        .lines()
+        .find(|l| l.starts_with("| mariadb-10.11 / default / InnoDB / write / c2 |"))
+        .unwrap();
+    let cols: Vec<&str> = row.split(" | ").collect();
+    assert_eq!(cols[5], "**880** ▼", "{row}");
+    assert_eq!(row.matches('▼').count(), 1, "{row}");
+    // numpy: the 5 run means before night 7 (1010, 995, 1005, 990, 1002) against the 4 from
+    // it (880, 890, 875, 885): expm1(mean(log after) - mean(log before)) = -11.79%.
     let cp = out.stdout.split("### Change points").nth(1).unwrap();
     assert!(
-        cp.contains("/ InnoDB / write / c2 | qps | night-07"),
+        cp.contains("/ InnoDB / write / c2 | qps | night-07 (2026-11-07T02:00:00Z) | 1000 | 882 | -11.8% worse *** |"),
         "{cp}"
     );
 

@@ -35,8 +35,11 @@ pub enum CompareError {
     UnknownDimension { name: String, valid: String },
     #[error("bad threshold `{0}`: expected a percentage such as `5%` or `2.5`")]
     BadThreshold(String),
-    #[error("bad alpha {0}: expected a probability between 0 and 1, such as 0.01")]
-    BadAlpha(f64),
+    #[error(
+        "bad confidence level `{0}`: expected a level between 50% and 100%, such as `95%` \
+         (or --alpha between 0 and 0.5, such as 0.01)"
+    )]
+    BadConfidence(String),
     #[error(
         "{} and {} have no cell in common; check that they ran the same matrix \
          (or use --ignore DIM to join across a renamed dimension)",

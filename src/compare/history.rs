@@ -5,8 +5,9 @@
 //!
 //! For every position `k` of a series of run means, the up to `window` means before `k` are
 //! compared with the up to `window` means from `k` on (each side needs at least `min_points`)
-//! with Welch's t-test (on the logarithms when all are positive, as `compare` does). `k` is a candidate when p < alpha and the shift of the window means is
-//! at least the threshold. Candidates are taken by increasing p, skipping any closer than
+//! with Welch's t-test (on the logarithms when all are positive, as `compare` does,
+//! `stats::change`). `k` is a candidate when p < alpha (1 - the confidence level) and the
+//! change of the window means is at least the threshold. Candidates are taken by increasing p, skipping any closer than
 //! `min_points` to one already taken, so one step gives one change point. A run mean (not an
 //! iteration) is one point, so night-to-night noise counts as noise.
 //!
@@ -21,15 +22,17 @@ use serde::Serialize;
 use super::error::CompareError;
 use super::input::{cell_name, Run};
 use super::join::{RunInfo, COMPARE_FORMAT_VERSION};
-use crate::measure::stats::summarize;
-use crate::measure::welch::{relative, stars, welch, Welch};
 use crate::report::metric::Metric;
+use crate::stats::{change, summarize, Basis, Change, Confidence};
 
 #[derive(Debug, Clone)]
 pub struct HistoryOptions {
+    /// Metrics to follow; empty: each run's own report metric.
     pub metrics: Vec<&'static Metric>,
     pub threshold_pct: f64,
-    pub alpha: f64,
+    pub confidence: Confidence,
+    /// Runs shown as columns in the compact Markdown view.
+    pub last: usize,
     pub window: usize,
     pub min_points: usize,
     pub ignore: Vec<String>,
@@ -71,7 +74,10 @@ pub struct History {
     pub format_version: u32,
     pub method: &'static str,
     pub threshold_pct: f64,
+    pub confidence: f64,
     pub alpha: f64,
+    /// Runs shown in the compact Markdown view.
+    pub last: usize,
     pub window: usize,
     pub min_points: usize,
     pub runs: Vec<RunInfo>,
@@ -83,107 +89,114 @@ pub fn change_points(
     means: &[f64],
     window: usize,
     min_points: usize,
-    alpha: f64,
+    conf: Confidence,
     threshold_pct: f64,
-) -> Vec<(usize, Welch)> {
+) -> Vec<(usize, Change)> {
     let min_points = min_points.max(2);
     let window = window.max(min_points);
-    let mut found: Vec<(usize, Welch)> = Vec::new();
+    let mut found: Vec<(usize, Change)> = Vec::new();
     if means.len() < 2 * min_points {
         return found;
     }
     for k in min_points..=means.len() - min_points {
         let before = &means[k.saturating_sub(window)..k];
         let after = &means[k..(k + window).min(means.len())];
-        let Some(mut w) = welch(before, after) else {
+        let Some(c) = change(before, after, Basis::Iterations, None, conf) else {
             continue;
         };
-        // As in compare: the test on the logarithms when every value is positive.
-        if let Some(r) = relative(before, after, 0.95).filter(|r| r.log) {
-            w.p = r.test.p;
-        }
-        let shift = if w.mean_a != 0.0 {
-            (w.diff / w.mean_a.abs() * 100.0).abs()
-        } else {
-            f64::INFINITY
-        };
-        if w.p < alpha && w.diff != 0.0 && shift >= threshold_pct {
-            found.push((k, w));
+        if conf.significant(c.p) && c.pct != 0.0 && c.pct.abs() >= threshold_pct {
+            found.push((k, c));
         }
     }
     found.sort_by(|a, b| a.1.p.total_cmp(&b.1.p).then(a.0.cmp(&b.0)));
-    let mut taken: Vec<(usize, Welch)> = Vec::new();
-    for (k, w) in found {
+    let mut taken: Vec<(usize, Change)> = Vec::new();
+    for (k, c) in found {
         if taken.iter().all(|(t, _)| t.abs_diff(k) >= min_points) {
-            taken.push((k, w));
+            taken.push((k, c));
         }
     }
     taken.sort_by_key(|(k, _)| *k);
     taken
 }
 
-/// `runs` must be in start order (`input::load_runs` sorts them).
+/// `runs` must be in start order (`input::load_runs` sorts them). Each run contributes its
+/// own report metric unless `opts.metrics` names some.
 pub fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareError> {
-    if !(opts.alpha > 0.0 && opts.alpha < 1.0) {
-        return Err(CompareError::BadAlpha(opts.alpha));
-    }
-    let mut series = Vec::new();
-    for metric in &opts.metrics {
-        let mut by_cell: IndexMap<String, (IndexMap<String, String>, Vec<Point>)> = IndexMap::new();
-        for (i, run) in runs.iter().enumerate() {
+    let conf = opts.confidence;
+    // (metric, cell key) -> dims and points, in first-seen order.
+    type Key = (&'static str, String);
+    let mut by_series: IndexMap<Key, (IndexMap<String, String>, Vec<Point>)> = IndexMap::new();
+    for (i, run) in runs.iter().enumerate() {
+        let own: Vec<&'static Metric> = if opts.metrics.is_empty() {
+            Metric::find(&run.report_metric).into_iter().collect()
+        } else {
+            opts.metrics.clone()
+        };
+        for metric in own {
             for (key, s) in run.samples(metric, &opts.ignore) {
-                let Some(sum) = summarize(&s.values) else {
+                let Some(sum) = summarize(&s.values, conf) else {
                     continue;
                 };
-                by_cell
-                    .entry(key)
+                by_series
+                    .entry((metric.name, key))
                     .or_insert_with(|| (s.dims.clone(), Vec::new()))
                     .1
                     .push(Point {
                         run: i,
                         n: sum.n,
                         mean: sum.mean,
-                        stddev: sum.stddev,
+                        stddev: sum.stddev.unwrap_or(0.0),
                         change_point: None,
                     });
             }
         }
-        for (_, (dims, mut points)) in by_cell {
-            let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
-            for (k, w) in change_points(
-                &means,
-                opts.window,
-                opts.min_points,
-                opts.alpha,
-                opts.threshold_pct,
-            ) {
-                points[k].change_point = Some(ChangePoint {
-                    before: w.mean_a,
-                    after: w.mean_b,
-                    change_pct: (w.mean_a != 0.0).then(|| w.diff / w.mean_a.abs() * 100.0),
-                    p_value: w.p,
-                    direction: if (w.diff > 0.0) == metric.higher_is_better {
-                        "better"
-                    } else {
-                        "worse"
-                    },
-                });
-            }
-            series.push(Series {
-                cell: cell_name(&dims),
-                dims,
-                metric: metric.name.into(),
-                unit: metric.unit.into(),
-                higher_is_better: metric.higher_is_better,
-                points,
+    }
+    // Metrics in a stable order: as first seen.
+    let mut series = Vec::new();
+    for ((metric_name, _), (dims, mut points)) in by_series {
+        let metric = Metric::find(metric_name).expect("invariant: a known metric");
+        let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
+        for (k, c) in change_points(
+            &means,
+            opts.window,
+            opts.min_points,
+            conf,
+            opts.threshold_pct,
+        ) {
+            let before = &means[k.saturating_sub(opts.window.max(2))..k];
+            let after = &means[k..(k + opts.window.max(2)).min(means.len())];
+            points[k].change_point = Some(ChangePoint {
+                before: before.iter().sum::<f64>() / before.len() as f64,
+                after: after.iter().sum::<f64>() / after.len() as f64,
+                change_pct: Some(c.pct),
+                p_value: c.p,
+                direction: c.direction(metric.higher_is_better),
             });
         }
+        series.push(Series {
+            cell: cell_name(&dims),
+            dims,
+            metric: metric.name.into(),
+            unit: metric.unit.into(),
+            higher_is_better: metric.higher_is_better,
+            points,
+        });
     }
+    // One metric's series together, metrics in the order first seen (a stable sort).
+    let mut order: Vec<String> = Vec::new();
+    for s in &series {
+        if !order.contains(&s.metric) {
+            order.push(s.metric.clone());
+        }
+    }
+    series.sort_by_key(|s| order.iter().position(|m| *m == s.metric));
     Ok(History {
         format_version: COMPARE_FORMAT_VERSION,
-        method: "sliding two-window welch-t",
+        method: "sliding two-window welch-t on logarithms",
         threshold_pct: opts.threshold_pct,
-        alpha: opts.alpha,
+        confidence: conf.level(),
+        alpha: conf.alpha(),
+        last: opts.last.max(1),
         window: opts.window,
         min_points: opts.min_points,
         runs: runs.iter().map(RunInfo::from).collect(),
@@ -197,33 +210,36 @@ fn fmt_value(metric: &str, v: f64) -> String {
         .unwrap_or_else(|| format!("{v:.3}"))
 }
 
-fn cp_text(cp: &ChangePoint) -> String {
+fn cp_text(cp: &ChangePoint, conf: Confidence) -> String {
     let pct = cp
         .change_pct
         .map(|c| format!("{c:+.1}%"))
         .unwrap_or_else(|| "from 0".into());
-    format!("{pct} {} {}", cp.direction, stars(cp.p_value))
-        .trim_end()
-        .to_string()
+    format!("{pct} {} {}", cp.direction, conf.mark(cp.p_value))
 }
 
 pub fn markdown(h: &History) -> String {
+    let conf = Confidence::new(h.confidence).unwrap_or_default();
     let mut out = String::from("## rmatrix history\n\n");
     out.push_str(&format!(
-        "{} runs{}. Change points: the {} run means before a run against the {} from it, \
-         Welch's t-test, p < {} and a shift of at least {}% (needs {} runs; the newest {} \
-         cannot be flagged yet).\n",
+        "{} runs{}. Change points: the up to {} run means before a run against the up to {} \
+         from it, Welch's test on their logarithms at {conf} confidence and a change of at \
+         least {}% (needs {} runs; the newest {} cannot be flagged yet). {}.\n",
         h.runs.len(),
         match (h.runs.first(), h.runs.last()) {
-            (Some(a), Some(b)) => format!(", {} to {}", a.started_at, b.started_at),
+            (Some(a), Some(b)) => format!(
+                ", {} to {}",
+                super::render::md(&a.started_at),
+                super::render::md(&b.started_at)
+            ),
             _ => String::new(),
         },
         h.window,
         h.window,
-        h.alpha,
         h.threshold_pct,
         2 * h.min_points,
         h.min_points.saturating_sub(1),
+        conf.legend(),
     ));
     let flagged: Vec<(&Series, &Point, &ChangePoint)> = h
         .series
@@ -244,43 +260,72 @@ pub fn markdown(h: &History) -> String {
         for (s, p, cp) in flagged {
             out.push_str(&format!(
                 "| {} | {} | {} ({}) | {} | {} | {} | {} |\n",
-                s.cell,
+                super::render::md(&s.cell),
                 s.metric,
-                h.runs[p.run].run_id,
-                h.runs[p.run].started_at,
+                super::render::md(&h.runs[p.run].run_id),
+                super::render::md(&h.runs[p.run].started_at),
                 fmt_value(&s.metric, cp.before),
                 fmt_value(&s.metric, cp.after),
-                cp_text(cp),
+                cp_text(cp, conf),
                 super::render::p_num(cp.p_value)
             ));
         }
     }
+    // The compact view: one row per cell, one column per recent run (long format: CSV).
+    let first_shown = h.runs.len().saturating_sub(h.last);
     let mut metrics: Vec<&str> = h.series.iter().map(|s| s.metric.as_str()).collect();
     metrics.dedup();
     for metric in metrics {
         let series: Vec<&Series> = h.series.iter().filter(|s| s.metric == metric).collect();
+        let runs: Vec<usize> = (first_shown..h.runs.len())
+            .filter(|i| series.iter().any(|s| s.points.iter().any(|p| p.run == *i)))
+            .collect();
         let first = series[0];
         out.push_str(&format!(
-            "\n### {metric} ({}, {} is better)\n\n| run | started |",
+            "\n### {metric} ({}, {} is better): {} cells, the last {} of {} runs\n\n",
             first.unit,
             if first.higher_is_better {
                 "higher"
             } else {
                 "lower"
-            }
+            },
+            series.len(),
+            runs.len(),
+            h.runs.len(),
         ));
-        for s in &series {
-            out.push_str(&format!(" {} |", s.cell));
+        let keys: Vec<String> = runs
+            .iter()
+            .map(|i| {
+                format!(
+                    "#{} `{}` {}",
+                    i + 1,
+                    super::render::md(&h.runs[*i].run_id),
+                    super::render::md(&h.runs[*i].started_at)
+                )
+            })
+            .collect();
+        out.push_str(&format!("Runs: {}.\n", keys.join("; ")));
+        out.push_str("`▲`/`▼`: a change point (better/worse) starts at this run; `-`: no such cell in the run.\n\n| cell |");
+        for i in &runs {
+            out.push_str(&format!(" #{} |", i + 1));
         }
-        out.push_str(&format!("\n|---|---|{}\n", "---:|".repeat(series.len())));
-        for (i, run) in h.runs.iter().enumerate() {
-            out.push_str(&format!("| {} | {} |", run.run_id, run.started_at));
-            for s in &series {
-                let text = match s.points.iter().find(|p| p.run == i) {
+        out.push_str(&format!("\n|---|{}\n", "---:|".repeat(runs.len())));
+        for s in &series {
+            out.push_str(&format!("| {} |", super::render::md(&s.cell)));
+            for i in &runs {
+                let text = match s.points.iter().find(|p| p.run == *i) {
                     None => "-".to_string(),
                     Some(p) => match &p.change_point {
                         None => fmt_value(metric, p.mean),
-                        Some(cp) => format!("**{}** ({})", fmt_value(metric, p.mean), cp_text(cp)),
+                        Some(cp) => format!(
+                            "**{}** {}",
+                            fmt_value(metric, p.mean),
+                            if cp.direction == "better" {
+                                "▲"
+                            } else {
+                                "▼"
+                            }
+                        ),
                     },
                 };
                 out.push_str(&format!(" {text} |"));
@@ -348,25 +393,29 @@ pub fn csv(h: &History) -> anyhow::Result<String> {
 mod tests {
     use super::*;
 
+    fn c99() -> Confidence {
+        Confidence::new(0.99).unwrap()
+    }
+
     #[test]
     fn finds_one_step_and_nothing_in_flat_noise() {
         let flat = [
             100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 100.7, 99.3, 100.1,
         ];
-        assert!(change_points(&flat, 5, 3, 0.01, 5.0).is_empty());
+        assert!(change_points(&flat, 5, 3, c99(), 5.0).is_empty());
         let step = [
             100.0, 101.0, 99.0, 100.5, 99.5, 90.2, 89.8, 90.7, 89.3, 90.1,
         ];
-        let cps = change_points(&step, 5, 3, 0.01, 5.0);
+        let cps = change_points(&step, 5, 3, c99(), 5.0);
         assert_eq!(cps.len(), 1, "{cps:?}");
         assert_eq!(cps[0].0, 5, "the first run after the step");
-        assert!(cps[0].1.diff < 0.0);
+        assert!(cps[0].1.pct < 0.0);
         // Too few points after the step: not flagged yet.
-        assert!(change_points(&step[..7], 5, 3, 0.01, 5.0).is_empty());
+        assert!(change_points(&step[..7], 5, 3, c99(), 5.0).is_empty());
         // A single spike is not a change point.
         let spike = [
             100.0, 101.0, 99.0, 100.5, 60.0, 100.2, 99.8, 100.7, 99.3, 100.1,
         ];
-        assert!(change_points(&spike, 5, 3, 0.01, 5.0).is_empty());
+        assert!(change_points(&spike, 5, 3, c99(), 5.0).is_empty());
     }
 }

@@ -7,29 +7,29 @@ use serde::Serialize;
 
 use super::error::CompareError;
 use super::input::{cell_name, Run};
-use crate::measure::stats::summarize;
-use crate::measure::welch::relative;
+use super::noise::Noise;
 use crate::report::metric::Metric;
+use crate::stats::{change, summarize, Basis, Confidence};
 
-/// Version of the JSON and CSV that `compare` and `history` print.
-pub const COMPARE_FORMAT_VERSION: u32 = 1;
+/// Version of the JSON and CSV that `compare` and `history` print. 2: one confidence level
+/// (`confidence`), log-scale changes, the interval's `basis` and `noise_runs`.
+pub const COMPARE_FORMAT_VERSION: u32 = 2;
 
 #[derive(Debug, Clone)]
 pub struct Options {
     /// Smallest change that counts, in percent of the baseline mean.
     pub threshold_pct: f64,
-    /// Significance level of the two-sided test; the interval shown is at `1 - alpha`.
-    pub alpha: f64,
+    /// The level of every interval; tests run at alpha = 1 - level.
+    pub confidence: Confidence,
     pub metrics: Vec<&'static Metric>,
     /// Dimensions left out of the join key.
     pub ignore: Vec<String>,
+    /// Run-to-run noise per cell, from `--noise-from` (empty: within-run only).
+    pub noise: Noise,
 }
 
 impl Options {
     pub fn check(&self) -> Result<(), CompareError> {
-        if !(self.alpha > 0.0 && self.alpha < 1.0) {
-            return Err(CompareError::BadAlpha(self.alpha));
-        }
         if !(self.threshold_pct >= 0.0 && self.threshold_pct.is_finite()) {
             return Err(CompareError::BadThreshold(self.threshold_pct.to_string()));
         }
@@ -90,20 +90,21 @@ impl From<&Run> for RunInfo {
 pub struct Side {
     pub n: usize,
     pub mean: f64,
-    pub stddev: f64,
-    /// Half-width of the 95% confidence interval of the mean.
-    pub ci95: f64,
+    /// None for a single iteration.
+    pub stddev: Option<f64>,
+    /// Half-width of the interval of the mean at the comparison's confidence level.
+    pub half_width: Option<f64>,
     pub values: Vec<f64>,
 }
 
 impl Side {
-    fn of(values: &[f64]) -> Option<Side> {
-        let s = summarize(values)?;
+    fn of(values: &[f64], conf: Confidence) -> Option<Side> {
+        let s = summarize(values, conf)?;
         Some(Side {
             n: s.n,
             mean: s.mean,
             stddev: s.stddev,
-            ci95: s.ci95,
+            half_width: s.half_width,
             values: values.to_vec(),
         })
     }
@@ -118,16 +119,20 @@ pub struct MetricChange {
     pub higher_is_better: bool,
     pub baseline: Side,
     pub candidate: Side,
-    /// (candidate - baseline) / |baseline| in percent; none when the baseline mean is 0.
+    /// The change in percent: the ratio of geometric means - 1 when `log_scale`, else
+    /// (candidate - baseline) / |baseline|; none when nothing could be tested.
     pub change_pct: Option<f64>,
-    /// The `1 - alpha` interval of the change in percent (of the ratio of geometric means
-    /// when `log_scale`).
+    /// The interval of the change in percent at the confidence level.
     pub ci_low_pct: Option<f64>,
     pub ci_high_pct: Option<f64>,
-    /// Two-sided Welch p-value; none with fewer than two iterations on a side.
+    /// Two-sided p-value; none with fewer than two iterations on a side and no run noise.
     pub p_value: Option<f64>,
-    /// The test ran on the logarithms (all values positive), see `measure::welch::relative`.
+    /// The test ran on the logarithms (all values positive), see `stats::change`.
     pub log_scale: bool,
+    /// What the interval accounts for: the iterations only, or also the run-to-run noise.
+    pub basis: Option<Basis>,
+    /// Earlier runs the run-to-run noise was learned from.
+    pub noise_runs: Option<usize>,
     pub verdict: Verdict,
 }
 
@@ -147,7 +152,11 @@ pub struct Comparison {
     pub baseline: RunInfo,
     pub candidate: RunInfo,
     pub threshold_pct: f64,
+    /// Confidence level of the intervals, e.g. 0.95; `alpha` = 1 - confidence.
+    pub confidence: f64,
     pub alpha: f64,
+    /// Runs read for the run-to-run noise (`--noise-from`); 0: none given.
+    pub noise_runs_read: usize,
     pub ignored_dimensions: Vec<String>,
     pub counts: Counts,
     pub changes: Vec<MetricChange>,
@@ -217,7 +226,7 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
             let (Some(bs), Some(cs)) = (b.get(key), c.get(key)) else {
                 continue;
             };
-            if let Some(ch) = judge(dims, metric, &bs.values, &cs.values, opts) {
+            if let Some(ch) = judge(key, dims, metric, &bs.values, &cs.values, opts) {
                 changes.push(ch);
             }
         }
@@ -233,11 +242,13 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
     }
     Ok(Comparison {
         format_version: COMPARE_FORMAT_VERSION,
-        test: "welch-t",
+        test: "welch-t on logarithms, plus run-to-run variance where known",
         baseline: base.into(),
         candidate: cand.into(),
         threshold_pct: opts.threshold_pct,
-        alpha: opts.alpha,
+        confidence: opts.confidence.level(),
+        alpha: opts.confidence.alpha(),
+        noise_runs_read: opts.noise.runs,
         ignored_dimensions: opts.ignore.clone(),
         counts,
         changes,
@@ -248,35 +259,26 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
 }
 
 fn judge(
+    key: &str,
     dims: &IndexMap<String, String>,
     metric: &Metric,
     base: &[f64],
     cand: &[f64],
     opts: &Options,
 ) -> Option<MetricChange> {
-    let baseline = Side::of(base)?;
-    let candidate = Side::of(cand)?;
-    let rel = relative(base, cand, 1.0 - opts.alpha);
-    let test = rel.map(|r| r.test);
-    let scale = baseline.mean.abs();
-    let change_pct = (scale != 0.0).then(|| (candidate.mean - baseline.mean) / scale * 100.0);
-    let (ci_low_pct, ci_high_pct) = match rel.and_then(|r| r.ci_pct) {
-        Some((lo, hi)) => (Some(lo), Some(hi)),
-        None => (None, None),
-    };
-    let p_value = test.map(|w| w.p);
-    let verdict = match test {
+    let conf = opts.confidence;
+    let baseline = Side::of(base, conf)?;
+    let candidate = Side::of(cand, conf)?;
+    let noise = opts.noise.get(metric.name, key);
+    let c = change(base, cand, Basis::Iterations, noise, conf);
+    let verdict = match c {
         None => Verdict::TooNoisy,
-        Some(w) => {
-            let significant = w.p < opts.alpha;
-            // A change from a zero baseline is infinitely large.
-            let beyond = change_pct.map_or(w.diff != 0.0, |c| c.abs() >= opts.threshold_pct);
-            let inside = match (ci_low_pct, ci_high_pct) {
-                (Some(lo), Some(hi)) => lo > -opts.threshold_pct && hi < opts.threshold_pct,
-                _ => w.diff == 0.0 && w.se == 0.0,
-            };
+        Some(c) => {
+            let significant = conf.significant(c.p);
+            let beyond = c.pct.abs() >= opts.threshold_pct;
+            let inside = c.lo_pct > -opts.threshold_pct && c.hi_pct < opts.threshold_pct;
             if significant && beyond {
-                if (w.diff > 0.0) == metric.higher_is_better {
+                if (c.pct > 0.0) == metric.higher_is_better {
                     Verdict::Improved
                 } else {
                     Verdict::Regressed
@@ -296,11 +298,13 @@ fn judge(
         higher_is_better: metric.higher_is_better,
         baseline,
         candidate,
-        change_pct,
-        ci_low_pct,
-        ci_high_pct,
-        p_value,
-        log_scale: rel.is_some_and(|r| r.log),
+        change_pct: c.map(|c| c.pct),
+        ci_low_pct: c.map(|c| c.lo_pct),
+        ci_high_pct: c.map(|c| c.hi_pct),
+        p_value: c.map(|c| c.p),
+        log_scale: c.is_some_and(|c| c.log_scale),
+        basis: c.map(|c| c.basis),
+        noise_runs: c.and_then(|c| c.noise_runs),
         verdict,
     })
 }
@@ -340,7 +344,8 @@ mod tests {
     fn opts() -> Options {
         Options {
             threshold_pct: 5.0,
-            alpha: 0.01,
+            confidence: Confidence::default(),
+            noise: Noise::default(),
             metrics: vec![
                 Metric::find("qps").unwrap(),
                 Metric::find("lat_p99_ms").unwrap(),
@@ -396,7 +401,9 @@ mod tests {
         assert_eq!(c.only_in_baseline, ["s / c / gone / w / c2"]);
         assert_eq!(c.only_in_candidate, ["s / c / new / w / c2"]);
         assert!(c.regressed());
-        assert!((c.changes[0].change_pct.unwrap() + 20.0).abs() < 1e-9);
+        // numpy: expm1(mean(log b) - mean(log a)) * 100 = -20.001125114622884 (the ratio of
+        // geometric means; the arithmetic means give exactly -20%).
+        assert!((c.changes[0].change_pct.unwrap() + 20.001125114622884).abs() < 1e-9);
     }
 
     #[test]

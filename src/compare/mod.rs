@@ -36,6 +36,7 @@ pub mod error;
 pub mod history;
 pub mod input;
 pub mod join;
+pub mod noise;
 pub mod render;
 
 pub use error::CompareError;

@@ -2,8 +2,27 @@
 //! scripts (both carry `format_version`).
 
 use super::join::{Comparison, MetricChange, Verdict, COMPARE_FORMAT_VERSION};
-use crate::measure::welch::stars;
 use crate::report::metric::Metric;
+use crate::stats::{Basis, Confidence};
+
+/// A user-provided string made safe for a Markdown table cell: control characters (newlines,
+/// terminal escapes) become spaces, `|` is escaped, HTML and code-span characters are
+/// neutralised.
+pub fn md(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '`' => out.push('\''),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 fn num(metric: &str, v: f64) -> String {
     match Metric::find(metric) {
@@ -12,29 +31,23 @@ fn num(metric: &str, v: f64) -> String {
     }
 }
 
-/// `1639 ±2.1%`: mean and the 95% CI of the mean relative to it.
-fn side_text(metric: &str, mean: f64, ci95: f64, n: usize) -> String {
-    if n > 1 && mean != 0.0 {
-        format!(
-            "{} ±{:.1}% ({n})",
-            num(metric, mean),
-            ci95 / mean.abs() * 100.0
-        )
-    } else {
-        format!("{} ({n})", num(metric, mean))
+/// `1639 ±2.1% (5)`: mean, the half-width of its interval relative to it, and n.
+fn side_text(metric: &str, side: &super::join::Side) -> String {
+    match side.half_width.filter(|_| side.mean != 0.0) {
+        Some(h) => format!(
+            "{} ±{:.1}% ({})",
+            num(metric, side.mean),
+            h / side.mean.abs() * 100.0,
+            side.n
+        ),
+        None => format!("{} ({})", num(metric, side.mean), side.n),
     }
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map(|v| format!("{v:+.1}%"))
-        .unwrap_or_else(|| "n/a".into())
-}
-
-fn p_text(p: Option<f64>, alpha: f64) -> String {
+fn p_text(p: Option<f64>, conf: Confidence) -> String {
     match p {
         None => "n/a".into(),
-        Some(p) if p >= alpha => format!("{} ~", p_num(p)),
-        Some(p) => format!("{} {}", p_num(p), stars(p)).trim_end().to_string(),
+        Some(p) => format!("{} {}", p_num(p), conf.mark(p)),
     }
 }
 
@@ -53,21 +66,23 @@ fn verdict_text(ch: &MetricChange) -> String {
     }
 }
 
-fn level(alpha: f64) -> String {
-    let l = (1.0 - alpha) * 100.0;
-    if (l - l.round()).abs() < 1e-9 {
-        format!("{l:.0}%")
-    } else {
-        format!("{l}%")
+/// What the interval of a change includes.
+fn basis_text(ch: &MetricChange) -> String {
+    match (ch.basis, ch.noise_runs) {
+        (Some(Basis::IterationsAndRuns), Some(r)) => format!("iterations + runs ({r})"),
+        (Some(_), _) => "iterations only".into(),
+        (None, _) => "n/a".into(),
     }
 }
 
 pub fn markdown(comparisons: &[Comparison]) -> String {
     let mut out = String::new();
     for c in comparisons {
+        let conf = Confidence::new(c.confidence).unwrap_or_default();
         out.push_str(&format!(
             "## rmatrix compare: `{}` against baseline `{}`\n\n",
-            c.candidate.run_id, c.baseline.run_id
+            md(&c.candidate.run_id),
+            md(&c.baseline.run_id)
         ));
         let k = &c.counts;
         let regressed = if k.regressed > 0 {
@@ -76,18 +91,46 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
             "0 regressed".into()
         };
         out.push_str(&format!(
-            "{regressed}, {} improved, {} unchanged, {} too noisy to tell. Threshold ±{}%, \
-             alpha {}: Welch's t-test over the iterations of each cell (on their logarithms \
-             when positive); the interval is the {} confidence interval of the change. \
-             Values: mean ±95% CI (iterations). \
-             p: `~` not significant, `*` < 0.05, `**` < 0.01, `***` < 0.001.\n",
+            "{regressed}, {} improved, {} unchanged, {} too noisy to tell. A verdict needs a \
+             change of at least {}% that is significant at {conf} confidence: the change is the \
+             ratio of geometric means, its {conf} interval from Welch's test on the logarithms \
+             of the iterations{}. {}. Values: mean ±{conf} interval (iterations).\n",
             k.improved,
             k.unchanged,
             k.too_noisy,
             c.threshold_pct,
-            c.alpha,
-            level(c.alpha)
+            if c.noise_runs_read > 0 {
+                ", plus the run-to-run variance of the cell learned from earlier runs"
+            } else {
+                ""
+            },
+            conf.legend(),
         ));
+        let within_only = c
+            .changes
+            .iter()
+            .filter(|ch| ch.basis == Some(Basis::Iterations))
+            .count();
+        if within_only > 0 {
+            out.push_str(&format!(
+                "\n**Run-to-run noise unknown for {within_only} of {} changes**: their intervals \
+                 include only the spread between the iterations of each run, which understates \
+                 how much a cell moves between runs; such a verdict can take run-to-run noise \
+                 for a change. {}\n",
+                c.changes.len(),
+                if c.noise_runs_read == 0 {
+                    "Pass `--noise-from` with 3 or more earlier runs of the baseline (see \
+                     docs/compare.md)."
+                        .to_string()
+                } else {
+                    format!(
+                        "The {} runs given with `--noise-from` hold fewer than 3 runs of these \
+                         cells.",
+                        c.noise_runs_read
+                    )
+                }
+            ));
+        }
         if !c.ignored_dimensions.is_empty() {
             out.push_str(&format!(
                 "Cells joined ignoring: {}.\n",
@@ -96,9 +139,9 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
         }
         if !c.changes.is_empty() {
             out.push_str(&format!(
-                "\n| cell | metric | baseline | candidate | change | {} CI | p | verdict |\n\
-                 |---|---|---:|---:|---:|---:|---:|---|\n",
-                level(c.alpha)
+                "\n| cell | metric | baseline | candidate | change | {conf} interval | p | \
+                 interval includes | verdict |\n\
+                 |---|---|---:|---:|---:|---:|---:|---|---|\n",
             ));
             for ch in &c.changes {
                 let ci = match (ch.ci_low_pct, ch.ci_high_pct) {
@@ -106,25 +149,18 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
                     _ => "n/a".into(),
                 };
                 out.push_str(&format!(
-                    "| {} | {} {} | {} | {} | {} | {} | {} | {} |\n",
-                    ch.cell,
+                    "| {} | {} {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    md(&ch.cell),
                     ch.metric,
                     if ch.higher_is_better { "↑" } else { "↓" },
-                    side_text(
-                        &ch.metric,
-                        ch.baseline.mean,
-                        ch.baseline.ci95,
-                        ch.baseline.n
-                    ),
-                    side_text(
-                        &ch.metric,
-                        ch.candidate.mean,
-                        ch.candidate.ci95,
-                        ch.candidate.n
-                    ),
-                    pct(ch.change_pct),
+                    side_text(&ch.metric, &ch.baseline),
+                    side_text(&ch.metric, &ch.candidate),
+                    ch.change_pct
+                        .map(|v| format!("{v:+.1}%"))
+                        .unwrap_or_else(|| "n/a".into()),
                     ci,
-                    p_text(ch.p_value, c.alpha),
+                    p_text(ch.p_value, conf),
+                    basis_text(ch),
                     verdict_text(ch),
                 ));
             }
@@ -141,7 +177,7 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
             if !cells.is_empty() {
                 out.push_str(&format!("\n{title} (not compared):\n\n"));
                 for cell in cells.iter() {
-                    out.push_str(&format!("- {cell}\n"));
+                    out.push_str(&format!("- {}\n", md(cell)));
                 }
             }
         }
@@ -150,7 +186,7 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
     out
 }
 
-pub const CSV_COLUMNS: [&str; 24] = [
+pub const CSV_COLUMNS: [&str; 27] = [
     "format_version",
     "baseline",
     "candidate",
@@ -175,6 +211,9 @@ pub const CSV_COLUMNS: [&str; 24] = [
     "threshold_pct",
     "alpha",
     "verdict",
+    "confidence",
+    "basis",
+    "noise_runs",
 ];
 
 /// One line per cell x metric; cells on one side only have verdict `only_in_baseline` or
@@ -201,10 +240,10 @@ pub fn csv(comparisons: &[Comparison]) -> anyhow::Result<String> {
                 ch.higher_is_better.to_string(),
                 ch.baseline.n.to_string(),
                 ch.baseline.mean.to_string(),
-                ch.baseline.stddev.to_string(),
+                opt(ch.baseline.stddev),
                 ch.candidate.n.to_string(),
                 ch.candidate.mean.to_string(),
-                ch.candidate.stddev.to_string(),
+                opt(ch.candidate.stddev),
                 opt(ch.change_pct),
                 opt(ch.ci_low_pct),
                 opt(ch.ci_high_pct),
@@ -215,6 +254,12 @@ pub fn csv(comparisons: &[Comparison]) -> anyhow::Result<String> {
                     .as_str()
                     .unwrap_or_default()
                     .to_string(),
+                c.confidence.to_string(),
+                ch.basis
+                    .map(|b| serde_json::to_value(b).map(|v| v.as_str().unwrap_or("").to_string()))
+                    .transpose()?
+                    .unwrap_or_default(),
+                ch.noise_runs.map(|n| n.to_string()).unwrap_or_default(),
             ])?;
         }
         for (verdict, cells) in [
@@ -228,7 +273,8 @@ pub fn csv(comparisons: &[Comparison]) -> anyhow::Result<String> {
                 rec[1] = c.baseline.run_id.clone();
                 rec[2] = c.candidate.run_id.clone();
                 rec[3] = cell.clone();
-                rec[CSV_COLUMNS.len() - 1] = verdict.into();
+                rec[23] = verdict.into();
+                rec[24] = c.confidence.to_string();
                 w.write_record(&rec)?;
             }
         }

@@ -286,6 +286,17 @@ impl Validator<'_> {
                 ),
             ));
         }
+        if let Some(c) = r.confidence {
+            if crate::stats::Confidence::parse(&c.to_string()).is_none() {
+                return Err(self.err(
+                    "report.confidence",
+                    format!(
+                        "confidence {c} is not a level between 50 and 100 percent \
+                         (e.g. 95 or 0.95)"
+                    ),
+                ));
+            }
+        }
         for (list, name) in [(&r.rows, "rows"), (&r.columns, "columns")] {
             for (i, dim) in list.iter().enumerate() {
                 let p = format!("report.{name}[{i}]");

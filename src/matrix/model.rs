@@ -393,6 +393,18 @@ pub struct ReportSpec {
     /// Dimension values of the reference cells, e.g. `{config: binlog-off}`.
     #[serde(default)]
     pub baseline: IndexMap<String, String>,
+    /// Confidence level of every interval and test in the summary, in percent (default 95).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+}
+
+impl ReportSpec {
+    /// The checked confidence level (`check_report` refuses a bad one before any run).
+    pub fn confidence(&self) -> crate::stats::Confidence {
+        self.confidence
+            .and_then(|c| crate::stats::Confidence::parse(&c.to_string()))
+            .unwrap_or_default()
+    }
 }
 
 impl Default for ReportSpec {
@@ -402,6 +414,7 @@ impl Default for ReportSpec {
             rows: default_rows(),
             columns: default_columns(),
             baseline: IndexMap::new(),
+            confidence: None,
         }
     }
 }

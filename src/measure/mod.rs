@@ -1,9 +1,7 @@
-//! Measurement: latency histograms, iteration statistics, server counters. Pure.
+//! Measurement: latency histograms, per-second intervals, server counters, CPU time.
 
 pub mod counters;
 pub mod cpu;
 pub mod interval;
 pub mod latency;
 pub mod measurement;
-pub mod stats;
-pub mod welch;

@@ -5,11 +5,12 @@ use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use super::metric::Metric;
-use super::pivot::{cell_stats, sections, Section};
+use super::pivot::{cell_stats, sections, Section, Spread};
 use crate::matrix::model::Matrix;
 use crate::matrix::plan::DIMENSIONS;
-use crate::measure::stats::summarize;
+use crate::results::samples::Series;
 use crate::results::ResultRow;
+use crate::stats::summarize;
 
 pub const DEFAULT_TEMPLATE: &str = include_str!("../../reports/templates/summary.md.j2");
 
@@ -24,6 +25,12 @@ pub struct Summary {
     pub warmup: Option<String>,
     pub iterations: u32,
     pub metric: MetricView,
+    /// The confidence level of every interval, e.g. `95%`.
+    pub confidence: String,
+    /// What the significance marks mean at that level.
+    pub marks: String,
+    /// Which kinds of interval the tables show (for their legends).
+    pub spreads: Spreads,
     pub baseline: String,
     pub sections: Vec<Section>,
     pub details: Vec<Detail>,
@@ -31,6 +38,16 @@ pub struct Summary {
     pub servers: Vec<ServerView>,
     /// Every result row, for templates that want to compute their own tables.
     pub rows: Vec<ResultRow>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Spreads {
+    /// Some cell has two or more iterations.
+    pub iterations: bool,
+    /// Some cell measured once has an interval from batch means of its per-second samples.
+    pub batch_means: bool,
+    /// Some cell measured once has no interval at all.
+    pub none: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -93,9 +110,16 @@ fn cell_name(r: &ResultRow) -> String {
         .join(" / ")
 }
 
-pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts) -> Summary {
+/// `series`: the per-second samples of the report metric (empty when it has none).
+pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &Series) -> Summary {
     let metric = Metric::find(&matrix.report.metric).unwrap_or(&super::metric::METRICS[0]);
-    let stats = cell_stats(matrix, rows, metric);
+    let conf = matrix.report.confidence();
+    let stats = cell_stats(matrix, rows, metric, series, conf);
+    let spreads = Spreads {
+        iterations: stats.iter().any(|s| s.spread == Spread::Iterations),
+        batch_means: stats.iter().any(|s| s.spread == Spread::BatchMeans),
+        none: stats.iter().any(|s| s.spread == Spread::None),
+    };
     let fmt3 = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "n/a".into());
     let details = stats
         .iter()
@@ -106,9 +130,13 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts) -> Summary
                     r.is_ok() && DIMENSIONS.iter().all(|d| s.dims.get(*d) == Some(&r.dim(d)))
                 })
                 .collect();
-            let secs = summarize(&same.iter().filter_map(|r| r.seconds).collect::<Vec<_>>());
+            let secs = summarize(
+                &same.iter().filter_map(|r| r.seconds).collect::<Vec<_>>(),
+                conf,
+            );
             let mean_of = |f: fn(&ResultRow) -> Option<f64>| {
-                summarize(&same.iter().filter_map(|r| f(r)).collect::<Vec<_>>()).map(|s| s.mean)
+                summarize(&same.iter().filter_map(|r| f(r)).collect::<Vec<_>>(), conf)
+                    .map(|s| s.mean)
             };
             Detail {
                 cell: cell_name(same[0]),
@@ -117,8 +145,15 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts) -> Summary
                 seconds_min: fmt3(secs.map(|s| s.min)),
                 seconds_max: fmt3(secs.map(|s| s.max)),
                 mean: metric.format(s.mean),
-                stddev: metric.format(s.stddev),
-                cv: format!("{:.1}%", s.cv_pct),
+                // One iteration has no spread to show: say so rather than print 0.
+                stddev: s
+                    .stddev
+                    .map(|v| metric.format(v))
+                    .unwrap_or_else(|| "n/a".into()),
+                cv: s
+                    .cv_pct
+                    .map(|v| format!("{v:.1}%"))
+                    .unwrap_or_else(|| "n=1, no interval".into()),
                 p95: fmt3(mean_of(|r| r.lat_p95_ms)),
                 p99: fmt3(mean_of(|r| r.lat_p99_ms)),
                 errors: same.iter().filter_map(|r| r.errors).sum(),
@@ -158,8 +193,11 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts) -> Summary
             unit: metric.unit.into(),
             higher_is_better: metric.higher_is_better,
         },
+        confidence: conf.to_string(),
+        marks: conf.legend(),
+        spreads,
         baseline,
-        sections: sections(matrix, &stats, metric),
+        sections: sections(matrix, &stats, metric, conf),
         details,
         failures,
         servers: facts.servers.clone(),
@@ -243,7 +281,26 @@ mod tests {
                 image: "rmatrix/mariadb-10.11:abc".into(),
             }],
         };
-        let text = render(DEFAULT_TEMPLATE, &context(&matrix, &rows, &facts)).unwrap();
+        let text = render(
+            DEFAULT_TEMPLATE,
+            &context(&matrix, &rows, &facts, &Series::new()),
+        )
+        .unwrap();
+        // The numbers in the golden file, from an independent source (scipy 1.17.1:
+        // r = ttest_ind(log(b), log(a), equal_var=False), expm1 of the mean log difference
+        // and of r.confidence_interval(0.95); t.ppf(0.975, 1) * stdev / sqrt(2) / mean):
+        //   MyISAM write [1639, 1650] -> [675, 690]: p = 0.00393, -58.50% [-62.52%, -54.05%]
+        //   InnoDB write [971, 960] -> [410, 400]: p = 0.00208, -58.06% [-61.66%, -54.11%]
+        //   MyISAM key [2500, 2510] -> [2490, 2505]: p = 0.504, -0.30% [-2.08%, +1.51%]
+        //   [1639, 1650]: mean 1644.5, half-width 4.25%
+        for want in [
+            "| write-guid | baseline | -58.5% [-62.5%, -54.0%] ** worse | baseline | -58.1% [-61.7%, -54.1%] ** worse |",
+            "| key-guid | baseline | -0.3% [-2.1%, +1.5%] ~ | baseline | n/a |",
+            "| write-guid | 1644 ±4.2% |",
+            "`**` p < 0.005",
+        ] {
+            assert!(text.contains(want), "missing {want:?} in\n{text}");
+        }
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/summary.md");
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
             std::fs::write(path, &text).unwrap();

@@ -8,9 +8,21 @@ use serde::Serialize;
 use super::metric::Metric;
 use crate::matrix::model::Matrix;
 use crate::matrix::plan::DIMENSIONS;
-use crate::measure::stats::{summarize, Summary};
-use crate::measure::welch::{stars, welch};
+use crate::results::samples::Series;
 use crate::results::ResultRow;
+use crate::stats::{batch_means, change, summarize, Basis, Confidence};
+
+/// Where a cell's interval comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Spread {
+    /// Two or more iterations: the t interval of their mean.
+    Iterations,
+    /// One iteration: batch means of its per-second samples (see `stats::batch`).
+    BatchMeans,
+    /// One iteration and no usable samples: no interval.
+    None,
+}
 
 /// One cell's iterations of one metric.
 #[derive(Debug, Clone, Serialize)]
@@ -21,32 +33,50 @@ pub struct CellStats {
     pub mean: f64,
     pub min: f64,
     pub max: f64,
-    pub stddev: f64,
-    pub cv_pct: f64,
-    pub ci95: f64,
+    pub stddev: Option<f64>,
+    pub cv_pct: Option<f64>,
+    /// Half-width of the interval of the mean, in percent of the mean.
+    pub half_pct: Option<f64>,
+    pub spread: Spread,
+    /// With `Spread::BatchMeans`: the batch means that stand in for iterations.
+    pub batches: Vec<f64>,
 }
 
 impl CellStats {
-    fn new(dims: IndexMap<String, String>, values: Vec<f64>) -> Option<CellStats> {
-        let Summary {
-            n,
-            mean,
-            min,
-            max,
-            stddev,
-            cv,
-            ci95,
-        } = summarize(&values)?;
+    fn new(
+        dims: IndexMap<String, String>,
+        values: Vec<f64>,
+        series: Option<&Vec<f64>>,
+        conf: Confidence,
+    ) -> Option<CellStats> {
+        let s = summarize(&values, conf)?;
+        let batches = match (s.n, series) {
+            (1, Some(series)) => batch_means(series).map(|b| b.means).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let (spread, half_pct) = if s.n > 1 {
+            (Spread::Iterations, s.half_width_pct())
+        } else if let Some(h) = summarize(&batches, conf).and_then(|b| b.half_width_pct()) {
+            (Spread::BatchMeans, Some(h))
+        } else {
+            (Spread::None, None)
+        };
         Some(CellStats {
             dims,
             values,
-            n,
-            mean,
-            min,
-            max,
-            stddev,
-            cv_pct: cv * 100.0,
-            ci95,
+            n: s.n,
+            mean: s.mean,
+            min: s.min,
+            max: s.max,
+            stddev: s.stddev,
+            cv_pct: s.cv.map(|c| c * 100.0),
+            half_pct,
+            spread,
+            batches: if spread == Spread::BatchMeans {
+                batches
+            } else {
+                Vec::new()
+            },
         })
     }
 }
@@ -80,20 +110,28 @@ pub struct Section {
 }
 
 /// Group ok rows by cell (all dimensions) in matrix order and summarise `metric`.
-pub fn cell_stats(matrix: &Matrix, rows: &[ResultRow], metric: &Metric) -> Vec<CellStats> {
-    let mut groups: IndexMap<Vec<String>, Vec<f64>> = IndexMap::new();
+/// `series` holds the per-second samples of the metric (for cells measured once).
+pub fn cell_stats(
+    matrix: &Matrix,
+    rows: &[ResultRow],
+    metric: &Metric,
+    series: &Series,
+    conf: Confidence,
+) -> Vec<CellStats> {
+    let mut groups: IndexMap<Vec<String>, Vec<(f64, u32)>> = IndexMap::new();
     for r in rows.iter().filter(|r| r.is_ok()) {
         if let Some(v) = metric.value(r) {
             let key: Vec<String> = DIMENSIONS.iter().map(|d| r.dim(d)).collect();
-            groups.entry(key).or_default().push(v);
+            groups.entry(key).or_default().push((v, r.iteration));
         }
     }
     groups.sort_by(|a, _, b, _| order_key(matrix, a).cmp(&order_key(matrix, b)));
     groups
         .into_iter()
         .filter_map(|(key, values)| {
+            let one = series.get(&(key.join("|"), values[0].1));
             let dims = DIMENSIONS.iter().map(|d| d.to_string()).zip(key).collect();
-            CellStats::new(dims, values)
+            CellStats::new(dims, values.iter().map(|v| v.0).collect(), one, conf)
         })
         .collect()
 }
@@ -144,7 +182,12 @@ fn label(dims: &IndexMap<String, String>, which: &[String]) -> String {
 }
 
 /// Pivot tables of `metric` as the matrix's `report` section asks.
-pub fn sections(matrix: &Matrix, stats: &[CellStats], metric: &Metric) -> Vec<Section> {
+pub fn sections(
+    matrix: &Matrix,
+    stats: &[CellStats],
+    metric: &Metric,
+    conf: Confidence,
+) -> Vec<Section> {
     let spec = &matrix.report;
     // Dimensions neither in rows nor columns that take more than one value split the tables.
     let split: Vec<String> = DIMENSIONS
@@ -219,7 +262,7 @@ pub fn sections(matrix: &Matrix, stats: &[CellStats], metric: &Metric) -> Vec<Se
                         .map(|r| {
                             let mut line = vec![r.clone()];
                             line.extend(col_keys.keys().map(|c| match find(r, c) {
-                                Some(s) => change_text(metric, s, baseline_of(s)),
+                                Some(s) => change_text(metric, s, baseline_of(s), conf),
                                 None => "n/a".into(),
                             }));
                             line
@@ -236,47 +279,64 @@ pub fn sections(matrix: &Matrix, stats: &[CellStats], metric: &Metric) -> Vec<Se
         .collect()
 }
 
-/// `1639 ±2.1%`: the mean and the 95% confidence half-width relative to it.
+/// `1639 ±2.1%`: the mean and the half-width of its interval relative to it; `±2.1%ᵇ` when
+/// the interval comes from batch means of one iteration; `1639 (n=1)` without one.
 pub fn value_text(metric: &Metric, s: &CellStats) -> String {
-    if s.n > 1 && s.mean != 0.0 {
-        format!(
-            "{} ±{:.1}%",
-            metric.format(s.mean),
-            s.ci95 / s.mean.abs() * 100.0
-        )
-    } else {
-        metric.format(s.mean)
+    match (s.spread, s.half_pct) {
+        (Spread::Iterations, Some(h)) => format!("{} ±{h:.1}%", metric.format(s.mean)),
+        (Spread::BatchMeans, Some(h)) => format!("{} ±{h:.1}%ᵇ", metric.format(s.mean)),
+        _ => format!("{} (n={})", metric.format(s.mean), s.n),
     }
 }
 
-pub fn change_pct(value: f64, base: f64) -> Option<f64> {
-    (base != 0.0).then(|| (value - base) / base.abs() * 100.0)
-}
-
-/// `-58.5% ±3.1% *** worse`: the change of the mean against the baseline cell, the
-/// half-width of its 95% confidence interval (Welch, relative to the baseline mean), stars by
-/// p-value (Welch's t-test: `*` < 0.05, `**` < 0.01, `***` < 0.001) and `better`/`worse` by the
-/// metric's direction; `~` marks a change inside the noise (p >= 0.05). With fewer than two
-/// iterations on a side there is nothing to test: the change alone.
-pub fn change_text(metric: &Metric, s: &CellStats, base: Option<&CellStats>) -> String {
-    match base {
-        None => "no baseline".into(),
-        Some(b) if b.dims == s.dims => "baseline".into(),
-        Some(b) => match (change_pct(s.mean, b.mean), welch(&b.values, &s.values)) {
-            (None, _) => "n/a".into(),
-            (Some(p), None) => format!("{p:+.1}%"),
-            (Some(p), Some(w)) => {
-                let (lo, hi) = w.ci(0.95);
-                let half = (hi - lo) / 2.0 / b.mean.abs() * 100.0;
-                if w.p >= 0.05 {
-                    format!("{p:+.1}% ±{half:.1}% ~")
-                } else {
-                    let better = (w.diff > 0.0) == metric.higher_is_better;
-                    let word = if better { "better" } else { "worse" };
-                    format!("{p:+.1}% ±{half:.1}% {} {word}", stars(w.p))
-                }
+/// `-46.5% [-60.1%, -28.3%] ** worse`: the change against the baseline cell as a ratio of
+/// geometric means, its interval on the log scale at the confidence level, the significance
+/// mark (`~` when the interval includes no change) and `better`/`worse` by the metric's
+/// direction. Cells measured once are tested on their batch means (marked `ᵇ`) when both
+/// have them; otherwise the change alone, with `(n=1, no interval)`.
+pub fn change_text(
+    metric: &Metric,
+    s: &CellStats,
+    base: Option<&CellStats>,
+    conf: Confidence,
+) -> String {
+    let Some(b) = base else {
+        return "no baseline".into();
+    };
+    if b.dims == s.dims {
+        return "baseline".into();
+    }
+    let tested = if b.spread == Spread::Iterations && s.spread == Spread::Iterations {
+        change(&b.values, &s.values, Basis::Iterations, None, conf)
+    } else if b.spread == Spread::BatchMeans && s.spread == Spread::BatchMeans {
+        change(&b.batches, &s.batches, Basis::BatchMeans, None, conf)
+    } else {
+        None
+    };
+    match tested {
+        Some(c) => {
+            let tag = if c.basis == Basis::BatchMeans {
+                "ᵇ"
+            } else {
+                ""
+            };
+            if conf.significant(c.p) {
+                format!(
+                    "{}{tag} {} {}",
+                    c.text(),
+                    conf.mark(c.p),
+                    c.direction(metric.higher_is_better)
+                )
+            } else {
+                format!("{}{tag} ~", c.text())
             }
-        },
+        }
+        None if b.mean != 0.0 => format!(
+            "{:+.1}% (n={}, no interval)",
+            (s.mean / b.mean - 1.0) * 100.0,
+            s.n.min(b.n)
+        ),
+        None => "n/a".into(),
     }
 }
 
@@ -322,13 +382,13 @@ mod tests {
             },
         ];
         let metric = Metric::find("qps").unwrap();
-        let stats = cell_stats(&m, &rows, metric);
+        let stats = cell_stats(&m, &rows, metric, &Series::new(), Confidence::default());
         assert_eq!(stats.len(), 4);
         assert_eq!(
             stats[0].dims["engine"], "InnoDB",
             "matrix order, not file order"
         );
-        let secs = sections(&m, &stats, metric);
+        let secs = sections(&m, &stats, metric, Confidence::default());
         assert_eq!(secs.len(), 1);
         assert_eq!(
             secs[0].values.header,
@@ -340,22 +400,28 @@ mod tests {
                 "MyISAM / on"
             ]
         );
+        // scipy: t.ppf(0.975, 1) * stdev([100, 110]) / sqrt(2) / 105 = 60.51%.
         assert_eq!(secs[0].values.rows[0][1], "105 ±60.5%");
         assert_eq!(
-            secs[0].values.rows[0][3], "200",
+            secs[0].values.rows[0][3], "200 (n=1)",
             "the failed iteration is left out"
         );
         let change = secs[0].change.as_ref().unwrap();
         assert_eq!(
             change.rows[0][1..],
-            ["baseline", "-61.9%", "baseline", "-75.0%"]
+            [
+                "baseline",
+                "-61.9% (n=1, no interval)",
+                "baseline",
+                "-75.0% (n=1, no interval)"
+            ]
         );
     }
 
-    /// Reference: scipy 1.17.1, `ttest_ind(b, a, equal_var=False)` and its
-    /// `confidence_interval(0.95)`: [100, 102, 98] vs [80, 82, 79]: p = 0.000258,
-    /// CI -23.81 .. -15.52 (half-width 4.15 = 4.1% of 100); vs [101, 97, 103]: p = 0.883,
-    /// half-width 6.24.
+    /// Reference: scipy 1.17.1, `r = ttest_ind(log(b), log(a), equal_var=False)`, change
+    /// `expm1(mean(log b) - mean(log a))`, interval `expm1(r.confidence_interval(0.95))`:
+    /// [100, 102, 98] -> [80, 82, 79]: p = 0.000164, -19.67% [-23.14%, -16.03%];
+    /// -> [101, 97, 103]: p = 0.890, +0.32% [-5.76%, +6.79%].
     #[test]
     fn change_marks_significance_and_direction() {
         let cell = |engine: &str, v: &[f64]| {
@@ -363,7 +429,7 @@ mod tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
-            CellStats::new(dims, v.to_vec()).unwrap()
+            CellStats::new(dims, v.to_vec(), None, Confidence::default()).unwrap()
         };
         let base = cell("a", &[100.0, 102.0, 98.0]);
         let slower = cell("b", &[80.0, 82.0, 79.0]);
@@ -371,14 +437,23 @@ mod tests {
         let qps = Metric::find("qps").unwrap();
         let secs = Metric::find("seconds").unwrap();
         assert_eq!(
-            change_text(qps, &slower, Some(&base)),
-            "-19.7% ±4.1% *** worse"
+            change_text(qps, &slower, Some(&base), Confidence::default()),
+            "-19.7% [-23.1%, -16.0%] *** worse"
         );
         assert_eq!(
-            change_text(secs, &slower, Some(&base)),
-            "-19.7% ±4.1% *** better"
+            change_text(secs, &slower, Some(&base), Confidence::default()),
+            "-19.7% [-23.1%, -16.0%] *** better"
         );
-        assert_eq!(change_text(qps, &same, Some(&base)), "+0.3% ±6.2% ~");
-        assert_eq!(change_text(qps, &base, Some(&base)), "baseline");
+        assert_eq!(
+            change_text(qps, &same, Some(&base), Confidence::default()),
+            "+0.3% [-5.8%, +6.8%] ~"
+        );
+        // At 99.99% the same slowdown is no longer significant (p = 0.000164).
+        let strict = Confidence::new(0.9999).unwrap();
+        assert!(change_text(qps, &slower, Some(&base), strict).ends_with(" ~"));
+        assert_eq!(
+            change_text(qps, &base, Some(&base), Confidence::default()),
+            "baseline"
+        );
     }
 }

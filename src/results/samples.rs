@@ -112,6 +112,54 @@ impl SampleSink {
     }
 }
 
+/// The per-second series of one column (`qps` or `tps`) of a run's samples.csv, by cell key
+/// (`ResultRow::cell_key`) and iteration, in second order. An absent file is no samples; a
+/// damaged one is an error naming the file and line.
+pub type Series = std::collections::HashMap<(String, u32), Vec<f64>>;
+
+pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        server: String,
+        config: String,
+        engine: String,
+        workload: String,
+        concurrency: u32,
+        iteration: u32,
+        second: u32,
+        tps: f64,
+        qps: f64,
+    }
+    let mut out = Series::new();
+    if !path.exists() {
+        return Ok(out);
+    }
+    let mut r = csv::Reader::from_path(path)
+        .with_context(|| format!("failed to read {}", path.display()))?;
+    let mut points: std::collections::HashMap<(String, u32), Vec<(u32, f64)>> = Default::default();
+    for (i, line) in r.deserialize::<Line>().enumerate() {
+        let l = line.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+        let v = if column == "tps" { l.tps } else { l.qps };
+        let key = [
+            l.server,
+            l.config,
+            l.engine,
+            l.workload,
+            l.concurrency.to_string(),
+        ]
+        .join("|");
+        points
+            .entry((key, l.iteration))
+            .or_default()
+            .push((l.second, v));
+    }
+    for (k, mut p) in points {
+        p.sort_by_key(|x| x.0);
+        out.insert(k, p.into_iter().map(|x| x.1).collect());
+    }
+    Ok(out)
+}
+
 fn round2(v: f64) -> f64 {
     (v * 100.0).round() / 100.0
 }

@@ -1,0 +1,72 @@
+//! Run-to-run noise per cell, learned from earlier runs (`rmatrix compare --noise-from`).
+//!
+//! Iterations inside one run share that run's conditions (host load, caches, container
+//! placement), so their spread understates how much a cell moves from one run to the next.
+//! Given earlier runs of the same matrix (a nightly store of accepted runs, or repeated
+//! baseline runs), each cell's run effect is estimated from the spread of its run means
+//! beyond what the iterations explain (`stats::RunNoise`), and `compare` adds it to the
+//! variance of every change it judges.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::input::Run;
+use crate::report::metric::Metric;
+use crate::stats::RunNoise;
+
+/// At most this many of the newest runs inform the noise of a cell: older ones may predate
+/// a real change and would inflate it.
+pub const MAX_NOISE_RUNS: usize = 10;
+
+#[derive(Debug, Default, Clone)]
+pub struct Noise {
+    /// Runs read (after leaving out the compared candidates).
+    pub runs: usize,
+    /// By (metric name, join key).
+    table: HashMap<(String, String), RunNoise>,
+}
+
+impl Noise {
+    /// `runs` in start order; runs whose directory is one of `exclude` (the candidates being
+    /// judged) are left out, so a candidate never widens its own interval.
+    pub fn learn(
+        runs: &[Run],
+        metrics: &[&Metric],
+        ignore: &[String],
+        exclude: &[PathBuf],
+    ) -> Noise {
+        let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+        let excluded: Vec<PathBuf> = exclude.iter().map(|p| canon(p)).collect();
+        let used: Vec<&Run> = runs
+            .iter()
+            .filter(|r| !excluded.contains(&canon(&r.path)))
+            .collect();
+        let mut per_cell: HashMap<(String, String), Vec<Vec<f64>>> = HashMap::new();
+        for run in &used {
+            for m in metrics {
+                for (key, s) in run.samples(m, ignore) {
+                    per_cell
+                        .entry((m.name.to_string(), key))
+                        .or_default()
+                        .push(s.values);
+                }
+            }
+        }
+        let table = per_cell
+            .into_iter()
+            .filter_map(|(k, mut v)| {
+                let newest = v.len().saturating_sub(MAX_NOISE_RUNS);
+                v.drain(..newest);
+                RunNoise::learn(&v).map(|n| (k, n))
+            })
+            .collect();
+        Noise {
+            runs: used.len(),
+            table,
+        }
+    }
+
+    pub fn get(&self, metric: &str, key: &str) -> Option<&RunNoise> {
+        self.table.get(&(metric.to_string(), key.to_string()))
+    }
+}

@@ -1,0 +1,22 @@
+//! The one statistics model of rmatrix, used by the summary, `report`, `compare` and
+//! `history`. Pure data in, numbers out; nothing here imports the rest of the crate.
+//!
+//! - [`Confidence`]: one level (default 95%) for every interval, and `alpha = 1 - level`
+//!   for every test, so that "significant" always means "the interval excludes no change".
+//! - [`summary`]: one cell's iterations: mean, spread and the interval of the mean.
+//! - [`batch`]: one long iteration's per-second samples as batch means, for cells measured
+//!   once (`iterations: 1`), with their autocorrelation checked.
+//! - [`change`]: the change between two cells as a ratio, tested and bounded on the log
+//!   scale (never below -100%), optionally with a run-to-run variance learned from history.
+//! - [`dist`]: Student's t distribution (the only t quantile in the crate).
+
+pub mod batch;
+pub mod change;
+pub mod dist;
+pub mod level;
+pub mod summary;
+
+pub use batch::{batch_means, BatchMeans};
+pub use change::{change, Basis, Change, RunNoise};
+pub use level::Confidence;
+pub use summary::{summarize, Summary};
