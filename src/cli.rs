@@ -79,10 +79,10 @@ pub enum Command {
         /// The same as a significance level: `--alpha 0.01` is `--confidence 99%`.
         #[arg(long)]
         alpha: Option<f64>,
-        /// Earlier runs (run directories or folders of them, e.g. the nightly store of
-        /// accepted runs) to learn each cell's run-to-run noise from; needs 3 or more runs
-        /// of a cell. Without it, verdicts rest on the iterations of the two runs only.
-        #[arg(long = "noise-from", value_name = "PATH", num_args = 1..)]
+        /// Earlier runs (a run directory or a folder of them, e.g. the nightly store of
+        /// accepted runs; repeatable) to learn each cell's run-to-run noise from; needs 3 or
+        /// more runs of a cell. Without it, verdicts rest on the iterations of the two runs.
+        #[arg(long = "noise-from", value_name = "PATH")]
         noise_from: Vec<PathBuf>,
         /// Metric to compare (repeatable or comma list; `all`); default: the matrix's
         /// report metric.
@@ -109,7 +109,7 @@ pub enum Command {
         #[arg(long, default_value = "5%")]
         threshold: String,
         /// Confidence level of the test at each candidate change point (alpha = 1 - level).
-        #[arg(long, default_value = "99%", conflicts_with = "alpha")]
+        #[arg(long, default_value = "95%", conflicts_with = "alpha")]
         confidence: String,
         /// The same as a significance level: `--alpha 0.05` is `--confidence 95%`.
         #[arg(long)]

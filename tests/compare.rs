@@ -381,3 +381,117 @@ fn history_of_a_flat_series_has_no_change_points() {
     let out = rmatrix(&["history", tmp.path().join("nothing").to_str().unwrap()]);
     assert_eq!(out.code, BAD_INPUT);
 }
+
+/// A stored run with one iteration per cell and per-second samples (threadpool.yaml's):
+/// every value gets a batch-means interval marked `ᵇ`, the legend says where it comes from,
+/// and nothing claims a spread over iterations that do not exist.
+#[test]
+fn one_iteration_cells_get_batch_means_intervals_from_samples() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/examples/threadpool-2026-11-29");
+    let out = rmatrix(&["report", dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let md = &out.stdout;
+    assert!(md.contains("mean of 1 iteration per cell.\n"), "{md}");
+    assert!(md.contains("`±…ᵇ`: a cell measured once"), "{md}");
+    assert!(!md.contains("CV 0.0%") && !md.contains("| 0.0% |"), "{md}");
+    // Checked against an independent numpy/scipy re-implementation of stats::batch on
+    // samples.csv (10.11 per-connection c16: 10 batches of 2 s, half-width 8.755%; c512
+    // pool vs per-connection: Welch on the logs of the batch means, +53.89%
+    // [+33.66%, +77.17%], p = 8.3e-6).
+    assert!(md.contains("| 16 | 888 ±8.8%ᵇ |"), "{md}");
+    assert!(md.contains("+53.9% [+33.7%, +77.2%]ᵇ *** better"), "{md}");
+    assert!(
+        md.contains("| 1 | 20.011 | 20.011 | 20.011 | 888 | n/a | n=1, ±8.8%ᵇ |"),
+        "{md}"
+    );
+
+    // Without samples.csv the same cells say that they have no interval.
+    let tmp = tempfile::tempdir().unwrap();
+    for f in ["matrix.yaml", "manifest.json", "results.csv"] {
+        std::fs::copy(dir.join(f), tmp.path().join(f)).unwrap();
+    }
+    let out = rmatrix(&["report", tmp.path().to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let md = &out.stdout;
+    assert!(md.contains("| 16 | 888 (n=1) |"), "{md}");
+    assert!(
+        md.contains("`(n=1)`: a cell measured once, without per-second samples"),
+        "{md}"
+    );
+    assert!(
+        md.contains("one iteration per cell and no per-second samples, so no interval"),
+        "{md}"
+    );
+    assert!(md.contains("+23.2% (n=1, no interval)"), "{md}");
+    assert!(md.contains("| n/a | n=1, no interval |"), "{md}");
+    assert!(!md.contains("Welch"), "no test is claimed: {md}");
+}
+
+/// Two runs whose iterations agree closely but whose run means move from night to night:
+/// the iterations alone call a -7% step a regression; with the run-to-run noise learned from
+/// earlier nights (`--noise-from`) the same step is inside the noise.
+#[test]
+fn run_to_run_noise_from_history_widens_the_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    // Earlier nights: run means 1000, 1080, 930, 1040, 960 (run-to-run CV ~6%), each run's
+    // three iterations within ±0.2%.
+    for (i, m) in [1000.0, 1080.0, 930.0, 1040.0, 960.0].iter().enumerate() {
+        write_run(
+            &store.join(format!("night-{i}")),
+            i as u32 + 1,
+            &[m - 2.0, *m, m + 2.0],
+        );
+    }
+    let base = tmp.path().join("base");
+    let cand = tmp.path().join("cand");
+    write_run(&base, 10, &[998.0, 1000.0, 1002.0]);
+    write_run(&cand, 11, &[928.0, 930.0, 932.0]);
+    let (b, c, s) = (
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        store.to_str().unwrap(),
+    );
+    let out = rmatrix(&["compare", b, c]);
+    assert_eq!(out.code, REGRESSION, "{}", out.stdout);
+    assert!(out
+        .stdout
+        .contains("**Run-to-run noise unknown for 1 of 1 changes**"));
+    assert!(
+        row(&out.stdout, "InnoDB / write", "qps").contains("| iterations only | **regressed** |")
+    );
+
+    let out = rmatrix(&["compare", "--noise-from", s, b, c]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let qps = row(&out.stdout, "InnoDB / write", "qps");
+    assert!(
+        qps.contains("| iterations + runs (5) | too noisy to tell |"),
+        "{qps}"
+    );
+    assert!(!out.stdout.contains("Run-to-run noise unknown"));
+    // By hand (numpy): logs of the five nights' iterations, run means m_r and within
+    // variances w_r = var(log run, ddof=1) / 3; tau^2 = var(m_r, ddof=1) - mean(w_r)
+    // = 0.0035968; se^2 = w_base + w_cand + 2 tau^2, Satterthwaite df = 4.0032;
+    // t = (mean(log cand) - mean(log base)) / se = -0.8555 -> p = 0.4405 (scipy t.sf),
+    // change -7.0%, 95% interval -26.5% .. +17.7% (scipy t.ppf(0.975, df)).
+    assert!(
+        qps.contains("| -7.0% | -26.5% .. +17.7% | 0.4405 ~ |"),
+        "{qps}"
+    );
+
+    // The candidate is never part of its own noise: the store plus the candidate itself
+    // gives the same answer.
+    let out = rmatrix(&["compare", "--noise-from", s, "--noise-from", c, b, c]);
+    assert!(row(&out.stdout, "InnoDB / write", "qps").contains("| -26.5% .. +17.7% |"));
+    // Fewer than 3 earlier runs of a cell: no run noise, and the output says so.
+    let few = tmp.path().join("few");
+    for i in 0..2 {
+        write_run(&few.join(format!("n{i}")), 20 + i, &[999.0, 1000.0, 1001.0]);
+    }
+    let out = rmatrix(&["compare", "--noise-from", few.to_str().unwrap(), b, c]);
+    assert!(
+        out.stdout.contains("hold fewer than 3 runs of these cells"),
+        "{}",
+        out.stdout
+    );
+}

@@ -150,10 +150,11 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
                     .stddev
                     .map(|v| metric.format(v))
                     .unwrap_or_else(|| "n/a".into()),
-                cv: s
-                    .cv_pct
-                    .map(|v| format!("{v:.1}%"))
-                    .unwrap_or_else(|| "n=1, no interval".into()),
+                cv: match (s.cv_pct, s.spread, s.half_pct) {
+                    (Some(v), _, _) => format!("{v:.1}%"),
+                    (None, Spread::BatchMeans, Some(h)) => format!("n=1, ±{h:.1}%ᵇ"),
+                    _ => "n=1, no interval".into(),
+                },
                 p95: fmt3(mean_of(|r| r.lat_p95_ms)),
                 p99: fmt3(mean_of(|r| r.lat_p99_ms)),
                 errors: same.iter().filter_map(|r| r.errors).sum(),
