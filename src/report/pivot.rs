@@ -10,7 +10,7 @@ use crate::matrix::model::Matrix;
 use crate::matrix::plan::DIMENSIONS;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
-use crate::stats::{batch_means, change, summarize, Basis, Confidence};
+use crate::stats::{batch_means, change, change_batches, summarize, Basis, Confidence};
 
 /// Where a cell's interval comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -292,8 +292,9 @@ pub fn value_text(metric: &Metric, s: &CellStats) -> String {
 /// `-46.5% [-60.1%, -28.3%] ** worse`: the change against the baseline cell as a ratio of
 /// geometric means, its interval on the log scale at the confidence level, the significance
 /// mark (`~` when the interval includes no change) and `better`/`worse` by the metric's
-/// direction. Cells measured once are tested on their batch means (marked `ᵇ`) when both
-/// have them; otherwise the change alone, with `(n=1, no interval)`.
+/// direction. Cells measured once: the ratio of the two values, with the variance from their
+/// batch means (marked `ᵇ`) when both have them; otherwise the change alone, with
+/// `(n=1, no interval)`.
 pub fn change_text(
     metric: &Metric,
     s: &CellStats,
@@ -309,7 +310,7 @@ pub fn change_text(
     let tested = if b.spread == Spread::Iterations && s.spread == Spread::Iterations {
         change(&b.values, &s.values, Basis::Iterations, None, conf)
     } else if b.spread == Spread::BatchMeans && s.spread == Spread::BatchMeans {
-        change(&b.batches, &s.batches, Basis::BatchMeans, None, conf)
+        change_batches(b.mean, &b.batches, s.mean, &s.batches, conf)
     } else {
         None
     };

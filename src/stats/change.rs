@@ -154,9 +154,56 @@ pub fn change(
     if let Some(n) = noise {
         terms.push((2.0 * n.run_var, n.df));
     }
+    let diff = mb - ma;
+    let noise_runs = noise.map(|n| n.runs);
+    let basis = if noise.is_some() {
+        Basis::IterationsAndRuns
+    } else {
+        basis
+    };
+    let scale = if log_scale { None } else { Some(ma) };
+    finish(diff, &terms, scale, basis, noise_runs, conf)
+}
+
+/// The change between two cells measured once, each with the batch means of its per-second
+/// samples: centred on the ratio of the two measured values (what the tables show), with the
+/// variance of each side's log mean from its batch means (`var / k`, `k - 1` degrees of
+/// freedom). `None` unless both values are positive and both sides have 2+ batches.
+pub fn change_batches(
+    a: f64,
+    a_batches: &[f64],
+    b: f64,
+    b_batches: &[f64],
+    conf: Confidence,
+) -> Option<Change> {
+    let positive = |v: &[f64]| v.iter().all(|x| *x > 0.0 && x.is_finite());
+    if !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite())
+        || !positive(a_batches)
+        || !positive(b_batches)
+    {
+        return None;
+    }
+    let term = |v: &[f64]| -> Option<(f64, f64)> {
+        let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+        let (_, var) = mean_var(&logs);
+        Some((var? / logs.len() as f64, (logs.len() - 1) as f64))
+    };
+    let terms = [term(a_batches)?, term(b_batches)?];
+    finish(b.ln() - a.ln(), &terms, None, Basis::BatchMeans, None, conf)
+}
+
+/// The test and interval of a difference `diff` (of logs, or of values when `linear_base`
+/// gives the baseline mean to scale by) with variance terms `(variance, df)`.
+fn finish(
+    diff: f64,
+    terms: &[(f64, f64)],
+    linear_base: Option<f64>,
+    basis: Basis,
+    noise_runs: Option<usize>,
+    conf: Confidence,
+) -> Option<Change> {
     let var: f64 = terms.iter().map(|t| t.0).sum();
     let se = var.sqrt();
-    let diff = mb - ma;
     let (p, df, q) = if se == 0.0 {
         // Both sides constant: equal means are identical, different ones differ for sure.
         (if diff == 0.0 { 1.0 } else { 0.0 }, f64::INFINITY, 0.0)
@@ -171,28 +218,24 @@ pub fn change(
         (p, df, t_quantile(0.5 + conf.level() / 2.0, df))
     };
     let (lo, hi) = (diff - q * se, diff + q * se);
-    let (pct, lo_pct, hi_pct) = if log_scale {
-        (diff.exp_m1(), lo.exp_m1(), hi.exp_m1())
-    } else {
-        if ma == 0.0 {
-            return None;
+    let (pct, lo_pct, hi_pct) = match linear_base {
+        None => (diff.exp_m1(), lo.exp_m1(), hi.exp_m1()),
+        Some(ma) => {
+            if ma == 0.0 {
+                return None;
+            }
+            (diff / ma.abs(), lo / ma.abs(), hi / ma.abs())
         }
-        (diff / ma.abs(), lo / ma.abs(), hi / ma.abs())
     };
-    let with_noise = noise.is_some();
     Some(Change {
         pct: pct * 100.0,
         lo_pct: lo_pct * 100.0,
         hi_pct: hi_pct * 100.0,
         p,
         df,
-        log_scale,
-        basis: if with_noise {
-            Basis::IterationsAndRuns
-        } else {
-            basis
-        },
-        noise_runs: noise.map(|n| n.runs),
+        log_scale: linear_base.is_none(),
+        basis,
+        noise_runs,
     })
 }
 
@@ -304,6 +347,26 @@ mod tests {
     //   numpy: runs [100, 102], [110, 108], [95, 97]; m = mean(log run), w = var(log run,
     //   ddof=1) / 2; var(m, ddof=1) - mean(w) = 0.004087007002496234 - 9.690784289760443e-05
     //   = 0.00399009915959863
+    // numpy: a = 1000 with batch means [950, 1000, 1050, 990, 1010], b = 1200 with
+    // [1150, 1250, 1180, 1220, 1200]; se^2 = var(log ba, ddof=1)/5 + var(log bb, ddof=1)/5 =
+    // 0.000260507 + 0.000201632, Satterthwaite df = 7.87223; t = log(1.2)/se = 8.48109,
+    // p = 3.15206e-05 (scipy t.sf); interval expm1(log 1.2 -/+ t.ppf(0.975, df) * se):
+    // +14.18% .. +26.12%.
+    #[test]
+    fn batch_change_is_centred_on_the_measured_values() {
+        let ba = [950.0, 1000.0, 1050.0, 990.0, 1010.0];
+        let bb = [1150.0, 1250.0, 1180.0, 1220.0, 1200.0];
+        let c = change_batches(1000.0, &ba, 1200.0, &bb, Confidence::default()).unwrap();
+        assert_eq!(c.basis, Basis::BatchMeans);
+        assert!(close(c.pct, 20.0, 1e-12), "the ratio of the values: {c:?}");
+        assert!(close(c.df, 7.872233388063145, 1e-9), "{c:?}");
+        assert!(close(c.p, 3.1520557590638764e-05, 1e-6), "{c:?}");
+        assert!(close(c.lo_pct, 14.180233367538603, 1e-8), "{c:?}");
+        assert!(close(c.hi_pct, 26.11640014473743, 1e-8), "{c:?}");
+        assert!(change_batches(1000.0, &ba[..1], 1200.0, &bb, Confidence::default()).is_none());
+        assert!(change_batches(0.0, &ba, 1200.0, &bb, Confidence::default()).is_none());
+    }
+
     #[test]
     fn run_noise_from_history() {
         let runs = vec![vec![100.0, 102.0], vec![110.0, 108.0], vec![95.0, 97.0]];

@@ -17,6 +17,6 @@ pub mod level;
 pub mod summary;
 
 pub use batch::{batch_means, BatchMeans};
-pub use change::{change, Basis, Change, RunNoise};
+pub use change::{change, change_batches, Basis, Change, RunNoise};
 pub use level::Confidence;
 pub use summary::{summarize, Summary};
