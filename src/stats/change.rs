@@ -177,10 +177,7 @@ pub fn change_batches(
     conf: Confidence,
 ) -> Option<Change> {
     let positive = |v: &[f64]| v.iter().all(|x| *x > 0.0 && x.is_finite());
-    if !(a > 0.0 && b > 0.0 && a.is_finite() && b.is_finite())
-        || !positive(a_batches)
-        || !positive(b_batches)
-    {
+    if !(positive(&[a, b]) && positive(a_batches) && positive(b_batches)) {
         return None;
     }
     let term = |v: &[f64]| -> Option<(f64, f64)> {
