@@ -264,15 +264,18 @@ fn lines(d: &EnvDiff, show: fn(&str) -> String) -> Vec<String> {
 
 /// The error text of `--require-same-env`, plain text for the terminal.
 fn refusal(diffs: &[EnvDiff]) -> String {
-    let mut out = String::from("the environments differ and --require-same-env asks for the same:");
+    let mut out = String::from(
+        "the runs' environments differ (--require-same-env); without that option the \
+         differences are shown above the tables",
+    );
     for d in diffs {
         out.push_str(&format!(
-            "\n{} -> {}:",
+            "\n  {} -> {}:",
             plain(&d.baseline),
             plain(&d.candidate)
         ));
         for line in lines(d, plain) {
-            out.push_str(&format!("\n  {line}"));
+            out.push_str(&format!("\n    {line}"));
         }
     }
     out
@@ -438,7 +441,10 @@ mod tests {
              - `mariadb-10.11` / `default`: variable `sync_binlog`: `0` -> `1`\n\n"
         );
         let err = EnvDiffers(vec![d]).to_string();
-        assert!(err.contains("\n  kernel: 6.1 -> 6.18\n"), "{err}");
+        assert!(
+            err.contains("\n  a -> b:\n    cpus: 2 -> 4\n    kernel: 6.1 -> 6.18\n"),
+            "{err}"
+        );
     }
 
     #[test]
