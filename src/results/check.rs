@@ -170,21 +170,20 @@ pub fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Refused> 
             path: path.into(),
             source,
         })?;
-    match &manifest["format_version"] {
-        v if v.as_u64() == Some(u64::from(FORMAT_VERSION)) => Ok(Some(manifest)),
-        v => match v.as_u64() {
-            Some(found) if found > u64::from(FORMAT_VERSION) => Err(Refused::NewerFormat {
-                path: path.into(),
-                found,
-            }),
-            _ => Err(Refused::UnknownFormat {
-                path: path.into(),
-                found: match v {
-                    serde_json::Value::Null => "missing".into(),
-                    v => format!("`{v}`"),
-                },
-            }),
-        },
+    let version = &manifest["format_version"];
+    match version.as_u64() {
+        Some(v) if v == u64::from(FORMAT_VERSION) => Ok(Some(manifest)),
+        Some(found) if found > u64::from(FORMAT_VERSION) => Err(Refused::NewerFormat {
+            path: path.into(),
+            found,
+        }),
+        _ => Err(Refused::UnknownFormat {
+            path: path.into(),
+            found: match version {
+                serde_json::Value::Null => "(missing)".into(),
+                v => format!("`{v}`"),
+            },
+        }),
     }
 }
 
@@ -216,8 +215,7 @@ fn check_row(path: &Path, line: u64, row: &ResultRow) -> Result<(), Refused> {
         });
     }
     for (column, value) in measured(row) {
-        // `!(v >= 0.0)` is also true for NaN.
-        if let Some(v) = value.filter(|v| !(*v >= 0.0) || v.is_infinite()) {
+        if let Some(v) = value.filter(|v| !v.is_finite() || *v < 0.0) {
             return Err(Refused::BadValue {
                 path: path.into(),
                 line,
@@ -248,23 +246,16 @@ fn known_columns() -> csv::StringRecord {
 }
 
 fn csv_err(path: &Path, e: csv::Error) -> Refused {
-    match (e.position(), e.kind()) {
-        (Some(pos), _) => Refused::BadRow {
+    let (line, message) = (e.position().map_or(1, |p| p.line()), e.to_string());
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) => Refused::Io {
             path: path.into(),
-            line: pos.line(),
-            message: e.to_string(),
+            source,
         },
-        (None, csv::ErrorKind::Io(_)) => match e.into_kind() {
-            csv::ErrorKind::Io(source) => Refused::Io {
-                path: path.into(),
-                source,
-            },
-            _ => unreachable!("matched Io above"),
-        },
-        (None, _) => Refused::BadRow {
+        _ => Refused::BadRow {
             path: path.into(),
-            line: 1,
-            message: e.to_string(),
+            line,
+            message,
         },
     }
 }
@@ -369,7 +360,10 @@ mod tests {
                 r#"{"format_version": "1"}"#,
                 Some("format_version `\"1\"` is not"),
             ),
-            (r#"{"run_id": "x"}"#, Some("format_version missing is not")),
+            (
+                r#"{"run_id": "x"}"#,
+                Some("format_version (missing) is not"),
+            ),
             ("format_version: 1", Some("failed to parse")),
         ];
         for (text, err) in cases {
