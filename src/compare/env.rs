@@ -220,36 +220,29 @@ pub fn markdown(d: &EnvDiff) -> String {
     out
 }
 
-/// The difference lines, values shown by `show`, variables capped at `MAX_VARIABLES`.
+/// The difference lines, names and values shown by `show`, variables capped at
+/// `MAX_VARIABLES`.
 fn lines(d: &EnvDiff, show: fn(&str) -> String) -> Vec<String> {
     let value = |v: &Option<String>| v.as_deref().map_or("(absent)".into(), show);
-    let change = |scope: &str, c: &Change| {
-        format!(
-            "{scope}{}: {} -> {}",
-            c.what,
-            value(&c.baseline),
-            value(&c.candidate)
-        )
+    let line = |what: String, c: &Change| {
+        format!("{what}: {} -> {}", value(&c.baseline), value(&c.candidate))
     };
-    let mut out: Vec<String> = d.host.iter().map(|c| change("", c)).collect();
+    let scope = |dep: &DeploymentDiff| format!("{} / {}", show(&dep.server), show(&dep.config));
+    let mut out: Vec<String> = d.host.iter().map(|c| line(c.what.clone(), c)).collect();
     for dep in &d.deployments {
-        let scope = format!("{} / {}: ", show(&dep.server), show(&dep.config));
-        out.extend(dep.facts.iter().map(|c| change(&scope, c)));
+        out.extend(
+            dep.facts
+                .iter()
+                .map(|c| line(format!("{}: {}", scope(dep), c.what), c)),
+        );
     }
     let variables: Vec<String> = d
         .deployments
         .iter()
         .flat_map(|dep| {
-            let scope = format!("{} / {}: variable ", show(&dep.server), show(&dep.config));
-            dep.variables.iter().map(move |c| {
-                change(
-                    &scope,
-                    &Change {
-                        what: show(&c.what),
-                        ..c.clone()
-                    },
-                )
-            })
+            dep.variables
+                .iter()
+                .map(move |c| line(format!("{}: variable {}", scope(dep), show(&c.what)), c))
         })
         .collect();
     let rest = variables.len().saturating_sub(MAX_VARIABLES);
