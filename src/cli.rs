@@ -10,7 +10,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// Markdown comparison tables.
 ///
 /// Exit codes: 0 all cells ok, 1 some cells failed, 2 bad input or usage,
-/// 3 Docker engine unavailable, 4 regression found by `compare`, 130 interrupted.
+/// 3 Docker engine unavailable, 4 regression found by `compare`, 5 environments differ
+/// (`compare`/`history --require-same-env`), 130 interrupted.
 #[derive(Debug, Parser)]
 #[command(name = "rmatrix", version, about, long_about)]
 pub struct Cli {
@@ -91,6 +92,10 @@ pub enum Command {
         /// Leave dimension DIM out of the join (e.g. compare server A's run with server B's).
         #[arg(long, value_name = "DIM")]
         ignore: Vec<String>,
+        /// Refuse to compare (exit code 5) when host, rmatrix version, images, server
+        /// versions or server variables differ between the baseline and a candidate.
+        #[arg(long)]
+        require_same_env: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "md")]
         format: Format,
@@ -126,6 +131,9 @@ pub enum Command {
         /// Leave dimension DIM out of the series key.
         #[arg(long, value_name = "DIM")]
         ignore: Vec<String>,
+        /// Refuse (exit code 5) when any run's environment differs from the first run's.
+        #[arg(long)]
+        require_same_env: bool,
         /// Output format.
         #[arg(long, value_enum, default_value = "md")]
         format: Format,

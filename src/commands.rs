@@ -69,6 +69,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             noise_from,
             metrics,
             ignore,
+            require_same_env,
             format,
         } => compare(
             &baseline,
@@ -78,6 +79,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             &noise_from,
             &metrics,
             ignore,
+            require_same_env,
             format,
         ),
         Command::History {
@@ -90,9 +92,10 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             window,
             min_points,
             ignore,
+            require_same_env,
             format,
         } => {
-            use crate::compare::{history, input, join};
+            use crate::compare::{env, history, input, join};
             let runs = input::load_runs(&dirs)?;
             let opts = history::HistoryOptions {
                 // Empty: each run's own report metric.
@@ -109,9 +112,34 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 ignore,
             };
             input::check_dims(&opts.ignore)?;
+            for run in &runs {
+                let asked: Vec<_> = match opts.metrics.is_empty() {
+                    true => crate::report::metric::Metric::find(&run.report_metric)
+                        .into_iter()
+                        .collect(),
+                    false => opts.metrics.clone(),
+                };
+                run.require_metrics(&asked)?;
+            }
+            if require_same_env {
+                let differ: Vec<_> = runs[1..]
+                    .iter()
+                    .map(|r| env::diff(&runs[0], r))
+                    .filter(|d| !d.is_empty())
+                    .collect();
+                if !differ.is_empty() {
+                    return Err(crate::compare::EnvDiffers(differ).into());
+                }
+            }
             let h = history::history(&runs, &opts)?;
             match format {
-                Format::Md => print!("{}", history::markdown(&h)),
+                Format::Md => {
+                    // What changed from one run to the next, above the series.
+                    for pair in runs.windows(2) {
+                        print!("{}", env::markdown(&env::diff(&pair[0], &pair[1])));
+                    }
+                    print!("{}", history::markdown(&h));
+                }
                 Format::Csv => print!("{}", history::csv(&h)?),
                 Format::Json => println!("{}", serde_json::to_string_pretty(&h)?),
             }
@@ -213,7 +241,15 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
 }
 
 fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
+    use crate::results::{check, rundir};
     let run = RunDir::open(dir)?;
+    check::read_manifest(&run.file(rundir::MANIFEST))?;
+    let csv = run.file(rundir::RESULTS_CSV);
+    // A run stopped before its first iteration has no results.csv yet; its report is empty.
+    let results = match csv.is_file() {
+        true => Some(check::read_results(&csv)?),
+        false => None,
+    };
     match format {
         Format::Csv => print!(
             "{}",
@@ -235,6 +271,9 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
                             build_dirs: Default::default(),
                         })
                     })?;
+            if let Some(r) = &results {
+                check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
+            }
             print!(
                 "{}",
                 crate::run::render_summary(&run, &loaded.matrix, template)?
@@ -256,7 +295,8 @@ fn confidence_of(text: &str, alpha: Option<f64>) -> Result<crate::stats::Confide
     Ok(conf)
 }
 
-/// `rmatrix compare`: exit code 4 when any candidate regressed.
+/// `rmatrix compare`: exit code 4 when any candidate regressed, 5 when environments differ
+/// and `--require-same-env` was given.
 #[allow(clippy::too_many_arguments)]
 fn compare(
     baseline: &Path,
@@ -266,9 +306,10 @@ fn compare(
     noise_from: &[std::path::PathBuf],
     metrics: &[String],
     ignore: Vec<String>,
+    require_same_env: bool,
     format: Format,
 ) -> Result<i32> {
-    use crate::compare::{input, join, noise, render};
+    use crate::compare::{env, input, join, noise, render};
     input::check_dims(&ignore)?;
     let threshold_pct = join::parse_threshold(threshold)?;
     let base = input::load_run(baseline)?;
@@ -291,12 +332,30 @@ fn compare(
         ignore,
         noise,
     };
+    base.require_metrics(&opts.metrics)?;
+    let cands = candidates
+        .iter()
+        .map(|c| input::load_run(c))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Before joining: were the runs measured on the same host, images and settings?
+    let diffs: Vec<env::EnvDiff> = cands.iter().map(|c| env::diff(&base, c)).collect();
+    if require_same_env && diffs.iter().any(|d| !d.is_empty()) {
+        let differ = diffs.into_iter().filter(|d| !d.is_empty()).collect();
+        return Err(crate::compare::EnvDiffers(differ).into());
+    }
     let mut out = Vec::new();
-    for c in candidates {
-        out.push(join::compare(&base, &input::load_run(c)?, &opts)?);
+    for c in &cands {
+        c.require_metrics(&opts.metrics)?;
+        out.push(join::compare(&base, c, &opts)?);
+        input::require_compared(&base, c, &opts.metrics, &opts.ignore)?;
     }
     match format {
-        Format::Md => print!("{}", render::markdown(&out)),
+        Format::Md => {
+            for d in &diffs {
+                print!("{}", env::markdown(d));
+            }
+            print!("{}", render::markdown(&out))
+        }
         Format::Csv => print!("{}", render::csv(&out)?),
         Format::Json => print!("{}", render::json(&out)?),
     }

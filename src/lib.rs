@@ -26,6 +26,8 @@ pub mod exit {
     pub const NO_DOCKER: i32 = 3;
     /// `rmatrix compare`: a metric regressed significantly beyond the threshold.
     pub const REGRESSION: i32 = 4;
+    /// `rmatrix compare`/`history --require-same-env`: the runs' environments differ.
+    pub const ENV_DIFFERS: i32 = 5;
     pub const INTERRUPTED: i32 = 130;
 }
 
@@ -40,8 +42,12 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
         if cause.is::<matrix::MatrixError>()
             || cause.is::<UsageError>()
             || cause.is::<compare::CompareError>()
+            || cause.is::<results::check::Refused>()
         {
             return exit::BAD_INPUT;
+        }
+        if cause.is::<compare::EnvDiffers>() {
+            return exit::ENV_DIFFERS;
         }
         if cause.is::<server::docker::EngineUnavailable>() {
             return exit::NO_DOCKER;

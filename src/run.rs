@@ -386,22 +386,24 @@ impl RunCtx<'_> {
                 m.repeat.order,
                 self.seed.wrapping_add(round as u64),
             );
+            // Some cell is still noisy (it may already have this round's row from before a
+            // resume: one result per iteration, so that row is kept, not measured again).
             let mut any = false;
             for (di, _) in units {
                 let d = &todo[di];
-                let cells: Vec<(Cell, u32)> = d
-                    .cells
-                    .iter()
-                    .filter(|c| noisy(c))
+                let noisy_cells: Vec<&Cell> = d.cells.iter().filter(|c| noisy(c)).collect();
+                any |= !noisy_cells.is_empty();
+                let cells: Vec<(Cell, u32)> = noisy_cells
+                    .into_iter()
+                    .filter(|c| !self.done.contains(&(cell_key(c), round)))
                     .map(|c| (c.clone(), round))
                     .collect();
                 if cells.is_empty() {
                     continue;
                 }
-                if any || round > 1 {
+                if round > 1 {
                     self.cooldown().await;
                 }
-                any = true;
                 self.progress.add(cells.len() as u64);
                 self.run_unit(d, di, &cells, servers).await?;
                 if m.repeat.restart {

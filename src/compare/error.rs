@@ -17,16 +17,9 @@ pub enum CompareError {
         #[source]
         source: Source,
     },
-    #[error(
-        "{} has format_version {found}, newer than this rmatrix understands ({supported}); \
-         use a newer rmatrix",
-        path.display()
-    )]
-    NewerFormat {
-        path: PathBuf,
-        found: u64,
-        supported: u32,
-    },
+    /// A stored result that cannot be right, or a manifest this rmatrix cannot read.
+    #[error(transparent)]
+    Refused(#[from] crate::results::check::Refused),
     #[error("{} has no successful iterations to compare", path.display())]
     NoResults { path: PathBuf },
     #[error("unknown metric `{name}`; valid: {valid}, or `all`")]
@@ -49,6 +42,17 @@ pub enum CompareError {
     NothingInCommon {
         baseline: PathBuf,
         candidate: PathBuf,
+    },
+    #[error(
+        "nothing was compared between {} and {}: no cell they share has a value of {metrics} \
+         on both sides",
+        baseline.display(),
+        candidate.display()
+    )]
+    NothingCompared {
+        baseline: PathBuf,
+        candidate: PathBuf,
+        metrics: String,
     },
     #[error("no run directories found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
     NoRuns { paths: Vec<PathBuf> },

@@ -1,19 +1,21 @@
-//! Reading stored run directories: results.csv rows, with the run's identity from
-//! manifest.json and its default metric from matrix.yaml (both read leniently, so runs of
-//! older or newer rmatrix versions still compare as long as results.csv is readable).
+//! Reading stored run directories: results.csv rows, with the run's identity and environment
+//! from manifest.json and its default metric from matrix.yaml. Results that cannot be right
+//! are refused (`results::check`); facts a manifest of an older rmatrix lacks are unknown.
 
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 
+use super::env::{self, RunEnv};
 use super::error::CompareError;
 use crate::matrix::plan::DIMENSIONS;
 use crate::report::metric::Metric;
+use crate::results::check;
 use crate::results::rundir::{MANIFEST, MATRIX_COPY, RESULTS_CSV};
-use crate::results::{ResultRow, FORMAT_VERSION};
+use crate::results::ResultRow;
 
 /// One stored run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Run {
     pub path: PathBuf,
     pub run_id: String,
@@ -21,6 +23,10 @@ pub struct Run {
     /// The matrix's `report.metric` (default `qps`).
     pub report_metric: String,
     pub rows: Vec<ResultRow>,
+    /// The columns of results.csv's header (an older file lacks the newer ones).
+    pub columns: Vec<String>,
+    /// Host, rmatrix version, images, server versions and variables (see `env`).
+    pub env: RunEnv,
 }
 
 /// The iterations of one cell for one metric.
@@ -38,30 +44,14 @@ pub fn load_run(path: &Path) -> Result<Run, CompareError> {
     if !is_run_dir(path) {
         return Err(CompareError::NotARun { path: path.into() });
     }
-    let read_err = |p: &Path, e: Box<dyn std::error::Error + Send + Sync>| CompareError::Read {
-        path: p.into(),
-        source: e,
-    };
-    let manifest: serde_json::Value = match std::fs::read_to_string(path.join(MANIFEST)) {
-        Ok(text) => {
-            serde_json::from_str(&text).map_err(|e| read_err(&path.join(MANIFEST), e.into()))?
-        }
-        Err(_) => serde_json::Value::Null,
-    };
-    if let Some(found) = manifest["format_version"].as_u64() {
-        if found > u64::from(FORMAT_VERSION) {
-            return Err(CompareError::NewerFormat {
-                path: path.into(),
-                found,
-                supported: FORMAT_VERSION,
-            });
-        }
-    }
-    let csv = path.join(RESULTS_CSV);
-    let rows = read_rows_lenient(&csv).map_err(|e| read_err(&csv, e))?;
-    if !rows.iter().any(ResultRow::is_ok) {
+    let manifest = check::read_manifest(&path.join(MANIFEST))?;
+    let results = check::read_results(&path.join(RESULTS_CSV))?;
+    if !results.rows.iter().any(ResultRow::is_ok) {
         return Err(CompareError::NoResults { path: path.into() });
     }
+    let env = env::load(path, manifest.as_ref())?;
+    let manifest = manifest.unwrap_or_default();
+    let rows = results.rows;
     let report_metric = std::fs::read_to_string(path.join(MATRIX_COPY))
         .ok()
         .and_then(|t| serde_yaml::from_str::<serde_yaml::Value>(&t).ok())
@@ -86,43 +76,9 @@ pub fn load_run(path: &Path) -> Result<Run, CompareError> {
         started_at,
         report_metric,
         rows,
+        columns: results.columns,
+        env,
     })
-}
-
-/// results.csv rows, where columns this version knows but the file lacks (it was written by
-/// an older rmatrix; columns are only ever added) are read as empty.
-pub fn read_rows_lenient(
-    path: &Path,
-) -> Result<Vec<ResultRow>, Box<dyn std::error::Error + Send + Sync>> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.serialize(ResultRow::default())?;
-    let text = String::from_utf8(w.into_inner().map_err(|e| e.to_string())?)?;
-    let known = csv::StringRecord::from(
-        text.lines()
-            .next()
-            .unwrap_or("")
-            .split(',')
-            .collect::<Vec<_>>(),
-    );
-    let mut r = csv::Reader::from_path(path)?;
-    let have = r.headers()?.clone();
-    let pos: Vec<Option<usize>> = known
-        .iter()
-        .map(|k| have.iter().position(|h| h == k))
-        .collect();
-    let mut rows = Vec::new();
-    for (i, rec) in r.records().enumerate() {
-        let rec = rec?;
-        let full: csv::StringRecord = pos
-            .iter()
-            .map(|p| p.and_then(|p| rec.get(p)).unwrap_or(""))
-            .collect();
-        rows.push(
-            full.deserialize::<ResultRow>(Some(&known))
-                .map_err(|e| format!("row {}: {e}", i + 2))?,
-        );
-    }
-    Ok(rows)
 }
 
 /// The runs named by `paths`: each is a run directory or a folder of run directories (such
@@ -229,6 +185,14 @@ pub fn cell_name(dims: &IndexMap<String, String>) -> String {
 }
 
 impl Run {
+    /// Every metric asked for must have its column in this run's results.csv: a missing
+    /// column is not "no values".
+    pub fn require_metrics(&self, metrics: &[&Metric]) -> Result<(), CompareError> {
+        let names: Vec<&str> = metrics.iter().map(|m| m.name).collect();
+        check::require_columns(&self.path.join(RESULTS_CSV), &self.columns, &names)?;
+        Ok(())
+    }
+
     /// Ok iterations of `metric` per cell, keyed by the dimensions not in `ignore`, in the
     /// order the cells first appear in results.csv.
     pub fn samples(&self, metric: &Metric, ignore: &[String]) -> IndexMap<String, CellSamples> {
@@ -268,4 +232,31 @@ impl Run {
         }
         out
     }
+}
+
+/// Refuse a comparison that compared nothing: no cell in common has a value of any of
+/// `metrics` on both sides (call it after the join, whose own errors say more).
+pub fn require_compared(
+    base: &Run,
+    cand: &Run,
+    metrics: &[&Metric],
+    ignore: &[String],
+) -> Result<(), CompareError> {
+    let any = metrics.iter().any(|m| {
+        let b = base.samples(m, ignore);
+        let c = cand.samples(m, ignore);
+        b.keys().any(|k| c.contains_key(k))
+    });
+    if any {
+        return Ok(());
+    }
+    Err(CompareError::NothingCompared {
+        baseline: base.path.clone(),
+        candidate: cand.path.clone(),
+        metrics: metrics
+            .iter()
+            .map(|m| m.name)
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
 }

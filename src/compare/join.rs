@@ -338,6 +338,7 @@ mod tests {
             started_at: String::new(),
             report_metric: "qps".into(),
             rows,
+            ..Run::default()
         }
     }
 

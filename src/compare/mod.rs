@@ -32,6 +32,7 @@
 //!
 //! Only `regressed` fails a comparison (exit code 4). See docs/compare.md.
 
+pub mod env;
 pub mod error;
 pub mod history;
 pub mod input;
@@ -39,6 +40,7 @@ pub mod join;
 pub mod noise;
 pub mod render;
 
+pub use env::{EnvDiff, EnvDiffers};
 pub use error::CompareError;
 pub use input::{load_run, Run};
 pub use join::{compare, Comparison, Options, Verdict};

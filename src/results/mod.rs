@@ -1,5 +1,6 @@
 //! Recording: the run directory, its results.csv rows and manifest.
 
+pub mod check;
 pub mod manifest;
 pub mod row;
 pub mod rundir;

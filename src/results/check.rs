@@ -1,0 +1,389 @@
+//! Reading a stored run for `compare`, `history` and `report`: results that cannot be right
+//! are refused, not averaged. Each refusal names the file, and the line of a results.csv row.
+//!
+//! What is refused:
+//! - a measured value (a float column) that is NaN, infinite or negative;
+//! - a status other than `ok` and `failed`;
+//! - two `ok` rows for one (cell, iteration). `--resume` reruns only the iterations without an
+//!   `ok` row and appends the new row, so failed rows followed by one `ok` row are a normal
+//!   history; a second `ok` row means two measurements claim the same iteration;
+//! - a metric asked for whose column results.csv lacks (older files lack the columns added
+//!   since, and still read: only asking for such a metric is an error);
+//! - a manifest.json that is not JSON, or whose `format_version` is missing, malformed or not
+//!   one this rmatrix knows. results.csv carries no version of its own: the manifest's covers
+//!   the whole run directory.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::{ResultRow, FORMAT_VERSION};
+
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    #[error("failed to read {}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}:{line}: {message}", path.display())]
+    BadRow {
+        path: PathBuf,
+        line: u64,
+        message: String,
+    },
+    #[error(
+        "{}:{line}: {column} is {value}; a measured value is a finite number, never negative",
+        path.display()
+    )]
+    BadValue {
+        path: PathBuf,
+        line: u64,
+        column: &'static str,
+        value: f64,
+    },
+    #[error("{}:{line}: unknown status `{status}`; expected `ok` or `failed`", path.display())]
+    UnknownStatus {
+        path: PathBuf,
+        line: u64,
+        status: String,
+    },
+    #[error(
+        "{}:{line}: a second ok row for {cell} iteration {iteration} (the first is on line \
+         {first}); an iteration has one result, and --resume only reruns failed ones",
+        path.display()
+    )]
+    Duplicate {
+        path: PathBuf,
+        line: u64,
+        first: u64,
+        cell: String,
+        iteration: u32,
+    },
+    #[error(
+        "{} has no `{column}` column, so metric `{column}` cannot be read from it \
+         (written by an older rmatrix?)",
+        path.display()
+    )]
+    MissingColumn { path: PathBuf, column: String },
+    #[error("failed to parse {} as JSON", path.display())]
+    NotJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error(
+        "{}: format_version {found} is newer than this rmatrix understands ({FORMAT_VERSION}); \
+         use a newer rmatrix",
+        path.display()
+    )]
+    NewerFormat { path: PathBuf, found: u64 },
+    #[error(
+        "{}: format_version {found} is not a version this rmatrix knows (it reads \
+         {FORMAT_VERSION})",
+        path.display()
+    )]
+    UnknownFormat { path: PathBuf, found: String },
+}
+
+/// The rows of a results.csv and the columns its header has.
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    pub rows: Vec<ResultRow>,
+    pub columns: Vec<String>,
+}
+
+/// Read and check a results.csv. Columns this version knows but the file lacks (it was
+/// written by an older rmatrix; columns are only ever added) are read as empty.
+pub fn read_results(path: &Path) -> Result<Results, Refused> {
+    let known = known_columns();
+    let mut r = csv::Reader::from_path(path).map_err(|e| csv_err(path, e))?;
+    let have = r.headers().map_err(|e| csv_err(path, e))?.clone();
+    let pos: Vec<Option<usize>> = known
+        .iter()
+        .map(|k| have.iter().position(|h| h == k))
+        .collect();
+    let mut rows = Vec::new();
+    let mut first_ok: HashMap<(String, u32), u64> = HashMap::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| csv_err(path, e))?;
+        let line = rec.position().map_or(0, |p| p.line());
+        let full: csv::StringRecord = pos
+            .iter()
+            .map(|p| p.and_then(|p| rec.get(p)).unwrap_or(""))
+            .collect();
+        let row: ResultRow = full
+            .deserialize(Some(&known))
+            .map_err(|e| Refused::BadRow {
+                path: path.into(),
+                line,
+                message: deserialize_message(&e, &known),
+            })?;
+        check_row(path, line, &row)?;
+        if row.is_ok() {
+            let key = (row.cell_key(), row.iteration);
+            if let Some(&first) = first_ok.get(&key) {
+                return Err(Refused::Duplicate {
+                    path: path.into(),
+                    line,
+                    first,
+                    cell: cell_text(&row),
+                    iteration: row.iteration,
+                });
+            }
+            first_ok.insert(key, line);
+        }
+        rows.push(row);
+    }
+    Ok(Results {
+        rows,
+        columns: have.iter().map(str::to_string).collect(),
+    })
+}
+
+/// Every asked-for column must be in the header of the results.csv at `path`.
+pub fn require_columns(path: &Path, columns: &[String], asked: &[&str]) -> Result<(), Refused> {
+    match asked.iter().find(|a| !columns.iter().any(|c| c == *a)) {
+        Some(missing) => Err(Refused::MissingColumn {
+            path: path.into(),
+            column: missing.to_string(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// manifest.json, parsed and with a known `format_version`; `None` when the file is absent
+/// (a results.csv copied on its own still reads).
+pub fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Refused> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(Refused::Io {
+                path: path.into(),
+                source,
+            })
+        }
+    };
+    let manifest: serde_json::Value =
+        serde_json::from_str(&text).map_err(|source| Refused::NotJson {
+            path: path.into(),
+            source,
+        })?;
+    let version = &manifest["format_version"];
+    match version.as_u64() {
+        Some(v) if v == u64::from(FORMAT_VERSION) => Ok(Some(manifest)),
+        Some(found) if found > u64::from(FORMAT_VERSION) => Err(Refused::NewerFormat {
+            path: path.into(),
+            found,
+        }),
+        _ => Err(Refused::UnknownFormat {
+            path: path.into(),
+            found: match version {
+                serde_json::Value::Null => "(missing)".into(),
+                v => format!("`{v}`"),
+            },
+        }),
+    }
+}
+
+/// The float columns: integers cannot be NaN or negative (parsing refuses them already).
+fn measured(r: &ResultRow) -> [(&'static str, Option<f64>); 13] {
+    [
+        ("seconds", r.seconds),
+        ("qps", r.qps),
+        ("tps", r.tps),
+        ("lat_avg_ms", r.lat_avg_ms),
+        ("lat_p50_ms", r.lat_p50_ms),
+        ("lat_p95_ms", r.lat_p95_ms),
+        ("lat_p99_ms", r.lat_p99_ms),
+        ("lat_max_ms", r.lat_max_ms),
+        ("lat_min_ms", r.lat_min_ms),
+        ("lat_p999_ms", r.lat_p999_ms),
+        ("thread_events_avg", r.thread_events_avg),
+        ("thread_events_stddev", r.thread_events_stddev),
+        ("client_cpu_s", r.client_cpu_s),
+    ]
+}
+
+fn check_row(path: &Path, line: u64, row: &ResultRow) -> Result<(), Refused> {
+    if !matches!(row.status.as_str(), "ok" | "failed") {
+        return Err(Refused::UnknownStatus {
+            path: path.into(),
+            line,
+            status: row.status.clone(),
+        });
+    }
+    for (column, value) in measured(row) {
+        if let Some(v) = value.filter(|v| !v.is_finite() || *v < 0.0) {
+            return Err(Refused::BadValue {
+                path: path.into(),
+                line,
+                column,
+                value: v,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The header this version writes.
+fn known_columns() -> csv::StringRecord {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.serialize(ResultRow::default())
+        .expect("invariant: a default row serialises");
+    let bytes = w
+        .into_inner()
+        .expect("invariant: writing to memory does not fail");
+    let text = String::from_utf8_lossy(&bytes);
+    csv::StringRecord::from(
+        text.lines()
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .collect::<Vec<_>>(),
+    )
+}
+
+fn csv_err(path: &Path, e: csv::Error) -> Refused {
+    let (line, message) = (e.position().map_or(1, |p| p.line()), e.to_string());
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) => Refused::Io {
+            path: path.into(),
+            source,
+        },
+        _ => Refused::BadRow {
+            path: path.into(),
+            line,
+            message,
+        },
+    }
+}
+
+/// `column qps: invalid float literal` rather than csv's field index.
+fn deserialize_message(e: &csv::Error, known: &csv::StringRecord) -> String {
+    match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => {
+            let column = err
+                .field()
+                .and_then(|f| known.get(f as usize))
+                .unwrap_or("?");
+            format!("column {column}: {}", err.kind())
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// `server/config/engine/workload/cN`, as the plan prints a cell.
+fn cell_text(r: &ResultRow) -> String {
+    let mut parts = vec![r.server.as_str(), r.config.as_str()];
+    if !r.engine.is_empty() {
+        parts.push(&r.engine);
+    }
+    parts.push(&r.workload);
+    format!("{}/c{}", parts.join("/"), r.concurrency)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEADER: &str =
+        "server,config,engine,workload,kind,concurrency,iteration,status,error,qps\n";
+
+    fn read(body: &str) -> Result<Results, Refused> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.csv");
+        std::fs::write(&path, format!("{HEADER}{body}")).unwrap();
+        read_results(&path)
+    }
+
+    fn row(iteration: u32, status: &str, qps: &str) -> String {
+        format!("s,c,InnoDB,w,slap,2,{iteration},{status},,{qps}\n")
+    }
+
+    #[test]
+    fn resumed_iterations_read_and_true_duplicates_do_not() {
+        // Failed, then retried by --resume: one result per iteration.
+        let body = [row(1, "ok", "10"), row(2, "failed", ""), row(2, "ok", "11")].concat();
+        let res = read(&body).unwrap();
+        assert_eq!(res.rows.len(), 3);
+        assert!(res.columns.contains(&"qps".to_string()));
+        assert!(!res.columns.contains(&"tps".to_string()));
+        let body = [row(1, "ok", "10"), row(2, "ok", "11"), row(2, "ok", "12")].concat();
+        match read(&body) {
+            Err(Refused::Duplicate { line, first, .. }) => assert_eq!((line, first), (4, 3)),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn values_that_cannot_be_measured_are_refused() {
+        for (qps, shown) in [("NaN", "NaN"), ("inf", "inf"), ("-1.5", "-1.5")] {
+            let err = read(&[row(1, "ok", "10"), row(2, "ok", qps)].concat()).unwrap_err();
+            assert!(
+                err.to_string()
+                    .ends_with(&format!("results.csv:3: qps is {shown}; a measured value is a finite number, never negative")),
+                "{err}"
+            );
+        }
+        assert!(read(&row(1, "ok", "0")).is_ok(), "zero is a value");
+        let err = read(&row(1, "done", "1")).unwrap_err();
+        assert!(
+            matches!(err, Refused::UnknownStatus { line: 2, .. }),
+            "{err}"
+        );
+        let err = read(&row(1, "ok", "fast")).unwrap_err();
+        assert!(
+            err.to_string()
+                .ends_with("results.csv:2: column qps: invalid float literal"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn manifest_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("manifest.json");
+        assert!(read_manifest(&path).unwrap().is_none(), "absent is fine");
+        let cases = [
+            (r#"{"format_version": 1}"#, None),
+            (
+                r#"{"format_version": 2}"#,
+                Some("format_version 2 is newer"),
+            ),
+            (
+                r#"{"format_version": 0}"#,
+                Some("format_version `0` is not"),
+            ),
+            (
+                r#"{"format_version": "1"}"#,
+                Some("format_version `\"1\"` is not"),
+            ),
+            (
+                r#"{"run_id": "x"}"#,
+                Some("format_version (missing) is not"),
+            ),
+            ("format_version: 1", Some("failed to parse")),
+        ];
+        for (text, err) in cases {
+            std::fs::write(&path, text).unwrap();
+            match (read_manifest(&path), err) {
+                (Ok(Some(_)), None) => {}
+                (Err(e), Some(want)) => assert!(e.to_string().contains(want), "{e}"),
+                (got, want) => panic!("{text}: {got:?}, wanted {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn asked_for_columns_must_exist() {
+        let cols = vec!["qps".to_string()];
+        assert!(require_columns(Path::new("r.csv"), &cols, &["qps"]).is_ok());
+        let err = require_columns(Path::new("r.csv"), &cols, &["qps", "tps"]).unwrap_err();
+        assert!(
+            err.to_string().starts_with("r.csv has no `tps` column"),
+            "{err}"
+        );
+    }
+}
