@@ -344,9 +344,11 @@ fn compare(
         return Err(crate::compare::EnvDiffers(differ).into());
     }
     let mut out = Vec::new();
-    for c in &cands {
+    for (c, diff) in cands.iter().zip(&diffs) {
         c.require_metrics(&opts.metrics)?;
-        out.push(join::compare(&base, c, &opts)?);
+        let mut comparison = join::compare(&base, c, &opts)?;
+        comparison.set_environment(diff.clone());
+        out.push(comparison);
         input::require_compared(&base, c, &opts.metrics, &opts.ignore)?;
     }
     match format {

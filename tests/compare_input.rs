@@ -217,6 +217,46 @@ fn a_changed_server_variable_is_shown_above_the_tables() {
         )
     );
     assert!(rest.contains("3 unchanged"), "compared as before: {rest}");
+    // The verdicts of the deployment whose variable changed are marked, with the legend.
+    assert!(
+        rest.starts_with(
+            ": `env-variable-run` against baseline `env-base-run`\n\n\
+             **The environments differ** (see above)"
+        ),
+        "{rest}"
+    );
+    assert!(rest.contains("| unchanged † |"), "{rest}");
+    assert!(
+        rest.contains("†: the two runs' environments differ for this cell"),
+        "{rest}"
+    );
+
+    let out = compare("env-base", "env-variable", &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let c = &v[0];
+    assert_eq!(
+        c["environment"]["deployments"][0]["variables"][0]["what"],
+        "innodb_flush_log_at_trx_commit"
+    );
+    assert!(c["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|ch| ch["env_differs"] == true));
+    let out = compare("env-base", "env-variable", &["--format", "csv"]);
+    let mut r = csv::Reader::from_reader(out.stdout.as_bytes());
+    let col = r
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "env_differs")
+        .unwrap();
+    assert!(r.records().all(|rec| &rec.unwrap()[col] == "true"));
+    // Identical environments: nothing marked, no environment in the JSON.
+    let out = compare("env-base", "env-base", &["--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(v[0]["environment"].is_null(), "{}", out.stdout);
+    assert!(v[0]["changes"][0]["env_differs"] == false);
 
     let out = compare("env-base", "env-variable", &["--require-same-env"]);
     assert_eq!(out.code, ENV_DIFFERS, "{}", out.stderr);

@@ -5,6 +5,7 @@ use std::fmt;
 use indexmap::IndexMap;
 use serde::Serialize;
 
+use super::env::EnvDiff;
 use super::error::CompareError;
 use super::input::{cell_name, Run};
 use super::noise::Noise;
@@ -134,6 +135,9 @@ pub struct MetricChange {
     /// Earlier runs the run-to-run noise was learned from.
     pub noise_runs: Option<usize>,
     pub verdict: Verdict,
+    /// The two runs' environments differ for this cell (host, or its server's image,
+    /// version or variables): the verdict may reflect that, not only the variant.
+    pub env_differs: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -165,11 +169,24 @@ pub struct Comparison {
     /// Cells on both sides where one side has no successful iteration, e.g.
     /// `... / c2 (candidate)`: not compared.
     pub no_successful_iteration: Vec<String>,
+    /// How the candidate's environment differs from the baseline's; none when identical.
+    pub environment: Option<EnvDiff>,
 }
 
 impl Comparison {
     pub fn regressed(&self) -> bool {
         self.counts.regressed > 0
+    }
+
+    /// Record the environment difference and mark the changes it touches: all of them when
+    /// the host differs, else those of the deployments (server x config) that differ.
+    pub fn set_environment(&mut self, diff: EnvDiff) {
+        for ch in &mut self.changes {
+            let dim = |d: &str| ch.dims.get(d).map(String::as_str).unwrap_or("");
+            ch.env_differs =
+                !diff.host.is_empty() || diff.deployment(dim("server"), dim("config")).is_some();
+        }
+        self.environment = (!diff.is_empty()).then_some(diff);
     }
 }
 
@@ -255,6 +272,7 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
         only_in_baseline,
         only_in_candidate,
         no_successful_iteration,
+        environment: None,
     })
 }
 
@@ -306,6 +324,7 @@ fn judge(
         basis: c.map(|c| c.basis),
         noise_runs: c.and_then(|c| c.noise_runs),
         verdict,
+        env_differs: false,
     })
 }
 

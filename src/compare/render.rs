@@ -60,9 +60,15 @@ pub fn p_num(p: f64) -> String {
 }
 
 fn verdict_text(ch: &MetricChange) -> String {
-    match ch.verdict {
+    let text = match ch.verdict {
         Verdict::Regressed => "**regressed**".into(),
         v => v.to_string(),
+    };
+    // The environment differs for this cell: say so next to the verdict it may explain.
+    if ch.env_differs {
+        format!("{text} †")
+    } else {
+        text
     }
 }
 
@@ -85,6 +91,12 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
             md(&c.baseline.run_id)
         ));
         let k = &c.counts;
+        if c.environment.is_some() {
+            out.push_str(
+                "**The environments differ** (see above): verdicts marked † compare more \
+                 than the change under test.\n\n",
+            );
+        }
         let regressed = if k.regressed > 0 {
             format!("**{} regressed**", k.regressed)
         } else {
@@ -164,7 +176,14 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
                     verdict_text(ch),
                 ));
             }
-            out.push_str("\n↑ higher is better, ↓ lower is better.\n");
+            out.push_str("\n↑ higher is better, ↓ lower is better.");
+            if c.changes.iter().any(|ch| ch.env_differs) {
+                out.push_str(
+                    " †: the two runs' environments differ for this cell (listed above); the \
+                     verdict may reflect that difference and not only the change under test.",
+                );
+            }
+            out.push('\n');
         }
         for (title, cells) in [
             ("Only in the baseline", &c.only_in_baseline),
@@ -186,7 +205,7 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
     out
 }
 
-pub const CSV_COLUMNS: [&str; 27] = [
+pub const CSV_COLUMNS: [&str; 28] = [
     "format_version",
     "baseline",
     "candidate",
@@ -214,6 +233,7 @@ pub const CSV_COLUMNS: [&str; 27] = [
     "confidence",
     "basis",
     "noise_runs",
+    "env_differs",
 ];
 
 /// One line per cell x metric; cells on one side only have verdict `only_in_baseline` or
@@ -260,6 +280,7 @@ pub fn csv(comparisons: &[Comparison]) -> anyhow::Result<String> {
                     .transpose()?
                     .unwrap_or_default(),
                 ch.noise_runs.map(|n| n.to_string()).unwrap_or_default(),
+                ch.env_differs.to_string(),
             ])?;
         }
         for (verdict, cells) in [
