@@ -13,13 +13,13 @@
 #        Target: at least N-1 of N.
 # It prints every compare's verdicts and the two counts. N=20 takes about 20 minutes here.
 #
-# Usage: scripts/bench-aa.sh [N, default 20] [CALIBRATION, default 3]
+# Usage: scripts/bench-aa.sh [N, default 20] [CALIBRATION, default 5]
 # Env: RMATRIX (default target/release/rmatrix), OUT (kept run directories, default a temp
 #      dir), CONFIDENCE (default 95%), LOCK (a flock file serialising Docker users, optional).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-20}
-CAL=${2:-3}
+CAL=${2:-5}
 RMATRIX=${RMATRIX:-${CARGO_TARGET_DIR:-target}/release/rmatrix}
 CONFIDENCE=${CONFIDENCE:-95%}
 OUT=${OUT:-$(mktemp -d /tmp/bench-aa.XXXXXX)}
