@@ -464,6 +464,12 @@ length: 100
         let e = err(&format!("{GOOD}report: {{baseline: {{config: of}}}}\n"));
         assert_eq!(e.message, "unknown config `of`; valid choices: off, on");
         assert_eq!(e.line, 10);
+        let e = err(&format!("{GOOD}report: {{confidence: 120}}\n"));
+        assert_eq!(
+            e.message,
+            "confidence 120 is not a level between 50 and 100 percent (e.g. 95 or 0.95)"
+        );
+        assert_eq!((e.line, e.col), (10, 22));
     }
 
     #[test]
