@@ -197,6 +197,49 @@ impl Validator<'_> {
         }
         self.check_report()?;
         self.check_redis()?;
+        self.check_untrusted()?;
+        Ok(())
+    }
+
+    /// Names and values that are written into config files and SQL (see `untrusted`).
+    fn check_untrusted(&self) -> Result<(), MatrixError> {
+        use super::untrusted::{config_value, mycnf_key, redis_key, sql_identifier};
+        let m = self.m;
+        for (i, e) in m.engines.iter().enumerate() {
+            sql_identifier("engine", e).map_err(|msg| self.err(&format!("engines[{i}]"), msg))?;
+        }
+        for (name, c) in &m.configs {
+            for (key, value) in &c.mycnf {
+                let path = format!("configs.{name}.mycnf.{key}");
+                mycnf_key(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
+                if let Some(v) = value {
+                    config_value(key, &v.0).map_err(|msg| self.err(&path, msg))?;
+                }
+            }
+            for (key, v) in &c.redis_conf {
+                let path = format!("configs.{name}.redis_conf.{key}");
+                redis_key(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
+                config_value(key, &v.0).map_err(|msg| self.err(&path, msg))?;
+            }
+        }
+        for (name, w) in &m.workloads {
+            let checks: Vec<(&str, &str, &str)> = match w {
+                WorkloadSpec::Oltp(o) => vec![
+                    ("oltp.db", "database", &o.db),
+                    (
+                        "oltp.mysql_storage_engine",
+                        "storage engine",
+                        &o.mysql_storage_engine,
+                    ),
+                ],
+                WorkloadSpec::Sysbench(s) => vec![("sysbench.db", "database", &s.db)],
+                _ => Vec::new(),
+            };
+            for (field, what, value) in checks {
+                sql_identifier(what, value)
+                    .map_err(|msg| self.err(&format!("workloads.{name}.{field}"), msg))?;
+            }
+        }
         Ok(())
     }
 
@@ -470,6 +513,72 @@ length: 100
             "confidence 120 is not a level between 50 and 100 percent (e.g. 95 or 0.95)"
         );
         assert_eq!((e.line, e.col), (10, 22));
+    }
+
+    /// Whatever reaches a config file or SQL is checked, with its position.
+    #[test]
+    fn injection_is_refused_where_it_is_written() {
+        let e = err(&GOOD.replace(
+            "engines: [InnoDB]",
+            "engines: [InnoDB, \"MyISAM; DROP DATABASE mysql; --\"]",
+        ));
+        assert!(
+            e.message.starts_with(
+                "engine `MyISAM; DROP DATABASE mysql; --` is not a plain SQL identifier"
+            ),
+            "{e}"
+        );
+        assert_eq!((e.line, e.col), (6, 19), "{e}");
+        let oltp = |spec: &str| {
+            GOOD.replace(
+                "w: {slap: {load_type: write}}",
+                &format!("w: {{oltp: {spec}}}"),
+            )
+        };
+        let e = err(&oltp("{db: \"x`; DROP TABLE t; --\"}"));
+        assert!(
+            e.message.starts_with("database `x`; DROP TABLE t; --`"),
+            "{e}"
+        );
+        assert_eq!(e.line, 8, "{e}");
+        let e = err(&oltp(
+            "{mysql_storage_engine: \"InnoDB */ DROP TABLE x; /*\"}",
+        ));
+        assert!(e.message.starts_with("storage engine `InnoDB */"), "{e}");
+        let cnf = |on: &str| GOOD.replace("on: {mycnf: {log_bin: 1}}", on);
+        let e = err(&cnf("on: {mycnf: {\"!include /etc/shadow\": ~}}"));
+        assert!(
+            e.message
+                .starts_with("my.cnf option `!include /etc/shadow` is not an option name"),
+            "{e}"
+        );
+        assert_eq!((e.line, e.col), (5, 16), "{e}");
+        let e = err(&cnf(
+            "on: {mycnf: {log_bin: \"1\\n[mysqld_safe]\\nmalloc-lib = /tmp/x.so\"}}",
+        ));
+        assert!(
+            e.message
+                .starts_with("the value of `log_bin` contains a newline"),
+            "{e}"
+        );
+        assert!(
+            e.message.contains("1\\n[mysqld_safe]"),
+            "shown escaped: {e}"
+        );
+        let e = err(&cnf("on: {redis_conf: {rename-command: \"CONFIG x\"}}"));
+        assert!(
+            e.message
+                .starts_with("redis.conf directive `rename-command` is refused"),
+            "{e}"
+        );
+        let e = err(&cnf(
+            "on: {redis_conf: {appendonly: \"yes\\nrequirepass x\"}}",
+        ));
+        assert!(
+            e.message
+                .starts_with("the value of `appendonly` contains a newline"),
+            "{e}"
+        );
     }
 
     #[test]

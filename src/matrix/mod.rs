@@ -8,6 +8,7 @@ pub mod plan;
 pub mod redis_spec;
 pub mod schedule;
 pub mod span;
+pub mod untrusted;
 
 pub use length::Length;
 pub use load::{load_file, load_str, LoadedMatrix, MatrixError};

@@ -1,0 +1,151 @@
+//! What a matrix says reaches config files and SQL: matrices are pasted from blog posts and
+//! pointed at `external:` servers, so every name and value that is rendered into my.cnf,
+//! redis.conf or a statement is checked here first, and refused with the reason.
+//! Checked values are safe to render as they are; nothing downstream escapes them again.
+
+/// A SQL identifier rmatrix puts in a statement (engine, database name): letters, digits and
+/// `_`, not starting with a digit, at most 64 characters (MySQL's limit).
+pub fn sql_identifier(what: &str, name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} `{}` is not a plain SQL identifier (letters, digits and `_`, not starting \
+             with a digit, at most 64 characters): it would be written into SQL",
+            printable(name)
+        ))
+    }
+}
+
+/// A my.cnf option name: `[A-Za-z0-9_.-]+` (no `!include`, no `[section]`, no newline).
+pub fn mycnf_key(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "my.cnf option `{}` is not an option name (letters, digits, `_`, `.`, `-`): it \
+             would be written into the server's config file",
+            printable(name)
+        ))
+    }
+}
+
+/// redis.conf directives rmatrix will not write: they load code or files, rename commands,
+/// or change the password rmatrix generated and uses.
+const REDIS_REFUSED: [&str; 4] = ["include", "loadmodule", "rename-command", "requirepass"];
+
+/// A redis.conf directive name: lower-case letters, digits and `-` (Redis's own names).
+pub fn redis_key(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !ok {
+        return Err(format!(
+            "redis.conf directive `{}` is not a directive name (lower-case letters, digits, \
+             `-`): it would be written into the server's config file",
+            printable(name)
+        ));
+    }
+    if REDIS_REFUSED.contains(&name) {
+        return Err(format!(
+            "redis.conf directive `{name}` is refused: it loads code or files, renames commands \
+             or replaces the password rmatrix generates ({} are never written)",
+            REDIS_REFUSED.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// A config value: one line of printable text (no newline or other control character, which
+/// would start a new directive or section).
+pub fn config_value(key: &str, value: &str) -> Result<(), String> {
+    if value.chars().any(char::is_control) {
+        return Err(format!(
+            "the value of `{key}` contains a newline or another control character ({}): a \
+             value must be one line, or it would add directives to the config file",
+            printable(value)
+        ));
+    }
+    Ok(())
+}
+
+/// `text` with control characters shown as escapes, for an error message on a terminal.
+pub fn printable(text: &str) -> String {
+    text.chars().flat_map(char::escape_debug).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sql_identifiers() {
+        for ok in ["InnoDB", "MyISAM", "sbtest", "Aria", "my_db1"] {
+            assert!(sql_identifier("engine", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "MyISAM; DROP DATABASE mysql; --",
+            "InnoDB */ DROP TABLE x; /*",
+            "sb`test",
+            "",
+            "1db",
+            "a b",
+            "ü",
+            &"x".repeat(65),
+        ] {
+            assert!(sql_identifier("engine", bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            sql_identifier("engine", "a\nb").unwrap_err(),
+            "engine `a\\nb` is not a plain SQL identifier (letters, digits and `_`, not \
+             starting with a digit, at most 64 characters): it would be written into SQL"
+        );
+    }
+
+    #[test]
+    fn config_keys_and_values() {
+        for ok in [
+            "log_bin",
+            "innodb-buffer-pool-size",
+            "loose.x",
+            "skip_name_resolve",
+        ] {
+            assert!(mycnf_key(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "!include /etc/shadow",
+            "[mysqld_safe]",
+            "a\nskip-grant-tables",
+            "a b",
+            "",
+        ] {
+            assert!(mycnf_key(bad).is_err(), "{bad:?}");
+        }
+        for ok in ["appendonly", "io-threads", "maxmemory-policy", "save"] {
+            assert!(redis_key(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "rename-command",
+            "requirepass",
+            "include",
+            "loadmodule",
+            "Save",
+            "a\nb",
+        ] {
+            assert!(redis_key(bad).is_err(), "{bad:?}");
+        }
+        assert!(config_value("save", "900 1").is_ok());
+        assert!(config_value("x", "1\n[mysqld_safe]\nmalloc-lib=/tmp/x.so").is_err());
+        assert!(config_value("x", "1\r").is_err());
+        assert!(config_value("x", "\u{1b}[31m").is_err());
+    }
+}
