@@ -203,8 +203,21 @@ impl Validator<'_> {
 
     /// Names and values that are written into config files and SQL (see `untrusted`).
     fn check_untrusted(&self) -> Result<(), MatrixError> {
-        use super::untrusted::{config_value, mycnf_key, redis_key, sql_identifier};
+        use super::untrusted::{config_value, mycnf_key, name, redis_key, sql_identifier};
         let m = self.m;
+        if let Some(n) = &m.name {
+            name("matrix", n).map_err(|msg| self.err("name", msg))?;
+        }
+        for (what, section, keys) in [
+            ("server", "servers", m.servers.keys().collect::<Vec<_>>()),
+            ("config", "configs", m.configs.keys().collect()),
+            ("workload", "workloads", m.workloads.keys().collect()),
+        ] {
+            for k in keys {
+                name(what, k)
+                    .map_err(|msg| self.err_at(self.spans.key(&format!("{section}.{k}")), msg))?;
+            }
+        }
         for (i, e) in m.engines.iter().enumerate() {
             sql_identifier("engine", e).map_err(|msg| self.err(&format!("engines[{i}]"), msg))?;
         }
@@ -579,6 +592,12 @@ length: 100
                 .starts_with("the value of `appendonly` contains a newline"),
             "{e}"
         );
+        let e = err(&GOOD.replace("  off: {}", "  \"a|b\": {}"));
+        assert!(
+            e.message.starts_with("config name `a|b` must be letters"),
+            "{e}"
+        );
+        assert_eq!((e.line, e.col), (4, 3), "{e}");
     }
 
     #[test]

@@ -21,6 +21,28 @@ pub fn sql_identifier(what: &str, name: &str) -> Result<(), String> {
     }
 }
 
+/// A name on a matrix axis (server, config, workload) or of the matrix: it becomes part of
+/// container names, folder names, CSV values and table headers, so it is kept to
+/// `[A-Za-z0-9][A-Za-z0-9._-]*` (at most 64): no separators, no markup, no control characters,
+/// nothing a spreadsheet reads as a formula, and no two names that collide once made safe.
+pub fn name(what: &str, name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} name `{}` must be letters, digits, `.`, `_` and `-`, starting with a letter \
+             or digit, at most 64 characters: it names containers, folders and table columns",
+            printable(name)
+        ))
+    }
+}
+
 /// A my.cnf option name: `[A-Za-z0-9_.-]+` (no `!include`, no `[section]`, no newline).
 pub fn mycnf_key(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
@@ -109,6 +131,26 @@ mod tests {
             "engine `a\\nb` is not a plain SQL identifier (letters, digits and `_`, not \
              starting with a digit, at most 64 characters): it would be written into SQL"
         );
+    }
+
+    #[test]
+    fn names() {
+        for ok in ["mariadb-10.11", "binlog-off", "write_guid", "a", "11.8"] {
+            assert!(name("server", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "a/b",
+            "a b",
+            "ü",
+            "=HYPERLINK(1)",
+            "-x",
+            "a|b",
+            "<b>",
+            "a\nb",
+            "",
+        ] {
+            assert!(name("server", bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
