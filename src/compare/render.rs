@@ -5,24 +5,7 @@ use super::join::{Comparison, MetricChange, Verdict, COMPARE_FORMAT_VERSION};
 use crate::report::metric::Metric;
 use crate::stats::{Basis, Confidence};
 
-/// A user-provided string made safe for a Markdown table cell: control characters (newlines,
-/// terminal escapes) become spaces, `|` is escaped, HTML and code-span characters are
-/// neutralised.
-pub fn md(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '|' => out.push_str("\\|"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '`' => out.push('\''),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::report::escape::md_cell as md;
 
 fn num(metric: &str, v: f64) -> String {
     match Metric::find(metric) {

@@ -4,6 +4,7 @@
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
+use super::escape::{md_cell, md_text};
 use super::metric::Metric;
 use super::pivot::{cell_stats, sections, Section, Spread};
 use crate::matrix::model::Matrix;
@@ -167,7 +168,7 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
         .map(|r| Failure {
             cell: cell_name(r),
             iteration: r.iteration,
-            error: r.error.replace('|', "\\|"),
+            error: md_cell(&r.error),
         })
         .collect();
     let baseline = matrix
@@ -182,7 +183,7 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             .name
             .clone()
             .unwrap_or_else(|| "rmatrix results".into()),
-        description: matrix.description.clone(),
+        description: matrix.description.as_deref().map(md_text),
         run_id: facts.run_id.clone(),
         started_at: facts.started_at.clone(),
         length: matrix.length.to_string(),
@@ -201,7 +202,16 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
         sections: sections(matrix, &stats, metric, conf),
         details,
         failures,
-        servers: facts.servers.clone(),
+        // Versions and image names come from the servers and the engine.
+        servers: facts
+            .servers
+            .iter()
+            .map(|s| ServerView {
+                name: md_cell(&s.name),
+                version: md_cell(&s.version),
+                image: md_cell(&s.image),
+            })
+            .collect(),
         rows: rows.to_vec(),
     }
 }

@@ -1,0 +1,51 @@
+//! Text from outside rmatrix (a server's version or error message, a description pasted from a
+//! blog post) made safe for the place it is printed.
+
+/// For a Markdown table cell: control characters (newlines, terminal escapes) become spaces,
+/// `|` is escaped, HTML and code-span characters are neutralised.
+pub fn md_cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '`' => out.push('\''),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// For Markdown prose (a description): line breaks are kept, other control characters become
+/// spaces, and HTML is neutralised so a pasted `<script>` stays text.
+pub fn md_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' => out.push('\n'),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_and_text() {
+        assert_eq!(
+            md_cell("10.11 | <b>x</b>\n\u{1b}[31m`y`"),
+            "10.11 \\| &lt;b&gt;x&lt;/b&gt;  [31m'y'"
+        );
+        assert_eq!(md_text("a\n<script>\u{7}"), "a\n&lt;script&gt; ");
+    }
+}
