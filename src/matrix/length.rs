@@ -49,8 +49,19 @@ pub fn parse_duration(t: &str) -> Result<Duration, String> {
             ))
         }
     };
+    // Longer than a week is a typo, and much longer would overflow the clock arithmetic.
+    if !secs.is_finite() || secs > MAX_SECS {
+        return Err(format!(
+            "`{t}` is longer than {} days: give a duration up to {}h",
+            MAX_SECS / 86400.0,
+            MAX_SECS / 3600.0
+        ));
+    }
     Ok(Duration::from_secs_f64(secs))
 }
+
+/// The longest duration a matrix may ask for (7 days).
+pub const MAX_SECS: f64 = 7.0 * 86400.0;
 
 impl fmt::Display for Length {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -108,5 +119,17 @@ mod tests {
         assert!(Length::parse("3 weeks")
             .unwrap_err()
             .contains("unknown unit"));
+        for huge in [
+            "99999999999999999999999h",
+            "1000000000000000h",
+            "169h",
+            "1e400s",
+        ] {
+            assert!(Length::parse(huge).is_err(), "{huge}");
+        }
+        assert_eq!(
+            Length::parse("168h"),
+            Ok(Length::Time(Duration::from_secs(7 * 86400)))
+        );
     }
 }

@@ -13,6 +13,11 @@ use super::plan::DIMENSIONS;
 use super::span::{Pos, SpanIndex};
 use crate::report::metric::Metric;
 
+/// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
+pub const MAX_CELLS: usize = 100_000;
+/// Most iterations per cell.
+pub const MAX_ITERATIONS: u32 = 10_000;
+
 mod redis;
 
 /// A bad matrix: where, what, and what would be valid.
@@ -168,8 +173,72 @@ impl Validator<'_> {
         if m.iterations == 0 {
             return Err(self.err("iterations", "iterations must be at least 1".into()));
         }
-        if m.length == super::Length::Queries(0) {
-            return Err(self.err("length", "length must be more than 0 queries".into()));
+        if m.length == super::Length::Queries(0)
+            || m.length == super::Length::Time(Default::default())
+        {
+            return Err(self.err(
+                "length",
+                "length must be more than 0 (queries or time)".into(),
+            ));
+        }
+        // Durations that are only ever times: a bare number has no unit to guess.
+        for (path, v) in [
+            ("start_timeout", m.start_timeout),
+            ("repeat.cooldown", m.repeat.cooldown),
+            ("repeat.max_time", m.repeat.max_time),
+        ] {
+            if let Some(super::Length::Queries(n)) = v {
+                return Err(self.err(
+                    path,
+                    format!("`{n}` needs a unit: ms, s, m or h (e.g. {n}s)"),
+                ));
+            }
+        }
+        if m.iterations > MAX_ITERATIONS {
+            return Err(self.err(
+                "iterations",
+                format!("iterations {} is more than {MAX_ITERATIONS}", m.iterations),
+            ));
+        }
+        // The cell count, before anything is expanded (a typo can ask for millions).
+        let cells = [
+            m.servers.len(),
+            m.configs.len().max(1),
+            m.engines.len().max(1),
+            m.workloads.len(),
+            m.concurrency.len(),
+        ]
+        .iter()
+        .try_fold(1usize, |acc, n| acc.checked_mul(*n))
+        .filter(|c| *c <= MAX_CELLS);
+        if cells.is_none() {
+            return Err(self.err(
+                "servers",
+                format!(
+                    "the matrix expands to more than {MAX_CELLS} cells ({} servers x {} configs \
+                     x {} engines x {} workloads x {} concurrency levels): split it",
+                    m.servers.len(),
+                    m.configs.len(),
+                    m.engines.len(),
+                    m.workloads.len(),
+                    m.concurrency.len()
+                ),
+            ));
+        }
+        // The same value twice on an axis would run every such cell twice.
+        if let Some(i) =
+            (1..m.concurrency.len()).find(|&i| m.concurrency[..i].contains(&m.concurrency[i]))
+        {
+            return Err(self.err(
+                &format!("concurrency[{i}]"),
+                format!("concurrency {} is listed twice", m.concurrency[i]),
+            ));
+        }
+        if let Some(i) = (1..m.engines.len()).find(|&i| m.engines[..i].contains(&m.engines[i])) {
+            return Err(self.err(
+                &format!("engines[{i}]"),
+                format!("engine `{}` is listed twice", m.engines[i]),
+            ));
         }
         for (name, s) in &m.servers {
             let path = format!("servers.{name}");
@@ -590,6 +659,37 @@ length: 100
         assert!(
             e.message
                 .starts_with("the value of `appendonly` contains a newline"),
+            "{e}"
+        );
+        for (text, want) in [
+            ("length: 0s", "length must be more than 0"),
+            ("start_timeout: 5", "`5` needs a unit"),
+            (
+                "iterations: 4294967295",
+                "iterations 4294967295 is more than 10000",
+            ),
+            ("concurrency: [2, 4, 2]", "concurrency 2 is listed twice"),
+            ("length: 1000000000000000h", "is longer than 7 days"),
+        ] {
+            let m = if text.starts_with("length") {
+                GOOD.replace("length: 100", text)
+            } else {
+                format!("{GOOD}{text}\n")
+            };
+            let e = err(&m);
+            assert!(e.message.contains(want), "{text}: {e}");
+        }
+        let many = GOOD.replace(
+            "engines: [InnoDB]",
+            "engines: [InnoDB]\nconcurrency: [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]",
+        );
+        let workloads: String = (0..5001)
+            .map(|i| format!("  w{i}: {{slap: {{}}}}\n"))
+            .collect();
+        let e = err(&many.replace("  w: {slap: {load_type: write}}\n", &workloads));
+        assert!(
+            e.message
+                .starts_with("the matrix expands to more than 100000 cells"),
             "{e}"
         );
         let e = err(&GOOD.replace("  off: {}", "  \"a|b\": {}"));
