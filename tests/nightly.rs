@@ -180,4 +180,84 @@ fn baseline_then_promoted_then_regression_kept_out() {
     assert_eq!(run_ids(&store).len(), 3, "every run is kept");
     assert_eq!(last_good(&store), second, "the baseline is unchanged");
     assert_eq!(good(&store), runs, "the regressed run is not a good one");
+
+    // A run that fails (here a matrix with an empty axis: exit 2) keeps the baseline too.
+    let bad = cwd.join("bad.yaml");
+    std::fs::write(&bad, "name: bad\nservers: {}\nworkloads: {}\nlength: 1s\n").unwrap();
+    let n = nightly(cwd, "store", &bad, rmatrix);
+    assert_eq!(n.code, Some(2), "{}", n.stderr);
+    assert!(n.stderr.contains("the baseline is kept"), "{}", n.stderr);
+    assert_eq!(last_good(&store), second);
+    assert_eq!(good(&store), runs);
+}
+
+/// The script's calls, with a stand-in for rmatrix that records its arguments: `compare` gets
+/// `--noise-from $STORE/good $STORE/last-good $RUN` when its help lists the option, and the
+/// exit code of compare decides the promotion. (The real binary is exercised above.)
+#[test]
+fn compare_gets_the_good_runs_as_noise_and_decides_the_promotion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let log = cwd.join("calls.log");
+    let fake = cwd.join("rmatrix");
+    std::fs::write(
+        &fake,
+        format!(
+            r#"#!/usr/bin/env bash
+echo "$*" >> '{}'
+case "$1 $2" in
+    "compare --help") echo "  --noise-from <PATH>...  runs whose spread is the noise" ;;
+    run\ *) mkdir -p "$4" && echo "summary of $4" > "$4/summary.md" && touch "$4/results.csv" ;;
+    compare\ *) echo "compared"; exit "$(cat '{}')" ;;
+esac
+"#,
+            log.display(),
+            cwd.join("compare-exit").display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+    let fake = fake.to_str().unwrap();
+    let store = cwd.join("store");
+    let m = cwd.join("m.yaml");
+    let calls = || std::fs::read_to_string(&log).unwrap_or_default();
+    let set_compare_exit = |code: i32| std::fs::write(cwd.join("compare-exit"), code.to_string());
+
+    let n = nightly(cwd, "store", &m, fake);
+    assert_eq!(n.code, Some(0), "{}", n.stderr);
+    assert!(
+        !calls().lines().any(|l| l.starts_with("compare")),
+        "nothing to compare yet:\n{}",
+        calls()
+    );
+    let first = last_good(&store);
+
+    set_compare_exit(0).unwrap();
+    let n = nightly(cwd, "store", &m, fake);
+    assert_eq!(n.code, Some(0), "{}", n.stderr);
+    let second = last_good(&store);
+    assert_ne!(first, second);
+    let compare = calls()
+        .lines()
+        .find(|l| l.starts_with("compare ") && !l.ends_with("--help"))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("{}", calls()));
+    assert_eq!(
+        compare,
+        format!("compare --noise-from store/good store/last-good store/runs/{second}")
+    );
+    assert!(n
+        .summary
+        .contains(&format!("summary of store/runs/{second}")));
+    assert_eq!(good(&store), vec![first.clone(), second.clone()]);
+
+    // Regressed: kept out. Compare failed: kept out, its exit code passed on.
+    for code in [4, 2] {
+        set_compare_exit(code).unwrap();
+        let n = nightly(cwd, "store", &m, fake);
+        assert_eq!(n.code, Some(code), "{}", n.stderr);
+        assert_eq!(last_good(&store), second);
+        assert_eq!(good(&store), vec![first.clone(), second.clone()]);
+    }
+    assert_eq!(run_ids(&store).len(), 4);
 }
