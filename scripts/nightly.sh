@@ -11,6 +11,7 @@
 #   MATRIX   the matrix (default: matrices/nightly.yaml of this repository)
 #   RMATRIX  the rmatrix binary (default: target/release/rmatrix of this repository)
 #   SETUP    0 skips scripts/setup.sh (Docker, base images, peer tools, release build)
+#   COMPARE_ARGS  extra options for rmatrix compare, e.g. "--threshold 10% --metric qps,lat_p99_ms"
 #   GITHUB_STEP_SUMMARY  where the Markdown goes (default: stdout)
 #
 # Exit codes: 0 run promoted (first run, or no regression); 4 regression, not promoted;
@@ -22,6 +23,7 @@ STORE=${STORE:-/var/lib/rmatrix/nightly}
 MATRIX=${MATRIX:-$ROOT/matrices/nightly.yaml}
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 SETUP=${SETUP:-1}
+read -ra compare_args <<< "${COMPARE_ARGS:-}"
 SUMMARY=${GITHUB_STEP_SUMMARY:-/dev/stdout}
 
 if [ "$SETUP" != 0 ]; then
@@ -59,14 +61,16 @@ if [ "$status" -ne 0 ]; then
 fi
 
 if [ -e "$STORE/last-good" ]; then
-    base=$(readlink "$STORE/last-good")
     # A store from before good/ existed: its baseline is the first promoted run.
-    [ -e "$STORE/good/$(basename "$base")" ] || link "good/$(basename "$base")" "../runs/$(basename "$base")"
+    base=$(readlink "$STORE/last-good")
+    case $base in /*) ;; *) base="../$base" ;; esac
+    [ -e "$STORE/good/$(basename "$base")" ] || link "good/$(basename "$base")" "$base"
     noise=()
     if "$RMATRIX" compare --help 2>/dev/null | grep -q -- --noise-from; then
         noise=(--noise-from "$STORE/good")
     fi
-    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} "$STORE/last-good" "$RUN" >> "$SUMMARY"
+    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${compare_args[@]+"${compare_args[@]}"} \
+        "$STORE/last-good" "$RUN" >> "$SUMMARY"
     status=$?
 else
     if [ -L "$STORE/last-good" ]; then
