@@ -15,8 +15,9 @@
 #   GITHUB_STEP_SUMMARY  where the Markdown goes (default: stdout)
 #
 # Exit codes: 0 run promoted (first run, or no regression); 4 regression, not promoted;
-# 1/2/3/130 the run failed (rmatrix run's codes) or 2 compare could not use the runs, baseline
-# kept; 5 set-up failed or no rmatrix binary.
+# 1/2/3/130 the run failed (rmatrix run's codes), 2 compare could not use the runs, 5 the
+# environments differ (with COMPARE_ARGS=--require-same-env): baseline kept; 6 set-up failed or
+# no rmatrix binary (a code rmatrix itself does not use).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STORE=${STORE:-/var/lib/rmatrix/nightly}
@@ -30,15 +31,15 @@ if [ "$SETUP" != 0 ]; then
     # Its progress goes to stderr: stdout may be the summary.
     if ! "$ROOT/scripts/setup.sh" >&2; then
         echo "nightly: set-up failed (scripts/setup.sh); nothing was run" >&2
-        exit 5
+        exit 6
     fi
 fi
 if [ ! -x "$RMATRIX" ]; then
     echo "nightly: no rmatrix binary at $RMATRIX (run scripts/setup.sh, or set RMATRIX=...)" >&2
-    exit 5
+    exit 6
 fi
 
-mkdir -p "$STORE/runs" "$STORE/good" || exit 5
+mkdir -p "$STORE/runs" "$STORE/good" || exit 6
 # The timestamp orders the store for a reader; the pid keeps two runs started in the same second
 # apart (the id also labels the run's containers).
 ID="$(date -u +%Y%m%d-%H%M%S)-$$"
@@ -87,10 +88,11 @@ case $status in
     0)  # promote: this run is the new baseline, and one more good run for the noise
         link "good/$ID" "../runs/$ID" && link last-good "runs/$ID" || {
             echo "nightly: failed to promote $RUN" >&2
-            exit 5
+            exit 6
         }
         echo "nightly: $RUN promoted to $STORE/last-good" >&2 ;;
     4)  echo "nightly: performance regression against $(readlink "$STORE/last-good"); $RUN is not promoted" >&2 ;;
+    5)  echo "nightly: the environments of $RUN and the baseline differ; the baseline is kept" >&2 ;;
     *)  echo "nightly: compare could not use the runs (exit $status); the baseline is kept" >&2 ;;
 esac
 exit $status

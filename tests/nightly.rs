@@ -150,7 +150,7 @@ fn baseline_then_promoted_then_regression_kept_out() {
 
     // No binary and no set-up: nothing runs, a clear message.
     let n = nightly(cwd, "store", &fast, "/nonexistent/rmatrix", "");
-    assert_eq!(n.code, Some(5), "{}", n.stderr);
+    assert_eq!(n.code, Some(6), "{}", n.stderr);
     assert!(n.stderr.contains("no rmatrix binary"), "{}", n.stderr);
     assert!(run_ids(&store).is_empty());
 
@@ -261,15 +261,15 @@ esac
         .contains(&format!("summary of store/runs/{second}")));
     assert_eq!(good(&store), vec![first.clone(), second.clone()]);
 
-    // Regressed: kept out. Compare failed: kept out, its exit code passed on.
-    for code in [4, 2] {
+    // Regressed, environments differ, compare failed: kept out, the exit code passed on.
+    for code in [4, 5, 2] {
         set_compare_exit(code).unwrap();
         let n = nightly(cwd, "store", &m, fake, "");
         assert_eq!(n.code, Some(code), "{}", n.stderr);
         assert_eq!(last_good(&store), second);
         assert_eq!(good(&store), vec![first.clone(), second.clone()]);
     }
-    assert_eq!(run_ids(&store).len(), 4);
+    assert_eq!(run_ids(&store).len(), 5);
 
     // COMPARE_ARGS go to compare, after the noise and before the runs.
     set_compare_exit(0).unwrap();
