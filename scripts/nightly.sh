@@ -1,35 +1,98 @@
 #!/usr/bin/env bash
-# Nightly benchmark: run, compare with the last good run, publish Markdown, fail on a
-# regression. See docs/nightly.md.
+# Nightly benchmark: set up, run the matrix, compare with the last good run (the spread of the
+# promoted runs as run-to-run noise), publish Markdown, fail on a regression. Works from a fresh
+# clone and from any current directory. See docs/nightly.md.
+#
+# Environment (all optional):
+#   STORE    where runs are kept between jobs (default /var/lib/rmatrix/nightly):
+#              runs/<id>      every run, appended
+#              last-good      symlink to the baseline (the last promoted run)
+#              good/<id>      a symlink to every promoted run
+#   MATRIX   the matrix (default: matrices/nightly.yaml of this repository)
+#   RMATRIX  the rmatrix binary (default: target/release/rmatrix of this repository)
+#   SETUP    0 skips scripts/setup.sh (Docker, base images, peer tools, release build)
+#   COMPARE_ARGS  extra options for rmatrix compare, e.g. "--threshold 10% --metric qps,lat_p99_ms"
+#   GITHUB_STEP_SUMMARY  where the Markdown goes (default: stdout)
+#
+# Exit codes: 0 run promoted (first run, or no regression); 4 regression, not promoted;
+# 1/2/3/130 the run failed (rmatrix run's codes), 2 compare could not use the runs, 5 the
+# environments differ (with COMPARE_ARGS=--require-same-env): baseline kept; 6 set-up failed or
+# no rmatrix binary (a code rmatrix itself does not use).
 set -uo pipefail
-STORE=${STORE:-/var/lib/rmatrix/nightly}       # every run, appended; survives between jobs
-MATRIX=${MATRIX:-matrices/nightly.yaml}
-SUMMARY=${GITHUB_STEP_SUMMARY:-/dev/stdout}    # where the Markdown goes
-mkdir -p "$STORE/runs"
-RUN="$STORE/runs/$(date -u +%Y%m%d-%H%M%S)"
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+STORE=${STORE:-/var/lib/rmatrix/nightly}
+MATRIX=${MATRIX:-$ROOT/matrices/nightly.yaml}
+RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
+SETUP=${SETUP:-1}
+read -ra compare_args <<< "${COMPARE_ARGS:-}"
+SUMMARY=${GITHUB_STEP_SUMMARY:-/dev/stdout}
 
-rmatrix run "$MATRIX" --out "$RUN" --quiet
+if [ "$SETUP" != 0 ]; then
+    # Its progress goes to stderr: stdout may be the summary.
+    if ! "$ROOT/scripts/setup.sh" >&2; then
+        echo "nightly: set-up failed (scripts/setup.sh); nothing was run" >&2
+        exit 6
+    fi
+fi
+if [ ! -x "$RMATRIX" ]; then
+    echo "nightly: no rmatrix binary at $RMATRIX (run scripts/setup.sh, or set RMATRIX=...)" >&2
+    exit 6
+fi
+
+mkdir -p "$STORE/runs" "$STORE/good" || exit 6
+# The timestamp orders the store for a reader; the pid keeps two runs started in the same second
+# apart (the id also labels the run's containers).
+ID="$(date -u +%Y%m%d-%H%M%S)-$$"
+RUN="$STORE/runs/$ID"
+
+# Point the link $STORE/$1 at $2, a path relative to the link's folder (so the store can be
+# moved or restored elsewhere), replacing an old link in one rename.
+link() {
+    local tmp
+    tmp="$(dirname "$STORE/$1")/.$(basename "$1").new"
+    ln -sfn "$2" "$tmp" && mv -Tf "$tmp" "$STORE/$1"
+}
+
+"$RMATRIX" run "$MATRIX" --out "$RUN" --quiet
 status=$?
-cat "$RUN/summary.md" >> "$SUMMARY"
+[ -f "$RUN/summary.md" ] && cat "$RUN/summary.md" >> "$SUMMARY"
 if [ "$status" -ne 0 ]; then
-    echo "rmatrix run failed (exit $status); the baseline is kept" >&2
+    echo "nightly: rmatrix run failed (exit $status); the baseline is kept" >&2
     exit "$status"                             # 1 cells failed, 2 bad matrix, 3 no Docker
 fi
 
 if [ -e "$STORE/last-good" ]; then
-    rmatrix compare "$STORE/last-good" "$RUN" >> "$SUMMARY"
+    # A store from before good/ existed: its baseline is the first promoted run.
+    base=$(readlink "$STORE/last-good")
+    case $base in /*) ;; *) base="../$base" ;; esac
+    [ -e "$STORE/good/$(basename "$base")" ] || link "good/$(basename "$base")" "$base"
+    noise=()
+    if "$RMATRIX" compare --help 2>/dev/null | grep -q -- --noise-from; then
+        noise=(--noise-from "$STORE/good")
+    fi
+    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${compare_args[@]+"${compare_args[@]}"} \
+        "$STORE/last-good" "$RUN" >> "$SUMMARY"
     status=$?
 else
+    if [ -L "$STORE/last-good" ]; then
+        echo "nightly: last-good points to a missing run ($(readlink "$STORE/last-good")); starting a new baseline" >&2
+    fi
     echo "First run: it becomes the baseline." >> "$SUMMARY"
     status=0
 fi
 
 # The series of every cell over the last nights, with change points.
-rmatrix history "$STORE/runs" >> "$SUMMARY" || true
+"$RMATRIX" history "$STORE/runs" >> "$SUMMARY" || true
 
 case $status in
-    0) ln -sfn "$RUN" "$STORE/last-good" ;;    # promote: this run is the new baseline
-    4) echo "performance regression against $(readlink "$STORE/last-good")" >&2 ;;
-    *) echo "compare could not use the runs (exit $status)" >&2 ;;
+    0)  # promote: this run is the new baseline, and one more good run for the noise
+        link "good/$ID" "../runs/$ID" && link last-good "runs/$ID" || {
+            echo "nightly: failed to promote $RUN" >&2
+            exit 6
+        }
+        echo "nightly: $RUN promoted to $STORE/last-good" >&2 ;;
+    4)  echo "nightly: performance regression against $(readlink "$STORE/last-good"); $RUN is not promoted" >&2 ;;
+    5)  echo "nightly: the environments of $RUN and the baseline differ; the baseline is kept" >&2 ;;
+    *)  echo "nightly: compare could not use the runs (exit $status); the baseline is kept" >&2 ;;
 esac
 exit $status

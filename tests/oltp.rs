@@ -75,7 +75,25 @@ fn srv(m: &Measurement, k: &str) -> u64 {
     m.server.get(k).copied().unwrap_or(0)
 }
 
-/// Client counts must equal the server's: every statement, select, commit and write.
+/// The ignored errors of a run (sysbench's: deadlock, record changed, lock-wait timeout),
+/// each attributed to a deadlock the server counted. A deadlock's victim is always waiting for
+/// a row lock, so the statement that failed is a write (the oltp selects take no locks), and
+/// its transaction was rolled back. An error the server does not count as a deadlock cannot be
+/// placed, and then the counts cannot be checked: that fails.
+fn deadlocks(name: &str, m: &Measurement) -> u64 {
+    let deadlocks = srv(m, "Innodb_deadlocks");
+    assert_eq!(
+        m.errors, deadlocks,
+        "{name}: {} ignored errors but the server counted {deadlocks} deadlocks (first error: \
+         {:?}); an error that is not a deadlock cannot be placed, so the client and server \
+         counts cannot be compared",
+        m.errors, m.first_error
+    );
+    deadlocks
+}
+
+/// Client counts must equal the server's: every statement, select, commit and write, also
+/// when deadlocks made clients retry.
 fn assert_server_agrees(spec: &OltpSpec, m: &Measurement) {
     let name = spec.test.name();
     let reads = m.reads.unwrap();
@@ -88,16 +106,22 @@ fn assert_server_agrees(spec: &OltpSpec, m: &Measurement) {
         m.queries + m.errors,
         "{name}: Questions"
     );
-    if m.errors > 0 {
-        return;
-    }
+    let failed_writes = deadlocks(name, m);
     assert_eq!(srv(m, "Com_select"), reads, "{name}: Com_select");
     let trx = spec.test.transactional() && !spec.skip_trx;
     let commits = if trx { m.commits } else { 0 };
     assert_eq!(srv(m, "Com_commit"), commits, "{name}: Com_commit");
-    assert_eq!(srv(m, "Com_begin"), commits, "{name}: Com_begin");
+    // A transaction rolled back by a deadlock is begun again: one more BEGIN each.
+    let begins = if trx { commits + failed_writes } else { 0 };
+    assert_eq!(srv(m, "Com_begin"), begins, "{name}: Com_begin");
+    // The client counts BEGIN and COMMIT as `others`, and a failed write as an error.
     let dml = srv(m, "Com_insert") + srv(m, "Com_update") + srv(m, "Com_delete");
-    assert_eq!(dml, writes + others - 2 * commits, "{name}: DML statements");
+    assert_eq!(
+        dml,
+        writes + others - begins - commits + failed_writes,
+        "{name}: DML statements"
+    );
+    // The rollbacks of deadlocks are the server's own, not statements.
     assert_eq!(srv(m, "Com_rollback"), 0, "{name}");
 }
 
@@ -164,6 +188,22 @@ async fn every_test_runs_and_the_server_counts_the_same() {
     };
     let m = run(ep, &s, 2, Length::Queries(100)).await;
     assert_eq!(m.queries, 100 * 14);
+    assert_server_agrees(&s, &m);
+
+    // Eight clients writing to ten rows: deadlocks, retried as sysbench retries them, and
+    // still every count adds up (each error placed as a deadlock the server counted).
+    let s = OltpSpec {
+        tables: 1,
+        table_size: 10,
+        db: "sbtest_hot".into(),
+        ..spec(OltpTest::OltpWriteOnly)
+    };
+    let m = run(ep, &s, 8, Length::Queries(400)).await;
+    assert_eq!(m.commits, 400);
+    assert!(
+        m.errors > 0,
+        "no deadlock: the accounting of errors was not exercised"
+    );
     assert_server_agrees(&s, &m);
 
     // A timed run writes one sample per second and fills the fairness columns.
@@ -289,11 +329,16 @@ async fn sysbench_driver_parses_a_real_run() {
     assert!(lat.min_ms <= lat.avg_ms && lat.avg_ms <= lat.max_ms);
     assert!(lat.p95_ms.is_finite());
     assert!(got.client_cpu_s.unwrap() > 0.0);
-    // sysbench's transactions and selects are the server's commits and selects.
-    if got.errors == 0 {
-        assert_eq!(srv(&got, "Com_commit"), got.commits);
-        assert_eq!(srv(&got, "Com_select"), got.reads.unwrap());
-    }
+    // sysbench's transactions and selects are the server's commits and selects; a
+    // transaction a deadlock rolled back is begun again.
+    let failed_writes = deadlocks("sysbench oltp_read_write", &got);
+    assert_eq!(srv(&got, "Com_commit"), got.commits, "Com_commit");
+    assert_eq!(srv(&got, "Com_select"), got.reads.unwrap(), "Com_select");
+    assert_eq!(
+        srv(&got, "Com_begin"),
+        got.commits + failed_writes,
+        "Com_begin"
+    );
     let text = std::fs::read_to_string(tmp.path().join(SAMPLES_CSV)).unwrap();
     assert!(text.lines().count() >= 2, "{text}");
     // Prepared once: a second iteration does not reload (marker kept).

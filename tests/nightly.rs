@@ -1,0 +1,307 @@
+//! scripts/nightly.sh end to end, with the real rmatrix and real MariaDB servers in Docker, in a
+//! temporary store: the first run becomes the baseline, a second run of the same matrix is
+//! compared and promoted, and a run whose writes became durable (same cell names, binlog with
+//! `sync_binlog=1` and the redo log flushed at every commit) exits 4 and leaves the baseline
+//! where it was. Run with `--test-threads=1`; containers are removed even when an assertion
+//! fails.
+
+mod common;
+use common::Cleanup;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Removes the containers of every run in the store, on drop (also after a panic). A run's
+/// id, and the label of its containers, is its directory's name.
+struct StoreCleanup(PathBuf);
+
+impl Drop for StoreCleanup {
+    fn drop(&mut self) {
+        for id in run_ids(&self.0) {
+            drop(Cleanup(id));
+        }
+    }
+}
+
+fn run_ids(store: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(store.join("runs"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    ids
+}
+
+/// One write cell. `durable: false` is the fast baseline (no binlog, redo log flushed once a
+/// second); `durable: true` keeps every name and pays a binlog fsync and a redo log fsync per
+/// commit, 5-8x slower here. A fresh server per iteration, so restart-to-restart noise is in
+/// the samples. 7 iterations: fsyncs on this shared disk spread by a CV of 50-80%, and when
+/// one side's spread dominates Welch's test has about n - 1 degrees of freedom; with 3
+/// iterations even -85% was once only "too noisy to tell", with 5 one run reached p = 0.004.
+fn matrix(dir: &Path, file: &str, durable: bool) -> PathBuf {
+    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb-10.11");
+    let mycnf = if durable {
+        "{log_bin: mysql-bin, server_id: 1, sync_binlog: 1, innodb_flush_log_at_trx_commit: 1}"
+    } else {
+        "{sync_binlog: 0, innodb_flush_log_at_trx_commit: 2}"
+    };
+    let text = format!(
+        "name: nightly-test
+servers:
+  mariadb-10.11: {{build: {}}}
+configs:
+  writes:
+    mycnf: {mycnf}
+engines: [InnoDB]
+workloads:
+  write: {{slap: {{load_type: write, number_int_cols: 2, number_char_cols: 2, primary_key: autoincrement}}}}
+concurrency: [2]
+iterations: 7
+warmup: 500ms
+length: 2s
+repeat: {{restart: true}}
+report: {{metric: qps, rows: [workload], columns: [engine]}}
+",
+        build.display()
+    );
+    let path = dir.join(file);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+struct Night {
+    code: Option<i32>,
+    stderr: String,
+    summary: String,
+}
+
+/// COMPARE_ARGS of the runs with the real rmatrix. Two runs of the same config a minute
+/// apart on this shared 2-core machine drifted by up to 32% (once by 26% at p < 0.01, each
+/// run's own spread being small), and `--noise-from` has no run-to-run spread to learn from
+/// with one good run. A 60% threshold keeps such drift from being called a regression, while
+/// durable writes (-85% and more) still are. What compare resolves on a quiet machine is
+/// tests/compare_docker.rs's subject.
+const SHARED_MACHINE: &str = "--threshold 60%";
+
+/// Run scripts/nightly.sh from `cwd` (not the repository) with the store given relative to
+/// it, the given rmatrix binary and COMPARE_ARGS, and no set-up.
+fn nightly(cwd: &Path, store: &str, matrix: &Path, rmatrix: &str, compare_args: &str) -> Night {
+    let summary = cwd.join("summary.md");
+    let _ = std::fs::remove_file(&summary);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/nightly.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .current_dir(cwd)
+        .env("STORE", store)
+        .env("MATRIX", matrix)
+        .env("RMATRIX", rmatrix)
+        .env("SETUP", "0")
+        .env("COMPARE_ARGS", compare_args)
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .expect("run scripts/nightly.sh");
+    Night {
+        code: out.status.code(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+    }
+}
+
+/// Where the store's `last-good` link leads, as a run id.
+fn last_good(store: &Path) -> String {
+    let target = std::fs::read_link(store.join("last-good")).expect("last-good is a symlink");
+    assert!(
+        store.join("last-good/results.csv").is_file(),
+        "last-good -> {} is not a run",
+        target.display()
+    );
+    target.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+/// The promoted runs: the entries of `good/`, each a link to a run of the store.
+fn good(store: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = std::fs::read_dir(store.join("good"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            assert!(
+                e.path().join("results.csv").is_file(),
+                "good/{:?} is not a run",
+                e.file_name()
+            );
+            e.file_name().to_string_lossy().into_owned()
+        })
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn baseline_then_promoted_then_regression_kept_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let store = cwd.join("store");
+    let _cleanup = StoreCleanup(store.clone());
+    let fast = matrix(cwd, "fast.yaml", false);
+    let durable = matrix(cwd, "durable.yaml", true);
+    let rmatrix = env!("CARGO_BIN_EXE_rmatrix");
+
+    // No binary and no set-up: nothing runs, a clear message.
+    let n = nightly(cwd, "store", &fast, "/nonexistent/rmatrix", "");
+    assert_eq!(n.code, Some(6), "{}", n.stderr);
+    assert!(n.stderr.contains("no rmatrix binary"), "{}", n.stderr);
+    assert!(run_ids(&store).is_empty());
+
+    // First night: the run becomes the baseline.
+    let n = nightly(cwd, "store", &fast, rmatrix, SHARED_MACHINE);
+    assert_eq!(n.code, Some(0), "{}\n{}", n.stderr, n.summary);
+    assert!(n.summary.contains("First run"), "{}", n.summary);
+    let runs = run_ids(&store);
+    assert_eq!(runs.len(), 1);
+    let first = runs[0].clone();
+    assert_eq!(last_good(&store), first);
+    assert_eq!(good(&store), runs);
+
+    // Second night, same matrix: compared with the first, no regression, promoted.
+    let n = nightly(cwd, "store", &fast, rmatrix, SHARED_MACHINE);
+    assert_eq!(n.code, Some(0), "{}\n{}", n.stderr, n.summary);
+    assert!(n.summary.contains("## rmatrix compare"), "{}", n.summary);
+    assert!(n.summary.contains("0 regressed"), "{}", n.summary);
+    eprintln!("{}", n.summary);
+    let runs = run_ids(&store);
+    assert_eq!(runs.len(), 2, "distinct run ids: {runs:?}");
+    let second = runs.iter().find(|r| **r != first).unwrap().clone();
+    assert_eq!(last_good(&store), second);
+    assert_eq!(good(&store), runs);
+
+    // Third night, durable writes under the same names: a regression, exit 4, not promoted.
+    let n = nightly(cwd, "store", &durable, rmatrix, SHARED_MACHINE);
+    assert_eq!(n.code, Some(4), "{}\n{}", n.stderr, n.summary);
+    let regressed = n
+        .summary
+        .lines()
+        .find(|l| l.contains("InnoDB / write / c2 | qps"))
+        .unwrap_or_else(|| panic!("{}", n.summary));
+    assert!(regressed.contains("| **regressed**"), "{regressed}");
+    eprintln!("{}", n.summary);
+    assert!(n.stderr.contains("not promoted"), "{}", n.stderr);
+    assert_eq!(run_ids(&store).len(), 3, "every run is kept");
+    assert_eq!(last_good(&store), second, "the baseline is unchanged");
+    assert_eq!(good(&store), runs, "the regressed run is not a good one");
+
+    // A run that fails (here a matrix with an empty axis: exit 2) keeps the baseline too.
+    let bad = cwd.join("bad.yaml");
+    std::fs::write(&bad, "name: bad\nservers: {}\nworkloads: {}\nlength: 1s\n").unwrap();
+    let n = nightly(cwd, "store", &bad, rmatrix, "");
+    assert_eq!(n.code, Some(2), "{}", n.stderr);
+    assert!(n.stderr.contains("the baseline is kept"), "{}", n.stderr);
+    assert_eq!(last_good(&store), second);
+    assert_eq!(good(&store), runs);
+}
+
+/// The script's calls, with a stand-in for rmatrix that records its arguments: `compare` gets
+/// `--noise-from $STORE/good $STORE/last-good $RUN` when its help lists the option, and the
+/// exit code of compare decides the promotion. (The real binary is exercised above.)
+#[test]
+fn compare_gets_the_good_runs_as_noise_and_decides_the_promotion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let log = cwd.join("calls.log");
+    let fake = cwd.join("rmatrix");
+    std::fs::write(
+        &fake,
+        format!(
+            r#"#!/usr/bin/env bash
+echo "$*" >> '{}'
+case "$1 $2" in
+    "compare --help") echo "  --noise-from <PATH>...  runs whose spread is the noise" ;;
+    run\ *) mkdir -p "$4" && echo "summary of $4" > "$4/summary.md" && touch "$4/results.csv" ;;
+    compare\ *) echo "compared"; exit "$(cat '{}')" ;;
+esac
+"#,
+            log.display(),
+            cwd.join("compare-exit").display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+    let fake = fake.to_str().unwrap();
+    let store = cwd.join("store");
+    let m = cwd.join("m.yaml");
+    let calls = || std::fs::read_to_string(&log).unwrap_or_default();
+    let set_compare_exit = |code: i32| std::fs::write(cwd.join("compare-exit"), code.to_string());
+
+    let n = nightly(cwd, "store", &m, fake, "");
+    assert_eq!(n.code, Some(0), "{}", n.stderr);
+    assert!(
+        !calls().lines().any(|l| l.starts_with("compare")),
+        "nothing to compare yet:\n{}",
+        calls()
+    );
+    let first = last_good(&store);
+
+    set_compare_exit(0).unwrap();
+    let n = nightly(cwd, "store", &m, fake, "");
+    assert_eq!(n.code, Some(0), "{}", n.stderr);
+    let second = last_good(&store);
+    assert_ne!(first, second);
+    let compare = calls()
+        .lines()
+        .find(|l| l.starts_with("compare ") && !l.ends_with("--help"))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("{}", calls()));
+    assert_eq!(
+        compare,
+        format!("compare --noise-from store/good store/last-good store/runs/{second}")
+    );
+    assert!(n
+        .summary
+        .contains(&format!("summary of store/runs/{second}")));
+    assert_eq!(good(&store), vec![first.clone(), second.clone()]);
+
+    // Regressed, environments differ, compare failed: kept out, the exit code passed on.
+    for code in [4, 5, 2] {
+        set_compare_exit(code).unwrap();
+        let n = nightly(cwd, "store", &m, fake, "");
+        assert_eq!(n.code, Some(code), "{}", n.stderr);
+        assert_eq!(last_good(&store), second);
+        assert_eq!(good(&store), vec![first.clone(), second.clone()]);
+    }
+    assert_eq!(run_ids(&store).len(), 5);
+
+    // COMPARE_ARGS go to compare, after the noise and before the runs.
+    set_compare_exit(0).unwrap();
+    let n = nightly(
+        cwd,
+        "store",
+        &m,
+        fake,
+        "--threshold 10% --metric qps,lat_p99_ms",
+    );
+    assert_eq!(n.code, Some(0), "{}", n.stderr);
+    let third = last_good(&store);
+    let compare = calls()
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("compare ") && !l.ends_with("--help"))
+        .map(str::to_string);
+    assert_eq!(
+        compare.as_deref(),
+        Some(format!("compare --noise-from store/good --threshold 10% --metric qps,lat_p99_ms store/last-good store/runs/{third}").as_str())
+    );
+
+    // A store from before good/ existed (last-good an absolute link): its baseline joins good/.
+    let old = cwd.join("old-store");
+    let base = old.join("runs/20250101-000000");
+    std::fs::create_dir_all(&base).unwrap();
+    std::fs::write(base.join("results.csv"), "").unwrap();
+    std::os::unix::fs::symlink(&base, old.join("last-good")).unwrap();
+    set_compare_exit(0).unwrap();
+    let n = nightly(cwd, "old-store", &m, fake, "");
+    assert_eq!(n.code, Some(0), "{}", n.stderr);
+    let new = last_good(&old);
+    assert_eq!(good(&old), vec!["20250101-000000".to_string(), new]);
+}
