@@ -3,8 +3,9 @@
 //! slower or faster on InnoDB writes, 3% slower, noisy, from a newer format, or from another
 //! matrix): joins, one-sided cells, metric directions, thresholds, formats and exit codes.
 
+mod common;
+use common::{rmatrix, Out};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const REGRESSION: i32 = 4;
 const BAD_INPUT: i32 = 2;
@@ -13,24 +14,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/compare")
         .join(name)
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn rmatrix(args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
-        .args(args)
-        .output()
-        .expect("run the rmatrix binary");
-    Out {
-        code: out.status.code().expect("exited, not killed"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
 }
 
 fn compare(candidate: &str, extra: &[&str]) -> Out {

@@ -3,8 +3,9 @@
 //! real binary on the hand-made runs of tests/fixtures/compare-input (each a copy of
 //! tests/fixtures/compare/base with one thing changed; see the file list in the test names).
 
+mod common;
+use common::{rmatrix, Out};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const BAD_INPUT: i32 = 2;
 const ENV_DIFFERS: i32 = 5;
@@ -19,24 +20,6 @@ fn fixture(name: &str) -> String {
         .join(dir)
         .join(name);
     path.to_str().expect("utf-8 path").to_string()
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn rmatrix(args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
-        .args(args)
-        .output()
-        .expect("run the rmatrix binary");
-    Out {
-        code: out.status.code().expect("exited, not killed"),
-        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
 }
 
 /// `rmatrix compare base <candidate> <extra>`.

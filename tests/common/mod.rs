@@ -1,6 +1,27 @@
-//! What several integration test files share.
+//! What several integration test files share. Each test crate uses part of it.
+#![allow(dead_code)]
 
 use std::process::Command;
+
+/// What a run of the rmatrix binary printed, and its exit code.
+pub struct Out {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Run the real rmatrix binary with `args`.
+pub fn rmatrix(args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args(args)
+        .output()
+        .expect("run the rmatrix binary");
+    Out {
+        code: out.status.code().expect("exited, not killed"),
+        stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
+    }
+}
 
 /// Removes the containers labelled `rmatrix.run=<id>` when dropped, also when the test
 /// panics first (Drop cannot await, so this goes through the docker CLI).
