@@ -11,7 +11,8 @@
 #        improved or regressed is a false alarm. Target: at most 1 of N compares flags any cell.
 #   A/B: this A run against this B run: the write cell must be judged regressed.
 #        Target: at least N-1 of N.
-# It prints every compare's verdicts and the two counts. N=20 takes about 20 minutes here.
+# It prints every compare's verdicts and the two counts. N=20 (45 runs of ~30 s) took 30 min
+# here on 2026-11-30, sharing the machine; the figures are in docs/compare.md.
 #
 # Usage: scripts/bench-aa.sh [N, default 20] [CALIBRATION, default 5]
 # Env: RMATRIX (default target/release/rmatrix), OUT (kept run directories, default a temp
