@@ -74,14 +74,32 @@ impl RunDir {
             .open(&path)
             .with_context(|| format!("failed to open {}", path.display()))?;
         let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(true);
-        let mut w = csv::WriterBuilder::new()
-            .has_headers(empty)
-            .from_writer(file);
-        w.serialize(row)?;
-        w.flush()?;
-        Ok(())
+        write_once(file, &path, empty, std::slice::from_ref(row))
     }
+}
 
+/// Serialise `rows` (with the header when `header`) in memory and append them with one
+/// `write` call, so that a kill or a full disk never leaves half a row (a row can be 15 KB,
+/// more than the CSV writer's buffer, which would split it into two writes).
+pub fn write_once<T: serde::Serialize>(
+    mut file: fs::File,
+    path: &Path,
+    header: bool,
+    rows: &[T],
+) -> Result<()> {
+    use std::io::Write as _;
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(header)
+        .from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r)?;
+    }
+    let buf = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    file.write_all(&buf)
+        .with_context(|| format!("failed to write {}", path.display()))
+}
+
+impl RunDir {
     pub fn rows(&self) -> Result<Vec<ResultRow>> {
         read_rows(&self.file(RESULTS_CSV))
     }

@@ -81,12 +81,10 @@ impl SampleSink {
             .append(true)
             .open(path)
             .with_context(|| format!("failed to open {}", path.display()))?;
-        let mut w = csv::WriterBuilder::new()
-            .has_headers(fresh)
-            .from_writer(file);
         let c = &self.cell;
+        let mut rows = Vec::with_capacity(samples.len());
         for s in samples {
-            w.serialize(SampleRow {
+            rows.push(SampleRow {
                 server: &c.server,
                 config: &c.config,
                 engine: &c.engine,
@@ -103,12 +101,10 @@ impl SampleSink {
                 lat_p95_ms: round3(s.lat_pct_ms),
                 errors_ps: round2(s.errors_ps),
                 reconnects_ps: round2(s.reconnects_ps),
-            })
-            .with_context(|| format!("failed to write {}", path.display()))?;
+            });
         }
-        w.flush()
-            .with_context(|| format!("failed to write {}", path.display()))?;
-        Ok(())
+        // One write for the iteration's lines: a kill leaves all of them or none.
+        super::rundir::write_once(file, path, fresh, &rows)
     }
 }
 

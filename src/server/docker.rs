@@ -60,10 +60,26 @@ pub struct ContainerSpec {
     pub publish: Option<(u16, u16)>,
 }
 
+/// Only a local engine over its unix socket is supported: any other `DOCKER_HOST` is refused
+/// rather than silently replaced by the local socket (which would run the matrix somewhere
+/// the user did not ask for).
+pub fn check_docker_host(value: Option<&str>) -> Result<(), EngineUnavailable> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(()),
+        Some(v) if v.starts_with("unix://") => Ok(()),
+        Some(v) => Err(EngineUnavailable(format!(
+            "DOCKER_HOST={} is not supported: rmatrix reaches a local engine through its unix \
+             socket only (unset DOCKER_HOST, or set it to unix:///path/to/docker.sock)",
+            crate::matrix::untrusted::printable(v)
+        ))),
+    }
+}
+
 impl Engine {
     /// Connect through the local socket and negotiate the API version down to the engine's
     /// (Debian's docker.io 20.10 speaks 1.41 at most).
     pub async fn connect() -> Result<Engine> {
+        check_docker_host(std::env::var("DOCKER_HOST").ok().as_deref())?;
         let docker = Docker::connect_with_local_defaults()
             .map_err(|e| EngineUnavailable(e.to_string()))?
             .negotiate_version()
@@ -370,6 +386,21 @@ fn file_mode(_: &Path) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_local_unix_engines() {
+        assert!(check_docker_host(None).is_ok());
+        assert!(check_docker_host(Some("")).is_ok());
+        assert!(check_docker_host(Some("unix:///run/docker.sock")).is_ok());
+        for bad in [
+            "tcp://10.0.0.1:2376",
+            "ssh://me@host",
+            "npipe:////./pipe/docker",
+        ] {
+            let e = check_docker_host(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("is not supported"), "{e}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -1,0 +1,72 @@
+//! Untrusted input through the real binary: what a matrix says never reaches SQL, a config
+//! file or the terminal unchecked, and an engine address rmatrix cannot use is refused.
+//! No Docker needed: everything here is refused before a container could start.
+
+mod common;
+use common::rmatrix;
+
+fn matrix(dir: &std::path::Path, body: &str) -> String {
+    let path = dir.join("m.yaml");
+    std::fs::write(&path, body).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+const BASE: &str = "servers:\n  db: {image: mariadb:11}\nworkloads:\n  w: {slap: {load_type: write}}\nlength: 100\n";
+
+#[test]
+fn injections_are_refused_with_position_and_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str); 5] = [
+        (
+            "engines: [\"MyISAM; DROP DATABASE mysql; --\"]\n",
+            "m.yaml:6:11: engine `MyISAM; DROP DATABASE mysql; --` is not a plain SQL identifier",
+        ),
+        (
+            "engines: [InnoDB]\nconfigs:\n  x: {mycnf: {log_bin: \"1\\n[mysqld_safe]\\nmalloc-lib = /tmp/x.so\"}}\n",
+            "the value of `log_bin` contains a newline or another control character (1\\n[mysqld_safe]\\nmalloc-lib = /tmp/x.so)",
+        ),
+        (
+            "engines: [InnoDB]\nconfigs:\n  x: {mycnf: {\"!include /etc/shadow\": ~}}\n",
+            "my.cnf option `!include /etc/shadow` is not an option name",
+        ),
+        (
+            "engines: [InnoDB]\nconfigs:\n  \"\\e[31mred\": {}\n",
+            "config name `\\u{1b}[31mred` must be letters",
+        ),
+        (
+            "engines: [InnoDB]\nconcurrency: [2, 2]\n",
+            "m.yaml:7:18: concurrency 2 is listed twice",
+        ),
+    ];
+    for (extra, want) in cases {
+        let path = matrix(tmp.path(), &format!("{BASE}{extra}"));
+        for cmd in ["plan", "run"] {
+            let out = rmatrix(&[cmd, &path]);
+            assert_eq!(out.code, 2, "{cmd} {extra}: {}", out.stderr);
+            assert!(out.stderr.contains(want), "{cmd} {extra}: {}", out.stderr);
+            assert!(
+                !out.stderr.contains('\u{1b}'),
+                "no raw escape reaches the terminal: {:?}",
+                out.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn a_remote_docker_host_is_refused_not_replaced_by_the_local_socket() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = matrix(tmp.path(), &format!("{BASE}engines: [InnoDB]\n"));
+    let out_dir = tmp.path().join("run");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args(["run", &path, "--out", out_dir.to_str().unwrap(), "--quiet"])
+        .env("DOCKER_HOST", "tcp://127.0.0.1:2375")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("DOCKER_HOST=tcp://127.0.0.1:2375 is not supported"),
+        "{stderr}"
+    );
+}
