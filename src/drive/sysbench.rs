@@ -117,6 +117,42 @@ fn option_text(v: &serde_yaml::Value) -> String {
     }
 }
 
+/// sysbench's `--config-file` holding `mysql-password`, mode 0600, removed on drop.
+struct PasswordFile {
+    path: std::path::PathBuf,
+}
+
+impl PasswordFile {
+    fn new(password: &str) -> Result<PasswordFile> {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        anyhow::ensure!(
+            !password.chars().any(char::is_control),
+            "the server password contains a control character; sysbench cannot take it"
+        );
+        let path = std::env::temp_dir().join(format!(
+            "rmatrix-sysbench-{}-{}.cfg",
+            std::process::id(),
+            rand::random::<u64>()
+        ));
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .with_context(|| format!("failed to create {}", path.display()))?;
+        writeln!(f, "mysql-password={password}")
+            .with_context(|| format!("failed to write {}", path.display()))?;
+        Ok(PasswordFile { path })
+    }
+}
+
+impl Drop for PasswordFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 /// The command line (password excluded) for `command`.
 pub fn args(
     endpoint: &Endpoint,
@@ -163,14 +199,17 @@ async fn sysbench(
     length: Option<Length>,
 ) -> Result<String> {
     let args = args(endpoint, spec, command, threads, length);
+    // The password goes through a config file only this user can read, never on the command
+    // line, where every local user could see it in the process list.
+    let secret = PasswordFile::new(&endpoint.password)?;
     let out = tokio::process::Command::new(&spec.binary)
+        .arg(format!("--config-file={}", secret.path.display()))
         .args(&args)
-        // The password goes in as an argument sysbench needs; it is never logged.
-        .arg(format!("--mysql-password={}", endpoint.password))
         .stdin(Stdio::null())
         .output()
         .await
         .with_context(|| format!("failed to start {} (is sysbench installed?)", spec.binary))?;
+    drop(secret);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
