@@ -49,7 +49,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         Command::Plan { matrix, only } => {
             let loaded = crate::matrix::load_file(&matrix)?;
             let selectors = parse_only(&loaded, &only)?;
-            print!("{}", plan_text(&loaded, &selectors));
+            emit(&plan_text(&loaded, &selectors))?;
             Ok(exit::OK)
         }
         Command::Report {
@@ -136,12 +136,12 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 Format::Md => {
                     // What changed from one run to the next, above the series.
                     for pair in runs.windows(2) {
-                        print!("{}", env::markdown(&env::diff(&pair[0], &pair[1])));
+                        emit(&env::markdown(&env::diff(&pair[0], &pair[1])))?;
                     }
-                    print!("{}", history::markdown(&h));
+                    emit(&history::markdown(&h))?;
                 }
-                Format::Csv => print!("{}", history::csv(&h)?),
-                Format::Json => println!("{}", serde_json::to_string_pretty(&h)?),
+                Format::Csv => emit(&history::csv(&h)?)?,
+                Format::Json => emit(&(serde_json::to_string_pretty(&h)? + "\n"))?,
             }
             Ok(exit::OK)
         }
@@ -251,11 +251,10 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
         false => None,
     };
     match format {
-        Format::Csv => print!(
-            "{}",
-            std::fs::read_to_string(run.file(crate::results::rundir::RESULTS_CSV))?
-        ),
-        Format::Json => println!("{}", serde_json::to_string_pretty(&run.rows()?)?),
+        Format::Csv => emit(&std::fs::read_to_string(
+            run.file(crate::results::rundir::RESULTS_CSV),
+        )?)?,
+        Format::Json => emit(&(serde_json::to_string_pretty(&run.rows()?)? + "\n"))?,
         Format::Md => {
             let text = std::fs::read_to_string(run.file(crate::results::rundir::MATRIX_COPY))?;
             let loaded =
@@ -274,10 +273,7 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
             if let Some(r) = &results {
                 check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
             }
-            print!(
-                "{}",
-                crate::run::render_summary(&run, &loaded.matrix, template)?
-            );
+            emit(&crate::run::render_summary(&run, &loaded.matrix, template)?)?;
         }
     }
     Ok(())
@@ -354,16 +350,27 @@ fn compare(
     match format {
         Format::Md => {
             for d in &diffs {
-                print!("{}", env::markdown(d));
+                emit(&env::markdown(d))?;
             }
-            print!("{}", render::markdown(&out))
+            emit(&render::markdown(&out))?
         }
-        Format::Csv => print!("{}", render::csv(&out)?),
-        Format::Json => print!("{}", render::json(&out)?),
+        Format::Csv => emit(&render::csv(&out)?)?,
+        Format::Json => emit(&render::json(&out)?)?,
     }
     Ok(if out.iter().any(join::Comparison::regressed) {
         exit::REGRESSION
     } else {
         exit::OK
     })
+}
+
+/// Write a command's output to stdout. A reader that went away (`rmatrix report DIR | head`)
+/// ends the output quietly instead of a panic on the broken pipe.
+fn emit(text: &str) -> Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r?),
+    }
 }

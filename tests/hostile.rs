@@ -70,3 +70,24 @@ fn a_remote_docker_host_is_refused_not_replaced_by_the_local_socket() {
         "{stderr}"
     );
 }
+
+/// `rmatrix report DIR | head -1`: the reader goes away; rmatrix stops quietly, no panic.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::process::{Command, Stdio};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("reports/examples/threadpool-2026-11-29");
+    for format in ["md", "csv", "json"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+            .args(["report", dir.to_str().unwrap(), "--format", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the reader is gone before anything was written
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{format}: {stderr}");
+        assert_eq!(out.status.code(), Some(0), "{format}: {stderr}");
+    }
+}
