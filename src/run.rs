@@ -111,6 +111,9 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     } else {
         None
     };
+    // From here on, every way out (an error returned with `?`, a panic) removes the
+    // containers this run starts; the normal path below removes them itself and disarms it.
+    let mut guard = ContainerGuard::new(engine.is_some(), &run_id);
     if let Some(e) = &engine {
         let info = e.info().await?;
         man.docker = Some(DockerFacts {
@@ -152,8 +155,9 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     progress.finish();
     if let Some(e) = &engine {
         // Also on Ctrl-C: whatever this run started goes away.
-        if let Err(err) = e.remove_labelled(Some(&run_id)).await {
-            eprintln!("warning: failed to remove this run's containers: {err:#}");
+        match e.remove_labelled(Some(&run_id)).await {
+            Ok(_) => guard.disarm(),
+            Err(err) => eprintln!("warning: failed to remove this run's containers: {err:#}"),
         }
     }
     let rows = dir.rows()?;
@@ -268,6 +272,52 @@ pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resu
     let ctx = report::markdown::context(m, &rows, &facts, &series);
     let text = report::markdown::render(&template, &ctx)?;
     Ok(text)
+}
+
+/// Removes the run's containers (by label) when dropped while armed. Drop cannot await, and
+/// the run's own runtime may be the one unwinding, so it connects afresh on its own thread.
+struct ContainerGuard {
+    run_id: String,
+    armed: bool,
+}
+
+impl ContainerGuard {
+    fn new(armed: bool, run_id: &str) -> ContainerGuard {
+        ContainerGuard {
+            run_id: run_id.to_string(),
+            armed,
+        }
+    }
+
+    fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for ContainerGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let run_id = self.run_id.clone();
+        let removed = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            rt.block_on(async {
+                let engine = Engine::connect().await.ok()?;
+                engine.remove_labelled(Some(&run_id)).await.ok()
+            })
+        })
+        .join();
+        if !matches!(removed, Ok(Some(_))) {
+            eprintln!(
+                "warning: could not remove the containers of run {}; `rmatrix clean` removes them",
+                self.run_id
+            );
+        }
+    }
 }
 
 struct RunCtx<'a> {

@@ -515,3 +515,59 @@ fn report_rerenders_with_a_user_template() {
     assert_eq!(bad.status.code(), Some(2), "bad input");
     assert!(String::from_utf8_lossy(&bad.stderr).contains("is not an rmatrix run directory"));
 }
+
+/// An I/O fault after the server started (the run directory replaced by a file, so every
+/// further write fails): rmatrix stops with an error, and no container of the run is left.
+#[test]
+fn a_write_error_after_start_leaves_no_container() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = write_matrix(
+        tmp.path(),
+        "engines: [InnoDB]\nworkloads:\n  w: {slap: {load_type: key}}\nconcurrency: [1]\niterations: 2\nlength: 20s\n",
+    );
+    let out_dir = tmp.path().join("io-fault-run");
+    let run_id = "io-fault-run";
+    let listed = || {
+        let out = Command::new("docker")
+            .args([
+                "ps",
+                "-aq",
+                "--filter",
+                &format!("label=rmatrix.run={run_id}"),
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args([
+            "run",
+            m.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--quiet",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while listed().is_empty() {
+        assert!(
+            started.elapsed().as_secs() < 240,
+            "the server never started"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "rmatrix ended before the server started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    // The server is up: take the run directory away and put a file in its place.
+    std::fs::remove_dir_all(&out_dir).unwrap();
+    std::fs::write(&out_dir, "not a directory").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("error"), "{stderr}");
+    assert_eq!(listed(), "", "containers left behind; stderr: {stderr}");
+}
