@@ -23,8 +23,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a matrix (or resume a stopped run) and write its run directory.
     Run {
-        /// The matrix file (YAML). Not needed with --resume.
-        #[arg(required_unless_present = "resume")]
+        /// The matrix file (YAML). Not with --resume: a resumed run uses its own stored copy.
+        #[arg(required_unless_present = "resume", conflicts_with = "resume")]
         matrix: Option<PathBuf>,
         /// Run directory to create (default: reports/runs/<time>-<name>); never overwritten.
         #[arg(long, conflicts_with = "resume")]

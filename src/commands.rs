@@ -188,6 +188,17 @@ fn parse_only(loaded: &LoadedMatrix, only: &[String]) -> Result<Vec<Selector>> {
             }
         }
     }
+    // Each value exists, yet together they may match nothing (`--only engine=MyISAM` where
+    // every MyISAM cell is excluded): an empty run is an error, not a success.
+    if !selectors.is_empty()
+        && crate::matrix::plan::expand(&loaded.matrix, &selectors).cell_count() == 0
+    {
+        return Err(UsageError(format!(
+            "--only {} keeps no cell of the matrix: nothing would run",
+            only.join(" --only ")
+        ))
+        .into());
+    }
     Ok(selectors)
 }
 

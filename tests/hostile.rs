@@ -91,3 +91,38 @@ fn a_closed_stdout_is_not_a_panic() {
         assert_eq!(out.status.code(), Some(0), "{format}: {stderr}");
     }
 }
+
+/// Inputs that would silently do nothing, or something else than asked, are refused.
+#[test]
+fn empty_runs_and_ignored_arguments_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let two =
+        format!("{BASE}engines: [InnoDB, MyISAM]\nexclude:\n  - {{engine: MyISAM, workload: w}}\n");
+    let path = matrix(tmp.path(), &two);
+    let out = rmatrix(&["plan", &path, "--only", "engine=MyISAM"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("--only engine=MyISAM keeps no cell of the matrix: nothing would run"),
+        "{}",
+        out.stderr
+    );
+    // The same --only on a value that has cells plans them (the check is not too eager).
+    let out = rmatrix(&["plan", &path, "--only", "engine=InnoDB"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+
+    let all = format!("{BASE}engines: [InnoDB]\nexclude:\n  - {{workload: w}}\n");
+    let out = rmatrix(&["plan", &matrix(tmp.path(), &all)]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("m.yaml:8:3: `exclude`/`include` leave no cell to run"),
+        "{}",
+        out.stderr
+    );
+
+    let path = matrix(tmp.path(), &format!("{BASE}engines: [InnoDB]\n"));
+    let out = rmatrix(&["run", &path, "--resume", tmp.path().to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("cannot be used with"), "{}", out.stderr);
+}

@@ -101,7 +101,19 @@ pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
         m: &matrix,
     };
     v.check()?;
-    v.check_external(&super::plan::expand(&matrix, &[]))?;
+    let plan = super::plan::expand(&matrix, &[]);
+    if plan.cell_count() == 0 {
+        let at = if matrix.include.is_empty() {
+            "exclude"
+        } else {
+            "include"
+        };
+        return Err(v.err(
+            at,
+            "`exclude`/`include` leave no cell to run: the matrix would measure nothing".into(),
+        ));
+    }
+    v.check_external(&plan)?;
     let build_dirs = v.build_dirs(base)?;
     Ok(LoadedMatrix {
         sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
