@@ -35,12 +35,12 @@ impl Progress {
     }
 
     pub fn status(&self, msg: String) {
-        self.bar.set_message(terminal_safe(&msg));
+        self.bar.set_message(crate::report::escape::terminal(&msg));
     }
 
     /// A finished iteration or an event worth a line of its own.
     pub fn line(&self, msg: String) {
-        let msg = terminal_safe(&msg);
+        let msg = crate::report::escape::terminal(&msg);
         if self.lines {
             // A closed stderr (`rmatrix run ... 2>&1 | head -2`) must not stop the run.
             use std::io::Write as _;
@@ -76,37 +76,5 @@ impl Progress {
     /// A handle for a background task that updates the status line.
     pub fn bar_handle(&self) -> ProgressBar {
         self.bar.clone()
-    }
-}
-
-/// Text for the terminal: control characters (escape sequences from a server's error
-/// message, say) are shown escaped instead of being interpreted.
-pub fn terminal_safe(text: &str) -> String {
-    if text.chars().any(char::is_control) {
-        text.chars()
-            .flat_map(|c| {
-                let keep = !c.is_control();
-                let escaped: Vec<char> = if keep {
-                    vec![c]
-                } else {
-                    c.escape_debug().collect()
-                };
-                escaped
-            })
-            .collect()
-    } else {
-        text.to_string()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn terminal_escapes_are_shown_not_run() {
-        assert_eq!(super::terminal_safe("ok"), "ok");
-        assert_eq!(
-            super::terminal_safe("bad \u{1b}[2J\nname"),
-            "bad \\u{1b}[2J\\nname"
-        );
     }
 }

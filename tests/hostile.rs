@@ -16,7 +16,7 @@ const BASE: &str = "servers:\n  db: {image: mariadb:11}\nworkloads:\n  w: {slap:
 #[test]
 fn injections_are_refused_with_position_and_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
-    let cases: [(&str, &str); 5] = [
+    let cases: [(&str, &str); 8] = [
         (
             "engines: [\"MyISAM; DROP DATABASE mysql; --\"]\n",
             "m.yaml:6:11: engine `MyISAM; DROP DATABASE mysql; --` is not a plain SQL identifier",
@@ -36,6 +36,19 @@ fn injections_are_refused_with_position_and_exit_2() {
         (
             "engines: [InnoDB]\nconcurrency: [2, 2]\n",
             "m.yaml:7:18: concurrency 2 is listed twice",
+        ),
+        // report.confidence: out of range, a string with a newline, twice.
+        (
+            "engines: [InnoDB]\nreport: {confidence: 150}\n",
+            "m.yaml:7:22: confidence 150 is not a level between 50 and 100 percent",
+        ),
+        (
+            "engines: [InnoDB]\nreport: {confidence: \"95\\n`x`\"}\n",
+            "m.yaml:7:",
+        ),
+        (
+            "engines: [InnoDB]\nreport: {confidence: 95, confidence: 99}\n",
+            "duplicate field `confidence`",
         ),
     ];
     for (extra, want) in cases {

@@ -317,17 +317,10 @@ fn variable_changes(b: &BTreeMap<String, String>, c: &BTreeMap<String, String>) 
 
 /// Control characters spelled out (`\n`), long values cut.
 fn printable(s: &str) -> String {
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i == MAX_VALUE_CHARS {
-            out.push('…');
-            break;
-        }
-        if ch.is_control() {
-            out.extend(ch.escape_default());
-        } else {
-            out.push(ch);
-        }
+    let cut: String = s.chars().take(MAX_VALUE_CHARS).collect();
+    let mut out = crate::report::escape::terminal(&cut);
+    if cut.len() < s.len() {
+        out.push('…');
     }
     out
 }

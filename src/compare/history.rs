@@ -23,7 +23,7 @@ use super::error::CompareError;
 use super::input::{cell_name, Run};
 use super::join::{RunInfo, COMPARE_FORMAT_VERSION};
 use crate::report::metric::Metric;
-use crate::stats::{change, summarize, Basis, Change, Confidence};
+use crate::stats::{change, summarize, Change, Confidence};
 
 #[derive(Debug, Clone)]
 pub struct HistoryOptions {
@@ -84,38 +84,40 @@ pub struct History {
     pub series: Vec<Series>,
 }
 
-/// Positions where the mean shifts (see the module doc), with their test.
+/// Positions where the mean shifts (see the module doc), with their test and the means of
+/// the two windows that were tested.
 pub fn change_points(
     means: &[f64],
     window: usize,
     min_points: usize,
     conf: Confidence,
     threshold_pct: f64,
-) -> Vec<(usize, Change)> {
+) -> Vec<(usize, Change, (f64, f64))> {
     let min_points = min_points.max(2);
     let window = window.max(min_points);
-    let mut found: Vec<(usize, Change)> = Vec::new();
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let mut found: Vec<(usize, Change, (f64, f64))> = Vec::new();
     if means.len() < 2 * min_points {
         return found;
     }
     for k in min_points..=means.len() - min_points {
         let before = &means[k.saturating_sub(window)..k];
         let after = &means[k..(k + window).min(means.len())];
-        let Some(c) = change(before, after, Basis::Iterations, None, conf) else {
+        let Some(c) = change(before, after, None, conf) else {
             continue;
         };
         if conf.significant(c.p) && c.pct != 0.0 && c.pct.abs() >= threshold_pct {
-            found.push((k, c));
+            found.push((k, c, (mean(before), mean(after))));
         }
     }
     found.sort_by(|a, b| a.1.p.total_cmp(&b.1.p).then(a.0.cmp(&b.0)));
-    let mut taken: Vec<(usize, Change)> = Vec::new();
-    for (k, c) in found {
-        if taken.iter().all(|(t, _)| t.abs_diff(k) >= min_points) {
-            taken.push((k, c));
+    let mut taken: Vec<(usize, Change, (f64, f64))> = Vec::new();
+    for f in found {
+        if taken.iter().all(|t| t.0.abs_diff(f.0) >= min_points) {
+            taken.push(f);
         }
     }
-    taken.sort_by_key(|(k, _)| *k);
+    taken.sort_by_key(|t| t.0);
     taken
 }
 
@@ -156,18 +158,16 @@ pub fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareEr
     for ((metric_name, _), (dims, mut points)) in by_series {
         let metric = Metric::find(metric_name).expect("invariant: a known metric");
         let means: Vec<f64> = points.iter().map(|p| p.mean).collect();
-        for (k, c) in change_points(
+        for (k, c, (before, after)) in change_points(
             &means,
             opts.window,
             opts.min_points,
             conf,
             opts.threshold_pct,
         ) {
-            let before = &means[k.saturating_sub(opts.window.max(2))..k];
-            let after = &means[k..(k + opts.window.max(2)).min(means.len())];
             points[k].change_point = Some(ChangePoint {
-                before: before.iter().sum::<f64>() / before.len() as f64,
-                after: after.iter().sum::<f64>() / after.len() as f64,
+                before,
+                after,
                 change_pct: Some(c.pct),
                 p_value: c.p,
                 direction: c.direction(metric.higher_is_better),

@@ -288,7 +288,7 @@ fn judge(
     let baseline = Side::of(base, conf)?;
     let candidate = Side::of(cand, conf)?;
     let noise = opts.noise.get(metric.name, key);
-    let c = change(base, cand, Basis::Iterations, noise, conf);
+    let c = change(base, cand, noise, conf);
     let verdict = match c {
         None => Verdict::TooNoisy,
         Some(c) => {

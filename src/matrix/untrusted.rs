@@ -102,7 +102,7 @@ pub fn config_value(key: &str, value: &str) -> Result<(), String> {
 
 /// `text` with control characters shown as escapes, for an error message on a terminal.
 pub fn printable(text: &str) -> String {
-    text.chars().flat_map(char::escape_debug).collect()
+    crate::report::escape::terminal(text)
 }
 
 #[cfg(test)]

@@ -36,6 +36,20 @@ pub fn md_text(text: &str) -> String {
     out
 }
 
+/// For the terminal (and error messages): control characters (escape sequences from a
+/// server's error message, a newline in a name) are shown escaped instead of interpreted.
+pub fn terminal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -47,5 +61,7 @@ mod tests {
             "10.11 \\| &lt;b&gt;x&lt;/b&gt;  [31m'y'"
         );
         assert_eq!(md_text("a\n<script>\u{7}"), "a\n&lt;script&gt; ");
+        assert_eq!(terminal("ok \"x\""), "ok \"x\"");
+        assert_eq!(terminal("bad \u{1b}[2J\nname"), "bad \\u{1b}[2J\\nname");
     }
 }

@@ -308,7 +308,7 @@ pub fn change_text(
         return "baseline".into();
     }
     let tested = if b.spread == Spread::Iterations && s.spread == Spread::Iterations {
-        change(&b.values, &s.values, Basis::Iterations, None, conf)
+        change(&b.values, &s.values, None, conf)
     } else if b.spread == Spread::BatchMeans && s.spread == Spread::BatchMeans {
         change_batches(b.mean, &b.batches, s.mean, &s.batches, conf)
     } else {

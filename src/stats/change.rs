@@ -117,13 +117,7 @@ fn mean_var(v: &[f64]) -> (f64, Option<f64>) {
 /// The change of `b` against `a`. Without `noise` each side needs two values (a variance);
 /// with it, one value per side is enough (the run noise covers it). `None` when nothing can
 /// be said (too few values, a baseline mean of 0 on the linear scale, non-finite values).
-pub fn change(
-    a: &[f64],
-    b: &[f64],
-    basis: Basis,
-    noise: Option<&RunNoise>,
-    conf: Confidence,
-) -> Option<Change> {
+pub fn change(a: &[f64], b: &[f64], noise: Option<&RunNoise>, conf: Confidence) -> Option<Change> {
     if a.is_empty() || b.is_empty() || a.iter().chain(b).any(|v| !v.is_finite()) {
         return None;
     }
@@ -159,7 +153,7 @@ pub fn change(
     let basis = if noise.is_some() {
         Basis::IterationsAndRuns
     } else {
-        basis
+        Basis::Iterations
     };
     let scale = if log_scale { None } else { Some(ma) };
     finish(diff, &terms, scale, basis, noise_runs, conf)
@@ -254,7 +248,7 @@ mod tests {
     //   mean(log B) - mean(log A) = -0.07074175452500064.
     #[test]
     fn welch_on_logs_matches_scipy() {
-        let c = change(&A, &B, Basis::Iterations, None, Confidence::default()).unwrap();
+        let c = change(&A, &B, None, Confidence::default()).unwrap();
         assert!(c.log_scale);
         assert!(close(c.p, 0.019114845234458663, 1e-9), "p {}", c.p);
         assert!(close(c.df, 5.374314317473746, 1e-9), "df {}", c.df);
@@ -273,14 +267,7 @@ mod tests {
             (-0.016904155311564105f64).exp_m1() * 100.0,
             1e-8
         ));
-        let c99 = change(
-            &A,
-            &B,
-            Basis::Iterations,
-            None,
-            Confidence::new(0.99).unwrap(),
-        )
-        .unwrap();
+        let c99 = change(&A, &B, None, Confidence::new(0.99).unwrap()).unwrap();
         assert!(close(
             c99.lo_pct,
             (-0.1539556169369618f64).exp_m1() * 100.0,
@@ -301,7 +288,7 @@ mod tests {
         // A drop to a tenth with enormous noise: a symmetric interval would reach -180%.
         let a = [1000.0, 10.0, 5000.0];
         let b = [100.0, 1.0, 500.0];
-        let c = change(&a, &b, Basis::Iterations, None, Confidence::default()).unwrap();
+        let c = change(&a, &b, None, Confidence::default()).unwrap();
         assert!(
             c.lo_pct > -100.0 && c.lo_pct < c.pct && c.pct < c.hi_pct,
             "{c:?}"
@@ -312,32 +299,11 @@ mod tests {
 
     #[test]
     fn zero_values_use_the_linear_scale() {
-        let c = change(
-            &[0.0, 2.0],
-            &[2.0, 4.0],
-            Basis::Iterations,
-            None,
-            Confidence::default(),
-        )
-        .unwrap();
+        let c = change(&[0.0, 2.0], &[2.0, 4.0], None, Confidence::default()).unwrap();
         assert!(!c.log_scale);
         assert!(close(c.pct, 200.0, 1e-12));
-        assert!(change(
-            &[0.0, 0.0],
-            &[1.0, 2.0],
-            Basis::Iterations,
-            None,
-            Confidence::default()
-        )
-        .is_none());
-        assert!(change(
-            &[1.0],
-            &[2.0, 3.0],
-            Basis::Iterations,
-            None,
-            Confidence::default()
-        )
-        .is_none());
+        assert!(change(&[0.0, 0.0], &[1.0, 2.0], None, Confidence::default()).is_none());
+        assert!(change(&[1.0], &[2.0, 3.0], None, Confidence::default()).is_none());
     }
 
     // Run noise from three earlier runs, computed by hand (Python, math module):
@@ -394,14 +360,14 @@ mod tests {
         let a = [100.0, 101.0, 99.0, 100.5, 99.5];
         let b = [95.0, 96.0, 94.0, 95.5, 94.5];
         let conf = Confidence::default();
-        let within = change(&a, &b, Basis::Iterations, None, conf).unwrap();
+        let within = change(&a, &b, None, conf).unwrap();
         assert!(conf.significant(within.p));
         let noise = RunNoise {
             run_var: 0.06f64.powi(2),
             df: 4.0,
             runs: 5,
         };
-        let both = change(&a, &b, Basis::Iterations, Some(&noise), conf).unwrap();
+        let both = change(&a, &b, Some(&noise), conf).unwrap();
         assert_eq!(both.basis, Basis::IterationsAndRuns);
         assert_eq!(both.noise_runs, Some(5));
         assert!(!conf.significant(both.p), "{both:?}");
@@ -418,6 +384,6 @@ mod tests {
         let df = var * var / (ta * ta / 4.0 + tb * tb / 4.0 + tr * tr / 4.0);
         assert!(close(both.df, df, 1e-12));
         // One iteration per side is enough once the run noise is known.
-        assert!(change(&[100.0], &[90.0], Basis::Iterations, Some(&noise), conf).is_some());
+        assert!(change(&[100.0], &[90.0], Some(&noise), conf).is_some());
     }
 }
