@@ -1,6 +1,8 @@
 //! End to end against real MariaDB containers through the real Docker engine.
 //! Run with `--test-threads=1` (the README's test command does): servers are started one at a time.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

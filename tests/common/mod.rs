@@ -29,18 +29,27 @@ pub struct Cleanup(pub String);
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        let list = Command::new("docker")
-            .args([
-                "ps",
-                "-aq",
-                "--filter",
-                &format!("label=rmatrix.run={}", self.0),
-            ])
-            .output();
-        if let Ok(out) = list {
-            for id in String::from_utf8_lossy(&out.stdout).split_whitespace() {
-                let _ = Command::new("docker").args(["rm", "-f", id]).output();
-            }
+        for id in containers(&self.0) {
+            let _ = Command::new("docker").args(["rm", "-f", &id]).output();
         }
     }
+}
+
+/// Ids of the containers (running or not) labelled `rmatrix.run=<run_id>`.
+pub fn containers(run_id: &str) -> Vec<String> {
+    Command::new("docker")
+        .args([
+            "ps",
+            "-aq",
+            "--filter",
+            &format!("label=rmatrix.run={run_id}"),
+        ])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .split_whitespace()
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
