@@ -182,6 +182,22 @@ fn every_test_on_redis_and_valkey_matches_the_server_counts() {
 #[test]
 fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
     let tmp = tempfile::tempdir().unwrap();
+    // A redis-benchmark that first notes its arguments and the server's password.
+    let spy = tmp.path().join("redis-benchmark");
+    std::fs::write(
+        &spy,
+        format!(
+            "#!/bin/sh\necho \"argv: $*\" >>{seen}\n\
+             for c in $(docker ps -q --filter label=rmatrix.run=redis-variants); do\n\
+             docker inspect -f '{{{{range .Config.Env}}}}{{{{println .}}}}{{{{end}}}}' $c | grep ^REDIS_PASSWORD= >>{seen}\n\
+             done\nexec redis-benchmark \"$@\"\n",
+            seen = tmp.path().join("seen").display()
+        ),
+    )
+    .unwrap();
+    let mut mode = std::fs::metadata(&spy).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&spy, mode).unwrap();
     let matrix = format!(
         "servers:\n  redis-6.0: {{build: {}}}\n\
          configs:\n\
@@ -189,14 +205,35 @@ fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
          \x20 tcmalloc: {{allocator: tcmalloc}}\n\
          workloads:\n\
          \x20 set-unix: {{redis: {{test: set, keyspace: 100, transport: unix}}}}\n\
-         \x20 rb-set: {{redis_benchmark: {{test: set, keyspace: 100, pipeline: 8}}}}\n\
-         \x20 rb-lrange: {{redis_benchmark: {{test: lrange_100}}}}\n\
-         \x20 rb-ping: {{redis_benchmark: {{test: ping_inline, transport: unix}}}}\n\
+         \x20 rb-set: {{redis_benchmark: {{test: set, keyspace: 100, pipeline: 8, binary: {rb}}}}}\n\
+         \x20 rb-lrange: {{redis_benchmark: {{test: lrange_100, binary: {rb}}}}}\n\
+         \x20 rb-ping: {{redis_benchmark: {{test: ping_inline, transport: unix, binary: {rb}}}}}\n\
          concurrency: [2]\nlength: 2000\n",
-        build_dir("redis-6.0")
+        build_dir("redis-6.0"),
+        rb = spy.display(),
     );
     let (out, dir, _guard) = run(tmp.path(), "redis-variants", &matrix);
     let stderr = String::from_utf8_lossy(&out.stderr);
+    // redis-benchmark takes a password only on its command line, which every local user can
+    // read: it gets a one-shot ACL user's, never the server's own.
+    let seen = std::fs::read_to_string(tmp.path().join("seen")).unwrap();
+    let passwords: Vec<&str> = seen
+        .lines()
+        .filter_map(|l| l.strip_prefix("REDIS_PASSWORD="))
+        .collect();
+    let lines: Vec<&str> = seen.lines().filter(|l| l.starts_with("argv: ")).collect();
+    assert!(!passwords.is_empty() && lines.len() >= 3, "{seen}");
+    let mut users = std::collections::BTreeSet::new();
+    for line in &lines {
+        assert!(passwords.iter().all(|p| !line.contains(p)), "{line}");
+        let user = line.split(' ').skip_while(|a| *a != "--user").nth(1);
+        assert!(
+            user.is_some_and(|u| u.starts_with("rmatrix-bench-")),
+            "{line}"
+        );
+        users.insert(user.unwrap());
+    }
+    assert_eq!(users.len(), lines.len(), "one user per invocation: {seen}");
     assert_eq!(
         out.status.code(),
         Some(1),

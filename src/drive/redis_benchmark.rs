@@ -15,7 +15,7 @@ use crate::matrix::Length;
 use crate::measure::latency::LatencySummary;
 use crate::measure::measurement::Measurement;
 use crate::server::redis::{socket_addr, tcp_addr};
-use crate::server::resp::{Addr, Conn};
+use crate::server::resp::{Addr, Conn, Value};
 use crate::server::Deployed;
 
 pub async fn run_iteration(
@@ -39,23 +39,34 @@ pub async fn run_iteration(
         Transport::Tcp => tcp_addr(&server.endpoint),
         Transport::Unix => socket_addr(server.socket.as_ref())?,
     };
-    let password = &server.endpoint.password;
-    match warmup {
-        Some(Length::Queries(n)) => {
-            run(spec, &args(spec, &addr, password, clients, Some(n))).await?;
+    let mut control = Conn::connect(&tcp_addr(&server.endpoint), &server.endpoint.password).await?;
+    let login = OneShotUser::create(&mut control, &server.endpoint.password).await?;
+    let measured = async {
+        match warmup {
+            Some(Length::Queries(n)) => {
+                run(spec, &args(spec, &addr, login.as_ref(), clients, Some(n))).await?;
+            }
+            Some(Length::Time(d)) => {
+                warm_for(spec, &args(spec, &addr, login.as_ref(), clients, None), d).await?
+            }
+            None => {}
         }
-        Some(Length::Time(d)) => {
-            warm_for(spec, &args(spec, &addr, password, clients, None), d).await?
-        }
-        None => {}
+        let before = parse_commandstats(&control.text(&[b"INFO", b"commandstats"]).await?);
+        let cpu_before = children_cpu_seconds();
+        let csv = run(
+            spec,
+            &args(spec, &addr, login.as_ref(), clients, Some(requests)),
+        )
+        .await?;
+        let cpu = children_cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
+        let after = parse_commandstats(&control.text(&[b"INFO", b"commandstats"]).await?);
+        anyhow::Ok((csv, cpu, delta(&before, &after)))
     }
-    let mut control = Conn::connect(&tcp_addr(&server.endpoint), password).await?;
-    let before = parse_commandstats(&control.text(&[b"INFO", b"commandstats"]).await?);
-    let cpu_before = children_cpu_seconds();
-    let csv = run(spec, &args(spec, &addr, password, clients, Some(requests))).await?;
-    let cpu = children_cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
-    let after = parse_commandstats(&control.text(&[b"INFO", b"commandstats"]).await?);
-    let server_delta = delta(&before, &after);
+    .await;
+    if let Some(login) = &login {
+        login.delete(&mut control).await?;
+    }
+    let (csv, cpu, server_delta) = measured?;
     live.fetch_add(requests, Ordering::Relaxed);
 
     let line = parse_csv(&csv, spec.test).with_context(|| {
@@ -84,12 +95,74 @@ pub async fn run_iteration(
     })
 }
 
+/// A Redis ACL user that lives for one iteration. redis-benchmark reads a password only from
+/// its command line, where every local user can read it, so it never gets the server's own
+/// password: it gets this user's, made up here, limited to non-dangerous commands, and
+/// deleted when the iteration ends.
+pub struct OneShotUser {
+    pub name: String,
+    pub password: String,
+}
+
+impl OneShotUser {
+    /// None when the server has no password (nothing to protect).
+    async fn create(control: &mut Conn, server_password: &str) -> Result<Option<OneShotUser>> {
+        if server_password.is_empty() {
+            return Ok(None);
+        }
+        let user = OneShotUser::random();
+        let password = format!(">{}", user.password);
+        let reply = control
+            .call(&[
+                b"ACL",
+                b"SETUSER",
+                user.name.as_bytes(),
+                b"reset",
+                b"on",
+                password.as_bytes(),
+                b"~*",
+                b"+@all",
+                b"-@dangerous",
+                // redis-benchmark reads `save` and `appendonly` at start.
+                b"+config|get",
+            ])
+            .await?;
+        if let Value::Error(e) = reply {
+            bail!(
+                "the server refused a one-shot ACL user for redis-benchmark ({e}); redis-benchmark \
+                 takes a password only on its command line, where every local user can read it, \
+                 so rmatrix will not give it the server's own: use the `redis` workload (Redis 6 \
+                 or later has ACLs)"
+            );
+        }
+        Ok(Some(user))
+    }
+
+    fn random() -> OneShotUser {
+        use rand::Rng;
+        let mut rng = rand::rng();
+        OneShotUser {
+            name: format!("rmatrix-bench-{:08x}", rng.random::<u32>()),
+            password: format!("{:032x}", rng.random::<u128>()),
+        }
+    }
+
+    async fn delete(&self, control: &mut Conn) -> Result<()> {
+        match control
+            .call(&[b"ACL", b"DELUSER", self.name.as_bytes()])
+            .await?
+        {
+            Value::Error(e) => bail!("ACL DELUSER {} failed: {e}", self.name),
+            _ => Ok(()),
+        }
+    }
+}
+
 /// The command line (without the binary). `requests` None loops (`-l`) for a timed warmup.
-/// The password goes on the command line: redis-benchmark reads it nowhere else.
 pub fn args(
     spec: &RedisBenchmarkSpec,
     addr: &Addr,
-    password: &str,
+    login: Option<&OneShotUser>,
     clients: u32,
     requests: Option<u64>,
 ) -> Vec<String> {
@@ -97,8 +170,13 @@ pub fn args(
         Addr::Tcp(h, p) => vec!["-h".into(), h.clone(), "-p".into(), p.to_string()],
         Addr::Unix(path) => vec!["-s".into(), path.display().to_string()],
     };
-    if !password.is_empty() {
-        a.extend(["-a".into(), password.into()]);
+    if let Some(u) = login {
+        a.extend([
+            "--user".into(),
+            u.name.clone(),
+            "-a".into(),
+            u.password.clone(),
+        ]);
     }
     a.extend(["-c".into(), clients.to_string()]);
     match requests {
@@ -237,18 +315,22 @@ mod tests {
     fn command_line_follows_the_spec() {
         let spec: RedisBenchmarkSpec =
             serde_yaml::from_str("{test: set, pipeline: 16, keyspace: 1000, threads: 2}").unwrap();
+        let login = OneShotUser {
+            name: "u".into(),
+            password: "pw".into(),
+        };
         let a = args(
             &spec,
             &Addr::Tcp("127.0.0.1".into(), 7000),
-            "pw",
+            Some(&login),
             50,
             Some(10),
         );
         assert_eq!(
             a.join(" "),
-            "-h 127.0.0.1 -p 7000 -a pw -c 50 -n 10 -P 16 -d 3 -r 1000 --threads 2 -t set --csv"
+            "-h 127.0.0.1 -p 7000 --user u -a pw -c 50 -n 10 -P 16 -d 3 -r 1000 --threads 2 -t set --csv"
         );
-        let a = args(&spec, &Addr::Unix("/s".into()), "", 1, None);
+        let a = args(&spec, &Addr::Unix("/s".into()), None, 1, None);
         assert_eq!(a[..4].join(" "), "-s /s -c 1");
     }
 }
