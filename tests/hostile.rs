@@ -16,7 +16,7 @@ const BASE: &str = "servers:\n  db: {image: mariadb:11}\nworkloads:\n  w: {slap:
 #[test]
 fn injections_are_refused_with_position_and_exit_2() {
     let tmp = tempfile::tempdir().unwrap();
-    let cases: [(&str, &str); 8] = [
+    let cases: [(&str, &str); 10] = [
         (
             "engines: [\"MyISAM; DROP DATABASE mysql; --\"]\n",
             "m.yaml:6:11: engine `MyISAM; DROP DATABASE mysql; --` is not a plain SQL identifier",
@@ -36,6 +36,15 @@ fn injections_are_refused_with_position_and_exit_2() {
         (
             "engines: [InnoDB]\nconcurrency: [2, 2]\n",
             "m.yaml:7:18: concurrency 2 is listed twice",
+        ),
+        // A secret in a config's environment would be copied into the run directory.
+        (
+            "engines: [InnoDB]\nconfigs:\n  x: {env: {MARIADB_ROOT_PASSWORD: hunter2}}\n",
+            "m.yaml:8:13: environment variable `MARIADB_ROOT_PASSWORD` looks like a secret",
+        ),
+        (
+            "engines: [InnoDB]\nconfigs:\n  x: {env: {\"A=B\": c}}\n",
+            "m.yaml:8:13: environment variable `A=B` is not a variable name",
         ),
         // report.confidence: out of range, a string with a newline, twice.
         (

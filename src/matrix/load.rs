@@ -284,7 +284,9 @@ impl Validator<'_> {
 
     /// Names and values that are written into config files and SQL (see `untrusted`).
     fn check_untrusted(&self) -> Result<(), MatrixError> {
-        use super::untrusted::{config_value, mycnf_key, name, redis_key, sql_identifier};
+        use super::untrusted::{
+            config_value, env_name, mycnf_key, name, redis_key, sql_identifier,
+        };
         let m = self.m;
         if let Some(n) = &m.name {
             name("matrix", n).map_err(|msg| self.err("name", msg))?;
@@ -314,6 +316,11 @@ impl Validator<'_> {
                 let path = format!("configs.{name}.redis_conf.{key}");
                 redis_key(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
                 config_value(key, &v.0).map_err(|msg| self.err(&path, msg))?;
+            }
+            for (key, value) in &c.env {
+                let path = format!("configs.{name}.env.{key}");
+                env_name(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
+                config_value(key, value).map_err(|msg| self.err(&path, msg))?;
             }
         }
         for (name, w) in &m.workloads {

@@ -100,6 +100,36 @@ pub fn config_value(key: &str, value: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A container environment variable's name: a shell-style name (Docker joins `NAME=value`,
+/// so an `=` or newline would set another variable), and nothing that looks like a secret,
+/// because the matrix is copied into every run directory and shared with the results.
+pub fn env_name(name: &str) -> Result<(), String> {
+    let mut chars = name.chars();
+    let shaped = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !shaped {
+        return Err(format!(
+            "environment variable `{}` is not a variable name (letters, digits and `_`, not \
+             starting with a digit)",
+            printable(name)
+        ));
+    }
+    let upper = name.to_ascii_uppercase();
+    if ["PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL", "PRIVATE"]
+        .iter()
+        .any(|s| upper.contains(s))
+    {
+        return Err(format!(
+            "environment variable `{name}` looks like a secret, and a matrix is copied into \
+             every run directory: rmatrix gives each server it starts a random password of \
+             its own, and an `external:` server's password comes from `password_env`"
+        ));
+    }
+    Ok(())
+}
+
 /// `text` with control characters shown as escapes, for an error message on a terminal.
 pub fn printable(text: &str) -> String {
     crate::report::escape::terminal(text)
@@ -189,5 +219,23 @@ mod tests {
         assert!(config_value("x", "1\n[mysqld_safe]\nmalloc-lib=/tmp/x.so").is_err());
         assert!(config_value("x", "1\r").is_err());
         assert!(config_value("x", "\u{1b}[31m").is_err());
+    }
+
+    #[test]
+    fn env_names() {
+        for ok in ["LD_PRELOAD", "MALLOC_CONF", "_x1"] {
+            assert!(env_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "A=B",
+            "A\nB",
+            "1A",
+            "",
+            "MARIADB_ROOT_PASSWORD",
+            "api_token",
+            "MY_SECRET",
+        ] {
+            assert!(env_name(bad).is_err(), "{bad:?}");
+        }
     }
 }
