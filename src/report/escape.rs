@@ -50,9 +50,29 @@ pub fn terminal(text: &str) -> String {
     out
 }
 
+/// For a free-text CSV value (a server's error message): a leading `=`, `+`, `-`, `@`, tab or
+/// carriage return makes a spreadsheet read the cell as a formula, so such a value gets a
+/// leading `'`, the spreadsheets' own mark for "text".
+pub fn csv_text(text: &str) -> String {
+    if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_formulas_are_text() {
+        assert_eq!(csv_text("=HYPERLINK(\"x\")"), "'=HYPERLINK(\"x\")");
+        assert_eq!(csv_text("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_text("-1+2"), "'-1+2");
+        assert_eq!(csv_text("ERROR 1064"), "ERROR 1064");
+        assert_eq!(csv_text(""), "");
+    }
 
     #[test]
     fn cells_and_text() {

@@ -81,7 +81,8 @@ impl ResultRow {
 
     pub fn failed(mut self, reason: &str) -> ResultRow {
         self.status = "failed".into();
-        self.error = reason.replace(['\n', '\r'], " ");
+        // One line, and never a spreadsheet formula: results.csv gets opened in spreadsheets.
+        self.error = crate::report::escape::csv_text(&reason.replace(['\n', '\r'], " "));
         self
     }
 
