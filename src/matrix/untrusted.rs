@@ -117,9 +117,16 @@ pub fn env_name(name: &str) -> Result<(), String> {
         ));
     }
     let upper = name.to_ascii_uppercase();
-    if ["PASSWORD", "PASSWD", "SECRET", "TOKEN", "CREDENTIAL", "PRIVATE"]
-        .iter()
-        .any(|s| upper.contains(s))
+    if [
+        "PASSWORD",
+        "PASSWD",
+        "SECRET",
+        "TOKEN",
+        "CREDENTIAL",
+        "PRIVATE",
+    ]
+    .iter()
+    .any(|s| upper.contains(s))
     {
         return Err(format!(
             "environment variable `{name}` looks like a secret, and a matrix is copied into \

@@ -33,9 +33,14 @@ pub async fn start(
     let mut args = vec![format!("--defaults-extra-file={CNF_IN_CONTAINER}")];
     let container_port = if launch.host_network { port } else { 3306 };
     args.push(format!("--port={container_port}"));
-    if launch.host_network {
-        args.push("--bind-address=127.0.0.1".into());
-    }
+    // On the host network only loopback; on a bridge the container's own address, which
+    // Docker publishes on the host's 127.0.0.1 only (images built from Debian's packages
+    // ship `bind-address = 127.0.0.1`, which a bridge cannot reach).
+    args.push(if launch.host_network {
+        "--bind-address=127.0.0.1".into()
+    } else {
+        "--bind-address=0.0.0.0".into()
+    });
     args.extend(config.args.iter().cloned());
     let mut env: Vec<(String, String)> = vec![
         ("MARIADB_ROOT_PASSWORD".into(), launch.password.into()),
