@@ -9,10 +9,15 @@
 //! - [`change`]: the change between two cells as a ratio, tested and bounded on the log
 //!   scale (never below -100%), optionally with a run-to-run variance learned from history.
 //! - [`dist`]: Student's t distribution (the only t quantile in the crate).
+//! - [`apdex`], [`knee`], [`drift`]: what a load study asks of its curves: Apdex[T], the knee
+//!   of a sweep and the maximum sustainable load, drift between the ends of a long run.
 
+pub mod apdex;
 pub mod batch;
 pub mod change;
 pub mod dist;
+pub mod drift;
+pub mod knee;
 pub mod level;
 pub mod summary;
 
