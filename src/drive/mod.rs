@@ -1,5 +1,6 @@
 //! Driving load: one module per workload kind; `run_iteration` picks the driver.
 
+pub mod arrival;
 pub mod oltp;
 pub mod redis;
 pub mod redis_benchmark;
