@@ -1,0 +1,399 @@
+//! Charts as SVG, drawn by plotters' SVG backend (no fonts to load, no browser): the report
+//! metric against concurrency with each point's interval, one line per server/config and the
+//! baseline drawn heavier; and the latency percentiles against concurrency per deployment.
+//! Pure: statistics in, SVG text out; writing the files is the caller's job.
+
+use anyhow::{anyhow, Result};
+use indexmap::IndexMap;
+use plotters::prelude::*;
+
+use super::metric::Metric;
+use super::pivot::CellStats;
+use crate::matrix::model::Matrix;
+use crate::results::ResultRow;
+
+/// One point: a mean with the bounds of its interval, when it has one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    pub interval: Option<(f64, f64)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub label: String,
+    pub points: Vec<Point>,
+    /// Drawn heavier: the cells the report compares against.
+    pub baseline: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineChart {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub lines: Vec<Line>,
+    pub log_y: bool,
+}
+
+/// A chart and the file name it goes to under `charts/` (names are `[A-Za-z0-9._-]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedChart {
+    pub file: String,
+    pub chart: LineChart,
+}
+
+const SIZE: (u32, u32) = (720, 420);
+
+pub fn svg(c: &LineChart) -> Result<String> {
+    let points = || c.lines.iter().flat_map(|l| l.points.iter());
+    // Load levels are spaced evenly whatever their values (they usually double), and
+    // labelled with their values.
+    let mut levels: Vec<f64> = points().map(|p| p.x).filter(|x| x.is_finite()).collect();
+    levels.sort_by(f64::total_cmp);
+    levels.dedup();
+    if levels.is_empty() {
+        return Err(anyhow!("a chart with no points"));
+    }
+    let at = |x: f64| levels.iter().position(|l| *l == x).unwrap_or(0) as f64;
+    let values = || {
+        points().flat_map(|p| {
+            [Some(p.y), p.interval.map(|i| i.0), p.interval.map(|i| i.1)]
+                .into_iter()
+                .flatten()
+                .filter(|v| v.is_finite())
+        })
+    };
+    let y_max = values().fold(f64::NEG_INFINITY, f64::max);
+    let y_min_pos = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    if !(y_max > 0.0) || (c.log_y && !y_min_pos.is_finite()) {
+        return Err(anyhow!("a chart with no positive values"));
+    }
+    let x_range = -0.4..(levels.len() as f64 - 0.6);
+    let x_label = |v: &f64| {
+        let i = v.round();
+        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < levels.len() {
+            number(levels[i as usize])
+        } else {
+            String::new()
+        }
+    };
+    let y_label = |v: &f64| number(*v);
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(draw)?;
+        let mut b = ChartBuilder::on(&root);
+        b.caption(&c.title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70);
+        macro_rules! draw_with {
+            ($chart:expr) => {{
+                let mut chart = $chart;
+                chart
+                    .configure_mesh()
+                    .x_labels(levels.len())
+                    .x_label_formatter(&x_label)
+                    .y_label_formatter(&y_label)
+                    .light_line_style(RGBColor(235, 235, 235))
+                    .x_desc(c.x_label.as_str())
+                    .y_desc(c.y_label.as_str())
+                    .draw()
+                    .map_err(draw)?;
+                for (i, line) in c.lines.iter().enumerate() {
+                    let color = color(i);
+                    let style = color.stroke_width(if line.baseline { 4 } else { 2 });
+                    // Lines step aside a little so that their whiskers do not hide each other.
+                    let dodge = (i as f64 - (c.lines.len() as f64 - 1.0) / 2.0) * 0.04;
+                    let xy: Vec<(f64, f64)> =
+                        line.points.iter().map(|p| (at(p.x) + dodge, p.y)).collect();
+                    chart
+                        .draw_series(LineSeries::new(xy.clone(), style))
+                        .map_err(draw)?
+                        .label(if line.baseline {
+                            format!("{} (baseline)", line.label)
+                        } else {
+                            line.label.clone()
+                        })
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3))
+                        });
+                    chart
+                        .draw_series(xy.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                        .map_err(draw)?;
+                    chart
+                        .draw_series(line.points.iter().filter_map(|p| {
+                            p.interval.map(|(lo, hi)| {
+                                let lo = if c.log_y { lo.max(y_min_pos / 2.0) } else { lo };
+                                let x = at(p.x) + dodge;
+                                ErrorBar::new_vertical(x, lo, p.y, hi, color.stroke_width(1), 8)
+                            })
+                        }))
+                        .map_err(draw)?;
+                }
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::UpperLeft)
+                    .background_style(WHITE.mix(0.9))
+                    .border_style(BLACK.mix(0.3))
+                    .draw()
+                    .map_err(draw)?;
+            }};
+        }
+        // Headroom above the highest point for the legend.
+        let legend_rows = c.lines.len() as f64;
+        if c.log_y {
+            let top = y_max * 10f64.powf(0.25 * legend_rows.max(2.0));
+            draw_with!(b
+                .build_cartesian_2d(x_range, (y_min_pos / 2.0..top).log_scale())
+                .map_err(draw)?)
+        } else {
+            let top = y_max * (1.1 + 0.07 * legend_rows);
+            draw_with!(b.build_cartesian_2d(x_range, 0f64..top).map_err(draw)?)
+        }
+        root.present().map_err(draw)?;
+    }
+    Ok(out)
+}
+
+/// Ten colours that stay apart on white and for most colour-blind readers (Tableau 10).
+fn color(i: usize) -> RGBAColor {
+    const PALETTE: [(u8, u8, u8); 10] = [
+        (31, 119, 180),
+        (214, 39, 40),
+        (44, 160, 44),
+        (255, 127, 14),
+        (148, 103, 189),
+        (140, 86, 75),
+        (227, 119, 194),
+        (127, 127, 127),
+        (188, 189, 34),
+        (23, 190, 207),
+    ];
+    let (r, g, b) = PALETTE[i % PALETTE.len()];
+    RGBColor(r, g, b).to_rgba()
+}
+
+/// An axis label: integers without decimals, small values with as many as they need.
+fn number(v: f64) -> String {
+    if v.abs() >= 100.0 || v == v.round() {
+        format!("{v:.0}")
+    } else if v.abs() >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn draw<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+    anyhow!("drawing a chart failed: {e:?}")
+}
+
+/// `metric` against concurrency: one chart per workload (and engine), one line per server /
+/// config, each point the cell's mean with its interval.
+pub fn metric_vs_concurrency(
+    matrix: &Matrix,
+    stats: &[CellStats],
+    metric: &Metric,
+) -> Vec<NamedChart> {
+    let mut charts: IndexMap<(String, String), IndexMap<(String, String), Vec<Point>>> =
+        IndexMap::new();
+    for s in stats {
+        let dim = |d: &str| s.dims.get(d).cloned().unwrap_or_default();
+        let Ok(x) = dim("concurrency").parse::<f64>() else {
+            continue;
+        };
+        let interval = s
+            .half_pct
+            .map(|h| (s.mean * (1.0 - h / 100.0), s.mean * (1.0 + h / 100.0)));
+        charts
+            .entry((dim("workload"), dim("engine")))
+            .or_default()
+            .entry((dim("server"), dim("config")))
+            .or_default()
+            .push(Point {
+                x,
+                y: s.mean,
+                interval,
+            });
+    }
+    let baseline = &matrix.report.baseline;
+    charts
+        .into_iter()
+        .map(|((workload, engine), lines)| {
+            let lines = lines
+                .into_iter()
+                .map(|((server, config), mut points)| {
+                    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+                    let is_baseline = !baseline.is_empty()
+                        && baseline.iter().all(|(d, v)| match d.as_str() {
+                            "server" => *v == server,
+                            "config" => *v == config,
+                            _ => true,
+                        })
+                        && baseline.keys().any(|d| d == "server" || d == "config");
+                    Line {
+                        label: format!("{server} / {config}"),
+                        points,
+                        baseline: is_baseline,
+                    }
+                })
+                .collect();
+            NamedChart {
+                file: file_name(&[metric.name, &workload, &engine]),
+                chart: LineChart {
+                    title: title(metric.title, &workload, &engine),
+                    x_label: "concurrency".into(),
+                    y_label: format!("{} ({})", metric.name, metric.unit),
+                    lines,
+                    log_y: false,
+                },
+            }
+        })
+        .collect()
+}
+
+/// The latency percentiles (p50, p95, p99, max; means over iterations) against concurrency:
+/// one chart per deployment and workload (and engine), on a log scale.
+pub fn latency_vs_concurrency(rows: &[ResultRow]) -> Vec<NamedChart> {
+    type Key = (String, String, String, String);
+    let mut cells: IndexMap<Key, IndexMap<u32, Vec<&ResultRow>>> = IndexMap::new();
+    for r in rows.iter().filter(|r| r.is_ok()) {
+        cells
+            .entry((
+                r.server.clone(),
+                r.config.clone(),
+                r.workload.clone(),
+                r.engine.clone(),
+            ))
+            .or_default()
+            .entry(r.concurrency)
+            .or_default()
+            .push(r);
+    }
+    let percentiles: [(&str, fn(&ResultRow) -> Option<f64>); 4] = [
+        ("p50", |r| r.lat_p50_ms),
+        ("p95", |r| r.lat_p95_ms),
+        ("p99", |r| r.lat_p99_ms),
+        ("max", |r| r.lat_max_ms),
+    ];
+    cells
+        .into_iter()
+        .filter_map(|((server, config, workload, engine), by_c)| {
+            let lines: Vec<Line> = percentiles
+                .iter()
+                .filter_map(|(name, get)| {
+                    let mut points: Vec<Point> = by_c
+                        .iter()
+                        .filter_map(|(c, rs)| {
+                            let v: Vec<f64> = rs.iter().filter_map(|r| get(r)).collect();
+                            (!v.is_empty() && v.iter().all(|x| *x > 0.0)).then(|| Point {
+                                x: *c as f64,
+                                y: v.iter().sum::<f64>() / v.len() as f64,
+                                interval: None,
+                            })
+                        })
+                        .collect();
+                    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+                    (!points.is_empty()).then(|| Line {
+                        label: name.to_string(),
+                        points,
+                        baseline: false,
+                    })
+                })
+                .collect();
+            (!lines.is_empty()).then(|| NamedChart {
+                file: file_name(&["latency", &server, &config, &workload, &engine]),
+                chart: LineChart {
+                    title: format!(
+                        "Latency percentiles: {server} / {config}, {}",
+                        title_tail(&workload, &engine)
+                    ),
+                    x_label: "concurrency".into(),
+                    y_label: "latency (ms)".into(),
+                    lines,
+                    log_y: true,
+                },
+            })
+        })
+        .collect()
+}
+
+fn title(what: &str, workload: &str, engine: &str) -> String {
+    format!("{what}: {}", title_tail(workload, engine))
+}
+
+fn title_tail(workload: &str, engine: &str) -> String {
+    if engine.is_empty() {
+        workload.to_string()
+    } else {
+        format!("{workload} on {engine}")
+    }
+}
+
+fn file_name(parts: &[&str]) -> String {
+    let parts: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
+    format!("{}.svg", parts.join("-"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(lines: usize, log_y: bool) -> LineChart {
+        LineChart {
+            title: "Throughput: w on InnoDB".into(),
+            x_label: "concurrency".into(),
+            y_label: "qps".into(),
+            lines: (0..lines)
+                .map(|i| Line {
+                    label: format!("s{i} / c"),
+                    points: [1.0, 2.0, 4.0, 8.0, 16.0]
+                        .iter()
+                        .map(|&x| Point {
+                            x,
+                            y: 100.0 * x * (i + 1) as f64,
+                            interval: Some((90.0 * x, 110.0 * x * (i + 1) as f64)),
+                        })
+                        .collect(),
+                    baseline: i == 0,
+                })
+                .collect(),
+            log_y,
+        }
+    }
+
+    /// The SVG parses as XML and has one polyline per line, plus the legend's paths.
+    #[test]
+    fn one_series_per_line_and_valid_svg() {
+        for log_y in [false, true] {
+            let text = svg(&chart(3, log_y)).unwrap();
+            let doc = roxmltree::Document::parse(&text).unwrap();
+            let polylines = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("polyline"))
+                .count();
+            // Each line: its series, its legend sample; error bars are 3 lines each.
+            assert!(polylines >= 6, "{polylines}");
+            let texts: Vec<&str> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("text"))
+                .filter_map(|n| n.text())
+                .map(str::trim)
+                .collect();
+            assert!(texts.contains(&"s0 / c (baseline)"), "{texts:?}");
+            assert!(texts.contains(&"s2 / c"), "{texts:?}");
+            assert!(texts.contains(&"Throughput: w on InnoDB"));
+        }
+    }
+
+    #[test]
+    fn an_empty_chart_is_an_error_not_a_panic() {
+        assert!(svg(&chart(0, false)).is_err());
+        let mut one = chart(1, true);
+        one.lines[0].points.truncate(1);
+        assert!(svg(&one).is_ok());
+    }
+}
