@@ -272,7 +272,7 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
                 crate::matrix::load_str(&text, &run.file(crate::results::rundir::MATRIX_COPY))
                     .or_else(|_| -> Result<LoadedMatrix> {
                         // build: dirs may not resolve from the copy; the tables do not need them.
-                        let matrix = serde_yaml::from_str(&text)?;
+                        let matrix = crate::matrix::yaml::from_str(&text)?;
                         Ok(LoadedMatrix {
                             matrix,
                             path: dir.into(),
