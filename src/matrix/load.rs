@@ -256,6 +256,38 @@ impl Validator<'_> {
                 ));
             }
         }
+        if let Some(cv) = m
+            .repeat
+            .until_cv
+            .filter(|cv| !(cv.is_finite() && *cv > 0.0))
+        {
+            return Err(self.err(
+                "repeat.until_cv",
+                format!("until_cv {cv} is not a percentage above 0 (e.g. 3 for 3%)"),
+            ));
+        }
+        if m.repeat.max_iterations == Some(0) {
+            return Err(self.err(
+                "repeat.max_iterations",
+                "max_iterations must be at least 1".into(),
+            ));
+        }
+        for (name, w) in &m.workloads {
+            let WorkloadSpec::Oltp(o) = w else { continue };
+            if let Some(i) = o
+                .percentiles
+                .iter()
+                .position(|p| !(p.is_finite() && *p > 0.0 && *p <= 100.0))
+            {
+                return Err(self.err(
+                    &format!("workloads.{name}.oltp.percentiles[{i}]"),
+                    format!(
+                        "percentile {} is not between 0 and 100 (e.g. 99.9)",
+                        o.percentiles[i]
+                    ),
+                ));
+            }
+        }
         if m.iterations > MAX_ITERATIONS {
             return Err(self.err(
                 "iterations",

@@ -225,8 +225,11 @@ impl<'de> Deserialize<'de> for CnfValue {
         use serde::de::Error;
         match Scalar::deserialize(d)? {
             Scalar::Bool(b) => Ok(CnfValue(if b { "ON" } else { "OFF" }.into())),
+            Scalar::Other(kind) => Err(D::Error::custom(format!(
+                "a config value must be a string, number, boolean or empty, not {kind}"
+            ))),
             s => s.text().map(CnfValue).ok_or_else(|| {
-                D::Error::custom("a config value must be a string, number, boolean or null")
+                D::Error::custom("a config value must be a string, number, boolean or empty")
             }),
         }
     }
@@ -309,8 +312,8 @@ impl<'de> Deserialize<'de> for WorkloadSpec {
                 use serde::de::Error;
                 let Some(kind) = a.next_key::<String>()? else {
                     return Err(A::Error::custom(format!(
-                        "a workload names one driver with its options, e.g. `{{slap: {{}}}}`; \
-                         valid drivers: {}",
+                        "name one driver with its options, e.g. `{{slap: {{}}}}`; valid \
+                         drivers: {}",
                         WORKLOAD_KINDS.join(", ")
                     )));
                 };
@@ -324,8 +327,7 @@ impl<'de> Deserialize<'de> for WorkloadSpec {
                 };
                 if let Some(second) = a.next_key::<String>()? {
                     return Err(A::Error::custom(format!(
-                        "a workload names one driver, not `{kind}` and `{}`: define two \
-                         workloads",
+                        "name one driver, not both `{kind}` and `{}`: define two workloads",
                         crate::report::escape::terminal(&second)
                     )));
                 }

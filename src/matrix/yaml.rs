@@ -107,8 +107,18 @@ pub fn describe(err: &Error, spans: &SpanIndex, text: &str) -> (Pos, String) {
             variant, expected, ..
         } => unknown_variant(&path, variant, expected),
         Error::SerdeMissingField { field, .. } => {
-            format!("{} needs `{field}`", at(&spans.container_at(pos)))
+            // The error is at the mapping's last key (or at an empty mapping itself).
+            let map = match spans.container_kind_at(pos) {
+                Some(_) => spans.container_at(pos),
+                None => parent(&path),
+            };
+            format!("{} needs `{field}`", at(&map))
         }
+        Error::InvalidBooleanStrict { .. } => invalid(
+            &path,
+            written.as_deref().unwrap_or("something else"),
+            "a boolean",
+        ),
         Error::SerdeInvalidType {
             unexpected,
             expected,
@@ -136,9 +146,10 @@ pub fn describe(err: &Error, spans: &SpanIndex, text: &str) -> (Pos, String) {
             },
         ),
         Error::NullIntoString { .. } => format!("{} is empty: give a value", at(&path)),
-        Error::Message { msg, .. } => match path.as_str() {
-            "" => terminal(msg),
-            p => format!("`{}`: {}", terminal(p), terminal(msg)),
+        Error::Message { msg, .. } => match parts.as_slice() {
+            [""] => terminal(msg),
+            ["workloads", name] => format!("workload `{}`: {}", terminal(name), terminal(msg)),
+            _ => format!("`{}`: {}", terminal(&path), terminal(msg)),
         },
         Error::Budget { breach, .. } => budget(breach),
         Error::AliasReplayLimitExceeded { .. }
@@ -167,6 +178,14 @@ pub fn describe(err: &Error, spans: &SpanIndex, text: &str) -> (Pos, String) {
         other => terminal(&other.to_string()),
     };
     (pos, message)
+}
+
+/// `servers.db` for `servers.db.image`, `exclude[0]` for `exclude[0].engine`.
+fn parent(path: &str) -> String {
+    match path.rfind(['.', '[']) {
+        Some(i) => path[..i].to_string(),
+        None => String::new(),
+    }
 }
 
 /// " in `configs.on.mycnf`" when the path ends with the key itself.
