@@ -270,9 +270,10 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
             let text = std::fs::read_to_string(run.file(crate::results::rundir::MATRIX_COPY))?;
             let loaded =
                 crate::matrix::load_str(&text, &run.file(crate::results::rundir::MATRIX_COPY))
-                    .or_else(|_| -> Result<LoadedMatrix> {
+                    .or_else(|first| -> Result<LoadedMatrix> {
                         // build: dirs may not resolve from the copy; the tables do not need them.
-                        let matrix = serde_yaml::from_str(&text)?;
+                        // A copy that does not parse is reported where it fails (exit 2).
+                        let matrix = crate::matrix::yaml::from_str(&text).map_err(|_| first)?;
                         Ok(LoadedMatrix {
                             matrix,
                             path: dir.into(),

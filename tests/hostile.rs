@@ -57,7 +57,7 @@ fn injections_are_refused_with_position_and_exit_2() {
         ),
         (
             "engines: [InnoDB]\nreport: {confidence: 95, confidence: 99}\n",
-            "duplicate field `confidence`",
+            "m.yaml:7:26: `confidence` is defined twice in `report`: each key may appear once",
         ),
     ];
     for (extra, want) in cases {

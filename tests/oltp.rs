@@ -301,11 +301,12 @@ async fn sysbench_driver_parses_a_real_run() {
     let _cleanup = Cleanup(run_id.clone());
     let tmp = tempfile::tempdir().unwrap();
     let dep = server(&run_id, tmp.path()).await;
-    let spec: rmatrix::matrix::oltp::SysbenchSpec =
-        serde_yaml::from_str("{test: oltp_read_write, options: {tables: 2, table_size: 1000}}")
-            .unwrap();
+    let spec: rmatrix::matrix::oltp::SysbenchSpec = rmatrix::matrix::yaml::from_str(
+        "{test: oltp_read_write, options: {tables: 2, table_size: 1000}}",
+    )
+    .unwrap();
     let m: rmatrix::matrix::Matrix =
-        serde_yaml::from_str("{servers: {}, workloads: {}, length: 2s}").unwrap();
+        rmatrix::matrix::yaml::from_str("{servers: {}, workloads: {}, length: 2s}").unwrap();
     let dir = RunDir {
         path: tmp.path().to_path_buf(),
     };

@@ -54,7 +54,7 @@ pub fn load_run(path: &Path) -> Result<Run, CompareError> {
     let rows = results.rows;
     let report_metric = std::fs::read_to_string(path.join(MATRIX_COPY))
         .ok()
-        .and_then(|t| serde_yaml::from_str::<serde_yaml::Value>(&t).ok())
+        .and_then(|t| crate::matrix::yaml::from_str::<serde_json::Value>(&t).ok())
         .and_then(|m| m["report"]["metric"].as_str().map(str::to_string))
         .unwrap_or_else(|| "qps".into());
     let dir_name = path

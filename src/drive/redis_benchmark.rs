@@ -314,7 +314,8 @@ mod tests {
     #[test]
     fn command_line_follows_the_spec() {
         let spec: RedisBenchmarkSpec =
-            serde_yaml::from_str("{test: set, pipeline: 16, keyspace: 1000, threads: 2}").unwrap();
+            crate::matrix::yaml::from_str("{test: set, pipeline: 16, keyspace: 1000, threads: 2}")
+                .unwrap();
         let login = OneShotUser {
             name: "u".into(),
             password: "pw".into(),

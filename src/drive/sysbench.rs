@@ -105,15 +105,12 @@ async fn status(conn: &mut mysql_async::Conn) -> Result<Status> {
     Ok(counters::parse(rows))
 }
 
-fn option_text(v: &serde_yaml::Value) -> String {
+fn option_text(v: &serde_json::Value) -> String {
     match v {
-        serde_yaml::Value::Bool(b) => if *b { "on" } else { "off" }.into(),
-        serde_yaml::Value::Number(n) => n.to_string(),
-        serde_yaml::Value::String(s) => s.clone(),
-        other => serde_yaml::to_string(other)
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
+        serde_json::Value::Bool(b) => if *b { "on" } else { "off" }.into(),
+        serde_json::Value::Number(n) => n.to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -271,7 +268,7 @@ mod tests {
             user: "root".into(),
             password: "secret".into(),
         };
-        let spec: SysbenchSpec = serde_yaml::from_str(
+        let spec: SysbenchSpec = crate::matrix::yaml::from_str(
             "{test: oltp_read_write, options: {tables: 4, table_size: 1000, skip_trx: true}}",
         )
         .unwrap();

@@ -74,13 +74,16 @@ impl fmt::Display for Length {
 
 impl<'de> Deserialize<'de> for Length {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use super::yaml::Scalar;
         use serde::de::Error;
-        match serde_yaml::Value::deserialize(d)? {
-            serde_yaml::Value::Number(n) => n
-                .as_u64()
+        match Scalar::deserialize(d)? {
+            Scalar::Int(n) => u64::try_from(n)
                 .map(Length::Queries)
-                .ok_or_else(|| D::Error::custom("a query count must be a whole number >= 0")),
-            serde_yaml::Value::String(s) => Length::parse(&s).map_err(D::Error::custom),
+                .map_err(|_| D::Error::custom("a query count must be a whole number >= 0")),
+            Scalar::Float(f) => Err(D::Error::custom(format!(
+                "`{f}` is not a whole query count: give a count (10000) or a duration (30s, 2m)"
+            ))),
+            Scalar::Str(s) => Length::parse(&s).map_err(D::Error::custom),
             _ => Err(D::Error::custom(
                 "expected a query count (10000) or a duration (30s, 2m)",
             )),

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -11,6 +12,7 @@ use sha2::{Digest, Sha256};
 use super::model::{Matrix, Selector, WorkloadSpec};
 use super::plan::DIMENSIONS;
 use super::span::{Pos, SpanIndex};
+use super::yaml::MAX_FILE_BYTES;
 use crate::report::metric::Metric;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
@@ -31,11 +33,15 @@ pub struct MatrixError {
 
 impl fmt::Display for MatrixError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.file, self.line, self.col, self.message
-        )
+        match self.line {
+            // About the whole file (unreadable, too large): no position to give.
+            0 => write!(f, "{}: {}", self.file, self.message),
+            _ => write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.col, self.message
+            ),
+        }
     }
 }
 
@@ -64,36 +70,80 @@ impl LoadedMatrix {
 }
 
 pub fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
-    let text = std::fs::read_to_string(path).map_err(|e| MatrixError {
-        file: path.display().to_string(),
-        line: 0,
-        col: 0,
-        message: format!("failed to read the matrix file: {e}"),
+    let file = path.display().to_string();
+    let fail = |line, col, message| MatrixError {
+        file: file.clone(),
+        line,
+        col,
+        message,
+    };
+    // Read at most one byte past the limit: `/dev/zero` or a log file is refused at once.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| fail(0, 0, format!("failed to read the matrix file: {e}")))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(fail(
+            0,
+            0,
+            format!(
+                "the matrix file is larger than {MAX_FILE_BYTES} bytes (1 MiB): a matrix is a \
+                 few KiB of YAML"
+            ),
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let good = std::str::from_utf8(good).unwrap_or_default();
+        let line = good.matches('\n').count() + 1;
+        let col = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        fail(
+            line,
+            col,
+            "the matrix file is not UTF-8 text (an invalid byte here)".into(),
+        )
     })?;
     load_str(&text, path)
 }
 
 pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
     let file = path.display().to_string();
-    let matrix: Matrix = serde_yaml::from_str(text).map_err(|e| {
-        let (line, col) = e
-            .location()
-            .map(|l| (l.line(), l.column()))
-            .unwrap_or((1, 1));
-        let msg = e.to_string();
-        // serde_yaml appends " at line L column C"; we print the position up front instead.
-        let msg = match msg.rfind(" at line ") {
-            Some(i) => msg[..i].to_string(),
-            None => msg,
-        };
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(MatrixError {
+            file,
+            line: 0,
+            col: 0,
+            message: format!("the matrix is larger than {MAX_FILE_BYTES} bytes (1 MiB)"),
+        });
+    }
+    let spans = SpanIndex::build(text);
+    if let Some(syntax) = &spans.syntax {
+        return Err(MatrixError {
+            file,
+            line: syntax.pos.line,
+            col: syntax.pos.col,
+            message: super::yaml::syntax(syntax),
+        });
+    }
+    if spans.is_empty() {
+        return Err(MatrixError {
+            file,
+            line: 1,
+            col: 1,
+            message: "the matrix file is empty: it needs at least `servers`, `workloads` and \
+                      `length`"
+                .into(),
+        });
+    }
+    let matrix = super::yaml::from_str::<Matrix>(text).map_err(|e| {
+        let (pos, message) = super::yaml::describe(&e, &spans, text);
         MatrixError {
             file: file.clone(),
-            line,
-            col,
-            message: msg,
+            line: pos.line,
+            col: pos.col,
+            message,
         }
     })?;
-    let spans = SpanIndex::build(text);
     let base = path.parent().unwrap_or(Path::new("."));
     let v = Validator {
         file: &file,
@@ -203,6 +253,38 @@ impl Validator<'_> {
                 return Err(self.err(
                     path,
                     format!("`{n}` needs a unit: ms, s, m or h (e.g. {n}s)"),
+                ));
+            }
+        }
+        if let Some(cv) = m
+            .repeat
+            .until_cv
+            .filter(|cv| !(cv.is_finite() && *cv > 0.0))
+        {
+            return Err(self.err(
+                "repeat.until_cv",
+                format!("until_cv {cv} is not a percentage above 0 (e.g. 3 for 3%)"),
+            ));
+        }
+        if m.repeat.max_iterations == Some(0) {
+            return Err(self.err(
+                "repeat.max_iterations",
+                "max_iterations must be at least 1".into(),
+            ));
+        }
+        for (name, w) in &m.workloads {
+            let WorkloadSpec::Oltp(o) = w else { continue };
+            if let Some(i) = o
+                .percentiles
+                .iter()
+                .position(|p| !(p.is_finite() && *p > 0.0 && *p <= 100.0))
+            {
+                return Err(self.err(
+                    &format!("workloads.{name}.oltp.percentiles[{i}]"),
+                    format!(
+                        "percentile {} is not between 0 and 100 (e.g. 99.9)",
+                        o.percentiles[i]
+                    ),
                 ));
             }
         }
@@ -570,14 +652,25 @@ length: 100
     #[test]
     fn wrong_type_and_unknown_kind() {
         let e = err(&GOOD.replace("length: 100", "length: 100\nconcurrency: two"));
-        assert_eq!(e.line, 10, "{e}");
-        assert!(e.message.contains("invalid type"), "{e}");
+        assert_eq!((e.line, e.col), (10, 14), "{e}");
+        assert_eq!(e.message, "`concurrency` must be a list, not `two`");
         let e = err(&GOOD.replace("{slap: {load_type: write}}", "{slapp: {}}"));
-        assert_eq!(e.line, 8, "{e}");
+        assert_eq!((e.line, e.col), (8, 7), "{e}");
+        assert_eq!(
+            e.message,
+            "workload `w` names an unknown driver `slapp`; valid drivers: slap, oltp, sysbench, \
+             redis, redis_benchmark"
+        );
+        let e = err(&GOOD.replace("{slap: {load_type: write}}", "slap"));
+        assert_eq!((e.line, e.col), (8, 6), "{e}");
         assert!(
-            e.message.contains("unknown variant `slapp`") && e.message.contains("slap"),
+            e.message
+                .starts_with("workload `w` must name one driver with its options"),
             "{e}"
         );
+        for internal in ["SlapSpec", "variant", "struct"] {
+            assert!(!e.message.contains(internal), "{e}");
+        }
         let e = err(&GOOD.replace("load_type: write", "load_type: wrte"));
         assert!(
             e.message
@@ -586,6 +679,48 @@ length: 100
         );
         let e = err(&GOOD.replace("length: 100", "length: 3 weeks"));
         assert!(e.message.contains("unknown unit"), "{e}");
+        assert_eq!((e.line, e.col), (9, 9), "the value's own position: {e}");
+    }
+
+    #[test]
+    fn duplicate_keys_limits_and_merge_keys() {
+        let e = err(&GOOD.replace(
+            "  on: {mycnf: {log_bin: 1}}",
+            "  on: {mycnf: {log_bin: 1, log_bin: 2}}",
+        ));
+        assert_eq!((e.line, e.col), (5, 28), "{e}");
+        assert_eq!(
+            e.message,
+            "`log_bin` is defined twice in `configs.on.mycnf`: each key may appear once"
+        );
+        let e = err(&format!("{GOOD}workloads:\n  x: {{slap: {{}}}}\n"));
+        assert_eq!((e.line, e.col), (10, 1), "{e}");
+        let deep = format!("servers: {}", "[".repeat(100_000));
+        let e = err(&deep);
+        assert!(
+            e.message
+                .starts_with("lists and mappings are nested more than 32 deep"),
+            "{e}"
+        );
+        let merged = GOOD.replace(
+            "  db: {image: mariadb:11}",
+            "  db: &base {image: mariadb:11}\n  db2: {<<: *base}",
+        );
+        let m = load_str(&merged, Path::new("m.yaml")).unwrap();
+        assert_eq!(m.matrix.servers["db2"].image.as_deref(), Some("mariadb:11"));
+        let e = err(&GOOD.replace("servers:", "servers: {a: {image: x}\nx:"));
+        assert_eq!((e.line, e.col), (2, 1), "{e}");
+        assert!(
+            e.message
+                .ends_with("(the `{` opened at line 1, column 10 is not closed)"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("servers:", "servers: {a: [b, c}\nx:"));
+        assert_eq!((e.line, e.col), (1, 14), "{e}");
+        assert_eq!(
+            e.message,
+            "YAML syntax: mismatched bracket '[' closed by '}'"
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod redis_spec;
 pub mod schedule;
 pub mod span;
 pub mod untrusted;
+pub mod yaml;
 
 pub use length::Length;
 pub use load::{load_file, load_str, LoadedMatrix, MatrixError};

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::length::Length;
 pub use super::redis_spec::{RedisBenchmarkSpec, RedisSpec};
+use super::yaml::Scalar;
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -21,7 +22,6 @@ pub struct Matrix {
     #[serde(default)]
     pub engines: Vec<String>,
     /// Each workload is a one-key map naming its kind: `name: {slap: {...}}`.
-    #[serde(with = "serde_yaml::with::singleton_map_recursive")]
     pub workloads: IndexMap<String, WorkloadSpec>,
     #[serde(default = "default_concurrency")]
     pub concurrency: Vec<u32>,
@@ -223,13 +223,14 @@ pub struct CnfValue(pub String);
 impl<'de> Deserialize<'de> for CnfValue {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        match serde_yaml::Value::deserialize(d)? {
-            serde_yaml::Value::String(s) => Ok(CnfValue(s)),
-            serde_yaml::Value::Number(n) => Ok(CnfValue(n.to_string())),
-            serde_yaml::Value::Bool(b) => Ok(CnfValue(if b { "ON" } else { "OFF" }.into())),
-            _ => Err(D::Error::custom(
-                "a my.cnf value must be a string, number, boolean or null",
-            )),
+        match Scalar::deserialize(d)? {
+            Scalar::Bool(b) => Ok(CnfValue(if b { "ON" } else { "OFF" }.into())),
+            Scalar::Other(kind) => Err(D::Error::custom(format!(
+                "a config value must be a string, number, boolean or empty, not {kind}"
+            ))),
+            s => s.text().map(CnfValue).ok_or_else(|| {
+                D::Error::custom("a config value must be a string, number, boolean or empty")
+            }),
         }
     }
 }
@@ -256,8 +257,11 @@ impl Allocator {
     }
 }
 
+/// The workload kinds as a matrix names them (the variants of `WorkloadSpec`).
+pub const WORKLOAD_KINDS: [&str; 5] = ["slap", "oltp", "sysbench", "redis", "redis_benchmark"];
+
 /// One workload, tagged by its kind: `slap: {...}`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadSpec {
     /// mysqlslap's auto-generated workloads.
@@ -285,6 +289,52 @@ impl WorkloadSpec {
     /// Whether the storage-engine axis applies (the workload creates its own tables).
     pub fn uses_engine(&self) -> bool {
         matches!(self, WorkloadSpec::Slap(_))
+    }
+}
+
+/// `{kind: {options}}` with exactly one kind; said in the matrix's words when it is not.
+impl<'de> Deserialize<'de> for WorkloadSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = WorkloadSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(
+                    f,
+                    "one driver with its options, e.g. `{{slap: {{}}}}`; valid drivers: {}",
+                    WORKLOAD_KINDS.join(", ")
+                )
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Self::Value, A::Error> {
+                use serde::de::Error;
+                let Some(kind) = a.next_key::<String>()? else {
+                    return Err(A::Error::custom(format!(
+                        "name one driver with its options, e.g. `{{slap: {{}}}}`; valid \
+                         drivers: {}",
+                        WORKLOAD_KINDS.join(", ")
+                    )));
+                };
+                let spec = match kind.as_str() {
+                    "slap" => WorkloadSpec::Slap(a.next_value()?),
+                    "redis" => WorkloadSpec::Redis(a.next_value()?),
+                    "redis_benchmark" => WorkloadSpec::RedisBenchmark(a.next_value()?),
+                    "oltp" => WorkloadSpec::Oltp(a.next_value()?),
+                    "sysbench" => WorkloadSpec::Sysbench(a.next_value()?),
+                    other => return Err(A::Error::unknown_variant(other, &WORKLOAD_KINDS)),
+                };
+                if let Some(second) = a.next_key::<String>()? {
+                    return Err(A::Error::custom(format!(
+                        "name one driver, not both `{kind}` and `{}`: define two workloads",
+                        crate::report::escape::terminal(&second)
+                    )));
+                }
+                Ok(spec)
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -316,7 +366,7 @@ pub struct SlapSpec {
 
 impl Default for SlapSpec {
     fn default() -> Self {
-        serde_yaml::from_str("{}").expect("invariant: every SlapSpec field has a default")
+        super::yaml::from_str("{}").expect("invariant: every SlapSpec field has a default")
     }
 }
 
@@ -361,22 +411,53 @@ pub struct OneOrMany(pub Vec<String>);
 impl<'de> Deserialize<'de> for OneOrMany {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        fn scalar(v: &serde_yaml::Value) -> Option<String> {
-            match v {
-                serde_yaml::Value::String(s) => Some(s.clone()),
-                serde_yaml::Value::Number(n) => Some(n.to_string()),
-                serde_yaml::Value::Bool(b) => Some(b.to_string()),
-                _ => None,
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = OneOrMany;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a value or a list of values")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<OneOrMany, A::Error> {
+                let mut out = Vec::new();
+                while let Some(s) = a.next_element::<Scalar>()? {
+                    out.push(
+                        s.text().ok_or_else(|| {
+                            A::Error::custom("expected a value or a list of values")
+                        })?,
+                    );
+                }
+                Ok(OneOrMany(out))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<OneOrMany, A::Error> {
+                Err(A::Error::custom(
+                    "expected a value or a list of values, not a mapping",
+                ))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![v.to_string()]))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![v.to_string()]))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![v.to_string()]))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![format!("{v:?}")]))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<OneOrMany, E> {
+                Ok(OneOrMany(vec![v.to_string()]))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<OneOrMany, E> {
+                Err(E::custom(
+                    "expected a value or a list of values, not nothing",
+                ))
             }
         }
-        let v = serde_yaml::Value::deserialize(d)?;
-        let items = match &v {
-            serde_yaml::Value::Sequence(seq) => seq.iter().map(scalar).collect::<Option<Vec<_>>>(),
-            other => scalar(other).map(|s| vec![s]),
-        };
-        items
-            .map(OneOrMany)
-            .ok_or_else(|| D::Error::custom("expected a value or a list of values"))
+        d.deserialize_any(V)
     }
 }
 

@@ -152,7 +152,7 @@ pub struct OltpSpec {
 
 impl Default for OltpSpec {
     fn default() -> Self {
-        serde_yaml::from_str("{}").expect("invariant: every OltpSpec field has a default")
+        crate::matrix::yaml::from_str("{}").expect("invariant: every OltpSpec field has a default")
     }
 }
 
@@ -164,7 +164,7 @@ pub struct SysbenchSpec {
     pub test: String,
     /// Options passed as `--key=value` to prepare and run (e.g. `tables: 4`).
     #[serde(default)]
-    pub options: IndexMap<String, serde_yaml::Value>,
+    pub options: IndexMap<String, serde_json::Value>,
     /// The sysbench binary.
     #[serde(default = "d_sysbench")]
     pub binary: String,
@@ -242,14 +242,14 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for t in OltpTest::ALL {
-            let parsed: OltpTest = serde_yaml::from_str(t.name()).unwrap();
+            let parsed: OltpTest = crate::matrix::yaml::from_str(t.name()).unwrap();
             assert_eq!(parsed, t);
         }
     }
 
     #[test]
     fn unknown_option_is_an_error() {
-        let e = serde_yaml::from_str::<OltpSpec>("{tabels: 4}").unwrap_err();
+        let e = crate::matrix::yaml::from_str::<OltpSpec>("{tabels: 4}").unwrap_err();
         assert!(e.to_string().contains("tabels"), "{e}");
     }
 }

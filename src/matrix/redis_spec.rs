@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn names_round_trip_through_yaml() {
         for t in RedisTest::ALL {
-            let parsed: RedisTest = serde_yaml::from_str(t.name()).unwrap();
+            let parsed: RedisTest = crate::matrix::yaml::from_str(t.name()).unwrap();
             assert_eq!(parsed, t);
         }
         assert_eq!(RedisTest::Lrange300.command(), "lrange");
@@ -284,11 +284,11 @@ mod tests {
 
     #[test]
     fn spec_defaults_and_ratio() {
-        let s: RedisSpec = serde_yaml::from_str("{test: mixed, ratio: '1:4'}").unwrap();
+        let s: RedisSpec = crate::matrix::yaml::from_str("{test: mixed, ratio: '1:4'}").unwrap();
         assert_eq!(s.data_size, 3);
         assert_eq!(s.pipeline, 1);
         assert_eq!(s.ratio, Some(Ratio { sets: 1, gets: 4 }));
-        assert!(serde_yaml::from_str::<RedisSpec>("{test: mixed, ratio: '0:0'}").is_err());
-        assert!(serde_yaml::from_str::<RedisSpec>("{test: sett}").is_err());
+        assert!(crate::matrix::yaml::from_str::<RedisSpec>("{test: mixed, ratio: '0:0'}").is_err());
+        assert!(crate::matrix::yaml::from_str::<RedisSpec>("{test: sett}").is_err());
     }
 }

@@ -3,11 +3,10 @@
 
 use std::collections::HashMap;
 
-use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
-use yaml_rust2::scanner::Marker;
+use serde_saphyr::granit_parser::{Event, Parser, StructureStyle};
 
 /// 1-based line and column.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Pos {
     pub line: usize,
     pub col: usize,
@@ -15,18 +14,72 @@ pub struct Pos {
 
 /// Positions by path: `servers.db.build`, `exclude[0].engine`, `concurrency[2]`.
 /// A mapping key's own position is stored under `path#key`.
+///
+/// Built from the same parser's events as the deserialiser reads (granit-parser), so both
+/// agree on every position. A merged key (`<<: *base`) has no place of its own in the text:
+/// it resolves to the mapping that merges it.
 #[derive(Debug, Default)]
 pub struct SpanIndex {
     map: HashMap<String, Pos>,
+    /// Every node and key in document order: (start, path, "a list"/"a mapping" or None).
+    order: Vec<(Pos, String, Option<&'static str>)>,
+    /// The first syntax error, where it is and what the parser says, with the flow
+    /// collections still open there (innermost last).
+    pub syntax: Option<Syntax>,
+}
+
+/// A YAML syntax error found while indexing.
+#[derive(Debug, Clone)]
+pub struct Syntax {
+    pub pos: Pos,
+    pub message: String,
+    /// `[` or `{` still open at the error, with where each opened (innermost last).
+    pub open: Vec<(char, Pos)>,
 }
 
 impl SpanIndex {
+    /// Index `text`; a syntax error stops the index where it is (the deserialiser reports it).
     pub fn build(text: &str) -> SpanIndex {
+        let options = super::yaml::options().budget.unwrap_or_default();
+        let mut parser = Parser::new_from_str_with_options(text, parser_options(&options));
         let mut rec = Recorder::default();
-        let mut parser = Parser::new_from_str(text);
-        // Syntax errors are reported by serde_yaml with their own position; ignore here.
-        let _ = parser.load(&mut rec, false);
-        SpanIndex { map: rec.map }
+        let mut depth = 0usize;
+        let mut syntax = None;
+        while let Some(next) = parser.next_event() {
+            let (ev, span) = match next {
+                Ok(e) => e,
+                Err(e) => {
+                    let m = e.marker();
+                    syntax = Some(Syntax {
+                        pos: Pos {
+                            line: m.line(),
+                            col: m.col() + 1,
+                        },
+                        message: e.info(),
+                        open: rec.open_flows(),
+                    });
+                    break;
+                }
+            };
+            let pos = Pos {
+                line: span.start.line(),
+                col: span.start.col() + 1,
+            };
+            match ev {
+                Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
+                Event::MappingEnd | Event::SequenceEnd => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if depth > super::yaml::MAX_DEPTH || rec.order.len() > super::yaml::MAX_NODES {
+                break;
+            }
+            rec.on_event(ev, pos);
+        }
+        SpanIndex {
+            map: rec.map,
+            order: rec.order,
+            syntax,
+        }
     }
 
     /// The position of the value at `path`, else of its key, else of the nearest parent.
@@ -53,17 +106,65 @@ impl SpanIndex {
             .copied()
             .unwrap_or_else(|| self.find(path))
     }
+
+    /// True when the text holds no node at all (empty, or only comments).
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// The path of the innermost node or key that starts at or before `pos` (`""` for the
+    /// document itself): what an error at `pos` is about.
+    pub fn path_at(&self, pos: Pos) -> String {
+        let i = self.order.partition_point(|(p, _, _)| *p <= pos);
+        match i {
+            0 => String::new(),
+            i => self.order[i - 1].1.clone(),
+        }
+    }
+
+    /// "a list" or "a mapping" when one starts exactly at `pos`.
+    pub fn container_kind_at(&self, pos: Pos) -> Option<&'static str> {
+        self.order
+            .iter()
+            .find(|(p, _, kind)| *p == pos && kind.is_some())
+            .and_then(|(_, _, kind)| *kind)
+    }
+
+    /// Like `path_at`, but a list or mapping starting exactly at `pos` wins over the first key
+    /// inside it (a block mapping and its first key start at the same place).
+    pub fn container_at(&self, pos: Pos) -> String {
+        self.order
+            .iter()
+            .find(|(p, _, kind)| *p == pos && kind.is_some())
+            .map(|(_, path, _)| path.clone())
+            .unwrap_or_else(|| self.path_at(pos))
+    }
+}
+
+fn parser_options(b: &serde_saphyr::Budget) -> serde_saphyr::granit_parser::Options {
+    let mut o = serde_saphyr::granit_parser::Options::default();
+    o.flow_nesting_limit = b.flow_nesting_limit;
+    o
 }
 
 enum Frame {
-    Map { path: String, key: Option<String> },
-    Seq { path: String, index: usize },
+    Map {
+        path: String,
+        key: Option<String>,
+        flow: Option<Pos>,
+    },
+    Seq {
+        path: String,
+        index: usize,
+        flow: Option<Pos>,
+    },
 }
 
 #[derive(Default)]
 struct Recorder {
     stack: Vec<Frame>,
     map: HashMap<String, Pos>,
+    order: Vec<(Pos, String, Option<&'static str>)>,
 }
 
 impl Recorder {
@@ -72,20 +173,74 @@ impl Recorder {
     fn next_path(&mut self, scalar: Option<&str>, pos: Pos) -> Option<String> {
         match self.stack.last_mut() {
             None => Some(String::new()),
-            Some(Frame::Seq { path, index }) => {
+            Some(Frame::Seq { path, index, .. }) => {
                 let p = format!("{path}[{index}]");
                 *index += 1;
                 Some(p)
             }
-            Some(Frame::Map { path, key }) => match key.take() {
+            Some(Frame::Map { path, key, .. }) => match key.take() {
                 Some(k) => Some(join(path, &k)),
                 None => {
                     let k = scalar.unwrap_or("?").to_string();
-                    self.map.insert(format!("{}#key", join(path, &k)), pos);
+                    let full = join(path, &k);
+                    self.map.entry(format!("{full}#key")).or_insert(pos);
+                    self.order.push((pos, full, None));
                     *key = Some(k);
                     None
                 }
             },
+        }
+    }
+
+    fn open_flows(&self) -> Vec<(char, Pos)> {
+        self.stack
+            .iter()
+            .filter_map(|f| match f {
+                Frame::Map { flow, .. } => flow.map(|p| ('{', p)),
+                Frame::Seq { flow, .. } => flow.map(|p| ('[', p)),
+            })
+            .collect()
+    }
+
+    fn node(&mut self, path: String, pos: Pos, container: Option<&'static str>) {
+        self.map.entry(path.clone()).or_insert(pos);
+        self.order.push((pos, path, container));
+    }
+
+    fn on_event(&mut self, ev: Event<'_>, pos: Pos) {
+        match ev {
+            Event::Scalar(value, ..) => {
+                if let Some(p) = self.next_path(Some(&value), pos) {
+                    self.node(p, pos, None);
+                }
+            }
+            Event::Alias(_) => {
+                if let Some(p) = self.next_path(Some("*alias"), pos) {
+                    self.node(p, pos, None);
+                }
+            }
+            Event::MappingStart(style, ..) => {
+                let p = self.next_path(None, pos).unwrap_or_default();
+                self.node(p.clone(), pos, Some("a mapping"));
+                self.stack.push(Frame::Map {
+                    path: p,
+                    key: None,
+                    flow: (style == StructureStyle::Flow).then_some(pos),
+                });
+            }
+            Event::SequenceStart(style, ..) => {
+                let p = self.next_path(None, pos).unwrap_or_default();
+                self.node(p.clone(), pos, Some("a list"));
+                self.stack.push(Frame::Seq {
+                    path: p,
+                    index: 0,
+                    flow: (style == StructureStyle::Flow).then_some(pos),
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.stack.pop();
+            }
+            _ => {}
         }
     }
 }
@@ -95,41 +250,6 @@ fn join(path: &str, key: &str) -> String {
         key.to_string()
     } else {
         format!("{path}.{key}")
-    }
-}
-
-impl MarkedEventReceiver for Recorder {
-    fn on_event(&mut self, ev: Event, mark: Marker) {
-        let pos = Pos {
-            line: mark.line(),
-            col: mark.col() + 1,
-        };
-        match ev {
-            Event::Scalar(value, ..) => {
-                if let Some(p) = self.next_path(Some(&value), pos) {
-                    self.map.insert(p, pos);
-                }
-            }
-            Event::Alias(_) => {
-                if let Some(p) = self.next_path(Some("*alias"), pos) {
-                    self.map.insert(p, pos);
-                }
-            }
-            Event::MappingStart(..) => {
-                let p = self.next_path(None, pos).unwrap_or_default();
-                self.map.insert(p.clone(), pos);
-                self.stack.push(Frame::Map { path: p, key: None });
-            }
-            Event::SequenceStart(..) => {
-                let p = self.next_path(None, pos).unwrap_or_default();
-                self.map.insert(p.clone(), pos);
-                self.stack.push(Frame::Seq { path: p, index: 0 });
-            }
-            Event::MappingEnd | Event::SequenceEnd => {
-                self.stack.pop();
-            }
-            _ => {}
-        }
     }
 }
 

@@ -262,7 +262,7 @@ mod tests {
     /// After a deliberate change: UPDATE_GOLDEN=1 cargo test --lib report
     #[test]
     fn summary_matches_golden_file() {
-        let matrix: Matrix = serde_yaml::from_str(
+        let matrix: Matrix = crate::matrix::yaml::from_str(
             "name: golden\ndescription: Seed-000 shaped table.\nservers: {mariadb-10.11: {image: x}}\n\
              configs: {binlog-off: {}, binlog-on: {}}\nengines: [MyISAM, InnoDB]\n\
              workloads: {write-guid: {slap: {}}, key-guid: {slap: {}}}\nconcurrency: [2]\niterations: 2\n\

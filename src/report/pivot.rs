@@ -346,7 +346,7 @@ mod tests {
     use super::*;
 
     fn matrix() -> Matrix {
-        serde_yaml::from_str(
+        crate::matrix::yaml::from_str(
             "servers: {s: {image: x}}\nconfigs: {off: {}, on: {}}\nengines: [InnoDB, MyISAM]\n\
              workloads: {w: {slap: {}}}\nlength: 10\n\
              report: {metric: qps, rows: [workload], columns: [engine, config], baseline: {config: off}}\n",

@@ -22,7 +22,7 @@ mod tests {
 
     #[test]
     fn renders_values_and_flags() {
-        let settings: IndexMap<String, Option<CnfValue>> = serde_yaml::from_str(
+        let settings: IndexMap<String, Option<CnfValue>> = crate::matrix::yaml::from_str(
             "{log_bin: mysql-bin, sync_binlog: 1, skip_name_resolve: ~, innodb_doublewrite: false}",
         )
         .unwrap();

@@ -107,7 +107,7 @@ mod tests {
     use super::*;
 
     fn settings(yaml: &str) -> IndexMap<String, CnfValue> {
-        serde_yaml::from_str(yaml).unwrap()
+        crate::matrix::yaml::from_str(yaml).unwrap()
     }
 
     #[test]

@@ -143,7 +143,7 @@ mod tests {
     }
 
     fn settings(yaml: &str) -> IndexMap<String, Option<CnfValue>> {
-        serde_yaml::from_str(yaml).unwrap()
+        crate::matrix::yaml::from_str(yaml).unwrap()
     }
 
     #[test]

@@ -164,7 +164,7 @@ mod tests {
     use rand::SeedableRng;
 
     fn spec(yaml: &str) -> SlapSpec {
-        serde_yaml::from_str(yaml).unwrap()
+        crate::matrix::yaml::from_str(yaml).unwrap()
     }
     fn rng() -> rand::rngs::StdRng {
         rand::rngs::StdRng::seed_from_u64(7)
