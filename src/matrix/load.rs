@@ -415,7 +415,14 @@ impl Validator<'_> {
                         &o.mysql_storage_engine,
                     ),
                 ],
-                WorkloadSpec::Sysbench(s) => vec![("sysbench.db", "database", &s.db)],
+                WorkloadSpec::Sysbench(s) => {
+                    for (key, value) in &s.options {
+                        let path = format!("workloads.{name}.sysbench.options.{key}");
+                        super::untrusted::sysbench_option(key, value)
+                            .map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
+                    }
+                    vec![("sysbench.db", "database", &s.db)]
+                }
                 _ => Vec::new(),
             };
             for (field, what, value) in checks {
