@@ -67,8 +67,11 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         .flat_map(|d| d.cells.iter())
         .map(missing)
         .sum();
-    let has_work =
-        |d: &Deployment| d.cells.iter().any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done));
+    let has_work = |d: &Deployment| {
+        d.cells
+            .iter()
+            .any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done))
+    };
     if let (Some(dir), false) = (&opened.dir, plan.deployments.iter().any(has_work)) {
         // Nothing to measure: the run stays exactly as it is (manifest, summary and all).
         eprintln!(
@@ -268,7 +271,11 @@ fn open_run(opts: &RunOptions) -> Result<Opened> {
         .context("a matrix file or --resume DIR is needed")?;
     let loaded = crate::matrix::load_file(path)?;
     if let Some(out) = &opts.out {
-        anyhow::ensure!(fresh(out), "{} exists and is not empty: runs are never overwritten (use --resume to continue one)", out.display());
+        anyhow::ensure!(
+            fresh(out),
+            "{} exists and is not empty: runs are never overwritten (use --resume to continue one)",
+            out.display()
+        );
     }
     Ok(Opened {
         loaded,

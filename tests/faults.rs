@@ -169,9 +169,17 @@ fn sigkill_at_any_point_then_resume_measures_each_iteration_once() {
                 .unwrap();
             std::io::Write::write_all(&mut f, torn.as_bytes()).unwrap();
             let report = rmatrix(&["report", out.to_str().unwrap(), "--format", "json"]);
-            assert_eq!(report.code, 0, "torn row: report reads it: {}", report.stderr);
+            assert_eq!(
+                report.code, 0,
+                "torn row: report reads it: {}",
+                report.stderr
+            );
             let parsed: serde_json::Value = serde_json::from_str(&report.stdout).unwrap();
-            assert_eq!(parsed.as_array().unwrap().len(), before, "torn row left out");
+            assert_eq!(
+                parsed.as_array().unwrap().len(),
+                before,
+                "torn row left out"
+            );
         }
 
         // The engine unreachable: exit 3, the stored run as it was.
@@ -196,7 +204,10 @@ fn sigkill_at_any_point_then_resume_measures_each_iteration_once() {
         );
         assert_eq!(ok_iterations(&out), want, "{point}");
         let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
-        assert!(text.ends_with('\n') && !text.contains(",123\n"), "{point}: torn row cut");
+        assert!(
+            text.ends_with('\n') && !text.contains(",123\n"),
+            "{point}: torn row cut"
+        );
         assert!(containers(&name).is_empty(), "{point}: containers left");
         let after = manifest(&out);
         let first: serde_json::Value = serde_json::from_str(&man).unwrap();
@@ -213,7 +224,11 @@ fn sigkill_at_any_point_then_resume_measures_each_iteration_once() {
         );
         let again = resume(&out);
         assert_eq!(again.code, 0, "{}", again.stderr);
-        assert!(again.stderr.contains("nothing to resume"), "{}", again.stderr);
+        assert!(
+            again.stderr.contains("nothing to resume"),
+            "{}",
+            again.stderr
+        );
         assert_eq!(std::fs::read(out.join("manifest.json")).unwrap(), man);
         assert_eq!(std::fs::read(out.join("summary.md")).unwrap(), summary);
     }
@@ -250,7 +265,10 @@ fn a_killed_server_fails_its_cells_fast_and_resume_supersedes_them() {
     let rs = rows(&out);
     let failed: Vec<_> = rs.iter().filter(|r| r["status"] == "failed").collect();
     assert!(!failed.is_empty());
-    assert!(failed.iter().all(|r| r["config"] == "a"), "only a's cells fail");
+    assert!(
+        failed.iter().all(|r| r["config"] == "a"),
+        "only a's cells fail"
+    );
     assert_eq!(
         rs.iter()
             .filter(|r| r["config"] == "b" && r["status"] == "ok")
@@ -280,7 +298,10 @@ fn a_killed_server_fails_its_cells_fast_and_resume_supersedes_them() {
     assert_eq!(man["iterations_failed"], 0, "{man}");
     assert_eq!(man["iterations_ok"], 12);
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
-    assert!(!summary.contains("Failed cells"), "stale failures: {summary}");
+    assert!(
+        !summary.contains("Failed cells"),
+        "stale failures: {summary}"
+    );
     let report = rmatrix(&["report", out.to_str().unwrap()]);
     assert_eq!(report.code, 0, "{}", report.stderr);
     assert!(!report.stdout.contains("Failed cells"));
@@ -372,7 +393,9 @@ stall_timeout: 2s
     let out = tmp.path().join(name);
     let _guard = Cleanup(name.into());
     let mut child = spawn_run(&m, &out);
-    wait_for(&mut child, 120, "the server", || !containers(name).is_empty());
+    wait_for(&mut child, 120, "the server", || {
+        !containers(name).is_empty()
+    });
     let id = containers(name).remove(0);
     // Into the first iteration (the server answers within a second here; the first row
     // comes 3 s after that).
@@ -417,7 +440,10 @@ stall_timeout: 2s
         "failed {:.1}s after the pause",
         took.as_secs_f64()
     );
-    eprintln!("pause: failed {:.2}s after docker pause", took.as_secs_f64());
+    eprintln!(
+        "pause: failed {:.2}s after docker pause",
+        took.as_secs_f64()
+    );
     assert_eq!(rs.len(), 4);
     assert!(rs[1..].iter().all(|r| r["status"] == "ok"), "{rs:?}");
     assert!(containers(name).is_empty());
@@ -431,7 +457,14 @@ fn a_full_disk_fails_cleanly_and_keeps_what_was_written() {
     let mnt = tmp.path().join("small");
     std::fs::create_dir(&mnt).unwrap();
     let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs", mnt.to_str().unwrap()])
+        .args([
+            "-t",
+            "tmpfs",
+            "-o",
+            "size=256k",
+            "tmpfs",
+            mnt.to_str().unwrap(),
+        ])
         .status()
         .unwrap();
     assert!(mounted.success(), "mount a tmpfs (needs root)");
@@ -477,7 +510,7 @@ fn a_full_disk_fails_cleanly_and_keeps_what_was_written() {
     let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
     assert!(text.ends_with('\n'), "a torn row was left: {text}");
     let n = rows(&out).len();
-    assert!(n >= 2 && n < 12, "{n} rows");
+    assert!((2..12).contains(&n), "{n} rows");
     manifest(&out);
     std::fs::remove_file(&filler).unwrap();
     let report = rmatrix(&["report", out.to_str().unwrap()]);
@@ -527,7 +560,12 @@ fn an_external_server_unreachable_or_refusing_the_password_fails_its_cells() {
 
     let closed = tmp.path().join("faults-ext-closed");
     let (o, took) = run(&matrix("closed", free_port()), &closed, "x");
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let err = &rows(&closed)[0]["error"];
     assert!(
         err.contains("unreachable after 5 attempts 1 s apart") && err.contains("refused"),
@@ -561,15 +599,26 @@ fn an_external_server_unreachable_or_refusing_the_password_fails_its_cells() {
     }
     let wrong = tmp.path().join("faults-ext-password");
     let (o, took) = run(&matrix("password", port), &wrong, "a-wrong-one");
-    assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let err = &rows(&wrong)[0]["error"];
     assert!(
         err.contains("Access denied") && err.contains("not retried"),
         "{err}"
     );
-    assert!(!err.contains("a-wrong-one"), "the password is never written");
+    assert!(
+        !err.contains("a-wrong-one"),
+        "the password is never written"
+    );
     assert!(took < Duration::from_secs(5), "not retried: {took:?}");
-    eprintln!("wrong password: failed in {:.1}s: {err}", took.as_secs_f64());
+    eprintln!(
+        "wrong password: failed in {:.1}s: {err}",
+        took.as_secs_f64()
+    );
 }
 
 /// The Docker engine unreachable: exit 3, and no run directory left to block the same --out.
@@ -583,6 +632,11 @@ fn an_unreachable_engine_exits_3_and_leaves_no_run_directory() {
         .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(3), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(!out.exists(), "a run that never started leaves no folder");
 }

@@ -55,7 +55,11 @@ mod tests {
         let stalled = watch(&ops, Duration::from_millis(100)).await;
         busy.await.unwrap();
         // 300 ms of progress, then 100 ms of none.
-        assert!(started.elapsed() >= Duration::from_millis(350), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() >= Duration::from_millis(350),
+            "{:?}",
+            started.elapsed()
+        );
         assert_eq!(
             stalled.to_string(),
             "no operation completed for 0.1 s: the server stalled (stall_timeout; the iteration \

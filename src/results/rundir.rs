@@ -223,7 +223,8 @@ pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let bytes = complete_lines(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let bytes =
+        complete_lines(path).with_context(|| format!("failed to read {}", path.display()))?;
     let mut r = csv::Reader::from_reader(bytes.as_slice());
     let mut rows = Vec::new();
     for (i, rec) in r.deserialize().enumerate() {
@@ -258,5 +259,77 @@ mod tests {
         assert_eq!(rows[1].qps, None);
         let text = fs::read_to_string(dir.file(RESULTS_CSV)).unwrap();
         assert_eq!(text.matches("server,config").count(), 1, "header once");
+    }
+
+    fn row(workload: &str, iteration: u32, ok: bool) -> ResultRow {
+        let r = ResultRow {
+            server: "s".into(),
+            workload: workload.into(),
+            iteration,
+            status: "ok".into(),
+            qps: Some(1.0),
+            ..Default::default()
+        };
+        if ok {
+            r
+        } else {
+            r.failed("gone")
+        }
+    }
+
+    #[test]
+    fn a_later_ok_row_supersedes_failed_attempts() {
+        let rows = vec![
+            row("a", 1, false),
+            row("b", 1, true),
+            row("a", 1, false),
+            row("a", 2, false),
+            row("a", 1, true),
+            row("a", 2, false),
+        ];
+        let got: Vec<(String, u32, bool)> = current(rows)
+            .into_iter()
+            .map(|r| (r.workload.clone(), r.iteration, r.is_ok()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a".into(), 1, true),
+                ("b".into(), 1, true),
+                ("a".into(), 2, false)
+            ],
+            "one row per iteration, at its first position"
+        );
+    }
+
+    #[test]
+    fn a_torn_last_row_is_left_out_and_cut_on_repair() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = RunDir {
+            path: tmp.path().to_path_buf(),
+        };
+        dir.append(&row("a", 1, true)).unwrap();
+        dir.append(&row("a", 2, true)).unwrap();
+        let whole = fs::read_to_string(dir.file(RESULTS_CSV)).unwrap();
+        fs::write(dir.file(RESULTS_CSV), whole.clone() + "s,,,a,,0,3,ok,,12").unwrap();
+        assert_eq!(dir.rows().unwrap().len(), 2, "the torn row is left out");
+        let samples = dir.file(super::super::samples::SAMPLES_CSV);
+        let line = |i: u32| format!("s,,,a,0,{i},1,1,1.0,1.0,0.0,0.0,0.0,0.1,0.0,0.0\n");
+        fs::write(
+            &samples,
+            "server,config,engine,workload,concurrency,iteration,second,threads,tps,qps,\
+             reads_ps,writes_ps,others_ps,lat_p95_ms,errors_ps,reconnects_ps\n"
+                .to_string()
+                + &line(1)
+                + &line(2)
+                + &line(3)
+                + "s,,,a,0,4,1",
+        )
+        .unwrap();
+        dir.repair().unwrap();
+        assert_eq!(fs::read_to_string(dir.file(RESULTS_CSV)).unwrap(), whole);
+        let kept = fs::read_to_string(&samples).unwrap();
+        assert!(kept.ends_with(&(line(1) + &line(2))), "{kept}");
+        assert_eq!(kept.lines().count(), 3, "iteration 3 had no ok row: {kept}");
     }
 }

@@ -98,12 +98,7 @@ where
                 )))
             }
             Ok(Err(e)) => last = e,
-            Err(_) => {
-                last = anyhow!(
-                    "no answer within {} s",
-                    EXTERNAL_ATTEMPT_TIMEOUT.as_secs()
-                )
-            }
+            Err(_) => last = anyhow!("no answer within {} s", EXTERNAL_ATTEMPT_TIMEOUT.as_secs()),
         }
         if n < EXTERNAL_ATTEMPTS {
             tokio::time::sleep(EXTERNAL_RETRY_PAUSE).await;

@@ -67,7 +67,9 @@ pub struct Phase {
 
 impl Phase {
     fn over(&self) -> bool {
-        if self.cancelled.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.cancelled.load(Ordering::Relaxed)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
             return true;
         }
         match &self.budget {
