@@ -389,25 +389,57 @@ length: 3s
 stall_timeout: 2s
 ",
     );
-    let name = "faults-pause";
-    let out = tmp.path().join(name);
-    let _guard = Cleanup(name.into());
-    let mut child = spawn_run(&m, &out);
-    wait_for(&mut child, 120, "the server", || {
-        !containers(name).is_empty()
+    let rs = pause_mid_cell(&m, &tmp.path().join("faults-pause"));
+    assert_eq!(rs.len(), 4);
+}
+
+/// The same with slap on MariaDB: the clients of the given-up iteration are stopped, so the
+/// next iterations' server counters are exactly their own statements.
+#[test]
+fn a_paused_mariadb_fails_the_iteration_and_the_next_count_only_their_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("pause-mariadb.yaml");
+    std::fs::write(
+        &m,
+        format!(
+            "servers:\n  mariadb-10.11: {{build: {}}}\nengines: [MyISAM]\nworkloads:\n  \
+             key: {{slap: {{load_type: key, primary_key: autoincrement}}}}\niterations: 3\n\
+             length: 3s\nstall_timeout: 2s\n",
+            build_dir("mariadb-10.11")
+        ),
+    )
+    .unwrap();
+    let rs = pause_mid_cell(&m, &tmp.path().join("faults-pause-mariadb"));
+    assert_eq!(rs.len(), 3);
+    for r in &rs[1..] {
+        assert_eq!(r["queries"], r["srv_questions"], "{r:?}");
+        assert_eq!(r["queries"], r["srv_com_select"], "{r:?}");
+    }
+}
+
+/// Run `matrix` (2 s stall timeout, 3 s iterations), pause its server 1.5 s into the first
+/// iteration, unpause once that iteration failed; the rows, the first failed and the others ok.
+fn pause_mid_cell(matrix: &Path, out: &Path) -> Vec<BTreeMap<String, String>> {
+    let name = out.file_name().unwrap().to_str().unwrap().to_string();
+    let _guard = Cleanup(name.clone());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args([
+            "run",
+            matrix.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(out.with_extension("err")).unwrap())
+        .spawn()
+        .unwrap();
+    // "ready in": the server answered, the first iteration begins.
+    wait_for(&mut child, 120, "a ready server", || {
+        std::fs::read_to_string(out.with_extension("err")).is_ok_and(|t| t.contains(" ready in "))
     });
-    let id = containers(name).remove(0);
-    // Into the first iteration (the server answers within a second here; the first row
-    // comes 3 s after that).
-    wait_for(&mut child, 60, "a live server", || {
-        Command::new("docker")
-            .args(["inspect", "-f", "{{.State.Running}}", &id])
-            .output()
-            .map(|o| o.stdout.starts_with(b"true"))
-            .unwrap_or(false)
-    });
-    std::thread::sleep(Duration::from_millis(2500));
-    assert_eq!(row_count(&out), 0, "paused too late");
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(row_count(out), 0, "paused too late");
+    let id = containers(&name).remove(0);
     let paused = Instant::now();
     assert!(Command::new("docker")
         .args(["pause", &id])
@@ -422,12 +454,12 @@ stall_timeout: 2s
         }
     }
     let unpause = Unpause(id);
-    wait_for(&mut child, 30, "a failed row", || row_count(&out) >= 1);
+    wait_for(&mut child, 30, "a failed row", || row_count(out) >= 1);
     let took = paused.elapsed();
     drop(unpause);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1));
-    let rs = rows(&out);
+    let rs = rows(out);
     assert_eq!(rs[0]["status"], "failed", "{:?}", rs[0]);
     assert!(
         rs[0]["error"].contains("no operation completed for 2 s: the server stalled"),
@@ -441,12 +473,12 @@ stall_timeout: 2s
         took.as_secs_f64()
     );
     eprintln!(
-        "pause: failed {:.2}s after docker pause",
+        "{name}: failed {:.2}s after docker pause",
         took.as_secs_f64()
     );
-    assert_eq!(rs.len(), 4);
     assert!(rs[1..].iter().all(|r| r["status"] == "ok"), "{rs:?}");
-    assert!(containers(name).is_empty());
+    assert!(containers(&name).is_empty());
+    rs
 }
 
 /// The run directory on a full disk (a 256 KiB tmpfs filled once the first row is written):
