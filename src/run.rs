@@ -48,86 +48,126 @@ pub struct RunOutcome {
 pub struct Interrupted;
 
 pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
-    let (loaded, dir, done) = open_run(&opts)?;
+    let opened = open_run(&opts)?;
+    let (loaded, done) = (&opened.loaded, &opened.done);
     let m = &loaded.matrix;
     let plan = expand(m, &opts.only);
-    let todo: Vec<Deployment> = plan
+    let rows = match &opened.dir {
+        Some(dir) => dir.rows()?,
+        None => Vec::new(),
+    };
+    let missing = |c: &Cell| {
+        (1..=m.iterations)
+            .filter(|i| !done.contains(&(cell_key(c), *i)))
+            .count() as u64
+    };
+    let total: u64 = plan
         .deployments
         .iter()
-        .filter_map(|d| {
-            let cells: Vec<Cell> = d
-                .cells
-                .iter()
-                .filter(|c| (1..=m.iterations).any(|i| !done.contains(&(cell_key(c), i))))
-                .cloned()
-                .collect();
-            (!cells.is_empty()).then(|| Deployment { cells, ..d.clone() })
-        })
-        .collect();
-    let total: u64 = todo
-        .iter()
         .flat_map(|d| d.cells.iter())
-        .map(|c| {
-            (1..=m.iterations)
-                .filter(|i| !done.contains(&(cell_key(c), *i)))
-                .count() as u64
-        })
+        .map(missing)
         .sum();
-
-    let run_id = dir
-        .path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut man = Manifest {
-        format_version: FORMAT_VERSION,
-        rmatrix_version: env!("CARGO_PKG_VERSION").into(),
-        run_id: run_id.clone(),
-        matrix_file: loaded.path.display().to_string(),
-        matrix_sha256: loaded.sha256.clone(),
-        started_at: manifest::now(),
-        host: Host::probe(),
-        transport: match m.network {
-            Network::Host => "tcp 127.0.0.1, host networking (no NAT)".into(),
-            Network::Bridge => "tcp 127.0.0.1, bridge network with published port".into(),
-        },
-        only: opts.only_text.clone(),
-        cells_planned: plan.cell_count(),
-        ..Manifest::default()
+    let has_work = |d: &Deployment| {
+        d.cells
+            .iter()
+            .any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done))
     };
-    if let Ok(old) = std::fs::read_to_string(dir.file(MANIFEST)) {
-        // Resuming: keep what earlier attempts learnt.
-        if let Ok(old) = serde_json::from_str::<Manifest>(&old) {
-            man.images = old.images;
-            man.deployments = old.deployments;
-            man.started_at = old.started_at;
-        }
+    if let (Some(dir), false) = (&opened.dir, plan.deployments.iter().any(has_work)) {
+        // Nothing to measure: the run stays exactly as it is (manifest, summary and all).
+        eprintln!(
+            "nothing to resume: every iteration of {} is measured",
+            dir.path.display()
+        );
+        let current = dir.current_rows()?;
+        let failed = current.iter().filter(|r| !r.is_ok()).count();
+        return Ok(RunOutcome {
+            dir: dir.path.clone(),
+            ok: current.len() - failed,
+            failed,
+            interrupted: false,
+        });
     }
-    save_manifest(&dir, &man)?;
 
-    let needs_docker = todo.iter().any(|d| m.servers[&d.server].external.is_none());
+    // The engine answers before anything is written: a run that cannot start leaves no
+    // folder behind (a new run) and its stored files as they were (a resumed one).
+    let needs_docker = plan
+        .deployments
+        .iter()
+        .any(|d| has_work(d) && m.servers[&d.server].external.is_none());
     let engine = if needs_docker {
         Some(Engine::connect().await?)
     } else {
         None
     };
+    let docker = match &engine {
+        Some(e) => {
+            let info = e.info().await?;
+            Some(DockerFacts {
+                version: info.version,
+                api_version: info.api_version,
+            })
+        }
+        None => None,
+    };
+
+    let dir = match opened.dir {
+        Some(dir) => dir,
+        None => create_run_dir(&opts, loaded)?,
+    };
+    let mut man = match opened.old {
+        // Resuming: the run keeps its identity (id, host, start, schedule); what this
+        // attempt adds is appended to what earlier attempts learnt.
+        Some(old) => Manifest {
+            docker: docker.or(old.docker.clone()),
+            finished_at: None,
+            ..old
+        },
+        None => Manifest {
+            format_version: FORMAT_VERSION,
+            rmatrix_version: env!("CARGO_PKG_VERSION").into(),
+            run_id: dir
+                .path
+                .file_name()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            matrix_file: loaded.path.display().to_string(),
+            matrix_sha256: loaded.sha256.clone(),
+            started_at: manifest::now(),
+            host: Host::probe(),
+            docker,
+            transport: match m.network {
+                Network::Host => "tcp 127.0.0.1, host networking (no NAT)".into(),
+                Network::Bridge => "tcp 127.0.0.1, bridge network with published port".into(),
+            },
+            only: opts.only_text.clone(),
+            cells_planned: plan.cell_count(),
+            schedule: manifest::ScheduleFacts {
+                order: format!("{:?}", m.repeat.order).to_lowercase(),
+                seed: m.repeat.seed.unwrap_or_else(rand::random),
+                restart: m.repeat.restart,
+            },
+            ..Manifest::default()
+        },
+    };
+    let run_id = man.run_id.clone();
+    let seed = man.schedule.seed;
+    save_manifest(&dir, &man)?;
+
     // From here on, every way out (an error returned with `?`, a panic) removes the
     // containers this run starts; the normal path below removes them itself and disarms it.
     let mut guard = ContainerGuard::new(engine.is_some(), &run_id);
-    if let Some(e) = &engine {
-        let info = e.info().await?;
-        man.docker = Some(DockerFacts {
-            version: info.version,
-            api_version: info.api_version,
-        });
+    if let (Some(e), true) = (&engine, opts.resume.is_some()) {
+        // A killed earlier attempt may have left its servers up, under the names this one
+        // is about to use.
+        let n = e
+            .remove_labelled(Some(&run_id))
+            .await
+            .context("failed to remove the containers an earlier attempt left")?;
+        if n > 0 {
+            eprintln!("removed {n} container(s) an earlier attempt of run {run_id} left");
+        }
     }
 
-    let seed = m.repeat.seed.unwrap_or_else(rand::random);
-    man.schedule = manifest::ScheduleFacts {
-        order: format!("{:?}", m.repeat.order).to_lowercase(),
-        seed,
-        restart: m.repeat.restart,
-    };
     let progress = Progress::new(total, opts.quiet);
     progress.line(format!(
         "rmatrix: {} cells x {} iterations ({} to run) -> {}",
@@ -137,9 +177,9 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         dir.path.display()
     ));
     let mut ctx = RunCtx {
-        loaded: &loaded,
+        loaded,
         dir: &dir,
-        done: &done,
+        done,
         engine: engine.as_ref(),
         run_id: &run_id,
         password: Alphanumeric.sample_string(&mut rand::rng(), 24),
@@ -149,7 +189,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         seed,
     };
     let interrupted = tokio::select! {
-        r = ctx.run_deployments(&todo) => { r?; false }
+        r = ctx.run_deployments(&plan.deployments) => { r?; false }
         _ = tokio::signal::ctrl_c() => true,
     };
     progress.finish();
@@ -160,13 +200,16 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
             Err(err) => eprintln!("warning: failed to remove this run's containers: {err:#}"),
         }
     }
-    let rows = dir.rows()?;
+    let rows = dir.current_rows()?;
     man.finished_at = Some(manifest::now());
     man.iterations_ok = rows.iter().filter(|r| r.is_ok()).count();
     man.iterations_failed = rows.len() - man.iterations_ok;
     save_manifest(&dir, &man)?;
     let summary = render_summary(&dir, m, opts.template.as_deref())?;
-    std::fs::write(dir.file(crate::results::rundir::SUMMARY_MD), &summary)?;
+    crate::results::rundir::replace_file(
+        &dir.file(crate::results::rundir::SUMMARY_MD),
+        summary.as_bytes(),
+    )?;
     if !opts.quiet {
         println!("{summary}");
     }
@@ -182,49 +225,114 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     })
 }
 
-/// A new run (matrix file -> fresh directory) or a resumed one (directory -> its matrix and
-/// the (cell, iteration) pairs that already succeeded).
 /// (cell key, iteration) pairs already measured successfully.
 type Done = HashSet<(String, u32)>;
 
-fn open_run(opts: &RunOptions) -> Result<(LoadedMatrix, RunDir, Done)> {
+/// What `run` starts from: the matrix, and for `--resume` the run directory (repaired), its
+/// manifest and the (cell, iteration) pairs that already succeeded.
+struct Opened {
+    loaded: LoadedMatrix,
+    dir: Option<RunDir>,
+    old: Option<Manifest>,
+    done: Done,
+}
+
+fn open_run(opts: &RunOptions) -> Result<Opened> {
     if let Some(resume) = &opts.resume {
         let dir = RunDir::open(resume)?;
         let text = std::fs::read_to_string(dir.file(MATRIX_COPY))?;
-        // Resolve `build:` directories from where the matrix originally lived.
-        let original = std::fs::read_to_string(dir.file(MANIFEST))
+        let old = std::fs::read_to_string(dir.file(MANIFEST))
             .ok()
             .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
-            .map(|m| PathBuf::from(m.matrix_file))
+            .filter(|m| !m.run_id.is_empty());
+        // Resolve `build:` directories from where the matrix originally lived.
+        let original = old
+            .as_ref()
+            .map(|m| PathBuf::from(&m.matrix_file))
             .unwrap_or_else(|| dir.file(MATRIX_COPY));
         let loaded = crate::matrix::load_str(&text, &original)?;
+        dir.repair()?;
         let done = dir
             .rows()?
             .iter()
             .filter(|r| r.is_ok())
             .map(|r| (r.cell_key(), r.iteration))
             .collect();
-        return Ok((loaded, dir, done));
+        return Ok(Opened {
+            loaded,
+            dir: Some(dir),
+            old,
+            done,
+        });
     }
     let path = opts
         .matrix
         .as_ref()
         .context("a matrix file or --resume DIR is needed")?;
     let loaded = crate::matrix::load_file(path)?;
+    if let Some(out) = &opts.out {
+        anyhow::ensure!(
+            fresh(out),
+            "{} exists and is not empty: runs are never overwritten (use --resume to continue one)",
+            out.display()
+        );
+    }
+    Ok(Opened {
+        loaded,
+        dir: None,
+        old: None,
+        done: HashSet::new(),
+    })
+}
+
+fn fresh(out: &Path) -> bool {
+    !out.exists()
+        || std::fs::read_dir(out)
+            .map(|mut d| d.next().is_none())
+            .unwrap_or(false)
+}
+
+/// The directory of a new run, with the matrix copied into it.
+fn create_run_dir(opts: &RunOptions, loaded: &LoadedMatrix) -> Result<RunDir> {
     let dir = match &opts.out {
         Some(out) => {
-            let fresh = !out.exists()
-                || std::fs::read_dir(out)
-                    .map(|mut d| d.next().is_none())
-                    .unwrap_or(false);
-            anyhow::ensure!(fresh, "{} exists and is not empty: runs are never overwritten (use --resume to continue one)", out.display());
-            std::fs::create_dir_all(out)?;
+            anyhow::ensure!(fresh(out), "{} exists and is not empty: runs are never overwritten (use --resume to continue one)", out.display());
+            std::fs::create_dir_all(out)
+                .with_context(|| format!("failed to create {}", out.display()))?;
             RunDir { path: out.clone() }
         }
         None => RunDir::create(Path::new("reports/runs"), &loaded.name())?,
     };
-    std::fs::write(dir.file(MATRIX_COPY), &loaded.text)?;
-    Ok((loaded, dir, HashSet::new()))
+    std::fs::write(dir.file(MATRIX_COPY), &loaded.text)
+        .with_context(|| format!("failed to write {}", dir.file(MATRIX_COPY).display()))?;
+    Ok(dir)
+}
+
+/// Would the adaptive repeats still measure `c`: its metric is noisy and a round up to
+/// `max_iterations` is not measured yet.
+fn adaptive_left(m: &Matrix, c: &Cell, rows: &[ResultRow], done: &Done) -> bool {
+    let Some(target) = m.repeat.until_cv else {
+        return false;
+    };
+    let key = cell_key(c);
+    let max = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
+    (m.iterations + 1..=max).any(|i| !done.contains(&(key.clone(), i)))
+        && noisy(m, &key, rows, target)
+}
+
+/// Fewer than two measured values of the report metric, or a CV above `target` percent.
+fn noisy(m: &Matrix, key: &str, rows: &[ResultRow], target: f64) -> bool {
+    let metric =
+        report::metric::Metric::find(&m.report.metric).unwrap_or(&report::metric::METRICS[0]);
+    let values: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.is_ok() && r.cell_key() == key)
+        .filter_map(|r| metric.value(r))
+        .collect();
+    values.len() < 2
+        || crate::stats::summarize(&values, crate::stats::Confidence::default())
+            .and_then(|s| s.cv)
+            .is_some_and(|cv| cv * 100.0 > target)
 }
 
 fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
@@ -233,8 +341,9 @@ fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
 
 /// Render summary.md from what the run directory holds (the caller decides where it goes:
 /// `run` stores it, `report` prints it and leaves the stored run untouched).
+/// A failed attempt that a later attempt measured is left out (`RunDir::current_rows`).
 pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
-    let rows = dir.rows()?;
+    let rows = dir.current_rows()?;
     let man: Manifest = std::fs::read_to_string(dir.file(MANIFEST))
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
@@ -403,8 +512,6 @@ impl RunCtx<'_> {
         let Some(target) = m.repeat.until_cv else {
             return Ok(());
         };
-        let metric =
-            report::metric::Metric::find(&m.report.metric).unwrap_or(&report::metric::METRICS[0]);
         let max_iterations = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
         let deadline = m
             .repeat
@@ -418,18 +525,7 @@ impl RunCtx<'_> {
                 break;
             }
             let rows = self.dir.rows()?;
-            let noisy = |c: &Cell| {
-                let key = cell_key(c);
-                let values: Vec<f64> = rows
-                    .iter()
-                    .filter(|r| r.is_ok() && r.cell_key() == key)
-                    .filter_map(|r| metric.value(r))
-                    .collect();
-                values.len() < 2
-                    || crate::stats::summarize(&values, crate::stats::Confidence::default())
-                        .and_then(|s| s.cv)
-                        .is_some_and(|cv| cv * 100.0 > target)
-            };
+            let noisy = |c: &Cell| noisy(m, &cell_key(c), &rows, target);
             let units = schedule(
                 todo.len(),
                 1,

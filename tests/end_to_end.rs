@@ -101,7 +101,7 @@ length: 300
 report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-off}}
 ",
     );
-    let out_dir = tmp.path().join("run");
+    let out_dir = tmp.path().join("e2e-matrix");
     let out = rmatrix(&[
         "run",
         matrix.to_str().unwrap(),
@@ -233,6 +233,8 @@ report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-
     assert_eq!(leftover_containers(run_id), "");
 }
 
+/// A live run killed (SIGKILL) after its second row: `--resume` keeps the measured rows as
+/// they were and runs only the missing iterations; a second resume has nothing to do.
 #[test]
 fn resume_runs_only_the_missing_iterations() {
     let tmp = tempfile::tempdir().unwrap();
@@ -243,16 +245,38 @@ workloads:
   key: {slap: {load_type: key, primary_key: autoincrement}}
   read: {slap: {load_type: read}}
 iterations: 2
-length: 200
+length: 1s
 ",
     );
-    let out_dir = tmp.path().join("run");
-    run_ok(&matrix, &out_dir);
-    let full = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
-    let lines: Vec<&str> = full.lines().collect();
-    assert_eq!(lines.len(), 1 + 4);
-    // Simulate a run killed after its second iteration.
-    std::fs::write(out_dir.join("results.csv"), lines[..3].join("\n") + "\n").unwrap();
+    let out_dir = tmp.path().join("e2e-resume");
+    let _cleanup = common::Cleanup("e2e-resume".into());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args([
+            "run",
+            matrix.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--quiet",
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let count = || {
+        std::fs::read_to_string(out_dir.join("results.csv"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    let started = std::time::Instant::now();
+    while count() < 1 + 2 {
+        assert!(started.elapsed().as_secs() < 240, "no rows");
+        assert!(child.try_wait().unwrap().is_none(), "ended early");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let killed = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
+    let lines: Vec<&str> = killed.lines().collect();
+    assert!(lines.len() < 5, "killed too late: {killed}");
 
     let out = rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
     assert_eq!(
@@ -264,13 +288,18 @@ length: 200
     let resumed = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
     let rl: Vec<&str> = resumed.lines().collect();
     assert_eq!(rl.len(), 5, "{resumed}");
-    assert_eq!(rl[..3], lines[..3], "measured rows are kept as they were");
+    assert_eq!(
+        rl[..lines.len()],
+        lines[..],
+        "measured rows are kept as they were"
+    );
     let h = header(&out_dir);
     let got: Vec<String> = rows(&out_dir)
         .iter()
         .map(|r| format!("{}#{}", &r[col(&h, "workload")], &r[col(&h, "iteration")]))
         .collect();
     assert_eq!(got, ["key#1", "read#1", "key#2", "read#2"]);
+    assert_eq!(leftover_containers("e2e-resume"), "");
 
     // And again: nothing left to do, nothing started.
     let out = rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
@@ -292,7 +321,7 @@ fn bad_input_exits_2_before_any_container_starts() {
         "run",
         matrix.to_str().unwrap(),
         "--out",
-        tmp.path().join("run").to_str().unwrap(),
+        tmp.path().join("e2e-bad").to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -301,21 +330,39 @@ fn bad_input_exits_2_before_any_container_starts() {
         "{stderr}"
     );
     assert!(
-        !tmp.path().join("run").exists(),
+        !tmp.path().join("e2e-bad").exists(),
         "no run directory for a bad matrix"
     );
 
+    // Eight cells, so that a --only that filtered nothing would show.
     let good = write_matrix(
         tmp.path(),
-        "engines: [InnoDB]\nworkloads:\n  w: {slap: {}}\nlength: 10\n",
+        "configs: {a: {}, b: {mycnf: {max_connections: 77}}}\nengines: [InnoDB, MyISAM]\n\
+         workloads:\n  w: {slap: {}}\n  v: {slap: {load_type: key}}\nlength: 10\n",
     );
     let out = rmatrix(&["run", good.to_str().unwrap(), "--only", "engine=Aria"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("unknown engine `Aria`; valid choices: InnoDB"));
-    let out = rmatrix(&["plan", good.to_str().unwrap(), "--only", "workload=w"]);
-    assert_eq!(out.status.code(), Some(0));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 deployments, 1 cells"));
+        .contains("unknown engine `Aria`; valid choices: InnoDB, MyISAM"));
+    let plan = |only: &[&str]| {
+        let mut args = vec!["plan", good.to_str().unwrap()];
+        for o in only {
+            args.extend(["--only", o]);
+        }
+        let out = rmatrix(&args);
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines().last().unwrap_or_default().to_string()
+    };
+    assert!(
+        plan(&[]).starts_with("2 deployments, 8 cells"),
+        "{}",
+        plan(&[])
+    );
+    assert!(plan(&["workload=w"]).starts_with("2 deployments, 4 cells"));
+    assert!(
+        plan(&["workload=w", "engine=MyISAM", "config=b"]).starts_with("1 deployments, 1 cells")
+    );
 }
 
 #[test]
@@ -334,7 +381,7 @@ length: 100
 repeat: {restart: true, order: interleaved, until_cv: 0.0001, max_iterations: 3, cooldown: 100ms}
 ",
     );
-    let out_dir = tmp.path().join("run");
+    let out_dir = tmp.path().join("e2e-interleaved");
     run_ok(&matrix, &out_dir);
     let h = header(&out_dir);
     let order: Vec<String> = rows(&out_dir)
@@ -427,7 +474,7 @@ fn external_server_is_measured_but_never_changed() {
     );
 
     // The server may still be initialising: retry until it answers (up to a minute).
-    let out_dir = tmp.path().join("run");
+    let out_dir = tmp.path().join("e2e-external");
     let mut last = String::new();
     for attempt in 0..30 {
         let dir = out_dir.with_extension(attempt.to_string());

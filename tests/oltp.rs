@@ -135,12 +135,16 @@ async fn every_test_runs_and_the_server_counts_the_same() {
 
     let s = spec(OltpTest::OltpReadWrite);
     assert_eq!(
-        prepare::ensure(ep, &s, "InnoDB").await.unwrap(),
+        prepare::ensure(ep, &s, "InnoDB", &Default::default())
+            .await
+            .unwrap(),
         prepare::Prepared::Loaded
     );
     // Loaded once: sysbench's schema, row count and secondary index.
     assert_eq!(
-        prepare::ensure(ep, &s, "InnoDB").await.unwrap(),
+        prepare::ensure(ep, &s, "InnoDB", &Default::default())
+            .await
+            .unwrap(),
         prepare::Prepared::Kept
     );
     let mut conn = ep.connect(Some("sbtest")).await.unwrap();
@@ -255,7 +259,9 @@ async fn killed_connections_reconnect_and_are_counted() {
     let dep = server(&run_id, tmp.path()).await;
     let ep = dep.endpoint.clone();
     let s = spec(OltpTest::OltpPointSelect);
-    prepare::ensure(&ep, &s, "InnoDB").await.unwrap();
+    prepare::ensure(&ep, &s, "InnoDB", &Default::default())
+        .await
+        .unwrap();
     let mut admin = ep.connect(None).await.unwrap();
     let before: Vec<u64> = admin
         .query("SELECT id FROM information_schema.processlist")

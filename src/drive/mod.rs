@@ -5,6 +5,7 @@ pub mod oltp;
 pub mod redis;
 pub mod redis_benchmark;
 pub mod slap;
+pub mod stall;
 pub mod sysbench;
 
 use std::sync::atomic::AtomicU64;
@@ -19,8 +20,41 @@ use crate::results::samples::SampleSink;
 use crate::server::Deployed;
 
 /// One measured iteration of `cell` against `server`; `live` counts completed operations
-/// for the status line; per-second samples, where the driver has them, go to `samples`.
+/// (of every phase: prepare, warmup, measured) for the status line and the stall watchdog;
+/// per-second samples, where the driver has them, go to `samples`.
+///
+/// With rmatrix's own clients (slap, oltp, redis), an iteration in which no operation
+/// completes for the matrix's `stall_timeout` (default 60 s) fails with `stall::Stalled`;
+/// its clients are stopped. The external tools (sysbench, redis-benchmark) report their
+/// progress only when they end, so their iterations are not watched.
 pub async fn run_iteration(
+    workload: &WorkloadSpec,
+    server: &Deployed,
+    cell: &Cell,
+    m: &Matrix,
+    live: Arc<AtomicU64>,
+    samples: &SampleSink,
+) -> Result<Measurement> {
+    let watched = match workload {
+        WorkloadSpec::Slap(_) | WorkloadSpec::Oltp(_) | WorkloadSpec::Redis(_) => true,
+        WorkloadSpec::Sysbench(_) | WorkloadSpec::RedisBenchmark(_) => false,
+    };
+    let ops = live.clone();
+    let drive = drive(workload, server, cell, m, live, samples);
+    if !watched {
+        return drive.await;
+    }
+    let timeout = m
+        .stall_timeout
+        .and_then(|l| l.as_duration())
+        .unwrap_or(stall::DEFAULT_STALL_TIMEOUT);
+    tokio::select! {
+        r = drive => r,
+        stalled = stall::watch(&ops, timeout) => Err(stalled.into()),
+    }
+}
+
+async fn drive(
     workload: &WorkloadSpec,
     server: &Deployed,
     cell: &Cell,

@@ -47,7 +47,7 @@ pub async fn run_iteration(
         length,
         live,
     };
-    let (tx, rx) = tokio::sync::oneshot::channel();
+    let (mut tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
         .name("rmatrix-redis-load".into())
         .spawn(move || {
@@ -55,8 +55,17 @@ pub async fn run_iteration(
                 .enable_all()
                 .build()
                 .map_err(anyhow::Error::from)
-                .and_then(|rt| rt.block_on(job.run()));
-            // The receiver only disappears when the run is being torn down.
+                .and_then(|rt| {
+                    // The receiver goes away when the iteration is given up (the stall
+                    // watchdog, Ctrl-C): the clients stop with it instead of loading the
+                    // server under the next iteration.
+                    rt.block_on(async {
+                        tokio::select! {
+                            r = job.run() => r,
+                            () = tx.closed() => Err(anyhow!("the iteration was given up")),
+                        }
+                    })
+                });
             let _ = tx.send(result);
         })
         .context("failed to start the load thread")?;
@@ -108,7 +117,7 @@ impl Job {
         });
         let mut streams = futures_util::future::try_join_all(opened).await?;
         if let Some(w) = self.warmup {
-            let (back, _) = run_load(streams, &plan, w, Arc::new(AtomicU64::new(0))).await;
+            let (back, _) = run_load(streams, &plan, w, self.live.clone()).await;
             streams = back;
         }
 

@@ -32,21 +32,13 @@ pub async fn run_iteration(
     let mut rng = SmallRng::from_os_rng();
     let sql = slap::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
     let mut control = endpoint.connect(None).await?;
-    let keys = prepare(&mut control, &sql, engine).await?;
+    let keys = prepare(&mut control, &sql, engine, &live).await?;
     let sql = Arc::new(sql);
     let keys = Arc::new(keys);
 
     let mut conns = open_clients(endpoint, concurrency, spec.commit > 0).await?;
     if let Some(w) = warmup {
-        let (back, _) = run_clients(
-            conns,
-            &sql,
-            &keys,
-            spec.commit,
-            w,
-            Arc::new(AtomicU64::new(0)),
-        )
-        .await;
+        let (back, _) = run_clients(conns, &sql, &keys, spec.commit, w, live.clone()).await;
         conns = back;
     }
 
@@ -92,7 +84,13 @@ async fn status(conn: &mut Conn) -> Result<Status> {
 }
 
 /// Fresh schema and table, pre-populated; returns the key list when statements need keys.
-async fn prepare(conn: &mut Conn, sql: &SlapSql, engine: &str) -> Result<Vec<String>> {
+/// Each pre-populating statement counts in `ops` (the stall watchdog's progress).
+async fn prepare(
+    conn: &mut Conn,
+    sql: &SlapSql,
+    engine: &str,
+    ops: &AtomicU64,
+) -> Result<Vec<String>> {
     let engines: Vec<(String, String)> = conn
         .query_map("SHOW ENGINES", |row: mysql_async::Row| {
             (
@@ -123,6 +121,7 @@ async fn prepare(conn: &mut Conn, sql: &SlapSql, engine: &str) -> Result<Vec<Str
         conn.query_drop(stmt)
             .await
             .context("failed to pre-populate t1")?;
+        ops.fetch_add(1, Ordering::Relaxed);
     }
     match &sql.key_query {
         Some(q) => {
@@ -179,6 +178,9 @@ async fn run_clients(
             tokio::spawn(client(conn, sql, keys, commit, share, deadline, live))
         })
         .collect();
+    // Dropped before the clients end (the stall watchdog gave up on the iteration): stop
+    // them, or they would go on loading the server under the next iteration.
+    let _abort = AbortOnDrop(handles.iter().map(|h| h.abort_handle()).collect());
     let mut back = Vec::new();
     let mut results = Vec::new();
     for h in handles {
@@ -191,6 +193,17 @@ async fn run_clients(
         }
     }
     (back, results)
+}
+
+/// Aborts the client tasks when dropped (after they ended, aborting does nothing).
+struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for h in &self.0 {
+            h.abort();
+        }
+    }
 }
 
 async fn client(

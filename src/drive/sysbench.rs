@@ -203,6 +203,8 @@ async fn sysbench(
         .arg(format!("--config-file={}", secret.path.display()))
         .args(&args)
         .stdin(Stdio::null())
+        // A given-up iteration (Ctrl-C) ends its sysbench too.
+        .kill_on_drop(true)
         .output()
         .await
         .with_context(|| format!("failed to start {} (is sysbench installed?)", spec.binary))?;

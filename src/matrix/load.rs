@@ -246,6 +246,7 @@ impl Validator<'_> {
         // Durations that are only ever times: a bare number has no unit to guess.
         for (path, v) in [
             ("start_timeout", m.start_timeout),
+            ("stall_timeout", m.stall_timeout),
             ("repeat.cooldown", m.repeat.cooldown),
             ("repeat.max_time", m.repeat.max_time),
         ] {

@@ -45,6 +45,10 @@ pub struct Matrix {
     /// How long a server may take to answer its first query, e.g. `120s`.
     #[serde(default)]
     pub start_timeout: Option<Length>,
+    /// How long an iteration may go without one completed operation before it fails as
+    /// stalled (a paused or hung server), e.g. `30s`; default 60 s.
+    #[serde(default)]
+    pub stall_timeout: Option<Length>,
     /// How iterations are repeated: restarts, order across deployments, adaptive repeats.
     #[serde(default)]
     pub repeat: RepeatSpec,

@@ -12,6 +12,9 @@
 //! - a manifest.json that is not JSON, or whose `format_version` is missing, malformed or not
 //!   one this rmatrix knows. results.csv carries no version of its own: the manifest's covers
 //!   the whole run directory.
+//!
+//! Not refused: a torn last line (no line end), what a kill in the middle of a write leaves.
+//! It is left out, and `--resume` cuts it off and measures that iteration again.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -97,7 +100,12 @@ pub struct Results {
 /// written by an older rmatrix; columns are only ever added) are read as empty.
 pub fn read_results(path: &Path) -> Result<Results, Refused> {
     let known = known_columns();
-    let mut r = csv::Reader::from_path(path).map_err(|e| csv_err(path, e))?;
+    // A torn last line (a kill in the middle of a write) is left out, as `--resume` cuts it.
+    let bytes = super::rundir::complete_lines(path).map_err(|source| Refused::Io {
+        path: path.into(),
+        source,
+    })?;
+    let mut r = csv::Reader::from_reader(bytes.as_slice());
     let have = r.headers().map_err(|e| csv_err(path, e))?.clone();
     let pos: Vec<Option<usize>> = known
         .iter()

@@ -79,8 +79,10 @@ impl RunDir {
 }
 
 /// Serialise `rows` (with the header when `header`) in memory and append them with one
-/// `write` call, so that a kill or a full disk never leaves half a row (a row can be 15 KB,
-/// more than the CSV writer's buffer, which would split it into two writes).
+/// `write` call, so that a kill never leaves half a row (a row can be 15 KB, more than the
+/// CSV writer's buffer, which would split it into two writes). A write that fails part way
+/// (a full disk takes what fits, then refuses the rest) is cut back to where the file ended,
+/// so the file keeps whole rows only.
 pub fn write_once<T: serde::Serialize>(
     mut file: fs::File,
     path: &Path,
@@ -95,28 +97,135 @@ pub fn write_once<T: serde::Serialize>(
         w.serialize(r)?;
     }
     let buf = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    file.write_all(&buf)
-        .with_context(|| format!("failed to write {}", path.display()))
+    let before = file
+        .metadata()
+        .with_context(|| format!("failed to read {}", path.display()))?
+        .len();
+    if let Err(e) = file.write_all(&buf) {
+        if let Err(cut) = file.set_len(before) {
+            eprintln!(
+                "warning: failed to cut {} back to its last whole row: {cut}",
+                path.display()
+            );
+        }
+        return Err(e).with_context(|| format!("failed to write {}", path.display()));
+    }
+    Ok(())
+}
+
+/// The bytes of a CSV file up to its last line end. Every line rmatrix writes ends with
+/// `\n` (one `write` per row), so anything after the last one is a torn row (a kill in the
+/// middle of a write): readers leave it out, and `--resume` cuts it off.
+pub fn complete_lines(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = fs::read(path)?;
+    let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    bytes.truncate(end);
+    Ok(bytes)
+}
+
+/// Cut a torn last line off a CSV file (see `complete_lines`); true when it had one.
+fn cut_torn_line(path: &Path) -> Result<bool> {
+    let len = match fs::metadata(path) {
+        Ok(m) => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e).with_context(|| format!("failed to read {}", path.display())),
+    };
+    let keep = complete_lines(path)
+        .with_context(|| format!("failed to read {}", path.display()))?
+        .len() as u64;
+    if keep == len {
+        return Ok(false);
+    }
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.set_len(keep))
+        .with_context(|| format!("failed to cut the torn last line of {}", path.display()))?;
+    Ok(true)
+}
+
+/// Write `bytes` to `path` through a temporary file and a rename, so that a kill or a full
+/// disk leaves the old file or the new one, never half of one.
+pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("failed to write {}", path.display()));
+    }
+    Ok(())
 }
 
 impl RunDir {
+    /// Every row of results.csv, in the order written (failed attempts included).
     pub fn rows(&self) -> Result<Vec<ResultRow>> {
         read_rows(&self.file(RESULTS_CSV))
     }
 
-    pub fn write_json(&self, name: &str, value: &serde_json::Value) -> Result<()> {
-        let path = self.file(name);
-        fs::write(&path, serde_json::to_string_pretty(value)? + "\n")
-            .with_context(|| format!("failed to write {}", path.display()))
+    /// One row per (cell, iteration): its `ok` row when it has one (a failed attempt that a
+    /// `--resume` measured again is superseded), else its last failed attempt.
+    pub fn current_rows(&self) -> Result<Vec<ResultRow>> {
+        Ok(current(self.rows()?))
     }
+
+    /// Make a run killed midway fit to resume: cut a torn last line off results.csv and
+    /// samples.csv, and drop the samples of iterations without an `ok` row (they are measured
+    /// again, and their new samples must not join the old ones).
+    pub fn repair(&self) -> Result<()> {
+        let results = self.file(RESULTS_CSV);
+        if cut_torn_line(&results)? {
+            eprintln!("{}: cut off a torn last row", results.display());
+        }
+        let samples = self.file(super::samples::SAMPLES_CSV);
+        cut_torn_line(&samples)?;
+        let ok: std::collections::HashSet<(String, u32)> = self
+            .rows()?
+            .iter()
+            .filter(|r| r.is_ok())
+            .map(|r| (r.cell_key(), r.iteration))
+            .collect();
+        super::samples::retain(&samples, |key, iteration| {
+            ok.contains(&(key.to_string(), iteration))
+        })
+    }
+
+    pub fn write_json(&self, name: &str, value: &serde_json::Value) -> Result<()> {
+        replace_file(
+            &self.file(name),
+            (serde_json::to_string_pretty(value)? + "\n").as_bytes(),
+        )
+    }
+}
+
+/// The rows that stand for each (cell, iteration), at the position of its first row.
+pub fn current(rows: Vec<ResultRow>) -> Vec<ResultRow> {
+    use std::collections::hash_map::{Entry, HashMap};
+    let mut slot: HashMap<(String, u32), usize> = HashMap::new();
+    let mut out: Vec<ResultRow> = Vec::new();
+    for r in rows {
+        match slot.entry((r.cell_key(), r.iteration)) {
+            Entry::Vacant(v) => {
+                v.insert(out.len());
+                out.push(r);
+            }
+            Entry::Occupied(o) => {
+                let standing = &mut out[*o.get()];
+                if !standing.is_ok() {
+                    *standing = r;
+                }
+            }
+        }
+    }
+    out
 }
 
 pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
     if !path.exists() {
         return Ok(Vec::new());
     }
-    let mut r = csv::Reader::from_path(path)
-        .with_context(|| format!("failed to read {}", path.display()))?;
+    let bytes =
+        complete_lines(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let mut r = csv::Reader::from_reader(bytes.as_slice());
     let mut rows = Vec::new();
     for (i, rec) in r.deserialize().enumerate() {
         rows.push(rec.with_context(|| format!("{}: bad row {}", path.display(), i + 2))?);
@@ -150,5 +259,77 @@ mod tests {
         assert_eq!(rows[1].qps, None);
         let text = fs::read_to_string(dir.file(RESULTS_CSV)).unwrap();
         assert_eq!(text.matches("server,config").count(), 1, "header once");
+    }
+
+    fn row(workload: &str, iteration: u32, ok: bool) -> ResultRow {
+        let r = ResultRow {
+            server: "s".into(),
+            workload: workload.into(),
+            iteration,
+            status: "ok".into(),
+            qps: Some(1.0),
+            ..Default::default()
+        };
+        if ok {
+            r
+        } else {
+            r.failed("gone")
+        }
+    }
+
+    #[test]
+    fn a_later_ok_row_supersedes_failed_attempts() {
+        let rows = vec![
+            row("a", 1, false),
+            row("b", 1, true),
+            row("a", 1, false),
+            row("a", 2, false),
+            row("a", 1, true),
+            row("a", 2, false),
+        ];
+        let got: Vec<(String, u32, bool)> = current(rows)
+            .into_iter()
+            .map(|r| (r.workload.clone(), r.iteration, r.is_ok()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a".into(), 1, true),
+                ("b".into(), 1, true),
+                ("a".into(), 2, false)
+            ],
+            "one row per iteration, at its first position"
+        );
+    }
+
+    #[test]
+    fn a_torn_last_row_is_left_out_and_cut_on_repair() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = RunDir {
+            path: tmp.path().to_path_buf(),
+        };
+        dir.append(&row("a", 1, true)).unwrap();
+        dir.append(&row("a", 2, true)).unwrap();
+        let whole = fs::read_to_string(dir.file(RESULTS_CSV)).unwrap();
+        fs::write(dir.file(RESULTS_CSV), whole.clone() + "s,,,a,,0,3,ok,,12").unwrap();
+        assert_eq!(dir.rows().unwrap().len(), 2, "the torn row is left out");
+        let samples = dir.file(super::super::samples::SAMPLES_CSV);
+        let line = |i: u32| format!("s,,,a,0,{i},1,1,1.0,1.0,0.0,0.0,0.0,0.1,0.0,0.0\n");
+        fs::write(
+            &samples,
+            "server,config,engine,workload,concurrency,iteration,second,threads,tps,qps,\
+             reads_ps,writes_ps,others_ps,lat_p95_ms,errors_ps,reconnects_ps\n"
+                .to_string()
+                + &line(1)
+                + &line(2)
+                + &line(3)
+                + "s,,,a,0,4,1",
+        )
+        .unwrap();
+        dir.repair().unwrap();
+        assert_eq!(fs::read_to_string(dir.file(RESULTS_CSV)).unwrap(), whole);
+        let kept = fs::read_to_string(&samples).unwrap();
+        assert!(kept.ends_with(&(line(1) + &line(2))), "{kept}");
+        assert_eq!(kept.lines().count(), 3, "iteration 3 had no ok row: {kept}");
     }
 }

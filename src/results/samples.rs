@@ -130,8 +130,9 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
     if !path.exists() {
         return Ok(out);
     }
-    let mut r = csv::Reader::from_path(path)
+    let bytes = super::rundir::complete_lines(path)
         .with_context(|| format!("failed to read {}", path.display()))?;
+    let mut r = csv::Reader::from_reader(bytes.as_slice());
     let mut points: std::collections::HashMap<(String, u32), Vec<(u32, f64)>> = Default::default();
     for (i, line) in r.deserialize::<Line>().enumerate() {
         let l = line.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
@@ -154,6 +155,47 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
         out.insert(k, p.into_iter().map(|x| x.1).collect());
     }
     Ok(out)
+}
+
+/// Keep the sample lines whose (cell key, iteration) `keep` accepts; the file is replaced in
+/// one rename, and left alone when every line stays.
+pub fn retain(path: &std::path::Path, keep: impl Fn(&str, u32) -> bool) -> Result<()> {
+    if !path.exists() {
+        return Ok(());
+    }
+    let bytes = super::rundir::complete_lines(path)
+        .with_context(|| format!("failed to read {}", path.display()))?;
+    let mut r = csv::Reader::from_reader(bytes.as_slice());
+    let headers = r
+        .headers()
+        .with_context(|| format!("failed to read {}", path.display()))?
+        .clone();
+    let at = |name: &str| headers.iter().position(|h| h == name);
+    let key_cols: Option<Vec<usize>> = ["server", "config", "engine", "workload", "concurrency"]
+        .iter()
+        .map(|c| at(c))
+        .collect();
+    let (Some(key_cols), Some(it)) = (key_cols, at("iteration")) else {
+        anyhow::bail!("{}: not a samples file (columns missing)", path.display());
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&headers)?;
+    let mut dropped = 0;
+    for (i, rec) in r.records().enumerate() {
+        let rec = rec.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+        let key: Vec<&str> = key_cols.iter().map(|c| rec.get(*c).unwrap_or("")).collect();
+        let iteration: u32 = rec.get(it).unwrap_or("").parse().unwrap_or(0);
+        if keep(&key.join("|"), iteration) {
+            w.write_record(&rec)?;
+        } else {
+            dropped += 1;
+        }
+    }
+    if dropped == 0 {
+        return Ok(());
+    }
+    let buf = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    super::rundir::replace_file(path, &buf)
 }
 
 fn round2(v: f64) -> f64 {

@@ -73,6 +73,49 @@ impl Endpoint {
     }
 }
 
+/// Tries at an external server before its deployment fails, the pause between them, and the
+/// most each try may take: a closed port fails in about 4 s, a host that never answers in at
+/// most 29 s.
+pub const EXTERNAL_ATTEMPTS: u32 = 5;
+pub const EXTERNAL_RETRY_PAUSE: Duration = Duration::from_secs(1);
+pub const EXTERNAL_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Attach to an external server, retrying what may pass (a refused or reset connection, no
+/// answer in time) up to `EXTERNAL_ATTEMPTS` times; an answer that refuses (a wrong
+/// password, a missing privilege) fails at once, since trying again cannot change it.
+pub async fn attach_retrying<T, F, Fut>(endpoint: &Endpoint, mut attempt: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut last = anyhow!("no attempt made");
+    for n in 1..=EXTERNAL_ATTEMPTS {
+        match tokio::time::timeout(EXTERNAL_ATTEMPT_TIMEOUT, attempt()).await {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(e)) if !unreachable(&e) => {
+                return Err(e.context(format!(
+                    "external server {endpoint:?} refused (not retried: it answered)"
+                )))
+            }
+            Ok(Err(e)) => last = e,
+            Err(_) => last = anyhow!("no answer within {} s", EXTERNAL_ATTEMPT_TIMEOUT.as_secs()),
+        }
+        if n < EXTERNAL_ATTEMPTS {
+            tokio::time::sleep(EXTERNAL_RETRY_PAUSE).await;
+        }
+    }
+    Err(last.context(format!(
+        "external server {endpoint:?} unreachable after {EXTERNAL_ATTEMPTS} attempts {} s apart",
+        EXTERNAL_RETRY_PAUSE.as_secs()
+    )))
+}
+
+/// A failure to reach the server at all (an I/O error somewhere in the chain), as opposed to
+/// an answer from it.
+fn unreachable(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.is::<std::io::Error>())
+}
+
 /// A server ready for load.
 pub struct Deployed {
     pub endpoint: Endpoint,

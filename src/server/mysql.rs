@@ -71,7 +71,8 @@ pub async fn start(
 
 /// Attach to a server someone else runs. Its config is never changed, only read.
 pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
-    read_back(Endpoint::external(ext)?, config).await
+    let endpoint = Endpoint::external(ext)?;
+    super::deployed::attach_retrying(&endpoint, || read_back(endpoint.clone(), config)).await
 }
 
 async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> {

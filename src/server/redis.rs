@@ -85,7 +85,8 @@ pub async fn start(
 
 /// Attach to a server someone else runs: nothing is changed, settings are only read.
 pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
-    read_back(Endpoint::external(ext)?, config).await
+    let endpoint = Endpoint::external(ext)?;
+    super::deployed::attach_retrying(&endpoint, || read_back(endpoint.clone(), config)).await
 }
 
 pub fn tcp_addr(endpoint: &Endpoint) -> Addr {

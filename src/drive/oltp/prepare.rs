@@ -3,6 +3,7 @@
 //! secondary index built after the load, as sysbench does.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
@@ -28,7 +29,13 @@ pub enum Prepared {
 }
 
 /// Make sure `spec.db` holds the tables `spec` needs; load them when it does not.
-pub async fn ensure(endpoint: &Endpoint, spec: &OltpSpec, engine: &str) -> Result<Prepared> {
+/// Each loaded chunk and built index counts in `ops` (the stall watchdog's progress).
+pub async fn ensure(
+    endpoint: &Endpoint,
+    spec: &OltpSpec,
+    engine: &str,
+    ops: &AtomicU64,
+) -> Result<Prepared> {
     let db = &spec.db;
     let sig = schema::signature(spec, engine);
     let mut conn = endpoint.connect(None).await?;
@@ -60,7 +67,7 @@ pub async fn ensure(endpoint: &Endpoint, spec: &OltpSpec, engine: &str) -> Resul
             .await
             .with_context(|| format!("failed: {ddl}"))?;
     }
-    load(endpoint, spec).await?;
+    load(endpoint, spec, ops).await?;
     if spec.create_secondary {
         let tables: VecDeque<u32> = (1..=spec.tables).collect();
         let queue = Arc::new(Mutex::new(tables));
@@ -72,6 +79,7 @@ pub async fn ensure(endpoint: &Endpoint, spec: &OltpSpec, engine: &str) -> Resul
                     c.query_drop(schema::create_index(n))
                         .await
                         .with_context(|| format!("failed to index sbtest{n}"))?;
+                    ops.fetch_add(1, Ordering::Relaxed);
                 }
                 c.disconnect().await?;
                 anyhow::Ok(())
@@ -94,7 +102,7 @@ fn pop<T>(q: &Mutex<VecDeque<T>>) -> Option<T> {
 }
 
 /// Every (table, first id, last id) chunk, shared by `prepare_threads` loaders.
-async fn load(endpoint: &Endpoint, spec: &OltpSpec) -> Result<()> {
+async fn load(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<()> {
     let rows = schema::initial_rows(spec);
     let mut chunks = VecDeque::new();
     for n in 1..=spec.tables {
@@ -122,6 +130,7 @@ async fn load(endpoint: &Endpoint, spec: &OltpSpec) -> Result<()> {
                 c.query_drop(q)
                     .await
                     .with_context(|| format!("failed to load sbtest{n} rows {first}..{last}"))?;
+                ops.fetch_add(1, Ordering::Relaxed);
             }
             c.disconnect().await?;
             anyhow::Ok(())

@@ -3,7 +3,7 @@
 //! are blocking connections on OS threads (see worker.rs); the control connection that reads
 //! the counters stays async.
 
-use std::sync::atomic::{AtomicU32, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
@@ -38,7 +38,7 @@ pub async fn run_iteration(
     live: Arc<AtomicU64>,
     samples: &SampleSink,
 ) -> Result<Measurement> {
-    prepare::ensure(endpoint, spec, engine)
+    prepare::ensure(endpoint, spec, engine, &live)
         .await
         .context("failed to prepare the sbtest tables")?;
     let spec = Arc::new(spec.clone());
@@ -50,15 +50,19 @@ pub async fn run_iteration(
     .await?;
     let mut control = endpoint.connect(Some(&spec.db)).await?;
 
+    // Dropped midway (the stall watchdog gave up on the iteration), this stops the client
+    // threads at their next event: they would go on loading the server under the next one.
+    let cancel = Cancel::default();
     if let Some(w) = warmup {
-        let (back, _, _) =
-            blocking(move || run_phase(workers, w, Arc::new(AtomicU64::new(0)))).await?;
+        let (live, stop) = (live.clone(), cancel.flag());
+        let (back, _, _) = blocking(move || run_phase(workers, w, live, stop)).await?;
         workers = back;
     }
 
     let before = status(&mut control).await?;
     let cpu0 = cpu::process_seconds();
-    let (workers, got, seconds) = blocking(move || run_phase(workers, length, live)).await?;
+    let stop = cancel.flag();
+    let (workers, got, seconds) = blocking(move || run_phase(workers, length, live, stop)).await?;
     let cpu1 = cpu::process_seconds();
     let after = status(&mut control).await?;
     let mut server = counters::delta(&before, &after);
@@ -146,6 +150,22 @@ async fn status(conn: &mut Conn) -> Result<Status> {
     Ok(counters::parse(rows))
 }
 
+/// Sets its flag when dropped.
+#[derive(Default)]
+struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    fn flag(&self) -> Arc<AtomicBool> {
+        self.0.clone()
+    }
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Run blocking client work off the async runtime.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
     tokio::task::spawn_blocking(f)
@@ -191,6 +211,7 @@ fn run_phase(
     workers: Vec<Worker>,
     length: Length,
     live: Arc<AtomicU64>,
+    cancelled: Arc<AtomicBool>,
 ) -> Result<(Vec<Worker>, Collected, f64)> {
     let threads = workers.len() as u32;
     let phase = OnceLock::new();
@@ -230,6 +251,7 @@ fn run_phase(
                     Length::Time(_) => None,
                 },
                 live,
+                cancelled,
                 threads,
                 unique: AtomicU32::new(0),
                 unique_offset: rand::rng().random(),

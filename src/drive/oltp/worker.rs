@@ -5,7 +5,7 @@
 //! latencies goes to the collector; nothing is shared in the hot path but the event budget
 //! and the live counter.
 
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -57,6 +57,8 @@ pub struct Phase {
     /// Event count limit shared by all workers (sysbench `--events`).
     pub budget: Option<(AtomicU64, u64)>,
     pub live: Arc<AtomicU64>,
+    /// Set when the iteration was given up (the stall watchdog): stop at the next event.
+    pub cancelled: Arc<AtomicBool>,
     pub threads: u32,
     /// oltp_insert without auto_inc: shared index of `rand.unique()`.
     pub unique: AtomicU32,
@@ -65,7 +67,9 @@ pub struct Phase {
 
 impl Phase {
     fn over(&self) -> bool {
-        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.cancelled.load(Ordering::Relaxed)
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
+        {
             return true;
         }
         match &self.budget {
@@ -263,7 +267,7 @@ impl Worker {
     fn reconnect(&mut self, phase: &Phase) -> bool {
         self.conn = None;
         let give_up = phase.deadline.unwrap_or_else(Instant::now) + Duration::from_secs(10);
-        while Instant::now() < give_up {
+        while Instant::now() < give_up && !phase.cancelled.load(Ordering::Relaxed) {
             if self.connect().is_ok() {
                 return true;
             }
