@@ -257,6 +257,15 @@ impl Validator<'_> {
                 ));
             }
         }
+        // A timeout of zero would fail every start or every iteration.
+        for (path, v) in [
+            ("start_timeout", m.start_timeout),
+            ("stall_timeout", m.stall_timeout),
+        ] {
+            if v == Some(super::Length::Time(Default::default())) {
+                return Err(self.err(path, format!("{path} must be more than 0s")));
+            }
+        }
         if let Some(cv) = m
             .repeat
             .until_cv

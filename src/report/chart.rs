@@ -67,7 +67,7 @@ pub fn svg(c: &LineChart) -> Result<String> {
     };
     let y_max = values().fold(f64::NEG_INFINITY, f64::max);
     let y_min_pos = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
-    if !(y_max > 0.0) || (c.log_y && !y_min_pos.is_finite()) {
+    if y_max.is_nan() || y_max <= 0.0 || (c.log_y && !y_min_pos.is_finite()) {
         return Err(anyhow!("a chart with no positive values"));
     }
     let x_range = -0.4..(levels.len() as f64 - 0.6);
@@ -198,8 +198,9 @@ pub fn metric_vs_concurrency(
     stats: &[CellStats],
     metric: &Metric,
 ) -> Vec<NamedChart> {
-    let mut charts: IndexMap<(String, String), IndexMap<(String, String), Vec<Point>>> =
-        IndexMap::new();
+    // (workload, engine) -> (server, config) -> points.
+    type Lines = IndexMap<(String, String), Vec<Point>>;
+    let mut charts: IndexMap<(String, String), Lines> = IndexMap::new();
     for s in stats {
         let dim = |d: &str| s.dims.get(d).cloned().unwrap_or_default();
         let Ok(x) = dim("concurrency").parse::<f64>() else {
@@ -273,7 +274,8 @@ pub fn latency_vs_concurrency(rows: &[ResultRow]) -> Vec<NamedChart> {
             .or_default()
             .push(r);
     }
-    let percentiles: [(&str, fn(&ResultRow) -> Option<f64>); 4] = [
+    type Get = fn(&ResultRow) -> Option<f64>;
+    let percentiles: [(&str, Get); 4] = [
         ("p50", |r| r.lat_p50_ms),
         ("p95", |r| r.lat_p95_ms),
         ("p99", |r| r.lat_p99_ms),

@@ -105,6 +105,13 @@ pub fn read_results(path: &Path) -> Result<Results, Refused> {
         path: path.into(),
         source,
     })?;
+    if std::fs::metadata(path).is_ok_and(|m| m.len() > bytes.len() as u64) {
+        eprintln!(
+            "warning: {}: left out a torn last row (the run stopped while writing it; \
+             `rmatrix run --resume` cuts it off and measures that iteration again)",
+            crate::report::escape::terminal(&path.display().to_string())
+        );
+    }
     let mut r = csv::Reader::from_reader(bytes.as_slice());
     let have = r.headers().map_err(|e| csv_err(path, e))?.clone();
     let pos: Vec<Option<usize>> = known
