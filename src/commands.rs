@@ -147,7 +147,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         }
         Command::Clean => {
             let engine = crate::server::docker::Engine::connect().await?;
-            let n = engine.remove_labelled(None).await?;
+            let n = engine.remove_all().await?;
             eprintln!("removed {n} rmatrix container(s)");
             Ok(exit::OK)
         }

@@ -130,6 +130,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
                 .file_name()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
+            instance: format!("{:08x}", rand::random::<u32>()),
             matrix_file: loaded.path.display().to_string(),
             matrix_sha256: loaded.sha256.clone(),
             started_at: manifest::now(),
@@ -150,17 +151,18 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         },
     };
     let run_id = man.run_id.clone();
+    let instance = man.instance.clone();
     let seed = man.schedule.seed;
     save_manifest(&dir, &man)?;
 
     // From here on, every way out (an error returned with `?`, a panic) removes the
     // containers this run starts; the normal path below removes them itself and disarms it.
-    let mut guard = ContainerGuard::new(engine.is_some(), &run_id);
+    let mut guard = ContainerGuard::new(engine.is_some(), &run_id, &instance);
     if let (Some(e), true) = (&engine, opts.resume.is_some()) {
         // A killed earlier attempt may have left its servers up, under the names this one
         // is about to use.
         let n = e
-            .remove_labelled(Some(&run_id))
+            .remove_run(&run_id, &instance)
             .await
             .context("failed to remove the containers an earlier attempt left")?;
         if n > 0 {
@@ -182,6 +184,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         done,
         engine: engine.as_ref(),
         run_id: &run_id,
+        instance: &instance,
         password: Alphanumeric.sample_string(&mut rand::rng(), 24),
         progress: &progress,
         man: &mut man,
@@ -195,7 +198,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     progress.finish();
     if let Some(e) = &engine {
         // Also on Ctrl-C: whatever this run started goes away.
-        match e.remove_labelled(Some(&run_id)).await {
+        match e.remove_run(&run_id, &instance).await {
             Ok(_) => guard.disarm(),
             Err(err) => eprintln!("warning: failed to remove this run's containers: {err:#}"),
         }
@@ -387,13 +390,15 @@ pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resu
 /// the run's own runtime may be the one unwinding, so it connects afresh on its own thread.
 struct ContainerGuard {
     run_id: String,
+    instance: String,
     armed: bool,
 }
 
 impl ContainerGuard {
-    fn new(armed: bool, run_id: &str) -> ContainerGuard {
+    fn new(armed: bool, run_id: &str, instance: &str) -> ContainerGuard {
         ContainerGuard {
             run_id: run_id.to_string(),
+            instance: instance.to_string(),
             armed,
         }
     }
@@ -408,7 +413,7 @@ impl Drop for ContainerGuard {
         if !self.armed {
             return;
         }
-        let run_id = self.run_id.clone();
+        let (run_id, instance) = (self.run_id.clone(), self.instance.clone());
         let removed = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -416,7 +421,7 @@ impl Drop for ContainerGuard {
                 .ok()?;
             rt.block_on(async {
                 let engine = Engine::connect().await.ok()?;
-                engine.remove_labelled(Some(&run_id)).await.ok()
+                engine.remove_run(&run_id, &instance).await.ok()
             })
         })
         .join();
@@ -435,6 +440,7 @@ struct RunCtx<'a> {
     done: &'a HashSet<(String, u32)>,
     engine: Option<&'a Engine>,
     run_id: &'a str,
+    instance: &'a str,
     password: String,
     progress: &'a Progress,
     man: &'a mut Manifest,
@@ -648,6 +654,7 @@ impl RunCtx<'_> {
                     let launch = Launch {
                         engine: self.engine.expect("invariant: docker connected"),
                         run_id: self.run_id,
+                        instance: self.instance,
                         password: &self.password,
                         host_network: m.network == Network::Host,
                         start_timeout: m
@@ -655,7 +662,10 @@ impl RunCtx<'_> {
                             .and_then(|l| l.as_duration())
                             .unwrap_or(Duration::from_secs(180)),
                     };
-                    let name = format!("rmatrix-{}-{}", self.run_id, d.slug());
+                    let name = match self.instance {
+                        "" => format!("rmatrix-{}-{}", self.run_id, d.slug()),
+                        i => format!("rmatrix-{}-{i}-{}", self.run_id, d.slug()),
+                    };
                     facts.container = Some(name.clone());
                     server::provision(spec, Some(&launch), &name, &image, config, &ddir).await
                 }

@@ -672,3 +672,60 @@ fn an_unreachable_engine_exits_3_and_leaves_no_run_directory() {
     );
     assert!(!out.exists(), "a run that never started leaves no folder");
 }
+
+/// Two runs whose folders share a name (the run id), in different places, at the same time:
+/// each has its own containers (a per-directory token in the labels and names), so the
+/// second neither clashes with the first's container name nor removes it when it ends.
+#[test]
+fn two_runs_with_the_same_folder_name_keep_to_their_own_containers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let _guard = Cleanup("twin".into());
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::create_dir_all(&two).unwrap();
+    let long = redis_matrix(
+        &one,
+        "long",
+        "workloads:\n  get: {redis: {test: get, keyspace: 100}}\nconcurrency: [2]\niterations: 1\nlength: 6s\n",
+    );
+    let short = redis_matrix(
+        &two,
+        "short",
+        "workloads:\n  get: {redis: {test: get, keyspace: 100}}\nconcurrency: [2]\niterations: 1\nlength: 300ms\n",
+    );
+    let (dir_one, dir_two) = (one.join("twin"), two.join("twin"));
+    let mut first = spawn_run(&long, &dir_one);
+    // Wait until the first run's server is up, then run the second to its end beside it.
+    wait_for(&mut first, 60, "the first run's container", || {
+        !containers("twin").is_empty()
+    });
+    let second = rmatrix(&[
+        "run",
+        short.to_str().unwrap(),
+        "--out",
+        dir_two.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert!(
+        !containers("twin").is_empty(),
+        "the second run removed the first run's container"
+    );
+    let status = first.wait().unwrap();
+    let err = std::fs::read_to_string(dir_one.with_extension("err")).unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    for dir in [&dir_one, &dir_two] {
+        let rows = rows(dir);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0]["status"], "ok", "{}", rows[0]["error"]);
+    }
+    let token = |d: &Path| -> String {
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("manifest.json")).unwrap())
+                .unwrap();
+        m["instance"].as_str().unwrap().to_string()
+    };
+    assert_ne!(token(&dir_one), token(&dir_two));
+    assert_eq!(token(&dir_one).len(), 8);
+    assert!(containers("twin").is_empty());
+}

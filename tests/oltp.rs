@@ -30,6 +30,7 @@ async fn server(run_id: &str, dir: &Path) -> Deployed {
     let launch = Launch {
         engine: &engine,
         run_id,
+        instance: "",
         password: "oltp-test-pw",
         host_network: true,
         start_timeout: Duration::from_secs(180),

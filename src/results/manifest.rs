@@ -11,6 +11,9 @@ pub struct Manifest {
     pub format_version: u32,
     pub rmatrix_version: String,
     pub run_id: String,
+    /// A random token of this run directory, kept across `--resume`, that labels its
+    /// containers (the run id is only the folder's name, which other runs may share).
+    pub instance: String,
     pub matrix_file: String,
     pub matrix_sha256: String,
     pub started_at: String,

@@ -152,6 +152,8 @@ impl Deployed {
 pub struct Launch<'a> {
     pub engine: &'a Engine,
     pub run_id: &'a str,
+    /// The run directory's token, labelled on every container (see `docker::INSTANCE_LABEL`).
+    pub instance: &'a str,
     pub password: &'a str,
     pub host_network: bool,
     pub start_timeout: Duration,
@@ -176,6 +178,7 @@ impl Launch<'_> {
             mounts: Vec::new(),
             writable: Vec::new(),
             run_id: self.run_id.to_string(),
+            instance: self.instance.to_string(),
             host_network: self.host_network,
             publish: (!self.host_network).then_some((container_port, port)),
         }

@@ -18,6 +18,9 @@ use sha2::{Digest, Sha256};
 
 /// Label on every rmatrix container; its value is the run id.
 pub const LABEL: &str = "rmatrix.run";
+/// A random token per run directory (kept across `--resume`): two runs whose folders share a
+/// name (the run id) still never touch each other's containers.
+pub const INSTANCE_LABEL: &str = "rmatrix.instance";
 
 /// Marks a failure to reach the Docker engine (exit code 3).
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +58,8 @@ pub struct ContainerSpec {
     /// (host path, container path), mounted read-write (e.g. a directory for a unix socket).
     pub writable: Vec<(PathBuf, String)>,
     pub run_id: String,
+    /// This run directory's token (empty for runs made before it existed).
+    pub instance: String,
     /// Host networking, or bridge with `publish = Some((container_port, host_port))` on 127.0.0.1.
     pub host_network: bool,
     pub publish: Option<(u16, u16)>,
@@ -235,7 +240,10 @@ impl Engine {
             image: Some(spec.image.clone()),
             cmd: Some(spec.args.clone()),
             env: Some(spec.env.iter().map(|(k, v)| format!("{k}={v}")).collect()),
-            labels: Some(HashMap::from([(LABEL.to_string(), spec.run_id.clone())])),
+            labels: Some(HashMap::from([
+                (LABEL.to_string(), spec.run_id.clone()),
+                (INSTANCE_LABEL.to_string(), spec.instance.clone()),
+            ])),
             exposed_ports: exposed,
             host_config: Some(host),
             ..Default::default()
@@ -296,13 +304,24 @@ impl Engine {
             .with_context(|| format!("failed to remove container {id}"))
     }
 
-    /// Remove every rmatrix container (of one run, or of all runs). Returns how many.
-    pub async fn remove_labelled(&self, run_id: Option<&str>) -> Result<usize> {
-        let label = match run_id {
-            Some(r) => format!("{LABEL}={r}"),
-            None => LABEL.to_string(),
-        };
-        let filters = HashMap::from([("label", vec![label.as_str()])]);
+    /// Remove the containers of one run directory: by its instance token, or by run id for a
+    /// run made before tokens existed. Returns how many.
+    pub async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
+        if instance.is_empty() {
+            self.remove_labelled(&format!("{LABEL}={run_id}")).await
+        } else {
+            self.remove_labelled(&format!("{INSTANCE_LABEL}={instance}"))
+                .await
+        }
+    }
+
+    /// Remove every rmatrix container of every run (`rmatrix clean`). Returns how many.
+    pub async fn remove_all(&self) -> Result<usize> {
+        self.remove_labelled(LABEL).await
+    }
+
+    async fn remove_labelled(&self, label: &str) -> Result<usize> {
+        let filters = HashMap::from([("label", vec![label])]);
         let opts = ListContainersOptionsBuilder::default()
             .all(true)
             .filters(&filters)
