@@ -389,7 +389,11 @@ length: 3s
 stall_timeout: 2s
 ",
     );
-    let rs = pause_mid_cell(&m, &tmp.path().join("faults-pause"));
+    let rs = pause_mid_cell(
+        &m,
+        &tmp.path().join("faults-pause"),
+        "no operation completed",
+    );
     assert_eq!(rs.len(), 4);
 }
 
@@ -409,7 +413,11 @@ fn a_paused_mariadb_fails_the_iteration_and_the_next_count_only_their_own() {
         ),
     )
     .unwrap();
-    let rs = pause_mid_cell(&m, &tmp.path().join("faults-pause-mariadb"));
+    let rs = pause_mid_cell(
+        &m,
+        &tmp.path().join("faults-pause-mariadb"),
+        "no operation completed",
+    );
     assert_eq!(rs.len(), 3);
     for r in &rs[1..] {
         assert_eq!(r["queries"], r["srv_questions"], "{r:?}");
@@ -417,9 +425,51 @@ fn a_paused_mariadb_fails_the_iteration_and_the_next_count_only_their_own() {
     }
 }
 
+/// The external tools report only when they end: the server's own answers to a probe show
+/// the stall (redis-benchmark on Redis, sysbench on MariaDB), and the tool is killed.
+#[test]
+fn a_paused_server_fails_an_external_tool_iteration_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = redis_matrix(
+        tmp.path(),
+        "pause-rb",
+        "workloads:
+  rb: {redis_benchmark: {test: get, keyspace: 100, requests: 400000}}
+concurrency: [2]
+iterations: 2
+length: 400000
+stall_timeout: 2s
+",
+    );
+    let rs = pause_mid_cell(
+        &m,
+        &tmp.path().join("faults-pause-rb"),
+        "the server answered no probe",
+    );
+    assert_eq!(rs.len(), 2);
+    let m = tmp.path().join("pause-sysbench.yaml");
+    std::fs::write(
+        &m,
+        format!(
+            "servers:\n  mariadb-10.11: {{build: {}}}\nworkloads:\n  \
+             ps: {{sysbench: {{test: oltp_point_select, options: {{tables: 1, table_size: 1000}}}}}}\n\
+             concurrency: [2]\niterations: 2\nlength: 3s\nstall_timeout: 2s\n",
+            build_dir("mariadb-10.11")
+        ),
+    )
+    .unwrap();
+    let rs = pause_mid_cell(
+        &m,
+        &tmp.path().join("faults-pause-sysbench"),
+        "the server answered no probe",
+    );
+    assert_eq!(rs.len(), 2);
+    assert!(rs[0]["qps"].is_empty() && !rs[1]["qps"].is_empty());
+}
+
 /// Run `matrix` (2 s stall timeout, 3 s iterations), pause its server 1.5 s into the first
 /// iteration, unpause once that iteration failed; the rows, the first failed and the others ok.
-fn pause_mid_cell(matrix: &Path, out: &Path) -> Vec<BTreeMap<String, String>> {
+fn pause_mid_cell(matrix: &Path, out: &Path, expect: &str) -> Vec<BTreeMap<String, String>> {
     let name = out.file_name().unwrap().to_str().unwrap().to_string();
     let _guard = Cleanup(name.clone());
     let mut child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
@@ -462,7 +512,7 @@ fn pause_mid_cell(matrix: &Path, out: &Path) -> Vec<BTreeMap<String, String>> {
     let rs = rows(out);
     assert_eq!(rs[0]["status"], "failed", "{:?}", rs[0]);
     assert!(
-        rs[0]["error"].contains("no operation completed for 2 s: the server stalled"),
+        rs[0]["error"].contains(&format!("{expect} for 2 s: the server stalled")),
         "{}",
         rs[0]["error"]
     );

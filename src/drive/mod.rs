@@ -23,10 +23,11 @@ use crate::server::Deployed;
 /// (of every phase: prepare, warmup, measured) for the status line and the stall watchdog;
 /// per-second samples, where the driver has them, go to `samples`.
 ///
-/// With rmatrix's own clients (slap, oltp, redis), an iteration in which no operation
-/// completes for the matrix's `stall_timeout` (default 60 s) fails with `stall::Stalled`;
-/// its clients are stopped. The external tools (sysbench, redis-benchmark) report their
-/// progress only when they end, so their iterations are not watched.
+/// An iteration in which no operation completes for the matrix's `stall_timeout` (default
+/// 60 s) fails with `stall::Stalled`, and its clients are stopped. rmatrix's own clients
+/// (slap, oltp, redis) count their operations; the external tools (sysbench,
+/// redis-benchmark) report only when they end, so for them the server is asked once a second
+/// whether it answers at all (`stall::probe_server`); when it stops, the tool is killed.
 pub async fn run_iteration(
     workload: &WorkloadSpec,
     server: &Deployed,
@@ -35,22 +36,33 @@ pub async fn run_iteration(
     live: Arc<AtomicU64>,
     samples: &SampleSink,
 ) -> Result<Measurement> {
-    let watched = match workload {
-        WorkloadSpec::Slap(_) | WorkloadSpec::Oltp(_) | WorkloadSpec::Redis(_) => true,
-        WorkloadSpec::Sysbench(_) | WorkloadSpec::RedisBenchmark(_) => false,
+    let probed = match workload {
+        WorkloadSpec::Slap(_) | WorkloadSpec::Oltp(_) | WorkloadSpec::Redis(_) => None,
+        WorkloadSpec::Sysbench(_) => Some(stall::Family::Mysql),
+        WorkloadSpec::RedisBenchmark(_) => Some(stall::Family::Redis),
     };
-    let ops = live.clone();
-    let drive = drive(workload, server, cell, m, live, samples);
-    if !watched {
-        return drive.await;
-    }
     let timeout = m
         .stall_timeout
         .and_then(|l| l.as_duration())
         .unwrap_or(stall::DEFAULT_STALL_TIMEOUT);
+    let ops = match probed {
+        None => live.clone(),
+        Some(_) => Arc::new(AtomicU64::new(0)),
+    };
+    let drive = drive(workload, server, cell, m, live, samples);
+    let probe = async {
+        match probed {
+            Some(family) => stall::probe_server(&server.endpoint, family, timeout, &ops).await,
+            None => std::future::pending().await,
+        }
+    };
     tokio::select! {
         r = drive => r,
-        stalled = stall::watch(&ops, timeout) => Err(stalled.into()),
+        _ = probe => unreachable!("the probe runs until dropped"),
+        stalled = stall::watch(&ops, timeout, match probed {
+            None => "no operation completed",
+            Some(_) => "the server answered no probe",
+        }) => Err(stalled.into()),
     }
 }
 
