@@ -79,19 +79,7 @@ fn wait_for(child: &mut Child, secs: u64, what: &str, mut cond: impl FnMut() -> 
 
 /// The rows of results.csv as column -> value maps; an absent file is no rows.
 fn rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
-    let Ok(mut r) = csv::Reader::from_path(dir.join("results.csv")) else {
-        return Vec::new();
-    };
-    let h = r.headers().unwrap().clone();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            h.iter()
-                .zip(rec.iter())
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
+    common::result_rows(dir)
 }
 
 fn row_count(dir: &Path) -> usize {

@@ -61,17 +61,7 @@ fn run(tmp: &Path, name: &str, matrix: &str) -> (Output, PathBuf, Cleanup) {
 }
 
 fn rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
-    let mut r = csv::Reader::from_path(dir.join("results.csv")).unwrap();
-    let h = r.headers().unwrap().clone();
-    r.records()
-        .map(|rec| {
-            let rec = rec.unwrap();
-            h.iter()
-                .zip(rec.iter())
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
-        .collect()
+    common::result_rows(dir)
 }
 
 fn counters(row: &BTreeMap<String, String>) -> BTreeMap<String, u64> {

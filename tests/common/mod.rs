@@ -53,3 +53,20 @@ pub fn containers(run_id: &str) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// The rows of DIR/results.csv as column -> value maps; an absent file is no rows.
+pub fn result_rows(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let Ok(mut r) = csv::Reader::from_path(dir.join("results.csv")) else {
+        return Vec::new();
+    };
+    let h = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            h.iter()
+                .zip(rec.iter())
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
