@@ -275,7 +275,7 @@ fn bad_redis_workloads_are_refused_with_their_position() {
     let cases = [
         (
             "workloads:\n  w: {redis: {test: sett}}\nlength: 10\n",
-            "unknown variant `sett`",
+            "unknown value `sett` for `workloads.w.redis.test`; expected one of `ping_inline`",
             4,
         ),
         (
