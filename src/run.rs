@@ -208,6 +208,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     man.iterations_ok = rows.iter().filter(|r| r.is_ok()).count();
     man.iterations_failed = rows.len() - man.iterations_ok;
     save_manifest(&dir, &man)?;
+    write_charts(&dir, m)?;
     let summary = render_summary(&dir, m, opts.template.as_deref())?;
     crate::results::rundir::replace_file(
         &dir.file(crate::results::rundir::SUMMARY_MD),
@@ -381,9 +382,74 @@ pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resu
         )?,
         _ => Default::default(),
     };
-    let ctx = report::markdown::context(m, &rows, &facts, &series);
+    let mut ctx = report::markdown::context(m, &rows, &facts, &series);
+    // Charts are linked when the run directory holds them (runs before charts had none, and
+    // their summaries stay as they were).
+    ctx.charts = run_charts(m, &rows, &series)
+        .into_iter()
+        .filter(|c| dir.file(CHARTS).join(&c.file).is_file())
+        .map(|c| report::markdown::ChartLink {
+            title: report::escape::md_text(&c.chart.title),
+            file: c.file,
+        })
+        .collect();
     let text = report::markdown::render(&template, &ctx)?;
     Ok(text)
+}
+
+/// Folder of the SVG charts in a run directory.
+pub const CHARTS: &str = "charts";
+
+fn run_charts(
+    m: &Matrix,
+    rows: &[crate::results::ResultRow],
+    series: &crate::results::samples::Series,
+) -> Vec<report::chart::NamedChart> {
+    if !m.report.charts {
+        return Vec::new();
+    }
+    let metric =
+        report::metric::Metric::find(&m.report.metric).unwrap_or(&report::metric::METRICS[0]);
+    let stats = report::pivot::cell_stats(m, rows, metric, series, m.report.confidence());
+    report::chart::for_run(m, rows, &stats, metric)
+}
+
+/// Draw the run's charts into `charts/` (each replaced whole, by a rename).
+pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<usize> {
+    let rows = dir.current_rows()?;
+    let series = match m.report.metric.as_str() {
+        col @ ("qps" | "tps") => crate::results::samples::read_series(
+            &dir.file(crate::results::samples::SAMPLES_CSV),
+            col,
+        )?,
+        _ => Default::default(),
+    };
+    let charts = run_charts(m, &rows, &series);
+    if charts.is_empty() {
+        return Ok(0);
+    }
+    let folder = dir.file(CHARTS);
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("failed to create {}", folder.display()))?;
+    let mut written = 0;
+    for c in &charts {
+        // A chart that cannot be drawn (nothing positive on a log scale) is left out; the
+        // tables hold the numbers either way.
+        let svg = match report::chart::svg(&c.chart) {
+            Ok(svg) => svg,
+            Err(e) => {
+                eprintln!("warning: chart {} left out: {e:#}", c.file);
+                continue;
+            }
+        };
+        let path = folder.join(&c.file);
+        let tmp = folder.join(format!(".{}.tmp", c.file));
+        std::fs::write(&tmp, svg).with_context(|| format!("failed to write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path)
+            .with_context(|| format!("failed to write {}", path.display()))?;
+        written += 1;
+    }
+    Ok(written)
 }
 
 /// Removes the run's containers (by label) when dropped while armed. Drop cannot await, and

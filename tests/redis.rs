@@ -310,3 +310,59 @@ fn bad_redis_workloads_are_refused_with_their_position() {
         );
     }
 }
+
+/// A run draws its charts into `charts/` (valid SVG, one line per deployment) and summary.md
+/// links them; `report: {charts: false}` draws none.
+#[test]
+fn charts_are_drawn_and_linked_from_the_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = |charts: bool| {
+        format!(
+            "servers:\n  redis-7.0: {{build: {}}}\nconfigs:\n  a: {{}}\n  b: {{redis_conf: {{hz: 20}}}}\n\
+             workloads:\n  get: {{redis: {{test: get, keyspace: 100}}}}\nconcurrency: [1, 4]\n\
+             iterations: 2\nlength: 200ms\nreport: {{baseline: {{config: a}}, charts: {charts}}}\n",
+            build_dir("redis-7.0")
+        )
+    };
+    let (out, dir, _guard) = run(tmp.path(), "redis-charts", &body(true));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut files: Vec<String> = std::fs::read_dir(dir.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "latency-redis-7.0-a-get.svg",
+            "latency-redis-7.0-b-get.svg",
+            "qps-get.svg"
+        ]
+    );
+    let svg = std::fs::read_to_string(dir.join("charts/qps-get.svg")).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    // One series per deployment, the baseline marked.
+    assert!(texts.contains(&"redis-7.0 / a (baseline)"), "{texts:?}");
+    assert!(texts.contains(&"redis-7.0 / b"), "{texts:?}");
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    for f in &files {
+        assert!(summary.contains(&format!("(charts/{f})")), "{summary}");
+    }
+    let (out, dir, _guard) = run(tmp.path(), "redis-nocharts", &body(false));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!dir.join("charts").exists());
+    assert!(!std::fs::read_to_string(dir.join("summary.md"))
+        .unwrap()
+        .contains("## Charts"));
+}

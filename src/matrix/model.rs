@@ -481,6 +481,13 @@ pub struct ReportSpec {
     /// Confidence level of every interval and test in the summary, in percent (default 95).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
+    /// Draw SVG charts into the run directory's `charts/` and link them from summary.md.
+    #[serde(default = "yes")]
+    pub charts: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl ReportSpec {
@@ -500,6 +507,7 @@ impl Default for ReportSpec {
             columns: default_columns(),
             baseline: IndexMap::new(),
             confidence: None,
+            charts: true,
         }
     }
 }

@@ -191,6 +191,18 @@ fn draw<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a chart failed: {e:?}")
 }
 
+/// Every chart of a run: the report metric against concurrency, then latency percentiles.
+pub fn for_run(
+    matrix: &Matrix,
+    rows: &[ResultRow],
+    stats: &[CellStats],
+    metric: &Metric,
+) -> Vec<NamedChart> {
+    let mut charts = metric_vs_concurrency(matrix, stats, metric);
+    charts.extend(latency_vs_concurrency(rows));
+    charts
+}
+
 /// `metric` against concurrency: one chart per workload (and engine), one line per server /
 /// config, each point the cell's mean with its interval.
 pub fn metric_vs_concurrency(

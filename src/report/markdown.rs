@@ -39,6 +39,14 @@ pub struct Summary {
     pub servers: Vec<ServerView>,
     /// Every result row, for templates that want to compute their own tables.
     pub rows: Vec<ResultRow>,
+    /// Charts drawn into the run directory (`charts/<file>`), to link from the summary.
+    pub charts: Vec<ChartLink>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChartLink {
+    pub title: String,
+    pub file: String,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -213,6 +221,7 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             })
             .collect(),
         rows: rows.to_vec(),
+        charts: Vec::new(),
     }
 }
 
