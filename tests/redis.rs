@@ -312,19 +312,19 @@ fn bad_redis_workloads_are_refused_with_their_position() {
 }
 
 /// A run draws its charts into `charts/` (valid SVG, one line per deployment) and summary.md
-/// links them; `report: {charts: false}` draws none.
+/// links them; `report: {charts: false}`, or a single load level, draws none.
 #[test]
 fn charts_are_drawn_and_linked_from_the_summary() {
     let tmp = tempfile::tempdir().unwrap();
-    let body = |charts: bool| {
+    let body = |charts: bool, concurrency: &str| {
         format!(
             "servers:\n  redis-7.0: {{build: {}}}\nconfigs:\n  a: {{}}\n  b: {{redis_conf: {{hz: 20}}}}\n\
-             workloads:\n  get: {{redis: {{test: get, keyspace: 100}}}}\nconcurrency: [1, 4]\n\
+             workloads:\n  get: {{redis: {{test: get, keyspace: 100}}}}\nconcurrency: [{concurrency}]\n\
              iterations: 2\nlength: 200ms\nreport: {{baseline: {{config: a}}, charts: {charts}}}\n",
             build_dir("redis-7.0")
         )
     };
-    let (out, dir, _guard) = run(tmp.path(), "redis-charts", &body(true));
+    let (out, dir, _guard) = run(tmp.path(), "redis-charts", &body(true, "1, 4"));
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -359,10 +359,15 @@ fn charts_are_drawn_and_linked_from_the_summary() {
     for f in &files {
         assert!(summary.contains(&format!("(charts/{f})")), "{summary}");
     }
-    let (out, dir, _guard) = run(tmp.path(), "redis-nocharts", &body(false));
-    assert_eq!(out.status.code(), Some(0));
-    assert!(!dir.join("charts").exists());
-    assert!(!std::fs::read_to_string(dir.join("summary.md"))
-        .unwrap()
-        .contains("## Charts"));
+    // Turned off, or one load level (no curve to draw): no charts.
+    for (name, charts, concurrency) in [
+        ("redis-nocharts", false, "1, 4"),
+        ("redis-onelevel", true, "2"),
+    ] {
+        let (out, dir, _guard) = run(tmp.path(), name, &body(charts, concurrency));
+        assert_eq!(out.status.code(), Some(0));
+        assert!(!dir.join("charts").exists(), "{name}");
+        let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+        assert!(!summary.contains("## Charts"), "{name}");
+    }
 }

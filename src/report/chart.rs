@@ -192,6 +192,8 @@ fn draw<E: std::fmt::Debug>(e: E) -> anyhow::Error {
 }
 
 /// Every chart of a run: the report metric against concurrency, then latency percentiles.
+/// A curve needs two load levels: charts where no line has two points are left out (the
+/// tables say it all for a matrix with one concurrency).
 pub fn for_run(
     matrix: &Matrix,
     rows: &[ResultRow],
@@ -200,6 +202,7 @@ pub fn for_run(
 ) -> Vec<NamedChart> {
     let mut charts = metric_vs_concurrency(matrix, stats, metric);
     charts.extend(latency_vs_concurrency(rows));
+    charts.retain(|c| c.chart.lines.iter().any(|l| l.points.len() >= 2));
     charts
 }
 
