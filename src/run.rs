@@ -374,14 +374,7 @@ pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resu
             .with_context(|| format!("failed to read template {}", p.display()))?,
         None => report::markdown::DEFAULT_TEMPLATE.to_string(),
     };
-    // Per-second samples give cells measured once an interval (batch means).
-    let series = match m.report.metric.as_str() {
-        col @ ("qps" | "tps") => crate::results::samples::read_series(
-            &dir.file(crate::results::samples::SAMPLES_CSV),
-            col,
-        )?,
-        _ => Default::default(),
-    };
+    let series = metric_series(dir, m)?;
     let mut ctx = report::markdown::context(m, &rows, &facts, &series);
     // Charts are linked when the run directory holds them (runs before charts had none, and
     // their summaries stay as they were).
@@ -414,16 +407,22 @@ fn run_charts(
     report::chart::for_run(m, rows, &stats, metric)
 }
 
-/// Draw the run's charts into `charts/` (each replaced whole, by a rename).
-pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<usize> {
-    let rows = dir.current_rows()?;
-    let series = match m.report.metric.as_str() {
+/// The per-second samples of the report metric (only qps and tps have them): they give cells
+/// measured once an interval (batch means).
+fn metric_series(dir: &RunDir, m: &Matrix) -> Result<crate::results::samples::Series> {
+    Ok(match m.report.metric.as_str() {
         col @ ("qps" | "tps") => crate::results::samples::read_series(
             &dir.file(crate::results::samples::SAMPLES_CSV),
             col,
         )?,
         _ => Default::default(),
-    };
+    })
+}
+
+/// Draw the run's charts into `charts/` (each replaced whole, by a rename).
+pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<usize> {
+    let rows = dir.current_rows()?;
+    let series = metric_series(dir, m)?;
     let charts = run_charts(m, &rows, &series);
     if charts.is_empty() {
         return Ok(0);
