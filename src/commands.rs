@@ -114,7 +114,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             input::check_dims(&opts.ignore)?;
             for run in &runs {
                 let asked: Vec<_> = match opts.metrics.is_empty() {
-                    true => crate::report::metric::Metric::find(&run.report_metric)
+                    true => crate::model::metric::Metric::find(&run.report_metric)
                         .into_iter()
                         .collect(),
                     false => opts.metrics.clone(),
@@ -146,7 +146,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             Ok(exit::OK)
         }
         Command::Clean => {
-            let engine = crate::server::docker::Engine::connect().await?;
+            let engine = crate::servers::docker::Engine::connect().await?;
             let n = engine.remove_all().await?;
             eprintln!("removed {n} rmatrix container(s)");
             Ok(exit::OK)
@@ -273,7 +273,7 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
                     .or_else(|first| -> Result<LoadedMatrix> {
                         // build: dirs may not resolve from the copy; the tables do not need them.
                         // A copy that does not parse is reported where it fails (exit 2).
-                        let matrix = crate::matrix::yaml::from_str(&text).map_err(|_| first)?;
+                        let matrix = crate::input::yaml::from_str(&text).map_err(|_| first)?;
                         Ok(LoadedMatrix {
                             matrix,
                             path: dir.into(),

@@ -1,22 +1,34 @@
 //! rmatrix: declarative benchmark matrix orchestrator.
 //!
-//! The pipeline, one module each: `matrix` (YAML -> plan) -> `server` (provision in Docker)
-//! -> `drive` (workload clients, using `workload` SQL) -> `measure` -> `results` (run
-//! directory) -> `report` (CSV/Markdown).
+//! The pipeline: `matrix` (YAML -> plan) -> `servers` (provision in Docker, one folder per
+//! family) -> `workloads` (one folder per kind: spec, what it sends, driver) -> `measure`
+//! -> `results` (run directory) -> `report` (Markdown, CSV, charts). The modules are layered
+//! (docs/architecture.md); `scripts/check-layers.sh` checks that none imports a higher one.
 
+// Layer 0: plain data and pure functions.
+pub mod escape;
+pub mod model;
+pub mod stats;
+// Layer 1: reading input; measuring.
+pub mod input;
+pub mod measure;
+// Layer 2: servers.
+pub mod servers;
+// Layer 3: workloads and their drivers.
+pub mod workloads;
+// Layer 4: the matrix and its plan.
+pub mod matrix;
+// Layer 5: the run directory.
+pub mod results;
+// Layer 6: reports.
+pub mod report;
+// Layer 7: comparisons between runs.
+pub mod compare;
+// Layer 8: the application.
 pub mod cli;
 pub mod commands;
-pub mod compare;
-pub mod drive;
-pub mod matrix;
-pub mod measure;
 pub mod progress;
-pub mod report;
-pub mod results;
 pub mod run;
-pub mod server;
-pub mod stats;
-pub mod workload;
 
 /// Exit codes, documented in the README and `rmatrix --help`.
 pub mod exit {
@@ -49,7 +61,7 @@ pub fn exit_code(err: &anyhow::Error) -> i32 {
         if cause.is::<compare::EnvDiffers>() {
             return exit::ENV_DIFFERS;
         }
-        if cause.is::<server::docker::EngineUnavailable>() {
+        if cause.is::<servers::docker::EngineUnavailable>() {
             return exit::NO_DOCKER;
         }
         if cause.is::<run::Interrupted>() {

@@ -35,12 +35,12 @@ impl Progress {
     }
 
     pub fn status(&self, msg: String) {
-        self.bar.set_message(crate::report::escape::terminal(&msg));
+        self.bar.set_message(crate::escape::terminal(&msg));
     }
 
     /// A finished iteration or an event worth a line of its own.
     pub fn line(&self, msg: String) {
-        let msg = crate::report::escape::terminal(&msg);
+        let msg = crate::escape::terminal(&msg);
         if self.lines {
             // A closed stderr (`rmatrix run ... 2>&1 | head -2`) must not stop the run.
             use std::io::Write as _;

@@ -14,15 +14,15 @@ use rand::distr::{Alphanumeric, SampleString};
 use crate::matrix::model::{Matrix, Network, Selector};
 use crate::matrix::schedule::schedule;
 use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
+use crate::model::row::cell_key;
 use crate::progress::Progress;
 use crate::report;
 use crate::results::manifest::{self, DeploymentFacts, DockerFacts, Host, ImageFacts, Manifest};
-use crate::results::row::cell_key;
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
 use crate::results::samples::SampleSink;
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
-use crate::server::docker::Engine;
-use crate::server::{self, Deployed, Launch};
+use crate::servers::docker::Engine;
+use crate::servers::{self, Deployed, Launch};
 
 pub struct RunOptions {
     pub matrix: Option<PathBuf>,
@@ -326,8 +326,8 @@ fn adaptive_left(m: &Matrix, c: &Cell, rows: &[ResultRow], done: &Done) -> bool 
 
 /// Fewer than two measured values of the report metric, or a CV above `target` percent.
 fn noisy(m: &Matrix, key: &str, rows: &[ResultRow], target: f64) -> bool {
-    let metric =
-        report::metric::Metric::find(&m.report.metric).unwrap_or(&report::metric::METRICS[0]);
+    let metric = crate::model::metric::Metric::find(&m.report.metric)
+        .unwrap_or(&crate::model::metric::METRICS[0]);
     let values: Vec<f64> = rows
         .iter()
         .filter(|r| r.is_ok() && r.cell_key() == key)
@@ -382,7 +382,7 @@ pub fn render_summary(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resu
         .into_iter()
         .filter(|c| dir.file(CHARTS).join(&c.file).is_file())
         .map(|c| report::markdown::ChartLink {
-            title: report::escape::md_text(&c.chart.title),
+            title: crate::escape::md_text(&c.chart.title),
             file: c.file,
         })
         .collect();
@@ -401,8 +401,8 @@ fn run_charts(
     if !m.report.charts {
         return Vec::new();
     }
-    let metric =
-        report::metric::Metric::find(&m.report.metric).unwrap_or(&report::metric::METRICS[0]);
+    let metric = crate::model::metric::Metric::find(&m.report.metric)
+        .unwrap_or(&crate::model::metric::METRICS[0]);
     let stats = report::pivot::cell_stats(m, rows, metric, series, m.report.confidence());
     report::chart::for_run(m, rows, &stats, metric)
 }
@@ -711,7 +711,7 @@ impl RunCtx<'_> {
         let started = Instant::now();
         let spec = &m.servers[&d.server];
         let deployed: Result<Deployed> = if spec.external.is_some() {
-            server::provision(spec, None, "", "", config, &ddir).await
+            servers::provision(spec, None, "", "", config, &ddir).await
         } else {
             match self.image(&d.server).await {
                 Err(e) => Err(anyhow::anyhow!(e)),
@@ -732,7 +732,7 @@ impl RunCtx<'_> {
                         i => format!("rmatrix-{}-{i}-{}", self.run_id, d.slug()),
                     };
                     facts.container = Some(name.clone());
-                    server::provision(spec, Some(&launch), &name, &image, config, &ddir).await
+                    servers::provision(spec, Some(&launch), &name, &image, config, &ddir).await
                 }
             }
         };
@@ -769,7 +769,7 @@ impl RunCtx<'_> {
                 .line(format!("{}/{}: {reason}", d.server, d.config));
             facts.status = "config-mismatch".into();
             facts.error = Some(reason.clone());
-            if let Err(e) = server::teardown(self.engine, &deployed, &ddir).await {
+            if let Err(e) = servers::teardown(self.engine, &deployed, &ddir).await {
                 self.progress.line(format!("warning: {e:#}"));
             }
             facts.finished_at = Some(manifest::now());
@@ -787,7 +787,7 @@ impl RunCtx<'_> {
             return Ok(());
         };
         let ddir = self.dir.deployment_dir(&d.slug())?;
-        if let Err(e) = server::teardown(self.engine, &deployed, &ddir).await {
+        if let Err(e) = servers::teardown(self.engine, &deployed, &ddir).await {
             self.progress.line(format!("warning: {e:#}"));
         }
         if let Some(f) = self
@@ -843,7 +843,8 @@ impl RunCtx<'_> {
                 let ticker = self.ticker(label.clone(), live.clone());
                 let samples = SampleSink::new(self.dir, cell, i);
                 let result =
-                    crate::drive::run_iteration(workload, deployed, cell, m, live, &samples).await;
+                    crate::workloads::run_iteration(workload, deployed, cell, m, live, &samples)
+                        .await;
                 ticker.abort();
                 let row = match result {
                     Ok(meas) => meas.into_row(row),

@@ -10,15 +10,16 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmatrix::drive::oltp::{prepare, run_iteration};
 use rmatrix::matrix::model::ConfigSpec;
-use rmatrix::matrix::oltp::{OltpSpec, OltpTest};
 use rmatrix::matrix::Length;
 use rmatrix::measure::measurement::Measurement;
 use rmatrix::results::samples::{SampleSink, SAMPLES_CSV};
 use rmatrix::results::RunDir;
-use rmatrix::server::docker::Engine;
-use rmatrix::server::{Deployed, Endpoint, Launch};
+use rmatrix::servers::docker::Engine;
+use rmatrix::servers::{Deployed, Endpoint, Launch};
+use rmatrix::workloads::oltp::driver::run_iteration;
+use rmatrix::workloads::oltp::prepare;
+use rmatrix::workloads::oltp::{OltpSpec, OltpTest};
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
     let engine = Engine::connect().await.expect("docker engine");
@@ -36,7 +37,7 @@ async fn server(run_id: &str, dir: &Path) -> Deployed {
         start_timeout: Duration::from_secs(180),
     };
     let name = format!("rmatrix-{run_id}");
-    rmatrix::server::mysql::start(
+    rmatrix::servers::mysql::start(
         &launch,
         &name,
         &image.reference,
@@ -308,12 +309,12 @@ async fn sysbench_driver_parses_a_real_run() {
     let _cleanup = Cleanup(run_id.clone());
     let tmp = tempfile::tempdir().unwrap();
     let dep = server(&run_id, tmp.path()).await;
-    let spec: rmatrix::matrix::oltp::SysbenchSpec = rmatrix::matrix::yaml::from_str(
+    let spec: rmatrix::workloads::sysbench::SysbenchSpec = rmatrix::input::yaml::from_str(
         "{test: oltp_read_write, options: {tables: 2, table_size: 1000}}",
     )
     .unwrap();
     let m: rmatrix::matrix::Matrix =
-        rmatrix::matrix::yaml::from_str("{servers: {}, workloads: {}, length: 2s}").unwrap();
+        rmatrix::input::yaml::from_str("{servers: {}, workloads: {}, length: 2s}").unwrap();
     let dir = RunDir {
         path: tmp.path().to_path_buf(),
     };
@@ -325,9 +326,10 @@ async fn sysbench_driver_parses_a_real_run() {
         concurrency: 2,
     };
     let sink = SampleSink::new(&dir, &cell, 1);
-    let got = rmatrix::drive::sysbench::run_iteration(&dep.endpoint, &spec, 2, &m, &sink)
-        .await
-        .unwrap();
+    let got =
+        rmatrix::workloads::sysbench::driver::run_iteration(&dep.endpoint, &spec, 2, &m, &sink)
+            .await
+            .unwrap();
     assert!(got.commits > 0);
     assert_eq!(
         got.queries,
@@ -350,7 +352,7 @@ async fn sysbench_driver_parses_a_real_run() {
     let text = std::fs::read_to_string(tmp.path().join(SAMPLES_CSV)).unwrap();
     assert!(text.lines().count() >= 2, "{text}");
     // Prepared once: a second iteration does not reload (marker kept).
-    let again = rmatrix::drive::sysbench::run_iteration(
+    let again = rmatrix::workloads::sysbench::driver::run_iteration(
         &dep.endpoint,
         &spec,
         1,

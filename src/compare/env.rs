@@ -318,7 +318,7 @@ fn variable_changes(b: &BTreeMap<String, String>, c: &BTreeMap<String, String>) 
 /// Control characters spelled out (`\n`), long values cut.
 fn printable(s: &str) -> String {
     let cut: String = s.chars().take(MAX_VALUE_CHARS).collect();
-    let mut out = crate::report::escape::terminal(&cut);
+    let mut out = crate::escape::terminal(&cut);
     if cut.len() < s.len() {
         out.push('…');
     }

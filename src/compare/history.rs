@@ -22,7 +22,7 @@ use serde::Serialize;
 use super::error::CompareError;
 use super::input::{cell_name, Run};
 use super::join::{RunInfo, COMPARE_FORMAT_VERSION};
-use crate::report::metric::Metric;
+use crate::model::metric::Metric;
 use crate::stats::{change, summarize, Change, Confidence};
 
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use super::env::{self, RunEnv};
 use super::error::CompareError;
 use crate::matrix::plan::DIMENSIONS;
-use crate::report::metric::Metric;
+use crate::model::metric::Metric;
 use crate::results::check;
 use crate::results::rundir::{MANIFEST, MATRIX_COPY, RESULTS_CSV};
 use crate::results::ResultRow;
@@ -54,7 +54,7 @@ pub fn load_run(path: &Path) -> Result<Run, CompareError> {
     let rows = results.rows;
     let report_metric = std::fs::read_to_string(path.join(MATRIX_COPY))
         .ok()
-        .and_then(|t| crate::matrix::yaml::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|t| crate::input::yaml::from_str::<serde_json::Value>(&t).ok())
         .and_then(|m| m["report"]["metric"].as_str().map(str::to_string))
         .unwrap_or_else(|| "qps".into());
     let dir_name = path
@@ -133,7 +133,7 @@ pub fn resolve_metrics(
             .collect()
     };
     if names.iter().any(|n| n == "all") {
-        return Ok(crate::report::metric::METRICS.iter().collect());
+        return Ok(crate::model::metric::METRICS.iter().collect());
     }
     let mut out: Vec<&'static Metric> = Vec::new();
     for n in names {

@@ -9,7 +9,7 @@ use super::env::EnvDiff;
 use super::error::CompareError;
 use super::input::{cell_name, Run};
 use super::noise::Noise;
-use crate::report::metric::Metric;
+use crate::model::metric::Metric;
 use crate::stats::{change, summarize, Basis, Confidence};
 
 /// Version of the JSON and CSV that `compare` and `history` print. 2: one confidence level

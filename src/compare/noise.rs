@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::input::Run;
-use crate::report::metric::Metric;
+use crate::model::metric::Metric;
 use crate::stats::RunNoise;
 
 /// At most this many of the newest runs inform the noise of a cell: older ones may predate

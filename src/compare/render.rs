@@ -2,10 +2,10 @@
 //! scripts (both carry `format_version`).
 
 use super::join::{Comparison, MetricChange, Verdict, COMPARE_FORMAT_VERSION};
-use crate::report::metric::Metric;
+use crate::model::metric::Metric;
 use crate::stats::{Basis, Confidence};
 
-pub use crate::report::escape::md_cell as md;
+pub use crate::escape::md_cell as md;
 
 fn num(metric: &str, v: f64) -> String {
     match Metric::find(metric) {

@@ -11,9 +11,9 @@ use sha2::{Digest, Sha256};
 
 use super::model::{Matrix, Selector, WorkloadSpec};
 use super::plan::DIMENSIONS;
-use super::span::{Pos, SpanIndex};
-use super::yaml::MAX_FILE_BYTES;
-use crate::report::metric::Metric;
+use crate::input::span::{Pos, SpanIndex};
+use crate::input::yaml::MAX_FILE_BYTES;
+use crate::model::metric::Metric;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
 pub const MAX_CELLS: usize = 100_000;
@@ -122,7 +122,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
             file,
             line: syntax.pos.line,
             col: syntax.pos.col,
-            message: super::yaml::syntax(syntax),
+            message: crate::input::yaml::syntax(syntax),
         });
     }
     if spans.is_empty() {
@@ -135,8 +135,9 @@ pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
                 .into(),
         });
     }
-    let matrix = super::yaml::from_str::<Matrix>(text).map_err(|e| {
-        let (pos, message) = super::yaml::describe(&e, &spans, text);
+    let matrix = crate::input::yaml::from_str::<Matrix>(text).map_err(|e| {
+        let (pos, message) =
+            crate::input::yaml::describe(&e, &spans, text, &super::model::WORKLOAD_KINDS);
         MatrixError {
             file: file.clone(),
             line: pos.line,
@@ -376,7 +377,7 @@ impl Validator<'_> {
 
     /// Names and values that are written into config files and SQL (see `untrusted`).
     fn check_untrusted(&self) -> Result<(), MatrixError> {
-        use super::untrusted::{
+        use crate::input::untrusted::{
             config_value, env_name, mycnf_key, name, redis_key, sql_identifier,
         };
         let m = self.m;
@@ -428,7 +429,7 @@ impl Validator<'_> {
                 WorkloadSpec::Sysbench(s) => {
                     for (key, value) in &s.options {
                         let path = format!("workloads.{name}.sysbench.options.{key}");
-                        super::untrusted::sysbench_option(key, value)
+                        crate::input::untrusted::sysbench_option(key, value)
                             .map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
                     }
                     vec![("sysbench.db", "database", &s.db)]

@@ -151,7 +151,7 @@ mod tests {
              workloads: {{w: {{slap: {{load_type: write}}}}, k: {{slap: {{load_type: key, primary_key: guid}}}}}}\n\
              concurrency: [1, 4]\nlength: 100\n{extra}"
         );
-        crate::matrix::yaml::from_str(&text).unwrap()
+        crate::input::yaml::from_str(&text).unwrap()
     }
 
     #[test]
@@ -197,7 +197,7 @@ mod tests {
             .any(|c| c.engine.as_deref() == Some("MyISAM") && c.workload == "k"));
         assert_eq!(plan.cell_count(), 3 * 3);
 
-        let only: Selector = crate::matrix::yaml::from_str("{server: a, engine: InnoDB}").unwrap();
+        let only: Selector = crate::input::yaml::from_str("{server: a, engine: InnoDB}").unwrap();
         let plan = expand(&m, &[only]);
         assert_eq!(plan.cell_count(), 2 * 2);
     }

@@ -7,9 +7,9 @@ use anyhow::{anyhow, Result};
 use indexmap::IndexMap;
 use plotters::prelude::*;
 
-use super::metric::Metric;
 use super::pivot::CellStats;
 use crate::matrix::model::Matrix;
+use crate::model::metric::Metric;
 use crate::results::ResultRow;
 
 /// One point: a mean with the bounds of its interval, when it has one.

@@ -4,11 +4,11 @@
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use super::escape::{md_cell, md_text};
-use super::metric::Metric;
 use super::pivot::{cell_stats, sections, Section, Spread};
+use crate::escape::{md_cell, md_text};
 use crate::matrix::model::Matrix;
 use crate::matrix::plan::DIMENSIONS;
+use crate::model::metric::Metric;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
 use crate::stats::summarize;
@@ -121,7 +121,7 @@ fn cell_name(r: &ResultRow) -> String {
 
 /// `series`: the per-second samples of the report metric (empty when it has none).
 pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &Series) -> Summary {
-    let metric = Metric::find(&matrix.report.metric).unwrap_or(&super::metric::METRICS[0]);
+    let metric = Metric::find(&matrix.report.metric).unwrap_or(&crate::model::metric::METRICS[0]);
     let conf = matrix.report.confidence();
     let stats = cell_stats(matrix, rows, metric, series, conf);
     let spreads = Spreads {
@@ -271,7 +271,7 @@ mod tests {
     /// After a deliberate change: UPDATE_GOLDEN=1 cargo test --lib report
     #[test]
     fn summary_matches_golden_file() {
-        let matrix: Matrix = crate::matrix::yaml::from_str(
+        let matrix: Matrix = crate::input::yaml::from_str(
             "name: golden\ndescription: Seed-000 shaped table.\nservers: {mariadb-10.11: {image: x}}\n\
              configs: {binlog-off: {}, binlog-on: {}}\nengines: [MyISAM, InnoDB]\n\
              workloads: {write-guid: {slap: {}}, key-guid: {slap: {}}}\nconcurrency: [2]\niterations: 2\n\

@@ -1,7 +1,5 @@
-//! Reporting: metrics, pivots and deltas (pure), Markdown through minijinja templates.
+//! Reporting: pivots and deltas (pure), Markdown through minijinja templates, SVG charts.
 
 pub mod chart;
-pub mod escape;
 pub mod markdown;
-pub mod metric;
 pub mod pivot;

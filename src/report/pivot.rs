@@ -5,9 +5,9 @@
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use super::metric::Metric;
 use crate::matrix::model::Matrix;
 use crate::matrix::plan::DIMENSIONS;
+use crate::model::metric::Metric;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
 use crate::stats::{batch_means, change, change_batches, summarize, Basis, Confidence};
@@ -346,7 +346,7 @@ mod tests {
     use super::*;
 
     fn matrix() -> Matrix {
-        crate::matrix::yaml::from_str(
+        crate::input::yaml::from_str(
             "servers: {s: {image: x}}\nconfigs: {off: {}, on: {}}\nengines: [InnoDB, MyISAM]\n\
              workloads: {w: {slap: {}}}\nlength: 10\n\
              report: {metric: qps, rows: [workload], columns: [engine, config], baseline: {config: off}}\n",

@@ -109,7 +109,7 @@ pub fn read_results(path: &Path) -> Result<Results, Refused> {
         eprintln!(
             "warning: {}: left out a torn last row (the run stopped while writing it; \
              `rmatrix run --resume` cuts it off and measures that iteration again)",
-            crate::report::escape::terminal(&path.display().to_string())
+            crate::escape::terminal(&path.display().to_string())
         );
     }
     let mut r = csv::Reader::from_reader(bytes.as_slice());

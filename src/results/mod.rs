@@ -2,9 +2,8 @@
 
 pub mod check;
 pub mod manifest;
-pub mod row;
 pub mod rundir;
 pub mod samples;
 
-pub use row::{ResultRow, FORMAT_VERSION};
+pub use crate::model::row::{ResultRow, FORMAT_VERSION};
 pub use rundir::RunDir;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::row::ResultRow;
+use crate::model::row::ResultRow;
 
 pub const RESULTS_CSV: &str = "results.csv";
 pub const MATRIX_COPY: &str = "matrix.yaml";

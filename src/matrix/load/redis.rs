@@ -3,8 +3,8 @@
 
 use super::Validator;
 use crate::matrix::model::{ServerKind, WorkloadSpec};
-use crate::matrix::redis_spec::{KeyDistribution, RedisTest};
 use crate::matrix::{Length, MatrixError};
+use crate::workloads::redis::spec::{KeyDistribution, RedisTest};
 
 impl Validator<'_> {
     pub(super) fn check_redis(&self) -> Result<(), MatrixError> {

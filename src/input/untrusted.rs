@@ -1,0 +1,315 @@
+//! What a matrix says reaches config files and SQL: matrices are pasted from blog posts and
+//! pointed at `external:` servers, so every name and value that is rendered into my.cnf,
+//! redis.conf or a statement is checked here first, and refused with the reason.
+//! Checked values are safe to render as they are; nothing downstream escapes them again.
+
+/// A SQL identifier rmatrix puts in a statement (engine, database name): letters, digits and
+/// `_`, not starting with a digit, at most 64 characters (MySQL's limit).
+pub fn sql_identifier(what: &str, name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} `{}` is not a plain SQL identifier (letters, digits and `_`, not starting \
+             with a digit, at most 64 characters): it would be written into SQL",
+            printable(name)
+        ))
+    }
+}
+
+/// A name on a matrix axis (server, config, workload) or of the matrix: it becomes part of
+/// container names, folder names, CSV values and table headers, so it is kept to
+/// `[A-Za-z0-9][A-Za-z0-9._-]*` (at most 64): no separators, no markup, no control characters,
+/// nothing a spreadsheet reads as a formula, and no two names that collide once made safe.
+pub fn name(what: &str, name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} name `{}` must be letters, digits, `.`, `_` and `-`, starting with a letter \
+             or digit, at most 64 characters: it names containers, folders and table columns",
+            printable(name)
+        ))
+    }
+}
+
+/// A my.cnf option name: `[A-Za-z0-9_.-]+` (no `!include`, no `[section]`, no newline).
+pub fn mycnf_key(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "my.cnf option `{}` is not an option name (letters, digits, `_`, `.`, `-`): it \
+             would be written into the server's config file",
+            printable(name)
+        ))
+    }
+}
+
+/// redis.conf directives rmatrix will not write: they load code or files, rename commands,
+/// or change the password rmatrix generated and uses.
+const REDIS_REFUSED: [&str; 4] = ["include", "loadmodule", "rename-command", "requirepass"];
+
+/// A redis.conf directive name: lower-case letters, digits and `-` (Redis's own names).
+pub fn redis_key(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !ok {
+        return Err(format!(
+            "redis.conf directive `{}` is not a directive name (lower-case letters, digits, \
+             `-`): it would be written into the server's config file",
+            printable(name)
+        ));
+    }
+    if REDIS_REFUSED.contains(&name) {
+        return Err(format!(
+            "redis.conf directive `{name}` is refused: it loads code or files, renames commands \
+             or replaces the password rmatrix generates ({} are never written)",
+            REDIS_REFUSED.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// A config value: one line of printable text (no newline or other control character, which
+/// would start a new directive or section).
+pub fn config_value(key: &str, value: &str) -> Result<(), String> {
+    if value.chars().any(char::is_control) {
+        return Err(format!(
+            "the value of `{key}` contains a newline or another control character ({}): a \
+             value must be one line, or it would add directives to the config file",
+            printable(value)
+        ));
+    }
+    Ok(())
+}
+
+/// A container environment variable's name: a shell-style name (Docker joins `NAME=value`,
+/// so an `=` or newline would set another variable), and nothing that looks like a secret,
+/// because the matrix is copied into every run directory and shared with the results.
+pub fn env_name(name: &str) -> Result<(), String> {
+    let mut chars = name.chars();
+    let shaped = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !shaped {
+        return Err(format!(
+            "environment variable `{}` is not a variable name (letters, digits and `_`, not \
+             starting with a digit)",
+            printable(name)
+        ));
+    }
+    let upper = name.to_ascii_uppercase();
+    if [
+        "PASSWORD",
+        "PASSWD",
+        "SECRET",
+        "TOKEN",
+        "CREDENTIAL",
+        "PRIVATE",
+    ]
+    .iter()
+    .any(|s| upper.contains(s))
+    {
+        return Err(format!(
+            "environment variable `{name}` looks like a secret, and a matrix is copied into \
+             every run directory: rmatrix gives each server it starts a random password of \
+             its own, and an `external:` server's password comes from `password_env`"
+        ));
+    }
+    Ok(())
+}
+
+/// Options rmatrix sets itself on sysbench's command line: where the load goes, as whom,
+/// how many clients and for how long, and how progress is read. A matrix option with one
+/// of these names would silently override the cell (sysbench takes the last value).
+pub const SYSBENCH_MANAGED: [&str; 12] = [
+    "db-driver",
+    "mysql-host",
+    "mysql-port",
+    "mysql-socket",
+    "mysql-user",
+    "mysql-password",
+    "mysql-db",
+    "threads",
+    "time",
+    "events",
+    "report-interval",
+    "config-file",
+];
+
+/// A sysbench option from a matrix (`--key=value`): a lower-case option name rmatrix does not
+/// manage itself, and a one-line scalar value.
+pub fn sysbench_option(key: &str, value: &serde_json::Value) -> Result<(), String> {
+    let shaped = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if !shaped {
+        return Err(format!(
+            "sysbench option `{}` is not an option name (lower-case letters, digits, `_`, `-`)",
+            printable(key)
+        ));
+    }
+    if SYSBENCH_MANAGED.contains(&key.replace('_', "-").as_str()) {
+        return Err(format!(
+            "sysbench option `{key}` is set by rmatrix from the cell (server, concurrency, \
+             length); options it manages: {}",
+            SYSBENCH_MANAGED.join(", ")
+        ));
+    }
+    match value {
+        serde_json::Value::String(s) => config_value(key, s),
+        serde_json::Value::Bool(_) | serde_json::Value::Number(_) => Ok(()),
+        _ => Err(format!(
+            "sysbench option `{key}` takes one value (a number, a word or on/off)"
+        )),
+    }
+}
+
+/// `text` with control characters shown as escapes, for an error message on a terminal.
+pub fn printable(text: &str) -> String {
+    crate::escape::terminal(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sql_identifiers() {
+        for ok in ["InnoDB", "MyISAM", "sbtest", "Aria", "my_db1"] {
+            assert!(sql_identifier("engine", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "MyISAM; DROP DATABASE mysql; --",
+            "InnoDB */ DROP TABLE x; /*",
+            "sb`test",
+            "",
+            "1db",
+            "a b",
+            "ü",
+            &"x".repeat(65),
+        ] {
+            assert!(sql_identifier("engine", bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            sql_identifier("engine", "a\nb").unwrap_err(),
+            "engine `a\\nb` is not a plain SQL identifier (letters, digits and `_`, not \
+             starting with a digit, at most 64 characters): it would be written into SQL"
+        );
+    }
+
+    #[test]
+    fn names() {
+        for ok in ["mariadb-10.11", "binlog-off", "write_guid", "a", "11.8"] {
+            assert!(name("server", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "a/b",
+            "a b",
+            "ü",
+            "=HYPERLINK(1)",
+            "-x",
+            "a|b",
+            "<b>",
+            "a\nb",
+            "",
+        ] {
+            assert!(name("server", bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn config_keys_and_values() {
+        for ok in [
+            "log_bin",
+            "innodb-buffer-pool-size",
+            "loose.x",
+            "skip_name_resolve",
+        ] {
+            assert!(mycnf_key(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "!include /etc/shadow",
+            "[mysqld_safe]",
+            "a\nskip-grant-tables",
+            "a b",
+            "",
+        ] {
+            assert!(mycnf_key(bad).is_err(), "{bad:?}");
+        }
+        for ok in ["appendonly", "io-threads", "maxmemory-policy", "save"] {
+            assert!(redis_key(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "rename-command",
+            "requirepass",
+            "include",
+            "loadmodule",
+            "Save",
+            "a\nb",
+        ] {
+            assert!(redis_key(bad).is_err(), "{bad:?}");
+        }
+        assert!(config_value("save", "900 1").is_ok());
+        assert!(config_value("x", "1\n[mysqld_safe]\nmalloc-lib=/tmp/x.so").is_err());
+        assert!(config_value("x", "1\r").is_err());
+        assert!(config_value("x", "\u{1b}[31m").is_err());
+    }
+
+    #[test]
+    fn sysbench_options() {
+        use serde_json::json;
+        assert!(sysbench_option("tables", &json!(4)).is_ok());
+        assert!(sysbench_option("skip_trx", &json!(true)).is_ok());
+        assert!(sysbench_option("rand-type", &json!("uniform")).is_ok());
+        for (k, v) in [
+            ("mysql-host", json!("10.0.0.1")),
+            ("mysql_host", json!("10.0.0.1")),
+            ("threads", json!(64)),
+            ("time", json!(1)),
+            ("Tables", json!(4)),
+            ("a=b", json!(1)),
+            ("tables", json!([1, 2])),
+            ("rand-type", json!("x\n--mysql-host=y")),
+        ] {
+            assert!(sysbench_option(k, &v).is_err(), "{k} {v}");
+        }
+    }
+
+    #[test]
+    fn env_names() {
+        for ok in ["LD_PRELOAD", "MALLOC_CONF", "_x1"] {
+            assert!(env_name(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "A=B",
+            "A\nB",
+            "1A",
+            "",
+            "MARIADB_ROOT_PASSWORD",
+            "api_token",
+            "MY_SECRET",
+        ] {
+            assert!(env_name(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! One line of `results.csv`: a cell x iteration. Column names are a public interface
+//! (users' scripts read them); add columns at the end, never rename.
+
+use serde::{Deserialize, Serialize};
+
+use crate::matrix::Cell;
+
+/// Version of the run-directory layout and of these columns.
+pub const FORMAT_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)] // rows written before a column was appended still read
+pub struct ResultRow {
+    pub server: String,
+    pub config: String,
+    pub engine: String,
+    pub workload: String,
+    pub kind: String,
+    pub concurrency: u32,
+    pub iteration: u32,
+    /// `ok` or `failed`.
+    pub status: String,
+    /// Why the cell failed (first error), empty when ok.
+    pub error: String,
+    /// Statements completed without error in the measured phase.
+    pub queries: Option<u64>,
+    /// Wall time of the measured phase, from releasing the clients to the last one finishing.
+    pub seconds: Option<f64>,
+    pub qps: Option<f64>,
+    /// Committed transactions per second, where the workload has transactions.
+    pub tps: Option<f64>,
+    pub lat_avg_ms: Option<f64>,
+    pub lat_p50_ms: Option<f64>,
+    pub lat_p95_ms: Option<f64>,
+    pub lat_p99_ms: Option<f64>,
+    pub lat_max_ms: Option<f64>,
+    /// Statements that returned an error (the load goes on).
+    pub errors: Option<u64>,
+    pub commits: Option<u64>,
+    /// Server-side counters (SHOW GLOBAL STATUS deltas over the measured phase).
+    pub srv_questions: Option<u64>,
+    pub srv_com_select: Option<u64>,
+    pub srv_com_insert: Option<u64>,
+    pub srv_com_update: Option<u64>,
+    pub srv_com_delete: Option<u64>,
+    pub srv_com_commit: Option<u64>,
+    pub started_at: String,
+    /// Read / write / other statements (sysbench's split), where the workload classifies them.
+    pub reads: Option<u64>,
+    pub writes: Option<u64>,
+    pub others: Option<u64>,
+    /// Connections re-established after a lost connection.
+    pub reconnects: Option<u64>,
+    pub lat_min_ms: Option<f64>,
+    pub lat_p999_ms: Option<f64>,
+    /// Every server counter delta the driver checked, as JSON (e.g. INFO commandstats).
+    pub server_counters: String,
+    /// Mean and population stddev of events per client connection (thread fairness).
+    pub thread_events_avg: Option<f64>,
+    pub thread_events_stddev: Option<f64>,
+    /// CPU seconds the rmatrix process used over the measured phase (its own accounting).
+    pub client_cpu_s: Option<f64>,
+    /// Extra latency percentiles as JSON, e.g. `{"p99.9": 4.1}`.
+    pub lat_percentiles: String,
+}
+
+impl ResultRow {
+    pub fn for_cell(cell: &Cell, kind: &str, iteration: u32) -> ResultRow {
+        ResultRow {
+            server: cell.server.clone(),
+            config: cell.config.clone(),
+            engine: cell.engine.clone().unwrap_or_default(),
+            workload: cell.workload.clone(),
+            kind: kind.to_string(),
+            concurrency: cell.concurrency,
+            iteration,
+            started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            ..ResultRow::default()
+        }
+    }
+
+    pub fn failed(mut self, reason: &str) -> ResultRow {
+        self.status = "failed".into();
+        // One line, and never a spreadsheet formula: results.csv gets opened in spreadsheets.
+        self.error = crate::escape::csv_text(&reason.replace(['\n', '\r'], " "));
+        self
+    }
+
+    pub fn is_ok(&self) -> bool {
+        self.status == "ok"
+    }
+
+    /// The value of a dimension column, as `Cell::get` names them.
+    pub fn dim(&self, dim: &str) -> String {
+        match dim {
+            "server" => self.server.clone(),
+            "config" => self.config.clone(),
+            "engine" => self.engine.clone(),
+            "workload" => self.workload.clone(),
+            "concurrency" => self.concurrency.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    /// Identity of the cell this row measured (for resume and joins).
+    pub fn cell_key(&self) -> String {
+        crate::matrix::plan::DIMENSIONS
+            .iter()
+            .map(|d| self.dim(d))
+            .collect::<Vec<_>>()
+            .join("|")
+    }
+}
+
+pub fn cell_key(cell: &Cell) -> String {
+    crate::matrix::plan::DIMENSIONS
+        .iter()
+        .map(|d| cell.get(d))
+        .collect::<Vec<_>>()
+        .join("|")
+}

@@ -1,0 +1,204 @@
+//! A server ready for load, whatever its kind: where to connect and what it reported.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use std::path::Path;
+
+use anyhow::{anyhow, Context, Result};
+
+use super::docker::{ContainerSpec, Engine};
+use super::mysql::verify::Check;
+use super::spec::ExternalSpec;
+
+/// Where clients connect. The password is never printed or written to results.
+#[derive(Clone)]
+pub struct Endpoint {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@{}:{}", self.user, self.host, self.port)
+    }
+}
+
+impl Endpoint {
+    /// Where an external server listens, with the password read from its environment variable.
+    pub fn external(ext: &ExternalSpec) -> Result<Endpoint> {
+        let password = match &ext.password_env {
+            Some(var) => std::env::var(var)
+                .map_err(|_| anyhow!("environment variable {var} (password_env) is not set"))?,
+            None => String::new(),
+        };
+        Ok(Endpoint {
+            host: ext.host.clone(),
+            port: ext.port,
+            user: ext.user.clone(),
+            password,
+        })
+    }
+
+    pub fn opts(&self, db: Option<&str>) -> mysql_async::Opts {
+        mysql_async::OptsBuilder::default()
+            .ip_or_hostname(self.host.clone())
+            .tcp_port(self.port)
+            .user(Some(self.user.clone()))
+            .pass(Some(self.password.clone()))
+            .db_name(db.map(str::to_string))
+            // Never switch to a unix socket: a socket on this host may belong to another server.
+            .prefer_socket(false)
+            .into()
+    }
+
+    /// The same connection for the blocking client (one OS thread per connection, as
+    /// sysbench's), whose per-statement cost is what load generation needs.
+    pub fn blocking_opts(&self, db: Option<&str>) -> mysql::OptsBuilder {
+        mysql::OptsBuilder::new()
+            .ip_or_hostname(Some(self.host.clone()))
+            .tcp_port(self.port)
+            .user(Some(self.user.clone()))
+            .pass(Some(self.password.clone()))
+            .db_name(db)
+            .prefer_socket(false)
+    }
+
+    pub async fn connect(&self, db: Option<&str>) -> Result<mysql_async::Conn> {
+        mysql_async::Conn::new(self.opts(db))
+            .await
+            .with_context(|| format!("failed to connect to {self:?}"))
+    }
+}
+
+/// Tries at an external server before its deployment fails, the pause between them, and the
+/// most each try may take: a closed port fails in about 4 s, a host that never answers in at
+/// most 29 s.
+pub const EXTERNAL_ATTEMPTS: u32 = 5;
+pub const EXTERNAL_RETRY_PAUSE: Duration = Duration::from_secs(1);
+pub const EXTERNAL_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Attach to an external server, retrying what may pass (a refused or reset connection, no
+/// answer in time) up to `EXTERNAL_ATTEMPTS` times; an answer that refuses (a wrong
+/// password, a missing privilege) fails at once, since trying again cannot change it.
+pub async fn attach_retrying<T, F, Fut>(endpoint: &Endpoint, mut attempt: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut last = anyhow!("no attempt made");
+    for n in 1..=EXTERNAL_ATTEMPTS {
+        match tokio::time::timeout(EXTERNAL_ATTEMPT_TIMEOUT, attempt()).await {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(e)) if !unreachable(&e) => {
+                return Err(e.context(format!(
+                    "external server {endpoint:?} refused (not retried: it answered)"
+                )))
+            }
+            Ok(Err(e)) => last = e,
+            Err(_) => last = anyhow!("no answer within {} s", EXTERNAL_ATTEMPT_TIMEOUT.as_secs()),
+        }
+        if n < EXTERNAL_ATTEMPTS {
+            tokio::time::sleep(EXTERNAL_RETRY_PAUSE).await;
+        }
+    }
+    Err(last.context(format!(
+        "external server {endpoint:?} unreachable after {EXTERNAL_ATTEMPTS} attempts {} s apart",
+        EXTERNAL_RETRY_PAUSE.as_secs()
+    )))
+}
+
+/// A failure to reach the server at all (an I/O error somewhere in the chain), as opposed to
+/// an answer from it.
+fn unreachable(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.is::<std::io::Error>())
+}
+
+/// A server ready for load.
+pub struct Deployed {
+    pub endpoint: Endpoint,
+    /// None for an external server (nothing to stop).
+    pub container: Option<String>,
+    pub version: String,
+    pub variables: BTreeMap<String, String>,
+    pub checks: Vec<Check>,
+    /// The server's unix socket on this host, where it has one (Redis family).
+    pub socket: Option<std::path::PathBuf>,
+}
+
+impl Deployed {
+    /// Why the variant did not take effect, if it did not.
+    pub fn mismatch(&self) -> Option<String> {
+        let bad: Vec<String> = self
+            .checks
+            .iter()
+            .filter(|c| c.status == "mismatch")
+            .map(|c| {
+                format!(
+                    "{}: expected {}, server reports {}",
+                    c.variable,
+                    c.expected,
+                    c.actual.as_deref().unwrap_or("nothing")
+                )
+            })
+            .collect();
+        (!bad.is_empty()).then(|| format!("config did not take effect: {}", bad.join("; ")))
+    }
+}
+
+/// How containers are started for this run.
+pub struct Launch<'a> {
+    pub engine: &'a Engine,
+    pub run_id: &'a str,
+    /// The run directory's token, labelled on every container (see `docker::INSTANCE_LABEL`).
+    pub instance: &'a str,
+    pub password: &'a str,
+    pub host_network: bool,
+    pub start_timeout: Duration,
+}
+
+impl Launch<'_> {
+    /// The parts of a server's container every kind shares: name, image, this run's label and
+    /// the network (host, or `container_port` published on 127.0.0.1:`port`). Callers add
+    /// args, environment and mounts.
+    pub fn container(
+        &self,
+        name: &str,
+        image: &str,
+        container_port: u16,
+        port: u16,
+    ) -> ContainerSpec {
+        ContainerSpec {
+            name: name.to_string(),
+            image: image.to_string(),
+            args: Vec::new(),
+            env: Vec::new(),
+            mounts: Vec::new(),
+            writable: Vec::new(),
+            run_id: self.run_id.to_string(),
+            instance: self.instance.to_string(),
+            host_network: self.host_network,
+            publish: (!self.host_network).then_some((container_port, port)),
+        }
+    }
+
+    /// Where a container started by this launch listens.
+    pub fn endpoint(&self, port: u16, user: &str) -> Endpoint {
+        Endpoint {
+            host: "127.0.0.1".into(),
+            port,
+            user: user.into(),
+            password: self.password.into(),
+        }
+    }
+
+    /// A container that never became ready: keep its log in `dir`, remove it, return the log.
+    pub async fn discard(&self, id: &str, dir: &Path) -> String {
+        let log = self.engine.logs(id).await;
+        let _ = std::fs::write(dir.join("server.log"), &log);
+        let _ = self.engine.remove(id).await;
+        log
+    }
+}

@@ -1,0 +1,436 @@
+//! The Docker engine through bollard: the only module that speaks the Docker API.
+//! Every container rmatrix starts carries the `rmatrix` label so it can always be found and
+//! removed, also after a crash.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Context, Result};
+use bollard::models::{ContainerCreateBody, HostConfig, PortBinding};
+use bollard::query_parameters::{
+    BuildImageOptionsBuilder, CreateContainerOptionsBuilder, CreateImageOptionsBuilder,
+    ListContainersOptionsBuilder, LogsOptionsBuilder, RemoveContainerOptionsBuilder,
+};
+use bollard::Docker;
+use futures_util::StreamExt;
+use sha2::{Digest, Sha256};
+
+/// Label on every rmatrix container; its value is the run id.
+pub const LABEL: &str = "rmatrix.run";
+/// A random token per run directory (kept across `--resume`): two runs whose folders share a
+/// name (the run id) still never touch each other's containers.
+pub const INSTANCE_LABEL: &str = "rmatrix.instance";
+
+/// Marks a failure to reach the Docker engine (exit code 3).
+#[derive(Debug, thiserror::Error)]
+#[error("Docker engine unavailable: {0}\nhint: run containers/setup-docker.sh (installs and starts dockerd when none runs)")]
+pub struct EngineUnavailable(pub String);
+
+#[derive(Clone)]
+pub struct Engine {
+    docker: Docker,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EngineInfo {
+    pub version: String,
+    pub api_version: String,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ImageInfo {
+    pub reference: String,
+    pub id: String,
+    /// `pulled`, `present`, `built` or `cached` (built earlier from the same content).
+    pub origin: String,
+}
+
+/// What to start: the image, its arguments and environment, files to mount read-only.
+#[derive(Debug, Clone, Default)]
+pub struct ContainerSpec {
+    pub name: String,
+    pub image: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// (host path, container path), mounted read-only.
+    pub mounts: Vec<(PathBuf, String)>,
+    /// (host path, container path), mounted read-write (e.g. a directory for a unix socket).
+    pub writable: Vec<(PathBuf, String)>,
+    pub run_id: String,
+    /// This run directory's token (empty for runs made before it existed).
+    pub instance: String,
+    /// Host networking, or bridge with `publish = Some((container_port, host_port))` on 127.0.0.1.
+    pub host_network: bool,
+    pub publish: Option<(u16, u16)>,
+}
+
+/// Only a local engine over its unix socket is supported: any other `DOCKER_HOST` is refused
+/// rather than silently replaced by the local socket (which would run the matrix somewhere
+/// the user did not ask for).
+pub fn check_docker_host(value: Option<&str>) -> Result<(), EngineUnavailable> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(()),
+        Some(v) if v.starts_with("unix://") => Ok(()),
+        Some(v) => Err(EngineUnavailable(format!(
+            "DOCKER_HOST={} is not supported: rmatrix reaches a local engine through its unix \
+             socket only (unset DOCKER_HOST, or set it to unix:///path/to/docker.sock)",
+            crate::input::untrusted::printable(v)
+        ))),
+    }
+}
+
+impl Engine {
+    /// Connect through the local socket and negotiate the API version down to the engine's
+    /// (Debian's docker.io 20.10 speaks 1.41 at most).
+    pub async fn connect() -> Result<Engine> {
+        check_docker_host(std::env::var("DOCKER_HOST").ok().as_deref())?;
+        let docker = Docker::connect_with_local_defaults()
+            .map_err(|e| EngineUnavailable(e.to_string()))?
+            .negotiate_version()
+            .await
+            .map_err(|e| EngineUnavailable(e.to_string()))?;
+        docker
+            .ping()
+            .await
+            .map_err(|e| EngineUnavailable(e.to_string()))?;
+        Ok(Engine { docker })
+    }
+
+    pub async fn info(&self) -> Result<EngineInfo> {
+        let v = self.docker.version().await?;
+        Ok(EngineInfo {
+            version: v.version.unwrap_or_default(),
+            api_version: self.docker.client_version().to_string(),
+        })
+    }
+
+    async fn image_id(&self, reference: &str) -> Option<String> {
+        self.docker
+            .inspect_image(reference)
+            .await
+            .ok()
+            .and_then(|i| i.id)
+    }
+
+    /// Use a public image, pulling it when it is not present.
+    pub async fn ensure_pulled(&self, reference: &str) -> Result<ImageInfo> {
+        if let Some(id) = self.image_id(reference).await {
+            return Ok(ImageInfo {
+                reference: reference.into(),
+                id,
+                origin: "present".into(),
+            });
+        }
+        let (name, tag) = match reference.rsplit_once(':') {
+            Some((n, t)) if !t.contains('/') => (n, t),
+            _ => (reference, "latest"),
+        };
+        let opts = CreateImageOptionsBuilder::default()
+            .from_image(name)
+            .tag(tag)
+            .build();
+        let mut stream = self.docker.create_image(Some(opts), None, None);
+        while let Some(msg) = stream.next().await {
+            msg.map_err(|e| anyhow!("failed to pull image `{reference}`: {e}\nhint: check the name, or build it from a directory under containers/ with `build:`"))?;
+        }
+        let id = self
+            .image_id(reference)
+            .await
+            .ok_or_else(|| anyhow!("image `{reference}` missing after pull"))?;
+        Ok(ImageInfo {
+            reference: reference.into(),
+            id,
+            origin: "pulled".into(),
+        })
+    }
+
+    /// Build `dir` (a Docker build context) as `rmatrix/<name>:<content hash>`, only when no
+    /// image of that content exists yet.
+    pub async fn ensure_built(&self, name: &str, dir: &Path) -> Result<ImageInfo> {
+        let (tar, hash) = build_context(dir)?;
+        let reference = format!(
+            "rmatrix/{}:{}",
+            crate::matrix::plan::slug(name).to_lowercase(),
+            &hash[..12]
+        );
+        if let Some(id) = self.image_id(&reference).await {
+            return Ok(ImageInfo {
+                reference,
+                id,
+                origin: "cached".into(),
+            });
+        }
+        let opts = BuildImageOptionsBuilder::default()
+            .dockerfile("Dockerfile")
+            .t(&reference)
+            .rm(true)
+            .forcerm(true)
+            .networkmode("host")
+            .build();
+        let mut stream = self
+            .docker
+            .build_image(opts, None, Some(bollard::body_full(tar.into())));
+        let mut output = Vec::<String>::new();
+        while let Some(msg) = stream.next().await {
+            match msg {
+                Ok(info) => {
+                    if let Some(s) = info.stream {
+                        output.push(s);
+                    }
+                    if let Some(err) = info.error_detail.and_then(|d| d.message) {
+                        bail!(
+                            "failed to build {} from {}: {err}\n{}",
+                            reference,
+                            dir.display(),
+                            tail(&output.concat(), 15)
+                        );
+                    }
+                }
+                Err(e) => bail!(
+                    "failed to build {} from {}: {e}\n{}",
+                    reference,
+                    dir.display(),
+                    tail(&output.concat(), 15)
+                ),
+            }
+        }
+        let id = self
+            .image_id(&reference)
+            .await
+            .ok_or_else(|| anyhow!("image {reference} missing after build"))?;
+        Ok(ImageInfo {
+            reference,
+            id,
+            origin: "built".into(),
+        })
+    }
+
+    /// Create and start a container; returns its id.
+    pub async fn start(&self, spec: &ContainerSpec) -> Result<String> {
+        let mut host = HostConfig {
+            binds: Some(
+                spec.mounts
+                    .iter()
+                    .map(|(h, c)| format!("{}:{}:ro", h.display(), c))
+                    .chain(
+                        spec.writable
+                            .iter()
+                            .map(|(h, c)| format!("{}:{}", h.display(), c)),
+                    )
+                    .collect(),
+            ),
+            ..Default::default()
+        };
+        let mut exposed = None;
+        if spec.host_network {
+            host.network_mode = Some("host".into());
+        } else if let Some((cport, hport)) = spec.publish {
+            let key = format!("{cport}/tcp");
+            host.port_bindings = Some(HashMap::from([(
+                key.clone(),
+                Some(vec![PortBinding {
+                    host_ip: Some("127.0.0.1".into()),
+                    host_port: Some(hport.to_string()),
+                }]),
+            )]));
+            exposed = Some(vec![key]);
+        }
+        let body = ContainerCreateBody {
+            image: Some(spec.image.clone()),
+            cmd: Some(spec.args.clone()),
+            env: Some(spec.env.iter().map(|(k, v)| format!("{k}={v}")).collect()),
+            labels: Some(HashMap::from([
+                (LABEL.to_string(), spec.run_id.clone()),
+                (INSTANCE_LABEL.to_string(), spec.instance.clone()),
+            ])),
+            exposed_ports: exposed,
+            host_config: Some(host),
+            ..Default::default()
+        };
+        let opts = CreateContainerOptionsBuilder::default()
+            .name(&spec.name)
+            .build();
+        let created = self
+            .docker
+            .create_container(Some(opts), body)
+            .await
+            .with_context(|| {
+                format!(
+                    "failed to create container {} from {}",
+                    spec.name, spec.image
+                )
+            })?;
+        if let Err(e) = self.docker.start_container(&created.id, None).await {
+            let _ = self.remove(&created.id).await;
+            return Err(e).with_context(|| format!("failed to start container {}", spec.name));
+        }
+        Ok(created.id)
+    }
+
+    /// Still running? When not, its exit code.
+    pub async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
+        let info = self.docker.inspect_container(id, None).await?;
+        let state = info.state.unwrap_or_default();
+        if state.running.unwrap_or(false) {
+            Ok(None)
+        } else {
+            Ok(Some(state.exit_code.unwrap_or(-1)))
+        }
+    }
+
+    /// The container's stdout and stderr (where the server writes its log).
+    pub async fn logs(&self, id: &str) -> String {
+        let opts = LogsOptionsBuilder::default()
+            .stdout(true)
+            .stderr(true)
+            .build();
+        let mut stream = self.docker.logs(id, Some(opts));
+        let mut out = String::new();
+        while let Some(Ok(chunk)) = stream.next().await {
+            out.push_str(&chunk.to_string());
+        }
+        out
+    }
+
+    pub async fn remove(&self, id: &str) -> Result<()> {
+        let opts = RemoveContainerOptionsBuilder::default()
+            .force(true)
+            .v(true)
+            .build();
+        self.docker
+            .remove_container(id, Some(opts))
+            .await
+            .with_context(|| format!("failed to remove container {id}"))
+    }
+
+    /// Remove the containers of one run directory: by its instance token, or by run id for a
+    /// run made before tokens existed. Returns how many.
+    pub async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
+        if instance.is_empty() {
+            self.remove_labelled(&format!("{LABEL}={run_id}")).await
+        } else {
+            self.remove_labelled(&format!("{INSTANCE_LABEL}={instance}"))
+                .await
+        }
+    }
+
+    /// Remove every rmatrix container of every run (`rmatrix clean`). Returns how many.
+    pub async fn remove_all(&self) -> Result<usize> {
+        self.remove_labelled(LABEL).await
+    }
+
+    async fn remove_labelled(&self, label: &str) -> Result<usize> {
+        let filters = HashMap::from([("label", vec![label])]);
+        let opts = ListContainersOptionsBuilder::default()
+            .all(true)
+            .filters(&filters)
+            .build();
+        let list = self.docker.list_containers(Some(opts)).await?;
+        let mut n = 0;
+        for c in list {
+            if let Some(id) = c.id {
+                self.remove(&id).await?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// The last `n` lines of a text.
+pub fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// A tar of the build directory and a hash of its content (paths and bytes, sorted), so the
+/// image is rebuilt exactly when something in the directory changed.
+fn build_context(dir: &Path) -> Result<(Vec<u8>, String)> {
+    let mut files = Vec::new();
+    collect_files(dir, dir, &mut files)?;
+    files.sort();
+    let mut hasher = Sha256::new();
+    let mut builder = tar::Builder::new(Vec::new());
+    for rel in &files {
+        let full = dir.join(rel);
+        let mut data = Vec::new();
+        std::fs::File::open(&full)
+            .and_then(|mut f| f.read_to_end(&mut data))
+            .with_context(|| format!("failed to read {}", full.display()))?;
+        let mode = file_mode(&full);
+        hasher.update(rel.to_string_lossy().as_bytes());
+        hasher.update([0]);
+        hasher.update(mode.to_le_bytes());
+        hasher.update(&data);
+        let mut header = tar::Header::new_gnu();
+        header.set_size(data.len() as u64);
+        header.set_mode(mode);
+        header.set_cksum();
+        builder.append_data(&mut header, rel, data.as_slice())?;
+    }
+    let tar = builder.into_inner()?;
+    Ok((tar, format!("{:x}", hasher.finalize())))
+}
+
+fn collect_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in
+        std::fs::read_dir(dir).with_context(|| format!("failed to read {}", dir.display()))?
+    {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_files(root, &path, out)?;
+        } else {
+            out.push(
+                path.strip_prefix(root)
+                    .expect("invariant: walked under root")
+                    .to_path_buf(),
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn file_mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0o644)
+}
+#[cfg(not(unix))]
+fn file_mode(_: &Path) -> u32 {
+    0o644
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_local_unix_engines() {
+        assert!(check_docker_host(None).is_ok());
+        assert!(check_docker_host(Some("")).is_ok());
+        assert!(check_docker_host(Some("unix:///run/docker.sock")).is_ok());
+        for bad in [
+            "tcp://10.0.0.1:2376",
+            "ssh://me@host",
+            "npipe:////./pipe/docker",
+        ] {
+            let e = check_docker_host(Some(bad)).unwrap_err().to_string();
+            assert!(e.contains("is not supported"), "{e}");
+        }
+    }
+
+    use super::*;
+
+    #[test]
+    fn context_hash_follows_content() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("Dockerfile"), "FROM x\n").unwrap();
+        let (_, h1) = build_context(tmp.path()).unwrap();
+        let (_, h2) = build_context(tmp.path()).unwrap();
+        assert_eq!(h1, h2);
+        std::fs::write(tmp.path().join("Dockerfile"), "FROM y\n").unwrap();
+        let (_, h3) = build_context(tmp.path()).unwrap();
+        assert_ne!(h1, h3);
+    }
+}

@@ -1,0 +1,197 @@
+//! A Redis-family server (Redis, Valkey) for one deployment: start it in Docker with the
+//! rendered redis.conf and a random password (or attach to an external one), wait until it
+//! answers PING, read back `CONFIG GET *` and INFO, and verify the variant.
+
+pub mod conf;
+pub mod resp;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Result};
+
+use super::deployed::{Deployed, Endpoint, Launch};
+use super::docker::{tail, ContainerSpec, Engine};
+use super::mysql::free_port;
+use super::spec::{ConfigSpec, ExternalSpec};
+use conf as redisconf;
+use resp::{info_fields, Addr, Conn, Value};
+
+pub const CONF_IN_CONTAINER: &str = "/etc/rmatrix/redis.conf";
+const SOCKET_DIR_IN_CONTAINER: &str = "/run/rmatrix-sock";
+const SOCKET_NAME: &str = "redis.sock";
+/// sun_path holds 108 bytes; a longer host path cannot be connected to.
+const MAX_SOCKET_PATH: usize = 100;
+
+/// Start `image` with `config`: redis.conf written to `dir` and mounted read-only, a socket
+/// directory mounted read-write, TCP on a free port of 127.0.0.1.
+pub async fn start(
+    launch: &Launch<'_>,
+    name: &str,
+    image: &str,
+    config: &ConfigSpec,
+    dir: &Path,
+) -> Result<Deployed> {
+    let conf = dir.join("redis.conf");
+    std::fs::write(&conf, redisconf::render(&config.redis_conf))?;
+    let conf = conf.canonicalize()?;
+    let sock_dir = dir.join("sock");
+    std::fs::create_dir_all(&sock_dir)?;
+    let sock_dir = sock_dir.canonicalize()?;
+    let socket = sock_dir.join(SOCKET_NAME);
+    let socket =
+        (socket.as_os_str().len() <= MAX_SOCKET_PATH && launch.host_network).then_some(socket);
+
+    let port = free_port()?;
+    let mut args = Vec::new();
+    if launch.host_network {
+        args.extend(["--port".into(), port.to_string()]);
+        args.extend(["--bind".into(), "127.0.0.1".into()]);
+    } else {
+        args.extend([
+            "--port".into(),
+            "6379".into(),
+            "--bind".into(),
+            "0.0.0.0".into(),
+        ]);
+    }
+    if socket.is_some() {
+        args.extend([
+            "--unixsocket".into(),
+            format!("{SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}"),
+            "--unixsocketperm".into(),
+            "777".into(),
+        ]);
+    }
+    args.extend(config.args.iter().cloned());
+    let mut env: Vec<(String, String)> = vec![("REDIS_PASSWORD".into(), launch.password.into())];
+    env.extend(config.container_env());
+    let spec = ContainerSpec {
+        args,
+        env,
+        mounts: vec![(conf, CONF_IN_CONTAINER.into())],
+        writable: vec![(sock_dir, SOCKET_DIR_IN_CONTAINER.into())],
+        ..launch.container(name, image, 6379, port)
+    };
+    let id = launch.engine.start(&spec).await?;
+    let endpoint = launch.endpoint(port, "default");
+    if let Err(e) = wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
+        let log = launch.discard(&id, dir).await;
+        return Err(e.context(format!("server log (last lines):\n{}", tail(&log, 10))));
+    }
+    let mut deployed = read_back(endpoint, config).await?;
+    deployed.container = Some(id);
+    deployed.socket = socket;
+    Ok(deployed)
+}
+
+/// Attach to a server someone else runs: nothing is changed, settings are only read.
+pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
+    let endpoint = Endpoint::external(ext)?;
+    super::deployed::attach_retrying(&endpoint, || read_back(endpoint.clone(), config)).await
+}
+
+pub fn tcp_addr(endpoint: &Endpoint) -> Addr {
+    Addr::Tcp(endpoint.host.clone(), endpoint.port)
+}
+
+async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> {
+    let mut conn = Conn::connect_within(
+        &tcp_addr(&endpoint),
+        &endpoint.password,
+        Duration::from_secs(10),
+    )
+    .await?;
+    let mut variables = config_get_all(&mut conn).await?;
+    let server = info_fields(&conn.text(&[b"INFO", b"server"]).await?);
+    let memory = info_fields(&conn.text(&[b"INFO", b"memory"]).await?);
+    let field = |fields: &[(String, String)], k: &str| {
+        fields.iter().find(|(f, _)| f == k).map(|(_, v)| v.clone())
+    };
+    // Valkey also reports redis_version (the protocol level it is compatible with).
+    let version = match field(&server, "valkey_version") {
+        Some(v) => format!("valkey {v}"),
+        None => format!(
+            "redis {}",
+            field(&server, "redis_version").unwrap_or_else(|| "unknown".into())
+        ),
+    };
+    if let Some(a) = field(&memory, "mem_allocator") {
+        variables.insert("mem_allocator".into(), a);
+    }
+    let checks = redisconf::check_settings(&config.redis_conf, config.allocator, &variables);
+    Ok(Deployed {
+        endpoint,
+        container: None,
+        version,
+        variables,
+        checks,
+        socket: None,
+    })
+}
+
+/// Every setting the server reports, by lower-case name.
+async fn config_get_all(conn: &mut Conn) -> Result<BTreeMap<String, String>> {
+    let Value::Array(items) = conn.call(&[b"CONFIG", b"GET", b"*"]).await? else {
+        bail!("CONFIG GET * did not return a list");
+    };
+    let texts: Vec<String> = items.iter().map(|v| v.text().unwrap_or_default()).collect();
+    Ok(texts
+        .chunks(2)
+        .filter(|kv| kv.len() == 2)
+        .map(|kv| {
+            let name = kv[0].to_lowercase();
+            // variables.json is a result file: secrets never reach it.
+            let value = match name.as_str() {
+                "requirepass" | "masterauth" if !kv[1].is_empty() => "(redacted)".into(),
+                _ => kv[1].clone(),
+            };
+            (name, value)
+        })
+        .collect())
+}
+
+/// Poll until an authenticated PING answers PONG (not LOADING); fail early when the
+/// container exits.
+async fn wait_ready(
+    engine: &Engine,
+    id: &str,
+    endpoint: &Endpoint,
+    timeout: Duration,
+) -> Result<()> {
+    let start = Instant::now();
+    let addr = tcp_addr(endpoint);
+    loop {
+        if let Some(code) = engine.exit_code(id).await? {
+            bail!("server exited with code {code} before answering PING");
+        }
+        let attempt = async {
+            let mut conn =
+                Conn::connect_within(&addr, &endpoint.password, Duration::from_secs(2)).await?;
+            conn.text(&[b"PING"]).await
+        };
+        let last_err = match attempt.await {
+            Ok(pong) if pong == "PONG" => return Ok(()),
+            Ok(other) => format!("PING answered {other:?}"),
+            Err(e) => format!("{e:#}"),
+        };
+        if start.elapsed() > timeout {
+            bail!(
+                "server did not answer within {}s (last error: {last_err})",
+                timeout.as_secs()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The socket a unix-transport workload connects to.
+pub fn socket_addr(socket: Option<&PathBuf>) -> Result<Addr> {
+    socket.map(|p| Addr::Unix(p.clone())).ok_or_else(|| {
+        anyhow!(
+            "this server has no unix socket on this host (external server, bridge network, \
+             or a run directory path too long for a socket): use transport: tcp"
+        )
+    })
+}

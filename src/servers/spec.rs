@@ -1,0 +1,157 @@
+//! Where a server comes from and how a config changes it, as the matrix writes them.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use crate::input::yaml::Scalar;
+
+/// Where a server comes from: exactly one of `image`, `build` or `external`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSpec {
+    /// A public image, pulled when missing (e.g. `mariadb:11.4`, `mysql:8.0`).
+    #[serde(default)]
+    pub image: Option<String>,
+    /// A directory under `containers/` with a Dockerfile, built when its content changed.
+    #[serde(default)]
+    pub build: Option<String>,
+    /// A server someone else runs: nothing is started or changed, variables are still read.
+    #[serde(default)]
+    pub external: Option<ExternalSpec>,
+    /// The protocol family; inferred from the image or build name when omitted.
+    #[serde(default)]
+    pub kind: Option<ServerKind>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerKind {
+    /// MariaDB or MySQL.
+    Mysql,
+    /// Redis or Valkey.
+    Redis,
+}
+
+impl ServerSpec {
+    pub fn kind(&self) -> ServerKind {
+        if let Some(k) = self.kind {
+            return k;
+        }
+        let name = self
+            .image
+            .as_deref()
+            .or(self.build.as_deref())
+            .unwrap_or("")
+            .to_lowercase();
+        if name.contains("redis") || name.contains("valkey") {
+            ServerKind::Redis
+        } else {
+            ServerKind::Mysql
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalSpec {
+    #[serde(default = "default_host")]
+    pub host: String,
+    pub port: u16,
+    #[serde(default = "default_user")]
+    pub user: String,
+    /// Name of the environment variable that holds the password.
+    #[serde(default)]
+    pub password_env: Option<String>,
+}
+
+fn default_host() -> String {
+    "127.0.0.1".into()
+}
+fn default_user() -> String {
+    "root".into()
+}
+
+/// A server variant: my.cnf settings, environment, allocator, extra arguments.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigSpec {
+    /// my.cnf `[mysqld]` settings; a null value writes a bare flag (`skip_name_resolve`).
+    #[serde(default)]
+    pub mycnf: IndexMap<String, Option<CnfValue>>,
+    #[serde(default)]
+    pub env: IndexMap<String, String>,
+    /// Preload an allocator into the server: `system`, `tcmalloc` or `jemalloc`.
+    #[serde(default)]
+    pub allocator: Option<Allocator>,
+    /// Extra server command-line arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// redis.conf settings for Redis-family servers (`appendfsync: always`, `save: ""`).
+    #[serde(default)]
+    pub redis_conf: IndexMap<String, CnfValue>,
+}
+
+impl ConfigSpec {
+    /// The server's environment from this config: the allocator preload, then `env`.
+    pub fn container_env(&self) -> Vec<(String, String)> {
+        let preload = self
+            .allocator
+            .and_then(|a| a.preload())
+            .map(|(lib, _)| ("LD_PRELOAD".to_string(), lib.to_string()));
+        preload
+            .into_iter()
+            .chain(self.env.iter().map(|(k, v)| (k.clone(), v.clone())))
+            .collect()
+    }
+
+    /// True when the config would change a server (and so cannot apply to an external one).
+    pub fn changes_server(&self) -> bool {
+        !self.mycnf.is_empty()
+            || !self.env.is_empty()
+            || !self.args.is_empty()
+            || !self.redis_conf.is_empty()
+            || matches!(self.allocator, Some(a) if a != Allocator::System)
+    }
+}
+
+/// A my.cnf value as written in YAML: kept as text, booleans as `ON`/`OFF`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct CnfValue(pub String);
+
+impl<'de> Deserialize<'de> for CnfValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        match Scalar::deserialize(d)? {
+            Scalar::Bool(b) => Ok(CnfValue(if b { "ON" } else { "OFF" }.into())),
+            Scalar::Other(kind) => Err(D::Error::custom(format!(
+                "a config value must be a string, number, boolean or empty, not {kind}"
+            ))),
+            s => s.text().map(CnfValue).ok_or_else(|| {
+                D::Error::custom("a config value must be a string, number, boolean or empty")
+            }),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Allocator {
+    System,
+    Tcmalloc,
+    Jemalloc,
+}
+
+impl Allocator {
+    /// The library to preload (Debian's paths) and the word `version_malloc_library` shows.
+    pub fn preload(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Allocator::System => None,
+            Allocator::Tcmalloc => Some((
+                "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
+                "tcmalloc",
+            )),
+            Allocator::Jemalloc => Some(("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "jemalloc")),
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! One oltp iteration: tables ready -> clients connected and statements prepared ->
+//! warmup (discarded) -> server counters -> measured phase -> server counters. The clients
+//! are blocking connections on OS threads (see worker.rs); the control connection that reads
+//! the counters stays async.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
+use std::time::Instant;
+
+use anyhow::{anyhow, Context, Result};
+use mysql_async::prelude::Queryable;
+use mysql_async::Conn;
+use rand::Rng;
+
+use super::collector::{self, Collected};
+use super::prepare::{self, seeded};
+use super::worker::{Phase, Worker};
+use crate::input::Length;
+use crate::measure::counters::{self, Status};
+use crate::measure::cpu;
+use crate::measure::interval::mean_stddev;
+use crate::measure::measurement::Measurement;
+use crate::results::samples::SampleSink;
+use crate::servers::Endpoint;
+use crate::workloads::oltp::spec::OltpSpec;
+
+/// The percentile of the per-second lines (sysbench's `--percentile` default).
+const SAMPLE_PERCENTILE: f64 = 95.0;
+
+#[allow(clippy::too_many_arguments)] // one per matrix dimension the driver needs; a struct would only rename them
+pub async fn run_iteration(
+    endpoint: &Endpoint,
+    spec: &OltpSpec,
+    engine: &str,
+    concurrency: u32,
+    warmup: Option<Length>,
+    length: Length,
+    live: Arc<AtomicU64>,
+    samples: &SampleSink,
+) -> Result<Measurement> {
+    prepare::ensure(endpoint, spec, engine, &live)
+        .await
+        .context("failed to prepare the sbtest tables")?;
+    let spec = Arc::new(spec.clone());
+    let threads = concurrency.max(1);
+    let mut workers = blocking({
+        let (endpoint, spec) = (endpoint.clone(), spec.clone());
+        move || open_all(&endpoint, &spec, threads)
+    })
+    .await?;
+    let mut control = endpoint.connect(Some(&spec.db)).await?;
+
+    // Dropped midway (the stall watchdog gave up on the iteration), this stops the client
+    // threads at their next event: they would go on loading the server under the next one.
+    let cancel = Cancel::default();
+    if let Some(w) = warmup {
+        let (live, stop) = (live.clone(), cancel.flag());
+        let (back, _, _) = blocking(move || run_phase(workers, w, live, stop)).await?;
+        workers = back;
+    }
+
+    let before = status(&mut control).await?;
+    let cpu0 = cpu::process_seconds();
+    let stop = cancel.flag();
+    let (workers, got, seconds) = blocking(move || run_phase(workers, length, live, stop)).await?;
+    let cpu1 = cpu::process_seconds();
+    let after = status(&mut control).await?;
+    let mut server = counters::delta(&before, &after);
+    // The second SHOW GLOBAL STATUS counts itself.
+    for k in ["Questions", "Com_show_status"] {
+        if let Some(q) = server.get_mut(k) {
+            *q = q.saturating_sub(1);
+        }
+    }
+    // Keep the results readable: counters that moved, and always the ones compared.
+    server
+        .retain(|k, v| *v != 0 || counters::RECORDED.contains(&k.as_str()) || k == "Com_rollback");
+    // Dropping a client sends COM_QUIT without waiting, and the server counts a COM_QUIT in
+    // Questions: wait until the server has let every client go, or its late quits would land
+    // in the next iteration's counters.
+    let ids: Vec<u32> = workers.iter().filter_map(Worker::connection_id).collect();
+    blocking(move || {
+        drop(workers);
+        Ok(())
+    })
+    .await?;
+    wait_gone(&mut control, &ids).await;
+    let _ = control.disconnect().await;
+
+    samples.write(&got.samples(seconds, threads, SAMPLE_PERCENTILE))?;
+    // As in sysbench, an error that is neither ignorable nor a lost connection ends the run:
+    // the numbers of the clients left would not be the cell's.
+    if let Some(e) = got.workers.iter().find_map(|w| w.fatal.clone()) {
+        anyhow::bail!("a client stopped on an error: {e}");
+    }
+    Ok(measurement(&spec, &got, seconds, server, cpu0.zip(cpu1)))
+}
+
+fn measurement(
+    spec: &OltpSpec,
+    got: &Collected,
+    seconds: f64,
+    server: Status,
+    cpu: Option<(f64, f64)>,
+) -> Measurement {
+    let total = got.total();
+    let per_thread: Vec<f64> = got.workers.iter().map(|w| w.events as f64).collect();
+    Measurement {
+        queries: total.counts.queries(),
+        errors: total.counts.errors,
+        first_error: got.first_error(),
+        // sysbench's "transactions" are events, with or without BEGIN/COMMIT.
+        commits: total.counts.events,
+        reads: Some(total.counts.reads),
+        writes: Some(total.counts.writes),
+        others: Some(total.counts.others),
+        reconnects: Some(total.counts.reconnects),
+        seconds,
+        latency: collector::latency(&total),
+        server,
+        thread_events: Some(mean_stddev(&per_thread)),
+        client_cpu_s: cpu.map(|(a, b)| b - a),
+        percentiles: spec
+            .percentiles
+            .iter()
+            .map(|p| (*p, total.percentile_ms(*p)))
+            .collect(),
+        ..Measurement::default()
+    }
+}
+
+/// Wait (up to 10 s) until none of these connection ids is in the server's process list.
+async fn wait_gone(control: &mut Conn, ids: &[u32]) {
+    if ids.is_empty() {
+        return;
+    }
+    let list = ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let query = format!("SELECT COUNT(*) FROM information_schema.processlist WHERE id IN ({list})");
+    let give_up = Instant::now() + std::time::Duration::from_secs(10);
+    while Instant::now() < give_up {
+        match control.query_first::<u64, _>(query.as_str()).await {
+            Ok(Some(0)) | Err(_) => return,
+            _ => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
+        }
+    }
+}
+
+async fn status(conn: &mut Conn) -> Result<Status> {
+    let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS").await?;
+    Ok(counters::parse(rows))
+}
+
+/// Sets its flag when dropped.
+#[derive(Default)]
+struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    fn flag(&self) -> Arc<AtomicBool> {
+        self.0.clone()
+    }
+}
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Run blocking client work off the async runtime.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| anyhow!("a client thread failed: {e}"))?
+}
+
+/// Connect `threads` clients in parallel, each preparing its statements.
+fn open_all(endpoint: &Endpoint, spec: &Arc<OltpSpec>, threads: u32) -> Result<Vec<Worker>> {
+    std::thread::scope(|s| {
+        let opening: Vec<_> = (0..threads)
+            .map(|tid| {
+                let rng = seeded(spec.rand_seed, tid as u64);
+                std::thread::Builder::new()
+                    .name(format!("oltp-open-{tid}"))
+                    .spawn_scoped(s, move || Worker::open(tid, endpoint, spec.clone(), rng))
+            })
+            .collect();
+        let mut workers = Vec::with_capacity(threads as usize);
+        let mut first_error = None;
+        for h in opening {
+            match h.map_err(anyhow::Error::from).and_then(|h| {
+                h.join()
+                    .map_err(|_| anyhow!("a client thread panicked while connecting"))?
+            }) {
+                Ok(w) => workers.push(w),
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        match first_error {
+            Some(e) => Err(e.context("failed to open the client connections")),
+            None => Ok(workers),
+        }
+    })
+}
+
+/// Run every worker for `length` (a duration, or a total event count), each on its own
+/// thread; give them back with what the collector gathered and the phase's wall time. The
+/// clock starts once every thread exists, so starting 512 threads is not measured.
+fn run_phase(
+    workers: Vec<Worker>,
+    length: Length,
+    live: Arc<AtomicU64>,
+    cancelled: Arc<AtomicBool>,
+) -> Result<(Vec<Worker>, Collected, f64)> {
+    let threads = workers.len() as u32;
+    let phase = OnceLock::new();
+    let gate = RwLock::new(());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        let closed = gate.write().unwrap_or_else(|e| e.into_inner());
+        let mut spawned = Vec::with_capacity(workers.len());
+        let mut spawn_error = None;
+        for mut w in workers {
+            let (phase, gate, tx) = (&phase, &gate, tx.clone());
+            let started = std::thread::Builder::new()
+                .name(format!("oltp-{}", w.tid))
+                .spawn_scoped(s, move || {
+                    drop(gate.read());
+                    if let Some(p) = phase.get() {
+                        w.run(p, &tx);
+                    }
+                    w
+                });
+            match started {
+                Ok(h) => spawned.push(h),
+                Err(e) => {
+                    spawn_error = Some(e);
+                    break;
+                }
+            }
+        }
+        drop(tx);
+        let start = Instant::now();
+        if spawn_error.is_none() {
+            let _ = phase.set(Phase {
+                start,
+                deadline: length.as_duration().map(|d| start + d),
+                budget: match length {
+                    Length::Queries(n) => Some((AtomicU64::new(0), n)),
+                    Length::Time(_) => None,
+                },
+                live,
+                cancelled,
+                threads,
+                unique: AtomicU32::new(0),
+                unique_offset: rand::rng().random(),
+            });
+        }
+        drop(closed);
+        let got = collector::collect(rx);
+        // A panicked worker is lost; its stats were sent up to its last second.
+        let back: Vec<Worker> = spawned.into_iter().filter_map(|h| h.join().ok()).collect();
+        let seconds = start.elapsed().as_secs_f64();
+        match spawn_error {
+            Some(e) => Err(anyhow!(
+                "failed to start client thread {} of {threads}: {e}",
+                back.len() + 1
+            )),
+            None => Ok((back, got, seconds)),
+        }
+    })
+}

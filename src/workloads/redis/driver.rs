@@ -1,0 +1,427 @@
+//! Running a `redis` cell with rmatrix's own client: `clients` connections on one dedicated
+//! event-loop thread (as redis-benchmark's single loop, so client CPU is comparable), each
+//! keeping `pipeline` requests in flight; INFO commandstats is read around the measured phase
+//! and must agree with what the clients sent.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::input::Length;
+use crate::measure::counters::Status;
+use crate::measure::cpu;
+use crate::measure::latency::Latency;
+use crate::measure::measurement::Measurement;
+use crate::servers::redis::resp::{info_fields, Addr, Conn, Stream};
+use crate::servers::redis::{socket_addr, tcp_addr};
+use crate::servers::Deployed;
+use crate::workloads::redis::proto::{append, reply_len, templates, value, KeyGen, Template};
+use crate::workloads::redis::spec::{RedisSpec, Transport};
+
+/// One iteration: prepare, optional warmup, measured phase, counter check.
+pub async fn run_iteration(
+    server: &Deployed,
+    spec: &RedisSpec,
+    clients: u32,
+    warmup: Option<Length>,
+    length: Length,
+    live: Arc<AtomicU64>,
+) -> Result<Measurement> {
+    let load_addr = match spec.transport {
+        Transport::Tcp => tcp_addr(&server.endpoint),
+        Transport::Unix => socket_addr(server.socket.as_ref())?,
+    };
+    let job = Job {
+        control: tcp_addr(&server.endpoint),
+        load: load_addr,
+        password: server.endpoint.password.clone(),
+        spec: spec.clone(),
+        clients,
+        warmup,
+        length,
+        live,
+    };
+    let (mut tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("rmatrix-redis-load".into())
+        .spawn(move || {
+            let result = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .map_err(anyhow::Error::from)
+                .and_then(|rt| {
+                    // The receiver goes away when the iteration is given up (the stall
+                    // watchdog, Ctrl-C): the clients stop with it instead of loading the
+                    // server under the next iteration.
+                    rt.block_on(async {
+                        tokio::select! {
+                            r = job.run() => r,
+                            () = tx.closed() => Err(anyhow!("the iteration was given up")),
+                        }
+                    })
+                });
+            let _ = tx.send(result);
+        })
+        .context("failed to start the load thread")?;
+    rx.await
+        .map_err(|_| anyhow!("the load thread ended without a result"))?
+}
+
+struct Job {
+    control: Addr,
+    load: Addr,
+    password: String,
+    spec: RedisSpec,
+    clients: u32,
+    warmup: Option<Length>,
+    length: Length,
+    live: Arc<AtomicU64>,
+}
+
+/// What every client of a cell sends.
+struct Plan {
+    templates: Vec<Template>,
+    pipeline: u64,
+    keyspace: Option<u64>,
+    spec: RedisSpec,
+}
+
+impl Job {
+    async fn run(self) -> Result<Measurement> {
+        let spec = &self.spec;
+        let mut control = Conn::connect(&self.control, &self.password).await?;
+        prepare(&mut control, spec).await?;
+        let plan = Arc::new(Plan {
+            templates: templates(
+                spec.test,
+                spec.data_size,
+                spec.keyspace.is_some(),
+                spec.ratio.unwrap_or_default(),
+            ),
+            pipeline: u64::from(spec.pipeline.max(1)),
+            keyspace: spec.keyspace,
+            spec: spec.clone(),
+        });
+        let opened = (0..self.clients).map(|_| async {
+            anyhow::Ok(
+                Conn::connect(&self.load, &self.password)
+                    .await?
+                    .into_stream(),
+            )
+        });
+        let mut streams = futures_util::future::try_join_all(opened).await?;
+        if let Some(w) = self.warmup {
+            let (back, _) = run_load(streams, &plan, w, self.live.clone()).await;
+            streams = back;
+        }
+
+        let before = commandstats(&mut control).await?;
+        let cpu_before = cpu::process_seconds();
+        let started = Instant::now();
+        let (_, results) = run_load(streams, &plan, self.length, self.live.clone()).await;
+        let seconds = started.elapsed().as_secs_f64();
+        let cpu = cpu::process_seconds().zip(cpu_before).map(|(a, b)| a - b);
+        let after = commandstats(&mut control).await?;
+        let server = delta(&before, &after);
+
+        let mut m = Measurement {
+            seconds,
+            client_cpu_s: cpu,
+            ..Measurement::default()
+        };
+        let mut sent: BTreeMap<&'static str, u64> = BTreeMap::new();
+        let mut broken = false;
+        for r in results {
+            m.queries += r.ok;
+            m.errors += r.errors;
+            m.latency.merge(&r.latency);
+            if m.first_error.is_none() {
+                m.first_error = r.first_error;
+            }
+            broken |= r.broken;
+            for (t, n) in plan.templates.iter().zip(&r.sent) {
+                *sent.entry(t.command).or_default() += n;
+            }
+        }
+        let (mut reads, mut writes, mut others) = (0, 0, 0);
+        for (cmd, n) in &sent {
+            match class(cmd) {
+                Class::Read => reads += n,
+                Class::Write => writes += n,
+                Class::Other => others += n,
+            }
+        }
+        (m.reads, m.writes, m.others) = (Some(reads), Some(writes), Some(others));
+        if !broken {
+            check_counts(&sent, &server)?;
+        }
+        m.server = server;
+        Ok(m)
+    }
+}
+
+/// LRANGE tests read a list that must be long enough (redis-benchmark fills it with LPUSH).
+async fn prepare(control: &mut Conn, spec: &RedisSpec) -> Result<()> {
+    let want = spec.test.lrange_len();
+    if want == 0 {
+        return Ok(());
+    }
+    let have = match control.call(&[b"LLEN", b"mylist"]).await? {
+        crate::servers::redis::resp::Value::Int(n) => n.max(0) as usize,
+        other => bail!("LLEN mylist answered {other:?}"),
+    };
+    if have < want {
+        let v = value(spec.data_size);
+        let mut args: Vec<&[u8]> = vec![b"LPUSH", b"mylist"];
+        args.extend(std::iter::repeat_n(v.as_slice(), want - have));
+        if let crate::servers::redis::resp::Value::Error(e) = control.call(&args).await? {
+            bail!("failed to fill mylist for {}: {e}", spec.test);
+        }
+    }
+    Ok(())
+}
+
+enum Class {
+    Read,
+    Write,
+    Other,
+}
+
+fn class(cmd: &str) -> Class {
+    match cmd {
+        "get" | "lrange" => Class::Read,
+        "ping" => Class::Other,
+        _ => Class::Write,
+    }
+}
+
+/// INFO commandstats as `cmdstat_<command>` -> calls (plus rejected calls, which Redis 7+
+/// counts apart) and `cmdstat_<command>.usec`.
+async fn commandstats(control: &mut Conn) -> Result<Status> {
+    let text = control.text(&[b"INFO", b"commandstats"]).await?;
+    Ok(parse_commandstats(&text))
+}
+
+pub fn parse_commandstats(text: &str) -> Status {
+    let mut out = Status::new();
+    for (name, fields) in info_fields(text) {
+        if !name.starts_with("cmdstat_") {
+            continue;
+        }
+        let mut calls = 0;
+        for (k, v) in fields.split(',').filter_map(|f| f.split_once('=')) {
+            let n = v.parse::<u64>().unwrap_or(0);
+            match k {
+                "calls" | "rejected_calls" => calls += n,
+                "usec" => {
+                    out.insert(format!("{name}.usec"), n);
+                }
+                _ => {}
+            }
+        }
+        out.insert(name, calls);
+    }
+    out
+}
+
+/// after - before; a command absent before counted from zero.
+pub fn delta(before: &Status, after: &Status) -> Status {
+    after
+        .iter()
+        .map(|(k, a)| {
+            (
+                k.clone(),
+                a.saturating_sub(before.get(k).copied().unwrap_or(0)),
+            )
+        })
+        .filter(|(_, d)| *d > 0)
+        .collect()
+}
+
+/// Every request the clients sent must be a call the server counted, and the other way round.
+pub fn check_counts(sent: &BTreeMap<&'static str, u64>, server: &Status) -> Result<()> {
+    for (cmd, n) in sent {
+        let counted = server.get(&format!("cmdstat_{cmd}")).copied().unwrap_or(0);
+        if counted != *n {
+            bail!(
+                "INFO commandstats counted {counted} {} calls, the clients sent {n}",
+                cmd.to_uppercase()
+            );
+        }
+    }
+    Ok(())
+}
+
+struct ClientResult {
+    ok: u64,
+    errors: u64,
+    /// Requests written, per template.
+    sent: Vec<u64>,
+    first_error: Option<String>,
+    latency: Latency,
+    /// The connection failed: the server may have run requests whose replies were lost.
+    broken: bool,
+}
+
+/// Run every client to the end of its share (or the deadline); give the streams back.
+async fn run_load(
+    streams: Vec<Stream>,
+    plan: &Arc<Plan>,
+    length: Length,
+    live: Arc<AtomicU64>,
+) -> (Vec<Stream>, Vec<ClientResult>) {
+    let n = streams.len() as u64;
+    let deadline = length.as_duration().map(|d| Instant::now() + d);
+    let runs = streams.into_iter().enumerate().map(|(i, stream)| {
+        // The total is split exactly: the first `total % n` clients send one more.
+        let share = match length {
+            Length::Queries(total) => Some(total / n + u64::from((i as u64) < total % n)),
+            Length::Time(_) => None,
+        };
+        let keys = plan.keyspace.map(|k| {
+            KeyGen::new(
+                plan.spec.distribution,
+                k,
+                i as u64,
+                n,
+                SmallRng::from_os_rng(),
+            )
+        });
+        client(stream, plan.clone(), keys, share, deadline, live.clone())
+    });
+    let mut back = Vec::new();
+    let mut results = Vec::new();
+    for (stream, r) in futures_util::future::join_all(runs).await {
+        back.extend(stream);
+        results.push(r);
+    }
+    (back, results)
+}
+
+/// One connection: write a batch of up to `pipeline` requests, read all their replies, again.
+/// Each reply's latency runs from the batch's write to the read that completed the reply.
+async fn client(
+    mut stream: Stream,
+    plan: Arc<Plan>,
+    mut keys: Option<KeyGen>,
+    share: Option<u64>,
+    deadline: Option<Instant>,
+    live: Arc<AtomicU64>,
+) -> (Option<Stream>, ClientResult) {
+    let mut r = ClientResult {
+        ok: 0,
+        errors: 0,
+        sent: vec![0; plan.templates.len()],
+        first_error: None,
+        latency: Latency::default(),
+        broken: false,
+    };
+    let mut out = Vec::with_capacity(4096);
+    let mut rbuf = vec![0u8; 64 * 1024];
+    let (mut start, mut filled) = (0usize, 0usize);
+    let mut next_t = 0usize;
+    let mut done: u64 = 0;
+    loop {
+        let batch = match share {
+            Some(s) => plan.pipeline.min(s - done),
+            None => plan.pipeline,
+        };
+        if batch == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        out.clear();
+        for _ in 0..batch {
+            append(&mut out, &plan.templates[next_t], keys.as_mut());
+            r.sent[next_t] += 1;
+            next_t = (next_t + 1) % plan.templates.len();
+        }
+        let t0 = Instant::now();
+        if let Err(e) = stream.write_all(&out).await {
+            return lost(r, batch, format!("write failed: {e}"));
+        }
+        let mut got = 0;
+        let mut now = t0;
+        while got < batch {
+            match reply_len(&rbuf[start..filled]) {
+                Ok(Some((len, is_error))) => {
+                    if is_error {
+                        r.errors += 1;
+                        if r.first_error.is_none() {
+                            let text = &rbuf[start + 1..start + len - 2];
+                            r.first_error = Some(String::from_utf8_lossy(text).into_owned());
+                        }
+                    } else {
+                        r.ok += 1;
+                    }
+                    r.latency
+                        .record_us(now.duration_since(t0).as_micros() as u64);
+                    start += len;
+                    got += 1;
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => return lost(r, batch - got, e.to_string()),
+            }
+            // Incomplete: make room, then read more.
+            if start > 0 {
+                rbuf.copy_within(start..filled, 0);
+                filled -= start;
+                start = 0;
+            }
+            if filled == rbuf.len() {
+                rbuf.resize(rbuf.len() * 2, 0);
+            }
+            match stream.read(&mut rbuf[filled..]).await {
+                Ok(0) => return lost(r, batch - got, "the server closed the connection".into()),
+                Ok(k) => filled += k,
+                Err(e) => return lost(r, batch - got, format!("read failed: {e}")),
+            }
+            now = Instant::now();
+        }
+        done += batch;
+        live.fetch_add(batch, Ordering::Relaxed);
+    }
+    (Some(stream), r)
+}
+
+/// The connection is gone: requests without a reply are errors and this client stops.
+fn lost(mut r: ClientResult, missing: u64, why: String) -> (Option<Stream>, ClientResult) {
+    r.errors += missing;
+    r.broken = true;
+    r.first_error.get_or_insert(why);
+    (None, r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commandstats_deltas_and_check() {
+        let before = parse_commandstats(
+            "# Commandstats\r\ncmdstat_set:calls=10,usec=50,usec_per_call=5.00\r\ncmdstat_info:calls=1,usec=9\r\n",
+        );
+        let after = parse_commandstats(
+            "# Commandstats\r\ncmdstat_set:calls=110,usec=550,usec_per_call=5.00,rejected_calls=0,failed_calls=0\r\n\
+             cmdstat_get:calls=7,usec=1\r\ncmdstat_info:calls=2,usec=19\r\n",
+        );
+        let d = delta(&before, &after);
+        assert_eq!(d.get("cmdstat_set"), Some(&100));
+        assert_eq!(d.get("cmdstat_set.usec"), Some(&500));
+        assert_eq!(d.get("cmdstat_get"), Some(&7));
+        let sent = BTreeMap::from([("set", 100u64), ("get", 7)]);
+        assert!(check_counts(&sent, &d).is_ok());
+        let sent = BTreeMap::from([("set", 99u64)]);
+        let err = check_counts(&sent, &d).unwrap_err().to_string();
+        assert!(
+            err.contains("counted 100 SET calls, the clients sent 99"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,338 @@
+//! Running a `redis_benchmark` cell: the redis-benchmark binary itself, with the cell's
+//! clients and the spec's options, its `--csv` line parsed into the common columns. The
+//! server's INFO commandstats must count the requests the tool reports.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use tokio::process::Command;
+
+use super::RedisBenchmarkSpec;
+use crate::input::Length;
+use crate::measure::latency::LatencySummary;
+use crate::measure::measurement::Measurement;
+use crate::servers::redis::resp::{Addr, Conn, Value};
+use crate::servers::redis::{socket_addr, tcp_addr};
+use crate::servers::Deployed;
+use crate::workloads::redis::driver::{delta, parse_commandstats};
+use crate::workloads::redis::{RedisTest, Transport};
+
+pub async fn run_iteration(
+    server: &Deployed,
+    spec: &RedisBenchmarkSpec,
+    clients: u32,
+    warmup: Option<Length>,
+    length: Length,
+    live: Arc<AtomicU64>,
+) -> Result<Measurement> {
+    if spec.test == RedisTest::Mixed {
+        bail!("redis-benchmark has no mixed test: use the `redis` workload for it");
+    }
+    let requests = match (spec.requests, length) {
+        (Some(n), _) | (None, Length::Queries(n)) => n,
+        (None, Length::Time(_)) => {
+            bail!("redis-benchmark cannot run for a duration: set `requests` in the workload")
+        }
+    };
+    let addr = match spec.transport {
+        Transport::Tcp => tcp_addr(&server.endpoint),
+        Transport::Unix => socket_addr(server.socket.as_ref())?,
+    };
+    let mut control = Conn::connect(&tcp_addr(&server.endpoint), &server.endpoint.password).await?;
+    let login = OneShotUser::create(&mut control, &server.endpoint.password).await?;
+    let measured = async {
+        match warmup {
+            Some(Length::Queries(n)) => {
+                run(spec, &args(spec, &addr, login.as_ref(), clients, Some(n))).await?;
+            }
+            Some(Length::Time(d)) => {
+                warm_for(spec, &args(spec, &addr, login.as_ref(), clients, None), d).await?
+            }
+            None => {}
+        }
+        let before = parse_commandstats(&control.text(&[b"INFO", b"commandstats"]).await?);
+        let cpu_before = children_cpu_seconds();
+        let csv = run(
+            spec,
+            &args(spec, &addr, login.as_ref(), clients, Some(requests)),
+        )
+        .await?;
+        let cpu = children_cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
+        let after = parse_commandstats(&control.text(&[b"INFO", b"commandstats"]).await?);
+        anyhow::Ok((csv, cpu, delta(&before, &after)))
+    }
+    .await;
+    if let Some(login) = &login {
+        login.delete(&mut control).await?;
+    }
+    let (csv, cpu, server_delta) = measured?;
+    live.fetch_add(requests, Ordering::Relaxed);
+
+    let line = parse_csv(&csv, spec.test).with_context(|| {
+        format!(
+            "no line for {} in redis-benchmark's output:\n{csv}",
+            spec.test.title()
+        )
+    })?;
+    let counted = server_delta
+        .get(&format!("cmdstat_{}", spec.test.command()))
+        .copied()
+        .unwrap_or(0);
+    if counted != requests {
+        bail!(
+            "INFO commandstats counted {counted} {} calls, redis-benchmark reported {requests}",
+            spec.test.command().to_uppercase()
+        );
+    }
+    Ok(Measurement {
+        queries: requests,
+        seconds: requests as f64 / line.rps,
+        server: server_delta,
+        client_cpu_s: cpu,
+        reported_latency: Some(line.latency),
+        ..Measurement::default()
+    })
+}
+
+/// A Redis ACL user that lives for one iteration. redis-benchmark reads a password only from
+/// its command line, where every local user can read it, so it never gets the server's own
+/// password: it gets this user's, made up here, limited to non-dangerous commands, and
+/// deleted when the iteration ends.
+pub struct OneShotUser {
+    pub name: String,
+    pub password: String,
+}
+
+impl OneShotUser {
+    /// None when the server has no password (nothing to protect).
+    async fn create(control: &mut Conn, server_password: &str) -> Result<Option<OneShotUser>> {
+        if server_password.is_empty() {
+            return Ok(None);
+        }
+        let user = OneShotUser::random();
+        let password = format!(">{}", user.password);
+        let reply = control
+            .call(&[
+                b"ACL",
+                b"SETUSER",
+                user.name.as_bytes(),
+                b"reset",
+                b"on",
+                password.as_bytes(),
+                b"~*",
+                b"+@all",
+                b"-@dangerous",
+                // redis-benchmark reads `save` and `appendonly` at start.
+                b"+config|get",
+            ])
+            .await?;
+        if let Value::Error(e) = reply {
+            bail!(
+                "the server refused a one-shot ACL user for redis-benchmark ({e}); redis-benchmark \
+                 takes a password only on its command line, where every local user can read it, \
+                 so rmatrix will not give it the server's own: use the `redis` workload (Redis 6 \
+                 or later has ACLs)"
+            );
+        }
+        Ok(Some(user))
+    }
+
+    fn random() -> OneShotUser {
+        use rand::Rng;
+        let mut rng = rand::rng();
+        OneShotUser {
+            name: format!("rmatrix-bench-{:08x}", rng.random::<u32>()),
+            password: format!("{:032x}", rng.random::<u128>()),
+        }
+    }
+
+    async fn delete(&self, control: &mut Conn) -> Result<()> {
+        match control
+            .call(&[b"ACL", b"DELUSER", self.name.as_bytes()])
+            .await?
+        {
+            Value::Error(e) => bail!("ACL DELUSER {} failed: {e}", self.name),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The command line (without the binary). `requests` None loops (`-l`) for a timed warmup.
+pub fn args(
+    spec: &RedisBenchmarkSpec,
+    addr: &Addr,
+    login: Option<&OneShotUser>,
+    clients: u32,
+    requests: Option<u64>,
+) -> Vec<String> {
+    let mut a: Vec<String> = match addr {
+        Addr::Tcp(h, p) => vec!["-h".into(), h.clone(), "-p".into(), p.to_string()],
+        Addr::Unix(path) => vec!["-s".into(), path.display().to_string()],
+    };
+    if let Some(u) = login {
+        a.extend([
+            "--user".into(),
+            u.name.clone(),
+            "-a".into(),
+            u.password.clone(),
+        ]);
+    }
+    a.extend(["-c".into(), clients.to_string()]);
+    match requests {
+        Some(n) => a.extend(["-n".into(), n.to_string()]),
+        None => a.push("-l".into()),
+    }
+    a.extend(["-P".into(), spec.pipeline.to_string()]);
+    a.extend(["-d".into(), spec.data_size.to_string()]);
+    if let Some(k) = spec.keyspace {
+        a.extend(["-r".into(), k.to_string()]);
+    }
+    if spec.threads > 0 {
+        a.extend(["--threads".into(), spec.threads.to_string()]);
+    }
+    a.extend(["-t".into(), spec.test.name().into(), "--csv".into()]);
+    a
+}
+
+async fn run(spec: &RedisBenchmarkSpec, args: &[String]) -> Result<String> {
+    let out = Command::new(&spec.binary)
+        .args(args)
+        .kill_on_drop(true)
+        .output()
+        .await
+        .with_context(|| {
+            format!(
+                "failed to run {} (install Debian's redis-tools, or set `binary`)",
+                spec.binary
+            )
+        })?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        bail!(
+            "{} exited with {}: {}{}",
+            spec.binary,
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim(),
+            stdout.trim()
+        );
+    }
+    Ok(stdout)
+}
+
+/// A timed warmup: loop mode, stopped after `d`.
+async fn warm_for(spec: &RedisBenchmarkSpec, args: &[String], d: Duration) -> Result<()> {
+    let mut child = Command::new(&spec.binary)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .with_context(|| format!("failed to run {}", spec.binary))?;
+    tokio::time::sleep(d).await;
+    child.kill().await.ok();
+    Ok(())
+}
+
+/// One `--csv` result line: requests/s and the latency summary (ms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CsvLine {
+    pub rps: f64,
+    pub latency: LatencySummary,
+}
+
+/// The line of `test` in redis-benchmark's CSV output:
+/// `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`.
+/// Fields a version does not print (6.x prints only rps) stay empty.
+pub fn parse_csv(text: &str, test: RedisTest) -> Option<CsvLine> {
+    text.lines().find_map(|line| {
+        let fields: Vec<&str> = line
+            .trim()
+            .split(',')
+            .map(|f| f.trim_matches('"'))
+            .collect();
+        if fields.first() != Some(&test.title()) {
+            return None;
+        }
+        let f = |i: usize| {
+            fields
+                .get(i)
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(f64::NAN)
+        };
+        let rps = f(1);
+        (rps.is_finite() && rps > 0.0).then(|| CsvLine {
+            rps,
+            latency: LatencySummary {
+                count: 0,
+                avg_ms: f(2),
+                min_ms: f(3),
+                p50_ms: f(4),
+                p95_ms: f(5),
+                p99_ms: f(6),
+                p999_ms: f64::NAN,
+                max_ms: f(7),
+            },
+        })
+    })
+}
+
+/// CPU seconds of the children this process has waited for (cutime + cstime).
+fn children_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &text[text.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let cu: f64 = fields.get(13)?.parse().ok()?;
+    let cs: f64 = fields.get(14)?.parse().ok()?;
+    // USER_HZ is 100 on every Linux rmatrix runs on.
+    Some((cu + cs) / 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OUT: &str = "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\",\"max_latency_ms\"\n\
+\"LPUSH (needed to benchmark LRANGE)\",\"90000.00\",\"0.300\",\"0.100\",\"0.290\",\"0.400\",\"0.500\",\"1.000\"\n\
+\"LRANGE_100 (first 100 elements)\",\"50000.00\",\"0.510\",\"0.120\",\"0.487\",\"0.711\",\"0.903\",\"2.111\"\n";
+
+    #[test]
+    fn parses_the_test_line() {
+        let l = parse_csv(OUT, RedisTest::Lrange100).unwrap();
+        assert_eq!(l.rps, 50000.0);
+        assert_eq!(l.latency.avg_ms, 0.51);
+        assert_eq!(l.latency.min_ms, 0.12);
+        assert_eq!(l.latency.p50_ms, 0.487);
+        assert_eq!(l.latency.p99_ms, 0.903);
+        assert_eq!(l.latency.max_ms, 2.111);
+        assert!(parse_csv(OUT, RedisTest::Set).is_none());
+        let old = parse_csv("\"SET\",\"1000.5\"\n", RedisTest::Set).unwrap();
+        assert_eq!(old.rps, 1000.5);
+        assert!(old.latency.p50_ms.is_nan());
+    }
+
+    #[test]
+    fn command_line_follows_the_spec() {
+        let spec: RedisBenchmarkSpec =
+            crate::input::yaml::from_str("{test: set, pipeline: 16, keyspace: 1000, threads: 2}")
+                .unwrap();
+        let login = OneShotUser {
+            name: "u".into(),
+            password: "pw".into(),
+        };
+        let a = args(
+            &spec,
+            &Addr::Tcp("127.0.0.1".into(), 7000),
+            Some(&login),
+            50,
+            Some(10),
+        );
+        assert_eq!(
+            a.join(" "),
+            "-h 127.0.0.1 -p 7000 --user u -a pw -c 50 -n 10 -P 16 -d 3 -r 1000 --threads 2 -t set --csv"
+        );
+        let a = args(&spec, &Addr::Unix("/s".into()), None, 1, None);
+        assert_eq!(a[..4].join(" "), "-s /s -c 1");
+    }
+}

@@ -1,0 +1,268 @@
+//! Running a slap cell: one connection prepares the schema, `concurrency` clients run their
+//! share of the statements, and the server's counters are read around the measured phase.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use mysql_async::prelude::Queryable;
+use mysql_async::Conn;
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use super::SlapSpec;
+use crate::input::Length;
+use crate::measure::counters::{self, Status};
+use crate::measure::latency::Latency;
+use crate::measure::measurement::Measurement;
+use crate::servers::Endpoint;
+use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
+
+/// One iteration: prepare, optional warmup, measured phase.
+pub async fn run_iteration(
+    endpoint: &Endpoint,
+    spec: &SlapSpec,
+    engine: &str,
+    concurrency: u32,
+    warmup: Option<Length>,
+    length: Length,
+    live: Arc<AtomicU64>,
+) -> Result<Measurement> {
+    let mut rng = SmallRng::from_os_rng();
+    let sql = sql::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
+    let mut control = endpoint.connect(None).await?;
+    let keys = prepare(&mut control, &sql, engine, &live).await?;
+    let sql = Arc::new(sql);
+    let keys = Arc::new(keys);
+
+    let mut conns = open_clients(endpoint, concurrency, spec.commit > 0).await?;
+    if let Some(w) = warmup {
+        let (back, _) = run_clients(conns, &sql, &keys, spec.commit, w, live.clone()).await;
+        conns = back;
+    }
+
+    let before = status(&mut control).await?;
+    let started = Instant::now();
+    let (conns, results) = run_clients(conns, &sql, &keys, spec.commit, length, live).await;
+    let seconds = started.elapsed().as_secs_f64();
+    let after = status(&mut control).await?;
+    let mut server = counters::delta(&before, &after);
+    // The second SHOW GLOBAL STATUS counts itself in Questions.
+    if let Some(q) = server.get_mut("Questions") {
+        *q = q.saturating_sub(1);
+    }
+    for c in conns {
+        let _ = c.disconnect().await;
+    }
+    let _ = control
+        .query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
+        .await;
+    let _ = control.disconnect().await;
+
+    let mut m = Measurement {
+        seconds,
+        server,
+        ..Measurement::default()
+    };
+    for r in results {
+        let r = r?;
+        m.queries += r.queries;
+        m.errors += r.errors;
+        m.commits += r.commits;
+        m.latency.merge(&r.latency);
+        if m.first_error.is_none() {
+            m.first_error = r.first_error;
+        }
+    }
+    Ok(m)
+}
+
+async fn status(conn: &mut Conn) -> Result<Status> {
+    let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS").await?;
+    Ok(counters::parse(rows))
+}
+
+/// Fresh schema and table, pre-populated; returns the key list when statements need keys.
+/// Each pre-populating statement counts in `ops` (the stall watchdog's progress).
+async fn prepare(
+    conn: &mut Conn,
+    sql: &SlapSql,
+    engine: &str,
+    ops: &AtomicU64,
+) -> Result<Vec<String>> {
+    let engines: Vec<(String, String)> = conn
+        .query_map("SHOW ENGINES", |row: mysql_async::Row| {
+            (
+                row.get::<String, _>(0).unwrap_or_default(),
+                row.get::<String, _>(1).unwrap_or_default(),
+            )
+        })
+        .await?;
+    let available: Vec<&str> = engines
+        .iter()
+        .filter(|(_, s)| s == "YES" || s == "DEFAULT")
+        .map(|(e, _)| e.as_str())
+        .collect();
+    if !available.iter().any(|e| e.eq_ignore_ascii_case(engine)) {
+        bail!(
+            "storage engine `{engine}` is not available on this server; available: {}",
+            available.join(", ")
+        );
+    }
+    conn.query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
+        .await?;
+    conn.query_drop(format!("CREATE SCHEMA {SCHEMA}")).await?;
+    conn.query_drop(format!("USE {SCHEMA}")).await?;
+    conn.query_drop(&sql.create_table)
+        .await
+        .with_context(|| format!("failed: {}", sql.create_table))?;
+    for stmt in &sql.preload {
+        conn.query_drop(stmt)
+            .await
+            .context("failed to pre-populate t1")?;
+        ops.fetch_add(1, Ordering::Relaxed);
+    }
+    match &sql.key_query {
+        Some(q) => {
+            let keys: Vec<String> = conn.query(q).await?;
+            if keys.is_empty() {
+                bail!("key load needs rows: preload_rows is 0");
+            }
+            Ok(keys)
+        }
+        None => Ok(Vec::new()),
+    }
+}
+
+async fn open_clients(endpoint: &Endpoint, n: u32, no_autocommit: bool) -> Result<Vec<Conn>> {
+    let futures = (0..n).map(|_| async {
+        let mut c = endpoint.connect(Some(SCHEMA)).await?;
+        if no_autocommit {
+            c.query_drop("SET AUTOCOMMIT=0").await?;
+        }
+        anyhow::Ok(c)
+    });
+    futures_util::future::try_join_all(futures).await
+}
+
+struct ClientResult {
+    queries: u64,
+    errors: u64,
+    commits: u64,
+    first_error: Option<String>,
+    latency: Latency,
+}
+
+/// Run every client to the end of its share (or the deadline); give the connections back.
+async fn run_clients(
+    conns: Vec<Conn>,
+    sql: &Arc<SlapSql>,
+    keys: &Arc<Vec<String>>,
+    commit: u32,
+    length: Length,
+    live: Arc<AtomicU64>,
+) -> (Vec<Conn>, Vec<Result<ClientResult>>) {
+    let n = conns.len() as u64;
+    let deadline = length.as_duration().map(|d| Instant::now() + d);
+    let handles: Vec<_> = conns
+        .into_iter()
+        .enumerate()
+        .map(|(i, conn)| {
+            // The total is split exactly: the first `total % n` clients run one more.
+            let share = match length {
+                Length::Queries(total) => Some(total / n + u64::from((i as u64) < total % n)),
+                Length::Time(_) => None,
+            };
+            let (sql, keys, live) = (sql.clone(), keys.clone(), live.clone());
+            tokio::spawn(client(conn, sql, keys, commit, share, deadline, live))
+        })
+        .collect();
+    // Dropped before the clients end (the stall watchdog gave up on the iteration): stop
+    // them, or they would go on loading the server under the next iteration.
+    let _abort = AbortOnDrop(handles.iter().map(|h| h.abort_handle()).collect());
+    let mut back = Vec::new();
+    let mut results = Vec::new();
+    for h in handles {
+        match h.await {
+            Ok((conn, r)) => {
+                back.extend(conn);
+                results.push(Ok(r));
+            }
+            Err(e) => results.push(Err(anyhow::anyhow!("client task failed: {e}"))),
+        }
+    }
+    (back, results)
+}
+
+/// Aborts the client tasks when dropped (after they ended, aborting does nothing).
+struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for h in &self.0 {
+            h.abort();
+        }
+    }
+}
+
+async fn client(
+    mut conn: Conn,
+    sql: Arc<SlapSql>,
+    keys: Arc<Vec<String>>,
+    commit: u32,
+    share: Option<u64>,
+    deadline: Option<Instant>,
+    live: Arc<AtomicU64>,
+) -> (Option<Conn>, ClientResult) {
+    let mut rng = SmallRng::from_os_rng();
+    let mut r = ClientResult {
+        queries: 0,
+        errors: 0,
+        commits: 0,
+        first_error: None,
+        latency: Latency::default(),
+    };
+    let mut done: u64 = 0;
+    let mut since_commit = 0u32;
+    let list = &sql.queries;
+    loop {
+        if share.is_some_and(|s| done >= s) || deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+        let stmt: &Statement = &list[(done % list.len() as u64) as usize];
+        let text = stmt.render(&keys, &mut rng);
+        let t0 = Instant::now();
+        let res = conn.query_drop(text).await;
+        let us = t0.elapsed().as_micros() as u64;
+        done += 1;
+        match res {
+            Ok(()) => {
+                r.queries += 1;
+                r.latency.record_us(us);
+                live.fetch_add(1, Ordering::Relaxed);
+            }
+            Err(e) => {
+                r.errors += 1;
+                r.first_error.get_or_insert_with(|| e.to_string());
+                if matches!(e, mysql_async::Error::Io(_) | mysql_async::Error::Driver(_)) {
+                    // The connection is gone: this client stops, the others go on.
+                    return (None, r);
+                }
+            }
+        }
+        if commit > 0 {
+            since_commit += 1;
+            if since_commit == commit {
+                since_commit = 0;
+                if conn.query_drop("COMMIT").await.is_ok() {
+                    r.commits += 1;
+                }
+            }
+        }
+    }
+    if commit > 0 && since_commit > 0 && conn.query_drop("COMMIT").await.is_ok() {
+        r.commits += 1;
+    }
+    (Some(conn), r)
+}

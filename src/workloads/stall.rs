@@ -1,0 +1,151 @@
+//! The stall watchdog: an iteration in which no operation completes for `stall_timeout`
+//! fails, rather than waiting forever on a server that stopped answering (a `docker pause`,
+//! a hung disk) and then recording the stalled phase as a measurement.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long an iteration may go without a completed operation, unless the matrix says.
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// An iteration failed because nothing showed progress for this long: no operation
+/// completed (rmatrix's own clients), or the server answered no probe (external tools).
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{what} for {} s: the server stalled (stall_timeout; the iteration is not measured)",
+    .timeout.as_secs_f64()
+)]
+pub struct Stalled {
+    pub timeout: Duration,
+    pub what: &'static str,
+}
+
+/// Resolves once `ops` has not moved for `timeout`; never while it keeps moving.
+pub async fn watch(ops: &AtomicU64, timeout: Duration, what: &'static str) -> Stalled {
+    let tick = (timeout / 10).clamp(Duration::from_millis(10), Duration::from_secs(1));
+    let mut last = ops.load(Ordering::Relaxed);
+    let mut since = Instant::now();
+    loop {
+        tokio::time::sleep(tick).await;
+        let now = ops.load(Ordering::Relaxed);
+        if now != last {
+            last = now;
+            since = Instant::now();
+        } else if since.elapsed() >= timeout {
+            return Stalled { timeout, what };
+        }
+    }
+}
+
+/// The server family of an external tool, for its liveness probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Mysql,
+    Redis,
+}
+
+/// For the external tools, which report progress only when they end: every `timeout / 4`
+/// (at most a second) ask the server something over one kept connection, each ask bounded
+/// by the same interval, and count a tick on `ops` when it answers. A paused or hung server
+/// answers nothing, so `ops` stands still and [`watch`] fires. The asks stay out of every
+/// counter the drivers record: COM_PING is not a MySQL statement (not in `Questions`), and
+/// Redis `TIME` is no command a redis-benchmark test sends. Runs until dropped.
+pub async fn probe_server(
+    endpoint: &crate::servers::Endpoint,
+    family: Family,
+    timeout: Duration,
+    ops: &AtomicU64,
+) {
+    let every = (timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
+    let mut probe = Probe {
+        endpoint,
+        family,
+        mysql: None,
+        redis: None,
+    };
+    loop {
+        match tokio::time::timeout(every, probe.ask()).await {
+            Ok(Ok(())) => {
+                ops.fetch_add(1, Ordering::Relaxed);
+            }
+            // No answer in time, or an error: start from a new connection next time.
+            _ => probe.reset(),
+        }
+        tokio::time::sleep(every).await;
+    }
+}
+
+/// One kept connection (a new one per ask would add its handshake to the server's counters).
+struct Probe<'a> {
+    endpoint: &'a crate::servers::Endpoint,
+    family: Family,
+    mysql: Option<mysql_async::Conn>,
+    redis: Option<crate::servers::redis::resp::Conn>,
+}
+
+impl Probe<'_> {
+    fn reset(&mut self) {
+        self.mysql = None;
+        self.redis = None;
+    }
+
+    async fn ask(&mut self) -> anyhow::Result<()> {
+        match self.family {
+            Family::Mysql => {
+                use mysql_async::prelude::Queryable;
+                if self.mysql.is_none() {
+                    self.mysql = Some(self.endpoint.connect(None).await?);
+                }
+                let conn = self.mysql.as_mut().expect("invariant: connected above");
+                conn.ping().await?;
+            }
+            Family::Redis => {
+                if self.redis.is_none() {
+                    let addr = crate::servers::redis::tcp_addr(self.endpoint);
+                    let conn =
+                        crate::servers::redis::resp::Conn::connect(&addr, &self.endpoint.password);
+                    self.redis = Some(conn.await?);
+                }
+                let conn = self.redis.as_mut().expect("invariant: connected above");
+                if let crate::servers::redis::resp::Value::Error(e) = conn.call(&[b"TIME"]).await? {
+                    anyhow::bail!("TIME failed: {e}");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[tokio::test]
+    async fn fires_only_when_nothing_moves() {
+        let ops = Arc::new(AtomicU64::new(0));
+        let busy = {
+            let ops = ops.clone();
+            tokio::spawn(async move {
+                for _ in 0..30 {
+                    ops.fetch_add(1, Ordering::Relaxed);
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+            })
+        };
+        let started = Instant::now();
+        let stalled = watch(&ops, Duration::from_millis(100), "no operation completed").await;
+        busy.await.unwrap();
+        // 300 ms of progress, then 100 ms of none.
+        assert!(
+            started.elapsed() >= Duration::from_millis(350),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(
+            stalled.to_string(),
+            "no operation completed for 0.1 s: the server stalled (stall_timeout; the iteration \
+             is not measured)"
+        );
+    }
+}

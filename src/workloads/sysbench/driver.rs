@@ -1,0 +1,294 @@
+//! Running sysbench itself against the cell's server: `prepare` once per deployment and
+//! option set, an optional warmup run (discarded), then the measured run, whose report is
+//! parsed into the same columns as the native driver. sysbench's CPU time comes from the
+//! kernel's accounting of reaped children.
+
+use std::process::Stdio;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use mysql_async::prelude::Queryable;
+
+use crate::input::Length;
+use crate::matrix::model::Matrix;
+use crate::measure::counters::{self, Status};
+use crate::measure::cpu;
+use crate::measure::latency::LatencySummary;
+use crate::measure::measurement::Measurement;
+use crate::results::samples::SampleSink;
+use crate::servers::Endpoint;
+use crate::workloads::sysbench::report::{parse, Report};
+use crate::workloads::sysbench::SysbenchSpec;
+
+const MARKER: &str = "rmatrix_sysbench_prepared";
+
+pub async fn run_iteration(
+    endpoint: &Endpoint,
+    spec: &SysbenchSpec,
+    threads: u32,
+    m: &Matrix,
+    samples: &SampleSink,
+) -> Result<Measurement> {
+    if spec.prepare {
+        ensure_prepared(endpoint, spec).await?;
+    }
+    if let Some(w) = m.warmup {
+        sysbench(endpoint, spec, "run", threads, Some(w)).await?;
+    }
+    let mut control = endpoint.connect(Some(&spec.db)).await?;
+    let before = status(&mut control).await?;
+    let cpu0 = cpu::children_seconds();
+    let started = Instant::now();
+    let text = sysbench(endpoint, spec, "run", threads, Some(m.length)).await?;
+    let wall = started.elapsed().as_secs_f64();
+    let cpu1 = cpu::children_seconds();
+    let after = status(&mut control).await?;
+    let _ = control.disconnect().await;
+    let report = parse(&text)?;
+    samples.write(&report.intervals)?;
+    let mut server = counters::delta(&before, &after);
+    for k in ["Questions", "Com_show_status"] {
+        if let Some(q) = server.get_mut(k) {
+            *q = q.saturating_sub(1);
+        }
+    }
+    server.retain(|k, v| *v != 0 || counters::RECORDED.contains(&k.as_str()));
+    Ok(measurement(
+        report,
+        server,
+        cpu0.zip(cpu1).map(|(a, b)| b - a),
+        wall,
+    ))
+}
+
+fn measurement(r: Report, server: Status, cpu: Option<f64>, wall: f64) -> Measurement {
+    let pct = |p: u32| match r.lat_pct {
+        Some((q, v)) if q == p => v,
+        _ => f64::NAN,
+    };
+    Measurement {
+        queries: r.queries,
+        errors: r.ignored_errors,
+        commits: r.transactions,
+        reads: Some(r.reads),
+        writes: Some(r.writes),
+        others: Some(r.others),
+        reconnects: Some(r.reconnects),
+        seconds: if r.total_time_s > 0.0 {
+            r.total_time_s
+        } else {
+            wall
+        },
+        server,
+        thread_events: Some((r.events_avg, r.events_stddev)),
+        client_cpu_s: cpu,
+        reported_latency: Some(LatencySummary {
+            count: r.events,
+            min_ms: r.lat_min_ms,
+            avg_ms: r.lat_avg_ms,
+            p50_ms: pct(50),
+            p95_ms: pct(95),
+            p99_ms: pct(99),
+            p999_ms: f64::NAN,
+            max_ms: r.lat_max_ms,
+        }),
+        percentiles: r
+            .lat_pct
+            .map(|(p, v)| vec![(p as f64, v)])
+            .unwrap_or_default(),
+        ..Measurement::default()
+    }
+}
+
+async fn status(conn: &mut mysql_async::Conn) -> Result<Status> {
+    let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS").await?;
+    Ok(counters::parse(rows))
+}
+
+fn option_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Bool(b) => if *b { "on" } else { "off" }.into(),
+        serde_json::Value::Number(n) => n.to_string(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// sysbench's `--config-file` holding `mysql-password`, mode 0600, removed on drop.
+struct PasswordFile {
+    path: std::path::PathBuf,
+}
+
+impl PasswordFile {
+    fn new(password: &str) -> Result<PasswordFile> {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt as _;
+        anyhow::ensure!(
+            !password.chars().any(char::is_control),
+            "the server password contains a control character; sysbench cannot take it"
+        );
+        let path = std::env::temp_dir().join(format!(
+            "rmatrix-sysbench-{}-{}.cfg",
+            std::process::id(),
+            rand::random::<u64>()
+        ));
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+            .with_context(|| format!("failed to create {}", path.display()))?;
+        writeln!(f, "mysql-password={password}")
+            .with_context(|| format!("failed to write {}", path.display()))?;
+        Ok(PasswordFile { path })
+    }
+}
+
+impl Drop for PasswordFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The command line (password excluded) for `command`.
+pub fn args(
+    endpoint: &Endpoint,
+    spec: &SysbenchSpec,
+    command: &str,
+    threads: u32,
+    length: Option<Length>,
+) -> Vec<String> {
+    let mut a = vec![
+        spec.test.clone(),
+        "--db-driver=mysql".into(),
+        format!("--mysql-host={}", endpoint.host),
+        format!("--mysql-port={}", endpoint.port),
+        format!("--mysql-user={}", endpoint.user),
+        format!("--mysql-db={}", spec.db),
+        format!("--threads={threads}"),
+    ];
+    match length {
+        Some(Length::Time(d)) => {
+            a.push(format!("--time={}", d.as_secs().max(1)));
+            a.push("--events=0".into());
+        }
+        Some(Length::Queries(n)) => {
+            a.push("--time=0".into());
+            a.push(format!("--events={n}"));
+        }
+        None => {}
+    }
+    if command == "run" {
+        a.push("--report-interval=1".into());
+    }
+    for (k, v) in &spec.options {
+        a.push(format!("--{k}={}", option_text(v)));
+    }
+    a.push(command.into());
+    a
+}
+
+async fn sysbench(
+    endpoint: &Endpoint,
+    spec: &SysbenchSpec,
+    command: &str,
+    threads: u32,
+    length: Option<Length>,
+) -> Result<String> {
+    let args = args(endpoint, spec, command, threads, length);
+    // The password goes through a config file only this user can read, never on the command
+    // line, where every local user could see it in the process list.
+    let secret = PasswordFile::new(&endpoint.password)?;
+    let out = tokio::process::Command::new(&spec.binary)
+        .arg(format!("--config-file={}", secret.path.display()))
+        .args(&args)
+        .stdin(Stdio::null())
+        // A given-up iteration (Ctrl-C) ends its sysbench too.
+        .kill_on_drop(true)
+        .output()
+        .await
+        .with_context(|| format!("failed to start {} (is sysbench installed?)", spec.binary))?;
+    drop(secret);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stdout.lines().chain(stderr.lines()).rev().take(5).collect();
+        bail!(
+            "sysbench {} {command} failed ({}): {}",
+            spec.test,
+            out.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
+        );
+    }
+    Ok(stdout)
+}
+
+/// Run `cleanup` + `prepare` unless the schema already holds this test and option set.
+async fn ensure_prepared(endpoint: &Endpoint, spec: &SysbenchSpec) -> Result<()> {
+    let mut conn = endpoint.connect(None).await?;
+    conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{}`", spec.db))
+        .await?;
+    conn.query_drop(format!("USE `{}`", spec.db)).await?;
+    let sig = format!("{} {:?}", spec.test, spec.options);
+    let have: Option<String> = conn
+        .query_first(format!("SELECT signature FROM {MARKER}"))
+        .await
+        .unwrap_or(None);
+    if have.as_deref() == Some(sig.as_str()) {
+        // Closed, not dropped: a dropped connection is cleaned up in the background.
+        conn.disconnect().await?;
+        return Ok(());
+    }
+    conn.query_drop(format!("DROP TABLE IF EXISTS {MARKER}"))
+        .await?;
+    // Prepare loads tables in parallel, one thread per table (as sysbench assigns them).
+    let tables = spec
+        .options
+        .get("tables")
+        .map(option_text)
+        .and_then(|t| t.parse::<u32>().ok())
+        .unwrap_or(1);
+    sysbench(endpoint, spec, "cleanup", 1, None).await?;
+    sysbench(endpoint, spec, "prepare", tables.clamp(1, 8), None).await?;
+    conn.query_drop(format!("CREATE TABLE {MARKER}(signature TEXT NOT NULL)"))
+        .await?;
+    conn.exec_drop(format!("INSERT INTO {MARKER} VALUES (?)"), (sig,))
+        .await?;
+    let _ = conn.disconnect().await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_carries_options_and_length() {
+        let ep = Endpoint {
+            host: "127.0.0.1".into(),
+            port: 3307,
+            user: "root".into(),
+            password: "secret".into(),
+        };
+        let spec: SysbenchSpec = crate::input::yaml::from_str(
+            "{test: oltp_read_write, options: {tables: 4, table_size: 1000, skip_trx: true}}",
+        )
+        .unwrap();
+        let a = args(&ep, &spec, "run", 8, Some(Length::Queries(500))).join(" ");
+        assert_eq!(
+            a,
+            "oltp_read_write --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=3307 \
+             --mysql-user=root --mysql-db=sbtest --threads=8 --time=0 --events=500 \
+             --report-interval=1 --tables=4 --table_size=1000 --skip_trx=on run"
+        );
+        assert!(!a.contains("secret"));
+        let t = args(
+            &ep,
+            &spec,
+            "prepare",
+            2,
+            Some(Length::Time(std::time::Duration::from_secs(10))),
+        );
+        assert!(t.contains(&"--time=10".to_string()) && t.last().unwrap() == "prepare");
+    }
+}

@@ -1,0 +1,7 @@
+//! The sysbench binary itself (`sysbench`): its options, its report parser and the driver.
+
+pub mod driver;
+pub mod report;
+pub mod spec;
+
+pub use spec::SysbenchSpec;
