@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::cli::{Cli, Command, Format};
 use crate::matrix::model::{OneOrMany, Selector};
-use crate::matrix::plan::DIMENSIONS;
+use crate::model::Dimension;
 use crate::matrix::{expand, Length, LoadedMatrix};
 use crate::results::RunDir;
 use crate::{exit, UsageError};
@@ -160,10 +160,10 @@ fn only_selectors(only: &[String]) -> Result<Vec<Selector>> {
             let (k, v) = o
                 .split_once('=')
                 .ok_or_else(|| UsageError(format!("--only takes KEY=VALUE, got `{o}`")))?;
-            if !DIMENSIONS.contains(&k) {
+            if Dimension::parse(k).is_none() {
                 return Err(UsageError(format!(
                     "--only: unknown dimension `{k}`; valid: {}",
-                    DIMENSIONS.join(", ")
+                    Dimension::choices()
                 ))
                 .into());
             }

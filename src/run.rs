@@ -14,10 +14,10 @@ use rand::distr::{Alphanumeric, SampleString};
 use crate::matrix::model::{Matrix, Network, Selector};
 use crate::matrix::schedule::schedule;
 use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
-use crate::model::row::cell_key;
+use crate::model::CellKey;
 use crate::progress::Progress;
 use crate::report;
-use crate::results::manifest::{self, DeploymentFacts, DockerFacts, Host, ImageFacts, Manifest};
+use crate::results::manifest::{self, DeploymentFacts, DeploymentStatus, DockerFacts, Host, ImageFacts, Manifest};
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
 use crate::results::samples::SampleSink;
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
@@ -58,7 +58,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     };
     let missing = |c: &Cell| {
         (1..=m.iterations)
-            .filter(|i| !done.contains(&(cell_key(c), *i)))
+            .filter(|i| !done.contains(&(c.key(), *i)))
             .count() as u64
     };
     let total: u64 = plan
@@ -230,7 +230,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
 }
 
 /// (cell key, iteration) pairs already measured successfully.
-type Done = HashSet<(String, u32)>;
+type Done = HashSet<(CellKey, u32)>;
 
 /// What `run` starts from: the matrix, and for `--resume` the run directory (repaired), its
 /// manifest and the (cell, iteration) pairs that already succeeded.
@@ -318,19 +318,19 @@ fn adaptive_left(m: &Matrix, c: &Cell, rows: &[ResultRow], done: &Done) -> bool 
     let Some(target) = m.repeat.until_cv else {
         return false;
     };
-    let key = cell_key(c);
+    let key = c.key();
     let max = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
     (m.iterations + 1..=max).any(|i| !done.contains(&(key.clone(), i)))
         && noisy(m, &key, rows, target)
 }
 
 /// Fewer than two measured values of the report metric, or a CV above `target` percent.
-fn noisy(m: &Matrix, key: &str, rows: &[ResultRow], target: f64) -> bool {
+fn noisy(m: &Matrix, key: &CellKey, rows: &[ResultRow], target: f64) -> bool {
     let metric = crate::model::metric::Metric::find(&m.report.metric)
         .unwrap_or(&crate::model::metric::METRICS[0]);
     let values: Vec<f64> = rows
         .iter()
-        .filter(|r| r.is_ok() && r.cell_key() == key)
+        .filter(|r| r.is_ok() && r.cell_key() == *key)
         .filter_map(|r| metric.value(r))
         .collect();
     values.len() < 2
@@ -502,7 +502,7 @@ impl Drop for ContainerGuard {
 struct RunCtx<'a> {
     loaded: &'a LoadedMatrix,
     dir: &'a RunDir,
-    done: &'a HashSet<(String, u32)>,
+    done: &'a Done,
     engine: Option<&'a Engine>,
     run_id: &'a str,
     instance: &'a str,
@@ -541,7 +541,7 @@ impl RunCtx<'_> {
             let cells: Vec<(Cell, u32)> = d
                 .cells
                 .iter()
-                .filter(|c| !self.done.contains(&(cell_key(c), round)))
+                .filter(|c| !self.done.contains(&(c.key(), round)))
                 .map(|c| (c.clone(), round))
                 .collect();
             if !cells.is_empty() {
@@ -596,7 +596,7 @@ impl RunCtx<'_> {
                 break;
             }
             let rows = self.dir.rows()?;
-            let noisy = |c: &Cell| noisy(m, &cell_key(c), &rows, target);
+            let noisy = |c: &Cell| noisy(m, &c.key(), &rows, target);
             let units = schedule(
                 todo.len(),
                 1,
@@ -612,7 +612,7 @@ impl RunCtx<'_> {
                 any |= !noisy_cells.is_empty();
                 let cells: Vec<(Cell, u32)> = noisy_cells
                     .into_iter()
-                    .filter(|c| !self.done.contains(&(cell_key(c), round)))
+                    .filter(|c| !self.done.contains(&(c.key(), round)))
                     .map(|c| (c.clone(), round))
                     .collect();
                 if cells.is_empty() {
@@ -742,7 +742,7 @@ impl RunCtx<'_> {
                 let reason = format!("server failed to start: {e:#}");
                 self.progress
                     .line(format!("{}/{}: {reason}", d.server, d.config));
-                facts.status = "failed".into();
+                facts.status = DeploymentStatus::Failed;
                 facts.error = Some(reason.clone());
                 self.record_deployment(facts)?;
                 return Ok(Err(reason));
@@ -767,7 +767,7 @@ impl RunCtx<'_> {
         if let Some(reason) = deployed.mismatch() {
             self.progress
                 .line(format!("{}/{}: {reason}", d.server, d.config));
-            facts.status = "config-mismatch".into();
+            facts.status = DeploymentStatus::ConfigMismatch;
             facts.error = Some(reason.clone());
             if let Err(e) = servers::teardown(self.engine, &deployed, &ddir).await {
                 self.progress.line(format!("warning: {e:#}"));
@@ -776,7 +776,7 @@ impl RunCtx<'_> {
             self.record_deployment(facts)?;
             return Ok(Err(reason));
         }
-        facts.status = "ok".into();
+        facts.status = DeploymentStatus::Ok;
         self.record_deployment(facts)?;
         Ok(Ok(deployed))
     }

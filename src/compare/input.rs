@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 
 use super::env::{self, RunEnv};
 use super::error::CompareError;
-use crate::matrix::plan::DIMENSIONS;
+use crate::model::Dimension;
 use crate::model::metric::Metric;
 use crate::results::check;
 use crate::results::rundir::{MANIFEST, MATRIX_COPY, RESULTS_CSV};
@@ -150,10 +150,10 @@ pub fn resolve_metrics(
 
 /// Check `--ignore` dimension names.
 pub fn check_dims(ignore: &[String]) -> Result<(), CompareError> {
-    match ignore.iter().find(|d| !DIMENSIONS.contains(&d.as_str())) {
+    match ignore.iter().find(|d| Dimension::parse(d).is_none()) {
         Some(bad) => Err(CompareError::UnknownDimension {
             name: bad.clone(),
-            valid: DIMENSIONS.join(", "),
+            valid: Dimension::choices(),
         }),
         None => Ok(()),
     }
@@ -161,10 +161,10 @@ pub fn check_dims(ignore: &[String]) -> Result<(), CompareError> {
 
 /// Join key of a row: its dimension values except the ignored ones.
 pub fn key_of(r: &ResultRow, ignore: &[String]) -> String {
-    DIMENSIONS
+    Dimension::ALL
         .iter()
-        .filter(|d| !ignore.iter().any(|i| i == *d))
-        .map(|d| r.dim(d))
+        .filter(|d| !ignore.iter().any(|i| i == d.name()))
+        .map(|d| r.dim(*d))
         .collect::<Vec<_>>()
         .join("|")
 }
@@ -201,10 +201,10 @@ impl Run {
             let Some(v) = metric.value(r).filter(|v| v.is_finite()) else {
                 continue;
             };
-            let dims: IndexMap<String, String> = DIMENSIONS
+            let dims: IndexMap<String, String> = Dimension::ALL
                 .iter()
-                .filter(|d| !ignore.iter().any(|i| i == *d))
-                .map(|d| (d.to_string(), r.dim(d)))
+                .filter(|d| !ignore.iter().any(|i| i == d.name()))
+                .map(|d| (d.to_string(), r.dim(*d)))
                 .collect();
             let key = dims.values().cloned().collect::<Vec<_>>().join("|");
             out.entry(key)
@@ -222,10 +222,10 @@ impl Run {
     pub fn cells(&self, ignore: &[String]) -> IndexMap<String, IndexMap<String, String>> {
         let mut out = IndexMap::new();
         for r in &self.rows {
-            let dims: IndexMap<String, String> = DIMENSIONS
+            let dims: IndexMap<String, String> = Dimension::ALL
                 .iter()
-                .filter(|d| !ignore.iter().any(|i| i == *d))
-                .map(|d| (d.to_string(), r.dim(d)))
+                .filter(|d| !ignore.iter().any(|i| i == d.name()))
+                .map(|d| (d.to_string(), r.dim(*d)))
                 .collect();
             out.entry(dims.values().cloned().collect::<Vec<_>>().join("|"))
                 .or_insert(dims);

@@ -344,7 +344,7 @@ mod tests {
                     workload: "w".into(),
                     concurrency: 2,
                     iteration: i as u32 + 1,
-                    status: "ok".into(),
+                    status: crate::model::Status::Ok,
                     qps: Some(*v),
                     lat_p99_ms: Some(1000.0 / v),
                     ..Default::default()
@@ -431,7 +431,7 @@ mod tests {
         let base = run("a", &[("x", &[1.0, 2.0]), ("y", &[1.0, 2.0])]);
         let mut cand = run("b", &[("x", &[1.0, 2.0]), ("y", &[1.0, 2.0])]);
         for r in cand.rows.iter_mut().filter(|r| r.engine == "y") {
-            r.status = "failed".into();
+            r.status = crate::model::Status::Failed;
         }
         let c = compare(&base, &cand, &opts()).unwrap();
         assert_eq!(

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::model::{Matrix, Selector, WorkloadSpec};
-use super::plan::DIMENSIONS;
+use crate::model::Dimension;
 use crate::input::span::{Pos, SpanIndex};
 use crate::input::yaml::MAX_FILE_BYTES;
 use crate::model::metric::Metric;
@@ -476,14 +476,14 @@ impl Validator<'_> {
     }
 
     fn check_dim(&self, dim: &str, path: &str) -> Result<(), MatrixError> {
-        if DIMENSIONS.contains(&dim) {
+        if Dimension::parse(dim).is_some() {
             return Ok(());
         }
         Err(self.err_at(
             self.spans.key(path),
             format!(
                 "unknown dimension `{dim}`; valid dimensions: {}",
-                DIMENSIONS.join(", ")
+                Dimension::choices()
             ),
         ))
     }
@@ -544,12 +544,12 @@ impl Validator<'_> {
         for (list, name) in [(&r.rows, "rows"), (&r.columns, "columns")] {
             for (i, dim) in list.iter().enumerate() {
                 let p = format!("report.{name}[{i}]");
-                if !DIMENSIONS.contains(&dim.as_str()) {
+                if Dimension::parse(dim).is_none() {
                     return Err(self.err(
                         &p,
                         format!(
                             "unknown dimension `{dim}`; valid dimensions: {}",
-                            DIMENSIONS.join(", ")
+                            Dimension::choices()
                         ),
                     ));
                 }

@@ -1,49 +1,14 @@
 //! Pure expansion of a matrix into cells, grouped by deployment (server x config), in a
 //! pinned order: server, config, engine, workload, concurrency.
 
-use std::fmt;
-
 use super::model::{Matrix, Selector};
+pub use crate::model::cell::{slug, Cell};
 
-/// The dimensions a cell is identified by, in column order.
-pub const DIMENSIONS: [&str; 5] = ["server", "config", "engine", "workload", "concurrency"];
-
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Cell {
-    pub server: String,
-    pub config: String,
-    /// None when the workload does not create tables (the engine axis does not apply).
-    pub engine: Option<String>,
-    pub workload: String,
-    pub concurrency: u32,
-}
-
-impl Cell {
-    pub fn get(&self, dim: &str) -> String {
-        match dim {
-            "server" => self.server.clone(),
-            "config" => self.config.clone(),
-            "engine" => self.engine.clone().unwrap_or_default(),
-            "workload" => self.workload.clone(),
-            "concurrency" => self.concurrency.to_string(),
-            _ => String::new(),
-        }
-    }
-
-    pub fn matches(&self, sel: &Selector) -> bool {
-        sel.iter()
-            .all(|(dim, values)| values.0.contains(&self.get(dim)))
-    }
-}
-
-impl fmt::Display for Cell {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.server, self.config)?;
-        if let Some(e) = &self.engine {
-            write!(f, "/{e}")?;
-        }
-        write!(f, "/{}/c{}", self.workload, self.concurrency)
-    }
+/// Whether `cell` matches every dimension of `sel` (names were checked when the matrix or
+/// `--only` was read).
+pub fn matches(cell: &Cell, sel: &Selector) -> bool {
+    sel.iter()
+        .all(|(dim, values)| cell.get_named(dim).is_some_and(|v| values.0.contains(&v)))
 }
 
 /// One server started with one config, and the cells run against it.
@@ -59,18 +24,6 @@ impl Deployment {
     pub fn slug(&self) -> String {
         slug(&format!("{}__{}", self.server, self.config))
     }
-}
-
-pub fn slug(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,9 +76,9 @@ pub fn expand(m: &Matrix, only: &[Selector]) -> Plan {
                 )
             });
             cells.retain(|c| {
-                !m.exclude.iter().any(|s| c.matches(s))
-                    && (m.include.is_empty() || m.include.iter().any(|s| c.matches(s)))
-                    && only.iter().all(|s| c.matches(s))
+                !m.exclude.iter().any(|s| matches(c, s))
+                    && (m.include.is_empty() || m.include.iter().any(|s| matches(c, s)))
+                    && only.iter().all(|s| matches(c, s))
             });
             if !cells.is_empty() {
                 deployments.push(Deployment {

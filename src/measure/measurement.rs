@@ -2,7 +2,7 @@
 
 use super::counters::Status;
 use super::latency::Latency;
-use crate::results::ResultRow;
+use crate::model::row::ResultRow;
 
 #[derive(Default)]
 pub struct Measurement {
@@ -42,7 +42,7 @@ impl Measurement {
             );
         }
         let per_sec = |n: u64| n as f64 / self.seconds;
-        row.status = "ok".into();
+        row.status = crate::model::Status::Ok;
         row.queries = Some(self.queries);
         row.seconds = Some(self.seconds);
         row.qps = Some(per_sec(self.queries));

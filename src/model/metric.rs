@@ -1,6 +1,6 @@
 //! The metrics a report can show, with their unit and which direction is better.
 
-use crate::results::ResultRow;
+use crate::model::row::ResultRow;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Metric {

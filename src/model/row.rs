@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::matrix::Cell;
+use super::cell::{Cell, CellKey, Dimension};
 
 /// Version of the run-directory layout and of these columns.
 pub const FORMAT_VERSION: u32 = 1;
@@ -18,8 +18,7 @@ pub struct ResultRow {
     pub kind: String,
     pub concurrency: u32,
     pub iteration: u32,
-    /// `ok` or `failed`.
-    pub status: String,
+    pub status: Status,
     /// Why the cell failed (first error), empty when ok.
     pub error: String,
     /// Statements completed without error in the measured phase.
@@ -80,42 +79,58 @@ impl ResultRow {
     }
 
     pub fn failed(mut self, reason: &str) -> ResultRow {
-        self.status = "failed".into();
+        self.status = Status::Failed;
         // One line, and never a spreadsheet formula: results.csv gets opened in spreadsheets.
         self.error = crate::escape::csv_text(&reason.replace(['\n', '\r'], " "));
         self
     }
 
     pub fn is_ok(&self) -> bool {
-        self.status == "ok"
+        self.status == Status::Ok
     }
 
-    /// The value of a dimension column, as `Cell::get` names them.
-    pub fn dim(&self, dim: &str) -> String {
+    /// The value of a dimension column, as `Cell::get` gives it.
+    pub fn dim(&self, dim: Dimension) -> String {
         match dim {
-            "server" => self.server.clone(),
-            "config" => self.config.clone(),
-            "engine" => self.engine.clone(),
-            "workload" => self.workload.clone(),
-            "concurrency" => self.concurrency.to_string(),
-            _ => String::new(),
+            Dimension::Server => self.server.clone(),
+            Dimension::Config => self.config.clone(),
+            Dimension::Engine => self.engine.clone(),
+            Dimension::Workload => self.workload.clone(),
+            Dimension::Concurrency => self.concurrency.to_string(),
         }
     }
 
+    /// The value on a dimension named in the user's words; empty for an unknown name.
+    pub fn dim_named(&self, dim: &str) -> String {
+        Dimension::parse(dim).map(|d| self.dim(d)).unwrap_or_default()
+    }
+
     /// Identity of the cell this row measured (for resume and joins).
-    pub fn cell_key(&self) -> String {
-        crate::matrix::plan::DIMENSIONS
-            .iter()
-            .map(|d| self.dim(d))
-            .collect::<Vec<_>>()
-            .join("|")
+    pub fn cell_key(&self) -> CellKey {
+        CellKey::of(|d| self.dim(d))
     }
 }
 
-pub fn cell_key(cell: &Cell) -> String {
-    crate::matrix::plan::DIMENSIONS
-        .iter()
-        .map(|d| cell.get(d))
-        .collect::<Vec<_>>()
-        .join("|")
+/// Whether an iteration measured (`ok`) or not (`failed`, with the reason in `error`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    #[default]
+    Failed,
+}
+
+/// Said in the run directory's words: a row with another status is refused, not guessed.
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        match text.as_str() {
+            "ok" => Ok(Status::Ok),
+            "failed" => Ok(Status::Failed),
+            other => Err(serde::de::Error::custom(format!(
+                "unknown status `{}`; expected `ok` or `failed`",
+                crate::escape::terminal(other)
+            ))),
+        }
+    }
 }

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::pivot::{cell_stats, sections, Section, Spread};
 use crate::escape::{md_cell, md_text};
 use crate::matrix::model::Matrix;
-use crate::matrix::plan::DIMENSIONS;
+use crate::model::Dimension;
 use crate::model::metric::Metric;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
@@ -105,13 +105,13 @@ pub struct RunFacts {
 }
 
 fn cell_name(r: &ResultRow) -> String {
-    DIMENSIONS
+    Dimension::ALL
         .iter()
         .map(|d| {
-            if *d == "concurrency" {
+            if *d == Dimension::Concurrency {
                 format!("c{}", r.concurrency)
             } else {
-                r.dim(d)
+                r.dim(*d)
             }
         })
         .filter(|v| !v.is_empty())
@@ -136,7 +136,7 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             let same: Vec<&ResultRow> = rows
                 .iter()
                 .filter(|r| {
-                    r.is_ok() && DIMENSIONS.iter().all(|d| s.dims.get(*d) == Some(&r.dim(d)))
+                    r.is_ok() && Dimension::ALL.iter().all(|d| s.dims.get(d.name()) == Some(&r.dim(*d)))
                 })
                 .collect();
             let secs = summarize(
@@ -256,7 +256,7 @@ mod tests {
             kind: "slap".into(),
             concurrency: 2,
             iteration: it,
-            status: "ok".into(),
+            status: crate::model::Status::Ok,
             queries: Some(10000),
             seconds: Some(10000.0 / qps),
             qps: Some(qps),

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::matrix::model::Matrix;
-use crate::matrix::plan::DIMENSIONS;
+use crate::model::Dimension;
 use crate::model::metric::Metric;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
@@ -121,7 +121,7 @@ pub fn cell_stats(
     let mut groups: IndexMap<Vec<String>, Vec<(f64, u32)>> = IndexMap::new();
     for r in rows.iter().filter(|r| r.is_ok()) {
         if let Some(v) = metric.value(r) {
-            let key: Vec<String> = DIMENSIONS.iter().map(|d| r.dim(d)).collect();
+            let key: Vec<String> = Dimension::ALL.iter().map(|d| r.dim(*d)).collect();
             groups.entry(key).or_default().push((v, r.iteration));
         }
     }
@@ -130,7 +130,7 @@ pub fn cell_stats(
         .into_iter()
         .filter_map(|(key, values)| {
             let one = series.get(&(key.join("|"), values[0].1));
-            let dims = DIMENSIONS.iter().map(|d| d.to_string()).zip(key).collect();
+            let dims = Dimension::ALL.iter().map(|d| d.to_string()).zip(key).collect();
             CellStats::new(dims, values.iter().map(|v| v.0).collect(), one, conf)
         })
         .collect()
@@ -138,10 +138,10 @@ pub fn cell_stats(
 
 /// Position of each dimension value on its matrix axis (unknown values sort last).
 fn order_key(m: &Matrix, key: &[String]) -> Vec<usize> {
-    DIMENSIONS
+    Dimension::ALL
         .iter()
         .zip(key)
-        .map(|(d, v)| axis(m, d).iter().position(|x| x == v).unwrap_or(usize::MAX))
+        .map(|(d, v)| axis(m, d.name()).iter().position(|x| x == v).unwrap_or(usize::MAX))
         .collect()
 }
 
@@ -190,7 +190,7 @@ pub fn sections(
 ) -> Vec<Section> {
     let spec = &matrix.report;
     // Dimensions neither in rows nor columns that take more than one value split the tables.
-    let split: Vec<String> = DIMENSIONS
+    let split: Vec<String> = Dimension::ALL
         .iter()
         .map(|d| d.to_string())
         .filter(|d| !spec.rows.contains(d) && !spec.columns.contains(d))
@@ -362,7 +362,7 @@ mod tests {
             workload: "w".into(),
             concurrency: 1,
             iteration: it,
-            status: "ok".into(),
+            status: crate::model::Status::Ok,
             qps: Some(qps),
             ..Default::default()
         }
@@ -378,7 +378,7 @@ mod tests {
             row("InnoDB", "on", 1, 40.0),
             row("MyISAM", "off", 1, 200.0),
             ResultRow {
-                status: "failed".into(),
+                status: crate::model::Status::Failed,
                 ..row("MyISAM", "off", 2, 1.0)
             },
         ];

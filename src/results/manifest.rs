@@ -71,14 +71,25 @@ pub struct DeploymentFacts {
     pub container: Option<String>,
     /// `SELECT VERSION()`.
     pub version: Option<String>,
-    /// `ok`, `failed` or `config-mismatch`.
-    pub status: String,
+    pub status: DeploymentStatus,
     pub error: Option<String>,
     pub started_at: String,
     pub finished_at: Option<String>,
     /// How many times the server was started (more than 1 with `repeat: {restart: true}`).
     #[serde(default)]
     pub starts: u32,
+}
+
+/// How a deployment's server ended up: verified and used, or why its cells failed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeploymentStatus {
+    Ok,
+    /// It did not start (or the engine could not give it an image).
+    #[default]
+    Failed,
+    /// It started, but a setting of the variant did not take effect.
+    ConfigMismatch,
 }
 
 pub fn now() -> String {

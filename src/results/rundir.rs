@@ -182,7 +182,7 @@ impl RunDir {
             .rows()?
             .iter()
             .filter(|r| r.is_ok())
-            .map(|r| (r.cell_key(), r.iteration))
+            .map(|r| (r.cell_key().to_string(), r.iteration))
             .collect();
         super::samples::retain(&samples, |key, iteration| {
             ok.contains(&(key.to_string(), iteration))
@@ -200,7 +200,7 @@ impl RunDir {
 /// The rows that stand for each (cell, iteration), at the position of its first row.
 pub fn current(rows: Vec<ResultRow>) -> Vec<ResultRow> {
     use std::collections::hash_map::{Entry, HashMap};
-    let mut slot: HashMap<(String, u32), usize> = HashMap::new();
+    let mut slot: HashMap<(crate::model::CellKey, u32), usize> = HashMap::new();
     let mut out: Vec<ResultRow> = Vec::new();
     for r in rows {
         match slot.entry((r.cell_key(), r.iteration)) {
@@ -245,7 +245,7 @@ mod tests {
         assert_ne!(dir.path, other.path, "never reuse a run directory");
         let mut row = ResultRow {
             server: "s".into(),
-            status: "ok".into(),
+            status: crate::model::Status::Ok,
             qps: Some(12.5),
             ..Default::default()
         };
@@ -266,7 +266,7 @@ mod tests {
             server: "s".into(),
             workload: workload.into(),
             iteration,
-            status: "ok".into(),
+            status: crate::model::Status::Ok,
             qps: Some(1.0),
             ..Default::default()
         };

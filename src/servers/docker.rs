@@ -151,7 +151,7 @@ impl Engine {
         let (tar, hash) = build_context(dir)?;
         let reference = format!(
             "rmatrix/{}:{}",
-            crate::matrix::plan::slug(name).to_lowercase(),
+            crate::model::slug(name).to_lowercase(),
             &hash[..12]
         );
         if let Some(id) = self.image_id(&reference).await {

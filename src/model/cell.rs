@@ -1,0 +1,150 @@
+//! What a cell is: one value on each dimension of a matrix. The same identity names a cell
+//! in the plan, in results.csv, in joins between runs and on the command line (`--only`).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The dimensions a cell is identified by, in column order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dimension {
+    Server,
+    Config,
+    Engine,
+    Workload,
+    Concurrency,
+}
+
+impl Dimension {
+    pub const ALL: [Dimension; 5] = [
+        Dimension::Server,
+        Dimension::Config,
+        Dimension::Engine,
+        Dimension::Workload,
+        Dimension::Concurrency,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dimension::Server => "server",
+            Dimension::Config => "config",
+            Dimension::Engine => "engine",
+            Dimension::Workload => "workload",
+            Dimension::Concurrency => "concurrency",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Dimension> {
+        Dimension::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// "server, config, engine, workload, concurrency", for messages.
+    pub fn choices() -> String {
+        Dimension::ALL.map(Dimension::name).join(", ")
+    }
+}
+
+impl fmt::Display for Dimension {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Cell {
+    pub server: String,
+    pub config: String,
+    /// None when the workload does not create tables (the engine axis does not apply).
+    pub engine: Option<String>,
+    pub workload: String,
+    pub concurrency: u32,
+}
+
+impl Cell {
+    pub fn get(&self, dim: Dimension) -> String {
+        match dim {
+            Dimension::Server => self.server.clone(),
+            Dimension::Config => self.config.clone(),
+            Dimension::Engine => self.engine.clone().unwrap_or_default(),
+            Dimension::Workload => self.workload.clone(),
+            Dimension::Concurrency => self.concurrency.to_string(),
+        }
+    }
+
+    /// The value on a dimension named in the user's words; None for an unknown name.
+    pub fn get_named(&self, dim: &str) -> Option<String> {
+        Dimension::parse(dim).map(|d| self.get(d))
+    }
+
+    pub fn key(&self) -> CellKey {
+        CellKey::of(|d| self.get(d))
+    }
+}
+
+impl fmt::Display for Cell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.server, self.config)?;
+        if let Some(e) = &self.engine {
+            write!(f, "/{e}")?;
+        }
+        write!(f, "/{}/c{}", self.workload, self.concurrency)
+    }
+}
+
+/// A cell's identity for resume and joins: its values on every dimension, in order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CellKey(String);
+
+impl CellKey {
+    /// The key of whatever answers each dimension (a planned cell, a results row).
+    pub fn of(value: impl Fn(Dimension) -> String) -> CellKey {
+        CellKey(Dimension::ALL.map(value).join("|"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for CellKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A directory- and tag-safe form of a name: anything but `[A-Za-z0-9._-]` becomes `_`.
+pub fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dimensions_round_trip_and_keys_join_in_column_order() {
+        for d in Dimension::ALL {
+            assert_eq!(Dimension::parse(d.name()), Some(d));
+        }
+        assert_eq!(Dimension::parse("engines"), None);
+        let c = Cell {
+            server: "s".into(),
+            config: "c".into(),
+            engine: None,
+            workload: "w".into(),
+            concurrency: 4,
+        };
+        assert_eq!(c.key().as_str(), "s|c||w|4");
+        assert_eq!(c.get_named("concurrency").as_deref(), Some("4"));
+        assert_eq!(slug("a b/c"), "a_b_c");
+    }
+}
