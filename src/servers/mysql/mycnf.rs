@@ -2,7 +2,7 @@
 
 use indexmap::IndexMap;
 
-use crate::matrix::model::CnfValue;
+use crate::servers::spec::CnfValue;
 
 /// `[mysqld]` section with one `name = value` line per setting (a bare name for flags).
 pub fn render(settings: &IndexMap<String, Option<CnfValue>>) -> String {

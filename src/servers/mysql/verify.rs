@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use indexmap::IndexMap;
 use serde::Serialize;
 
-use crate::matrix::model::{Allocator, CnfValue};
+use crate::servers::spec::{Allocator, CnfValue};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
-use crate::matrix::model::{Allocator, CnfValue};
+use crate::servers::spec::{Allocator, CnfValue};
 use crate::servers::mysql::verify::{same_value, Check};
 
 /// One `name value` line per setting; YAML booleans become yes/no, an empty value `""`.

@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use crate::matrix::model::{LoadType, PrimaryKey, SlapSpec};
+use super::spec::{LoadType, PrimaryKey, SlapSpec};
 
 pub const SCHEMA: &str = "rmatrix_slap";
 
