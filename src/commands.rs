@@ -7,8 +7,8 @@ use anyhow::Result;
 
 use crate::cli::{Cli, Command, Format};
 use crate::matrix::model::{OneOrMany, Selector};
-use crate::model::Dimension;
 use crate::matrix::{expand, Length, LoadedMatrix};
+use crate::model::Dimension;
 use crate::results::RunDir;
 use crate::{exit, UsageError};
 

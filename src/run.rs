@@ -17,12 +17,16 @@ use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
 use crate::model::CellKey;
 use crate::progress::Progress;
 use crate::report;
-use crate::results::manifest::{self, DeploymentFacts, DeploymentStatus, DockerFacts, Host, ImageFacts, Manifest};
+use crate::results::manifest::{
+    self, DeploymentFacts, DeploymentStatus, DockerFacts, Host, ImageFacts, Manifest,
+};
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
 use crate::results::samples::SampleSink;
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
 use crate::servers::docker::Engine;
 use crate::servers::{self, Deployed, Launch};
+use crate::workloads::stall::DEFAULT_STALL_TIMEOUT;
+use crate::workloads::Ctx;
 
 pub struct RunOptions {
     pub matrix: Option<PathBuf>,
@@ -841,13 +845,25 @@ impl RunCtx<'_> {
                 let live = Arc::new(AtomicU64::new(0));
                 let label = format!("{cell} #{i}");
                 let ticker = self.ticker(label.clone(), live.clone());
-                let samples = SampleSink::new(self.dir, cell, i);
-                let result =
-                    crate::workloads::run_iteration(workload, deployed, cell, m, live, &samples)
-                        .await;
+                let ctx = Ctx {
+                    server: deployed,
+                    engine: cell.engine.as_deref(),
+                    concurrency: cell.concurrency,
+                    warmup: m.warmup,
+                    length: m.length,
+                    live,
+                };
+                let stall_timeout = m
+                    .stall_timeout
+                    .and_then(|l| l.as_duration())
+                    .unwrap_or(DEFAULT_STALL_TIMEOUT);
+                let result = workload.run(&ctx, stall_timeout).await;
                 ticker.abort();
                 let row = match result {
-                    Ok(meas) => meas.into_row(row),
+                    Ok(meas) => {
+                        SampleSink::new(self.dir, cell, i).write(&meas.samples)?;
+                        meas.into_row(row)
+                    }
                     Err(e) => row.failed(&format!("{e:#}")),
                 };
                 let pos = self.progress.position() + 1;

@@ -67,7 +67,6 @@ async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Me
         None,
         length,
         Arc::new(AtomicU64::new(0)),
-        &SampleSink::disabled(),
     )
     .await
     .unwrap_or_else(|e| panic!("{}: {e:#}", spec.test.name()))
@@ -233,10 +232,10 @@ async fn every_test_runs_and_the_server_counts_the_same() {
         Some(Length::Time(Duration::from_millis(500))),
         Length::Time(Duration::from_millis(2500)),
         Arc::new(AtomicU64::new(0)),
-        &sink,
     )
     .await
     .unwrap();
+    sink.write(&m.samples).unwrap();
     assert_server_agrees(&s, &m);
     let (avg, _sd) = m.thread_events.unwrap();
     assert_eq!(avg * 2.0, m.commits as f64);
@@ -326,10 +325,16 @@ async fn sysbench_driver_parses_a_real_run() {
         concurrency: 2,
     };
     let sink = SampleSink::new(&dir, &cell, 1);
-    let got =
-        rmatrix::workloads::sysbench::driver::run_iteration(&dep.endpoint, &spec, 2, &m, &sink)
-            .await
-            .unwrap();
+    let got = rmatrix::workloads::sysbench::driver::run_iteration(
+        &dep.endpoint,
+        &spec,
+        2,
+        m.warmup,
+        m.length,
+    )
+    .await
+    .unwrap();
+    sink.write(&got.samples).unwrap();
     assert!(got.commits > 0);
     assert_eq!(
         got.queries,
@@ -356,8 +361,8 @@ async fn sysbench_driver_parses_a_real_run() {
         &dep.endpoint,
         &spec,
         1,
-        &m,
-        &SampleSink::disabled(),
+        m.warmup,
+        m.length,
     )
     .await
     .unwrap();

@@ -8,8 +8,8 @@ use indexmap::IndexMap;
 
 use super::env::{self, RunEnv};
 use super::error::CompareError;
-use crate::model::Dimension;
 use crate::model::metric::Metric;
+use crate::model::Dimension;
 use crate::results::check;
 use crate::results::rundir::{MANIFEST, MATRIX_COPY, RESULTS_CSV};
 use crate::results::ResultRow;

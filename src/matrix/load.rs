@@ -10,17 +10,17 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::model::{Matrix, Selector, WorkloadSpec};
-use crate::model::Dimension;
 use crate::input::span::{Pos, SpanIndex};
 use crate::input::yaml::MAX_FILE_BYTES;
 use crate::model::metric::Metric;
+use crate::model::Dimension;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
 pub const MAX_CELLS: usize = 100_000;
 /// Most iterations per cell.
 pub const MAX_ITERATIONS: u32 = 10_000;
 
-mod redis;
+mod families;
 
 /// A bad matrix: where, what, and what would be valid.
 #[derive(Debug, Clone, PartialEq)]
@@ -137,7 +137,7 @@ pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
     }
     let matrix = crate::input::yaml::from_str::<Matrix>(text).map_err(|e| {
         let (pos, message) =
-            crate::input::yaml::describe(&e, &spans, text, &super::model::WORKLOAD_KINDS);
+            crate::input::yaml::describe(&e, &spans, text, super::model::WORKLOAD_KINDS);
         MatrixError {
             file: file.clone(),
             line: pos.line,
@@ -283,22 +283,6 @@ impl Validator<'_> {
                 "max_iterations must be at least 1".into(),
             ));
         }
-        for (name, w) in &m.workloads {
-            let WorkloadSpec::Oltp(o) = w else { continue };
-            if let Some(i) = o
-                .percentiles
-                .iter()
-                .position(|p| !(p.is_finite() && *p > 0.0 && *p <= 100.0))
-            {
-                return Err(self.err(
-                    &format!("workloads.{name}.oltp.percentiles[{i}]"),
-                    format!(
-                        "percentile {} is not between 0 and 100 (e.g. 99.9)",
-                        o.percentiles[i]
-                    ),
-                ));
-            }
-        }
         if m.iterations > MAX_ITERATIONS {
             return Err(self.err(
                 "iterations",
@@ -370,7 +354,7 @@ impl Validator<'_> {
             self.check_selector(sel, &format!("include[{i}]"))?;
         }
         self.check_report()?;
-        self.check_redis()?;
+        self.check_workloads()?;
         self.check_untrusted()?;
         Ok(())
     }
@@ -416,32 +400,28 @@ impl Validator<'_> {
                 config_value(key, value).map_err(|msg| self.err(&path, msg))?;
             }
         }
-        for (name, w) in &m.workloads {
-            let checks: Vec<(&str, &str, &str)> = match w {
-                WorkloadSpec::Oltp(o) => vec![
-                    ("oltp.db", "database", &o.db),
-                    (
-                        "oltp.mysql_storage_engine",
-                        "storage engine",
-                        &o.mysql_storage_engine,
-                    ),
-                ],
-                WorkloadSpec::Sysbench(s) => {
-                    for (key, value) in &s.options {
-                        let path = format!("workloads.{name}.sysbench.options.{key}");
-                        crate::input::untrusted::sysbench_option(key, value)
-                            .map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
-                    }
-                    vec![("sysbench.db", "database", &s.db)]
-                }
-                _ => Vec::new(),
-            };
-            for (field, what, value) in checks {
-                sql_identifier(what, value)
-                    .map_err(|msg| self.err(&format!("workloads.{name}.{field}"), msg))?;
+        Ok(())
+    }
+
+    /// Each kind's own checks (`Driver::check`), at their place in the file.
+    fn check_workloads(&self) -> Result<(), MatrixError> {
+        let facts = crate::workloads::Facts {
+            length: self.m.length,
+        };
+        for (name, w) in &self.m.workloads {
+            if let Err(p) = w.check(&facts) {
+                let path = match p.at.as_str() {
+                    "" => format!("workloads.{name}.{}", w.kind()),
+                    at => format!("workloads.{name}.{}.{at}", w.kind()),
+                };
+                let pos = match p.on_key {
+                    true => self.spans.key(&path),
+                    false => self.spans.find(&path),
+                };
+                return Err(self.err_at(pos, p.message));
             }
         }
-        Ok(())
+        self.check_kinds()
     }
 
     /// An external server is never reconfigured: each of its cells must use an empty config.

@@ -29,11 +29,13 @@ pub struct Measurement {
     pub percentiles: Vec<(f64, f64)>,
     /// Latency as an external tool reported it (no histogram); a NaN field stays empty.
     pub reported_latency: Option<super::latency::LatencySummary>,
+    /// One line per complete second of the measured phase (samples.csv).
+    pub samples: Vec<super::interval::Sample>,
 }
 
 impl Measurement {
     /// Fill `row` (status ok), or fail it when nothing succeeded.
-    pub fn into_row(self, mut row: ResultRow) -> ResultRow {
+    pub fn into_row(&self, mut row: ResultRow) -> ResultRow {
         if self.queries == 0 {
             return row.failed(
                 self.first_error

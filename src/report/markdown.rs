@@ -7,8 +7,8 @@ use serde::Serialize;
 use super::pivot::{cell_stats, sections, Section, Spread};
 use crate::escape::{md_cell, md_text};
 use crate::matrix::model::Matrix;
-use crate::model::Dimension;
 use crate::model::metric::Metric;
+use crate::model::Dimension;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
 use crate::stats::summarize;
@@ -136,7 +136,10 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             let same: Vec<&ResultRow> = rows
                 .iter()
                 .filter(|r| {
-                    r.is_ok() && Dimension::ALL.iter().all(|d| s.dims.get(d.name()) == Some(&r.dim(*d)))
+                    r.is_ok()
+                        && Dimension::ALL
+                            .iter()
+                            .all(|d| s.dims.get(d.name()) == Some(&r.dim(*d)))
                 })
                 .collect();
             let secs = summarize(

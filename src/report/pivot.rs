@@ -6,8 +6,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::matrix::model::Matrix;
-use crate::model::Dimension;
 use crate::model::metric::Metric;
+use crate::model::Dimension;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
 use crate::stats::{batch_means, change, change_batches, summarize, Basis, Confidence};
@@ -130,7 +130,11 @@ pub fn cell_stats(
         .into_iter()
         .filter_map(|(key, values)| {
             let one = series.get(&(key.join("|"), values[0].1));
-            let dims = Dimension::ALL.iter().map(|d| d.to_string()).zip(key).collect();
+            let dims = Dimension::ALL
+                .iter()
+                .map(|d| d.to_string())
+                .zip(key)
+                .collect();
             CellStats::new(dims, values.iter().map(|v| v.0).collect(), one, conf)
         })
         .collect()
@@ -141,7 +145,12 @@ fn order_key(m: &Matrix, key: &[String]) -> Vec<usize> {
     Dimension::ALL
         .iter()
         .zip(key)
-        .map(|(d, v)| axis(m, d.name()).iter().position(|x| x == v).unwrap_or(usize::MAX))
+        .map(|(d, v)| {
+            axis(m, d.name())
+                .iter()
+                .position(|x| x == v)
+                .unwrap_or(usize::MAX)
+        })
         .collect()
 }
 

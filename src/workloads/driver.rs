@@ -1,119 +1,122 @@
-//! Driving load: one module per workload kind; `run_iteration` picks the driver.
+//! The one interface every workload kind implements (`Driver`), what a driver is given
+//! (`Ctx`), and what is the same around every iteration: the stall watchdog.
 
+use std::future::Future;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Result;
 
-use super::{oltp, redis, redis_benchmark, slap, stall, sysbench};
-
-use crate::matrix::model::{Matrix, WorkloadSpec};
-use crate::matrix::Cell;
+use super::stall;
+use crate::input::Length;
 use crate::measure::measurement::Measurement;
-use crate::results::samples::SampleSink;
+use crate::servers::spec::ServerKind;
 use crate::servers::Deployed;
 
-/// One measured iteration of `cell` against `server`; `live` counts completed operations
-/// (of every phase: prepare, warmup, measured) for the status line and the stall watchdog;
-/// per-second samples, where the driver has them, go to `samples`.
-///
-/// An iteration in which no operation completes for the matrix's `stall_timeout` (default
-/// 60 s) fails with `stall::Stalled`, and its clients are stopped. rmatrix's own clients
-/// (slap, oltp, redis) count their operations; the external tools (sysbench,
-/// redis-benchmark) report only when they end, so for them the server is asked once a second
-/// whether it answers at all (`stall::probe_server`); when it stops, the tool is killed.
-pub async fn run_iteration(
-    workload: &WorkloadSpec,
-    server: &Deployed,
-    cell: &Cell,
-    m: &Matrix,
-    live: Arc<AtomicU64>,
-    samples: &SampleSink,
+/// Everything a driver needs for one iteration of one cell.
+pub struct Ctx<'a> {
+    pub server: &'a Deployed,
+    /// The cell's storage engine, where the engine axis applies.
+    pub engine: Option<&'a str>,
+    /// Client connections (the cell's concurrency).
+    pub concurrency: u32,
+    /// Load run before the measured phase and discarded.
+    pub warmup: Option<Length>,
+    /// The measured phase: a count of operations or a duration.
+    pub length: Length,
+    /// Operations completed so far, of every phase (prepare, warmup, measured): the status
+    /// line and the stall watchdog read it.
+    pub live: Arc<AtomicU64>,
+}
+
+/// A workload kind's options, able to run against a server.
+pub trait Driver {
+    /// The server family the kind speaks to.
+    fn family(&self) -> ServerKind;
+
+    /// Whether the kind creates its own tables, so that the matrix's `engines` axis applies.
+    fn uses_engine(&self) -> bool {
+        false
+    }
+
+    /// Whether the driver counts operations in `live` as they complete. An external tool
+    /// reports only when it ends, so the stall watchdog asks the server instead.
+    fn counts_live(&self) -> bool {
+        true
+    }
+
+    /// Checks the types cannot express, before any container starts.
+    fn check(&self, _facts: &Facts) -> Result<(), Problem> {
+        Ok(())
+    }
+
+    /// One iteration: prepare what is missing, warm up, measure. The measurement carries
+    /// the per-second samples of the measured phase.
+    fn run(&self, ctx: &Ctx<'_>) -> impl Future<Output = Result<Measurement>>;
+}
+
+/// What a kind's checks may need to know about the rest of the matrix.
+pub struct Facts {
+    pub length: Length,
+}
+
+/// A problem with a workload's options, at a path below `workloads.<name>.<kind>`
+/// (`pipeline`, `options.threads`; empty for the block itself).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    pub at: String,
+    /// Point at the key rather than its value (a bad option name).
+    pub on_key: bool,
+    pub message: String,
+}
+
+impl Problem {
+    pub fn at(at: &str, message: impl Into<String>) -> Problem {
+        Problem {
+            at: at.to_string(),
+            on_key: false,
+            message: message.into(),
+        }
+    }
+
+    pub fn at_key(at: &str, message: impl Into<String>) -> Problem {
+        Problem {
+            on_key: true,
+            ..Problem::at(at, message)
+        }
+    }
+}
+
+/// Run `driver` for one iteration under the stall watchdog: an iteration in which no
+/// operation completes for `stall_timeout` fails with `stall::Stalled`, and its clients are
+/// stopped. rmatrix's own clients count their operations; for the external tools the
+/// server is asked once a second whether it answers at all (`stall::probe_server`); when it
+/// stops, the tool is killed.
+pub async fn run_iteration<D: Driver>(
+    driver: &D,
+    ctx: &Ctx<'_>,
+    stall_timeout: Duration,
 ) -> Result<Measurement> {
-    let probed = match workload {
-        WorkloadSpec::Slap(_) | WorkloadSpec::Oltp(_) | WorkloadSpec::Redis(_) => None,
-        WorkloadSpec::Sysbench(_) => Some(stall::Family::Mysql),
-        WorkloadSpec::RedisBenchmark(_) => Some(stall::Family::Redis),
-    };
-    let timeout = m
-        .stall_timeout
-        .and_then(|l| l.as_duration())
-        .unwrap_or(stall::DEFAULT_STALL_TIMEOUT);
+    let probed = (!driver.counts_live()).then(|| driver.family());
     let ops = match probed {
-        None => live.clone(),
+        None => ctx.live.clone(),
         Some(_) => Arc::new(AtomicU64::new(0)),
     };
-    let drive = drive(workload, server, cell, m, live, samples);
     let probe = async {
         match probed {
-            Some(family) => stall::probe_server(&server.endpoint, family, timeout, &ops).await,
+            Some(family) => {
+                stall::probe_server(&ctx.server.endpoint, family, stall_timeout, &ops).await
+            }
             None => std::future::pending().await,
         }
     };
     tokio::select! {
-        r = drive => r,
+        r = driver.run(ctx) => r,
         _ = probe => unreachable!("the probe runs until dropped"),
-        stalled = stall::watch(&ops, timeout, match probed {
+        stalled = stall::watch(&ops, stall_timeout, match probed {
             None => "no operation completed",
             Some(_) => "the server answered no probe",
         }) => Err(stalled.into()),
-    }
-}
-
-async fn drive(
-    workload: &WorkloadSpec,
-    server: &Deployed,
-    cell: &Cell,
-    m: &Matrix,
-    live: Arc<AtomicU64>,
-    samples: &SampleSink,
-) -> Result<Measurement> {
-    match workload {
-        WorkloadSpec::Slap(spec) => {
-            let engine = cell.engine.as_deref().unwrap_or("InnoDB");
-            slap::driver::run_iteration(
-                &server.endpoint,
-                spec,
-                engine,
-                cell.concurrency,
-                m.warmup,
-                m.length,
-                live,
-            )
-            .await
-        }
-        WorkloadSpec::Oltp(spec) => {
-            let engine = cell.engine.as_deref().unwrap_or(&spec.mysql_storage_engine);
-            oltp::driver::run_iteration(
-                &server.endpoint,
-                spec,
-                engine,
-                cell.concurrency,
-                m.warmup,
-                m.length,
-                live,
-                samples,
-            )
-            .await
-        }
-        WorkloadSpec::Sysbench(spec) => {
-            sysbench::driver::run_iteration(&server.endpoint, spec, cell.concurrency, m, samples)
-                .await
-        }
-        WorkloadSpec::Redis(spec) => {
-            redis::driver::run_iteration(server, spec, cell.concurrency, m.warmup, m.length, live)
-                .await
-        }
-        WorkloadSpec::RedisBenchmark(spec) => {
-            redis_benchmark::driver::run_iteration(
-                server,
-                spec,
-                cell.concurrency,
-                m.warmup,
-                m.length,
-                live,
-            )
-            .await
-        }
     }
 }

@@ -1,5 +1,6 @@
 //! Workload kinds, one folder each: its matrix spec and checks, what it sends, and its
-//! driver. This file is the registry: the `WorkloadSpec` enum names every kind once.
+//! driver (`driver::Driver`). This file is the registry: adding a kind is one line in
+//! `kinds!` below.
 
 pub mod arrival;
 pub mod driver;
@@ -10,43 +11,78 @@ pub mod slap;
 pub mod stall;
 pub mod sysbench;
 
+use std::time::Duration;
+
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-pub use driver::run_iteration;
+use crate::measure::measurement::Measurement;
+use crate::servers::spec::ServerKind;
+pub use driver::{Ctx, Driver, Facts, Problem};
 
-/// The workload kinds as a matrix names them (the variants of `WorkloadSpec`).
-pub const WORKLOAD_KINDS: [&str; 5] = ["slap", "oltp", "sysbench", "redis", "redis_benchmark"];
+/// The registry: each kind's variant, its options type (a `Driver`) and its name in a
+/// matrix, in the order messages list them.
+macro_rules! kinds {
+    ($( $(#[$doc:meta])* $variant:ident($spec:ty) = $name:literal, )*) => {
+        /// One workload, tagged by its kind: `slap: {...}`.
+        #[derive(Debug, Clone, Serialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum WorkloadSpec {
+            $( $(#[$doc])* $variant($spec), )*
+        }
 
-/// One workload, tagged by its kind: `slap: {...}`.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WorkloadSpec {
-    /// mysqlslap's auto-generated workloads.
-    Slap(slap::SlapSpec),
-    /// redis-benchmark's tests and memtier's mix, driven by rmatrix's own client.
-    Redis(redis::RedisSpec),
-    /// The redis-benchmark binary itself.
-    RedisBenchmark(redis_benchmark::RedisBenchmarkSpec),
-    /// sysbench 1.0's OLTP tests, driven by rmatrix's own client.
-    Oltp(oltp::OltpSpec),
-    /// The sysbench binary itself (any test or Lua script).
-    Sysbench(sysbench::SysbenchSpec),
+        /// The workload kinds as a matrix names them.
+        pub const WORKLOAD_KINDS: &[&str] = &[$($name),*];
+
+        impl WorkloadSpec {
+            pub fn kind(&self) -> &'static str {
+                match self { $( WorkloadSpec::$variant(_) => $name, )* }
+            }
+
+            /// The server family this workload needs.
+            pub fn family(&self) -> ServerKind {
+                match self { $( WorkloadSpec::$variant(s) => s.family(), )* }
+            }
+
+            /// Whether the storage-engine axis applies (the workload creates its own tables).
+            pub fn uses_engine(&self) -> bool {
+                match self { $( WorkloadSpec::$variant(s) => s.uses_engine(), )* }
+            }
+
+            /// The kind's own checks (`Driver::check`).
+            pub fn check(&self, facts: &Facts) -> Result<(), Problem> {
+                match self { $( WorkloadSpec::$variant(s) => s.check(facts), )* }
+            }
+
+            /// One iteration under the stall watchdog (`driver::run_iteration`).
+            pub async fn run(&self, ctx: &Ctx<'_>, stall_timeout: Duration) -> Result<Measurement> {
+                match self {
+                    $( WorkloadSpec::$variant(s) => driver::run_iteration(s, ctx, stall_timeout).await, )*
+                }
+            }
+
+            /// The options of the kind called `kind`, read from the map being deserialised.
+            fn named<'de, A: serde::de::MapAccess<'de>>(kind: &str, a: &mut A) -> Result<Self, A::Error> {
+                match kind {
+                    $( $name => Ok(WorkloadSpec::$variant(a.next_value()?)), )*
+                    other => Err(serde::de::Error::unknown_variant(other, WORKLOAD_KINDS)),
+                }
+            }
+        }
+    };
 }
 
-impl WorkloadSpec {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            WorkloadSpec::Slap(_) => "slap",
-            WorkloadSpec::Redis(_) => "redis",
-            WorkloadSpec::RedisBenchmark(_) => "redis_benchmark",
-            WorkloadSpec::Oltp(_) => "oltp",
-            WorkloadSpec::Sysbench(_) => "sysbench",
-        }
-    }
-    /// Whether the storage-engine axis applies (the workload creates its own tables).
-    pub fn uses_engine(&self) -> bool {
-        matches!(self, WorkloadSpec::Slap(_))
-    }
+kinds! {
+    /// mysqlslap's auto-generated workloads.
+    Slap(slap::SlapSpec) = "slap",
+    /// sysbench 1.0's OLTP tests, driven by rmatrix's own client.
+    Oltp(oltp::OltpSpec) = "oltp",
+    /// The sysbench binary itself (any test or Lua script).
+    Sysbench(sysbench::SysbenchSpec) = "sysbench",
+    /// redis-benchmark's tests and memtier's mix, driven by rmatrix's own client.
+    Redis(redis::RedisSpec) = "redis",
+    /// The redis-benchmark binary itself.
+    RedisBenchmark(redis_benchmark::RedisBenchmarkSpec) = "redis_benchmark",
 }
 
 /// `{kind: {options}}` with exactly one kind; said in the matrix's words when it is not.
@@ -74,14 +110,7 @@ impl<'de> Deserialize<'de> for WorkloadSpec {
                         WORKLOAD_KINDS.join(", ")
                     )));
                 };
-                let spec = match kind.as_str() {
-                    "slap" => WorkloadSpec::Slap(a.next_value()?),
-                    "redis" => WorkloadSpec::Redis(a.next_value()?),
-                    "redis_benchmark" => WorkloadSpec::RedisBenchmark(a.next_value()?),
-                    "oltp" => WorkloadSpec::Oltp(a.next_value()?),
-                    "sysbench" => WorkloadSpec::Sysbench(a.next_value()?),
-                    other => return Err(A::Error::unknown_variant(other, &WORKLOAD_KINDS)),
-                };
+                let spec = WorkloadSpec::named(&kind, &mut a)?;
                 if let Some(second) = a.next_key::<String>()? {
                     return Err(A::Error::custom(format!(
                         "name one driver, not both `{kind}` and `{}`: define two workloads",

@@ -5,6 +5,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::servers::spec::ServerKind;
+
 /// How long an iteration may go without a completed operation, unless the matrix says.
 pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -37,13 +39,6 @@ pub async fn watch(ops: &AtomicU64, timeout: Duration, what: &'static str) -> St
     }
 }
 
-/// The server family of an external tool, for its liveness probe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    Mysql,
-    Redis,
-}
-
 /// For the external tools, which report progress only when they end: every `timeout / 4`
 /// (at most a second) ask the server something over one kept connection, each ask bounded
 /// by the same interval, and count a tick on `ops` when it answers. A paused or hung server
@@ -52,7 +47,7 @@ pub enum Family {
 /// Redis `TIME` is no command a redis-benchmark test sends. Runs until dropped.
 pub async fn probe_server(
     endpoint: &crate::servers::Endpoint,
-    family: Family,
+    family: ServerKind,
     timeout: Duration,
     ops: &AtomicU64,
 ) {
@@ -78,7 +73,7 @@ pub async fn probe_server(
 /// One kept connection (a new one per ask would add its handshake to the server's counters).
 struct Probe<'a> {
     endpoint: &'a crate::servers::Endpoint,
-    family: Family,
+    family: ServerKind,
     mysql: Option<mysql_async::Conn>,
     redis: Option<crate::servers::redis::resp::Conn>,
 }
@@ -91,7 +86,7 @@ impl Probe<'_> {
 
     async fn ask(&mut self) -> anyhow::Result<()> {
         match self.family {
-            Family::Mysql => {
+            ServerKind::Mysql => {
                 use mysql_async::prelude::Queryable;
                 if self.mysql.is_none() {
                     self.mysql = Some(self.endpoint.connect(None).await?);
@@ -99,7 +94,7 @@ impl Probe<'_> {
                 let conn = self.mysql.as_mut().expect("invariant: connected above");
                 conn.ping().await?;
             }
-            Family::Redis => {
+            ServerKind::Redis => {
                 if self.redis.is_none() {
                     let addr = crate::servers::redis::tcp_addr(self.endpoint);
                     let conn =

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
-use crate::servers::spec::{Allocator, CnfValue};
 use crate::servers::mysql::verify::{same_value, Check};
+use crate::servers::spec::{Allocator, CnfValue};
 
 /// One `name value` line per setting; YAML booleans become yes/no, an empty value `""`.
 pub fn render(settings: &IndexMap<String, CnfValue>) -> String {

@@ -20,14 +20,54 @@ use crate::measure::counters::{self, Status};
 use crate::measure::cpu;
 use crate::measure::interval::mean_stddev;
 use crate::measure::measurement::Measurement;
-use crate::results::samples::SampleSink;
+use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::spec::OltpSpec;
+use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The percentile of the per-second lines (sysbench's `--percentile` default).
 const SAMPLE_PERCENTILE: f64 = 95.0;
 
-#[allow(clippy::too_many_arguments)] // one per matrix dimension the driver needs; a struct would only rename them
+impl Driver for OltpSpec {
+    fn family(&self) -> ServerKind {
+        ServerKind::Mysql
+    }
+
+    fn check(&self, _: &Facts) -> Result<(), Problem> {
+        if let Some(i) = self
+            .percentiles
+            .iter()
+            .position(|p| !(p.is_finite() && *p > 0.0 && *p <= 100.0))
+        {
+            return Err(Problem::at(
+                &format!("percentiles[{i}]"),
+                format!(
+                    "percentile {} is not between 0 and 100 (e.g. 99.9)",
+                    self.percentiles[i]
+                ),
+            ));
+        }
+        use crate::input::untrusted::sql_identifier;
+        sql_identifier("database", &self.db).map_err(|msg| Problem::at("db", msg))?;
+        sql_identifier("storage engine", &self.mysql_storage_engine)
+            .map_err(|msg| Problem::at("mysql_storage_engine", msg))
+    }
+
+    async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
+        let engine = ctx.engine.unwrap_or(&self.mysql_storage_engine);
+        run_iteration(
+            &ctx.server.endpoint,
+            self,
+            engine,
+            ctx.concurrency,
+            ctx.warmup,
+            ctx.length,
+            ctx.live.clone(),
+        )
+        .await
+    }
+}
+
 pub async fn run_iteration(
     endpoint: &Endpoint,
     spec: &OltpSpec,
@@ -36,7 +76,6 @@ pub async fn run_iteration(
     warmup: Option<Length>,
     length: Length,
     live: Arc<AtomicU64>,
-    samples: &SampleSink,
 ) -> Result<Measurement> {
     prepare::ensure(endpoint, spec, engine, &live)
         .await
@@ -87,13 +126,15 @@ pub async fn run_iteration(
     wait_gone(&mut control, &ids).await;
     let _ = control.disconnect().await;
 
-    samples.write(&got.samples(seconds, threads, SAMPLE_PERCENTILE))?;
     // As in sysbench, an error that is neither ignorable nor a lost connection ends the run:
     // the numbers of the clients left would not be the cell's.
     if let Some(e) = got.workers.iter().find_map(|w| w.fatal.clone()) {
         anyhow::bail!("a client stopped on an error: {e}");
     }
-    Ok(measurement(&spec, &got, seconds, server, cpu0.zip(cpu1)))
+    Ok(Measurement {
+        samples: got.samples(seconds, threads, SAMPLE_PERCENTILE),
+        ..measurement(&spec, &got, seconds, server, cpu0.zip(cpu1))
+    })
 }
 
 fn measurement(

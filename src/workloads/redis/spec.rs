@@ -5,6 +5,10 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::measure::measurement::Measurement;
+use crate::servers::spec::ServerKind;
+use crate::workloads::{Ctx, Driver, Facts, Problem};
+
 /// redis-benchmark's tests (`-t` names) plus memtier's mixed SET:GET load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -230,6 +234,47 @@ pub struct RedisSpec {
     /// SET:GET ratio of the `mixed` test (memtier's default 1:10).
     #[serde(default)]
     pub ratio: Option<Ratio>,
+}
+
+impl Driver for RedisSpec {
+    fn family(&self) -> ServerKind {
+        ServerKind::Redis
+    }
+
+    fn check(&self, _: &Facts) -> Result<(), Problem> {
+        if self.pipeline == 0 {
+            return Err(Problem::at("pipeline", "pipeline must be at least 1"));
+        }
+        if self.keyspace == Some(0) {
+            return Err(Problem::at("keyspace", "keyspace must be at least 1"));
+        }
+        if self.distribution != KeyDistribution::Uniform && self.keyspace.is_none() {
+            return Err(Problem::at(
+                "distribution",
+                "a key distribution needs a `keyspace` (without one every request uses the \
+                 same key, as redis-benchmark without -r)",
+            ));
+        }
+        if self.ratio.is_some() && self.test != RedisTest::Mixed {
+            return Err(Problem::at(
+                "ratio",
+                "`ratio` applies to `test: mixed` only",
+            ));
+        }
+        Ok(())
+    }
+
+    async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {
+        super::driver::run_iteration(
+            ctx.server,
+            self,
+            ctx.concurrency,
+            ctx.warmup,
+            ctx.length,
+            ctx.live.clone(),
+        )
+        .await
+    }
 }
 
 fn three() -> usize {

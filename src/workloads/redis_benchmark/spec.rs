@@ -2,7 +2,11 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::Length;
+use crate::measure::measurement::Measurement;
+use crate::servers::spec::ServerKind;
 use crate::workloads::redis::{RedisTest, Transport};
+use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The redis-benchmark binary itself; its CSV output fills the same columns.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -27,6 +31,54 @@ pub struct RedisBenchmarkSpec {
     /// The program to run.
     #[serde(default = "default_binary")]
     pub binary: String,
+}
+
+impl Driver for RedisBenchmarkSpec {
+    fn family(&self) -> ServerKind {
+        ServerKind::Redis
+    }
+
+    fn counts_live(&self) -> bool {
+        false
+    }
+
+    fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        if self.test == RedisTest::Mixed {
+            return Err(Problem::at(
+                "test",
+                "redis-benchmark has no mixed test: use a `redis` workload",
+            ));
+        }
+        if self.pipeline == 0 {
+            return Err(Problem::at("pipeline", "pipeline must be at least 1"));
+        }
+        if self.keyspace == Some(0) {
+            return Err(Problem::at("keyspace", "keyspace must be at least 1"));
+        }
+        if self.requests.is_none() && matches!(facts.length, Length::Time(_)) {
+            return Err(Problem::at(
+                "",
+                "redis-benchmark cannot run for a duration: give `requests` (its -n) when \
+                 `length` is a duration",
+            ));
+        }
+        if self.requests == Some(0) {
+            return Err(Problem::at("requests", "requests must be at least 1"));
+        }
+        Ok(())
+    }
+
+    async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {
+        super::driver::run_iteration(
+            ctx.server,
+            self,
+            ctx.concurrency,
+            ctx.warmup,
+            ctx.length,
+            ctx.live.clone(),
+        )
+        .await
+    }
 }
 
 fn three() -> usize {

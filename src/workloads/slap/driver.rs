@@ -16,8 +16,33 @@ use crate::input::Length;
 use crate::measure::counters::{self, Status};
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
+use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
+use crate::workloads::{Ctx, Driver};
+
+impl Driver for SlapSpec {
+    fn family(&self) -> ServerKind {
+        ServerKind::Mysql
+    }
+
+    fn uses_engine(&self) -> bool {
+        true
+    }
+
+    async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
+        run_iteration(
+            &ctx.server.endpoint,
+            self,
+            ctx.engine.unwrap_or("InnoDB"),
+            ctx.concurrency,
+            ctx.warmup,
+            ctx.length,
+            ctx.live.clone(),
+        )
+        .await
+    }
+}
 
 /// One iteration: prepare, optional warmup, measured phase.
 pub async fn run_iteration(

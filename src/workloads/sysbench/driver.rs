@@ -10,42 +10,71 @@ use anyhow::{bail, Context, Result};
 use mysql_async::prelude::Queryable;
 
 use crate::input::Length;
-use crate::matrix::model::Matrix;
 use crate::measure::counters::{self, Status};
 use crate::measure::cpu;
 use crate::measure::latency::LatencySummary;
 use crate::measure::measurement::Measurement;
-use crate::results::samples::SampleSink;
+use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::sysbench::report::{parse, Report};
 use crate::workloads::sysbench::SysbenchSpec;
+use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 const MARKER: &str = "rmatrix_sysbench_prepared";
+
+impl Driver for SysbenchSpec {
+    fn family(&self) -> ServerKind {
+        ServerKind::Mysql
+    }
+
+    fn counts_live(&self) -> bool {
+        false
+    }
+
+    fn check(&self, _: &Facts) -> Result<(), Problem> {
+        for (key, value) in &self.options {
+            crate::input::untrusted::sysbench_option(key, value)
+                .map_err(|msg| Problem::at_key(&format!("options.{key}"), msg))?;
+        }
+        crate::input::untrusted::sql_identifier("database", &self.db)
+            .map_err(|msg| Problem::at("db", msg))
+    }
+
+    async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
+        run_iteration(
+            &ctx.server.endpoint,
+            self,
+            ctx.concurrency,
+            ctx.warmup,
+            ctx.length,
+        )
+        .await
+    }
+}
 
 pub async fn run_iteration(
     endpoint: &Endpoint,
     spec: &SysbenchSpec,
     threads: u32,
-    m: &Matrix,
-    samples: &SampleSink,
+    warmup: Option<Length>,
+    length: Length,
 ) -> Result<Measurement> {
     if spec.prepare {
         ensure_prepared(endpoint, spec).await?;
     }
-    if let Some(w) = m.warmup {
+    if let Some(w) = warmup {
         sysbench(endpoint, spec, "run", threads, Some(w)).await?;
     }
     let mut control = endpoint.connect(Some(&spec.db)).await?;
     let before = status(&mut control).await?;
     let cpu0 = cpu::children_seconds();
     let started = Instant::now();
-    let text = sysbench(endpoint, spec, "run", threads, Some(m.length)).await?;
+    let text = sysbench(endpoint, spec, "run", threads, Some(length)).await?;
     let wall = started.elapsed().as_secs_f64();
     let cpu1 = cpu::children_seconds();
     let after = status(&mut control).await?;
     let _ = control.disconnect().await;
     let report = parse(&text)?;
-    samples.write(&report.intervals)?;
     let mut server = counters::delta(&before, &after);
     for k in ["Questions", "Com_show_status"] {
         if let Some(q) = server.get_mut(k) {
@@ -96,6 +125,7 @@ fn measurement(r: Report, server: Status, cpu: Option<f64>, wall: f64) -> Measur
             .lat_pct
             .map(|(p, v)| vec![(p as f64, v)])
             .unwrap_or_default(),
+        samples: r.intervals,
         ..Measurement::default()
     }
 }
