@@ -16,7 +16,8 @@ layer_of() {
     results) echo 5 ;;
     report) echo 6 ;;
     compare) echo 7 ;;
-    cli | commands | progress | run | lib | main) echo 8 ;;
+    export) echo 8 ;;
+    cli | commands | progress | run | lib | main) echo 9 ;;
     *) echo "?" ;;
   esac
 }

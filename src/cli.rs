@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use crate::export::Format;
+use clap::{Parser, Subcommand};
 
 /// Declarative benchmark matrices for MariaDB/MySQL servers in Docker: expand a YAML matrix
 /// into cells, start a fresh server per server x config, verify the variant, drive the
@@ -140,11 +141,4 @@ pub enum Command {
     },
     /// Remove every container rmatrix started (found by its label), e.g. after a crash.
     Clean,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum Format {
-    Md,
-    Csv,
-    Json,
 }

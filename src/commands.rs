@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::cli::{Cli, Command, Format};
+use crate::cli::{Cli, Command};
+use crate::export::{Format, RunView};
 use crate::matrix::model::{OneOrMany, Selector};
 use crate::matrix::{expand, Length, LoadedMatrix};
 use crate::model::Dimension;
@@ -132,17 +133,12 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 }
             }
             let h = history::history(&runs, &opts)?;
-            match format {
-                Format::Md => {
-                    // What changed from one run to the next, above the series.
-                    for pair in runs.windows(2) {
-                        emit(&env::markdown(&env::diff(&pair[0], &pair[1])))?;
-                    }
-                    emit(&history::markdown(&h))?;
-                }
-                Format::Csv => emit(&history::csv(&h)?)?,
-                Format::Json => emit(&(serde_json::to_string_pretty(&h)? + "\n"))?,
-            }
+            // What changed from one run to the next.
+            let diffs: Vec<_> = runs
+                .windows(2)
+                .map(|pair| env::diff(&pair[0], &pair[1]))
+                .collect();
+            emit(&format.exporter().history(&diffs, &h)?)?;
             Ok(exit::OK)
         }
         Command::Clean => {
@@ -261,33 +257,36 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
         true => Some(check::read_results(&csv)?),
         false => None,
     };
-    match format {
-        Format::Csv => emit(&std::fs::read_to_string(
-            run.file(crate::results::rundir::RESULTS_CSV),
-        )?)?,
-        Format::Json => emit(&(serde_json::to_string_pretty(&run.rows()?)? + "\n"))?,
+    // The matrix copy is read for Markdown only: the machine formats are the stored rows.
+    let loaded = match format {
         Format::Md => {
-            let text = std::fs::read_to_string(run.file(crate::results::rundir::MATRIX_COPY))?;
+            let copy = run.file(crate::results::rundir::MATRIX_COPY);
+            let text = std::fs::read_to_string(&copy)?;
             let loaded =
-                crate::matrix::load_str(&text, &run.file(crate::results::rundir::MATRIX_COPY))
-                    .or_else(|first| -> Result<LoadedMatrix> {
-                        // build: dirs may not resolve from the copy; the tables do not need them.
-                        // A copy that does not parse is reported where it fails (exit 2).
-                        let matrix = crate::input::yaml::from_str(&text).map_err(|_| first)?;
-                        Ok(LoadedMatrix {
-                            matrix,
-                            path: dir.into(),
-                            text: text.clone(),
-                            sha256: String::new(),
-                            build_dirs: Default::default(),
-                        })
-                    })?;
+                crate::matrix::load_str(&text, &copy).or_else(|first| -> Result<LoadedMatrix> {
+                    // build: dirs may not resolve from the copy; the tables do not need them.
+                    // A copy that does not parse is reported where it fails (exit 2).
+                    let matrix = crate::input::yaml::from_str(&text).map_err(|_| first)?;
+                    Ok(LoadedMatrix {
+                        matrix,
+                        path: dir.into(),
+                        text: text.clone(),
+                        sha256: String::new(),
+                        build_dirs: Default::default(),
+                    })
+                })?;
             if let Some(r) = &results {
                 check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
             }
-            emit(&crate::run::render_summary(&run, &loaded.matrix, template)?)?;
+            Some(loaded)
         }
-    }
+        Format::Csv | Format::Json => None,
+    };
+    emit(&format.exporter().run(&RunView {
+        dir: &run,
+        matrix: loaded.as_ref().map(|l| &l.matrix),
+        template,
+    })?)?;
     Ok(())
 }
 
@@ -317,7 +316,7 @@ fn compare(
     require_same_env: bool,
     format: Format,
 ) -> Result<i32> {
-    use crate::compare::{env, input, join, noise, render};
+    use crate::compare::{env, input, join, noise};
     input::check_dims(&ignore)?;
     let threshold_pct = join::parse_threshold(threshold)?;
     let base = input::load_run(baseline)?;
@@ -359,16 +358,7 @@ fn compare(
         out.push(comparison);
         input::require_compared(&base, c, &opts.metrics, &opts.ignore)?;
     }
-    match format {
-        Format::Md => {
-            for d in &diffs {
-                emit(&env::markdown(d))?;
-            }
-            emit(&render::markdown(&out))?
-        }
-        Format::Csv => emit(&render::csv(&out)?)?,
-        Format::Json => emit(&render::json(&out)?)?,
-    }
+    emit(&format.exporter().compare(&diffs, &out)?)?;
     Ok(if out.iter().any(join::Comparison::regressed) {
         exit::REGRESSION
     } else {

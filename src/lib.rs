@@ -24,7 +24,9 @@ pub mod results;
 pub mod report;
 // Layer 7: comparisons between runs.
 pub mod compare;
-// Layer 8: the application.
+// Layer 8: output formats.
+pub mod export;
+// Layer 9: the application.
 pub mod cli;
 pub mod commands;
 pub mod progress;

@@ -38,7 +38,6 @@ pub mod history;
 pub mod input;
 pub mod join;
 pub mod noise;
-pub mod render;
 
 pub use env::{EnvDiff, EnvDiffers};
 pub use error::CompareError;

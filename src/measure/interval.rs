@@ -5,7 +5,7 @@ use hdrhistogram::Histogram;
 
 /// Statement counters of one event, kept apart from the histogram so that tallying an
 /// event allocates nothing.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Counts {
     pub events: u64,
     pub reads: u64,
@@ -16,6 +16,32 @@ pub struct Counts {
 }
 
 impl Counts {
+    const NONE: Counts = Counts {
+        events: 0,
+        reads: 0,
+        writes: 0,
+        others: 0,
+        errors: 0,
+        reconnects: 0,
+    };
+    /// One statement or request of each class, and one that failed.
+    pub const READ: Counts = Counts {
+        reads: 1,
+        ..Counts::NONE
+    };
+    pub const WRITE: Counts = Counts {
+        writes: 1,
+        ..Counts::NONE
+    };
+    pub const OTHER: Counts = Counts {
+        others: 1,
+        ..Counts::NONE
+    };
+    pub const ERROR: Counts = Counts {
+        errors: 1,
+        ..Counts::NONE
+    };
+
     pub fn queries(&self) -> u64 {
         self.reads + self.writes + self.others
     }

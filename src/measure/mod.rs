@@ -5,3 +5,4 @@ pub mod cpu;
 pub mod interval;
 pub mod latency;
 pub mod measurement;
+pub mod seconds;

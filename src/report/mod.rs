@@ -3,3 +3,4 @@
 pub mod chart;
 pub mod markdown;
 pub mod pivot;
+pub mod summary;

@@ -20,6 +20,7 @@ use crate::measure::counters::{self, Status};
 use crate::measure::cpu;
 use crate::measure::interval::mean_stddev;
 use crate::measure::measurement::Measurement;
+use crate::measure::seconds::Seconds;
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::spec::OltpSpec;
@@ -286,6 +287,7 @@ fn run_phase(
         if spawn_error.is_none() {
             let _ = phase.set(Phase {
                 start,
+                seconds: Seconds::new(start),
                 deadline: length.as_duration().map(|d| start + d),
                 budget: match length {
                     Length::Queries(n) => Some((AtomicU64::new(0), n)),
@@ -299,7 +301,11 @@ fn run_phase(
             });
         }
         drop(closed);
-        let got = collector::collect(rx);
+        let seconds = match phase.get() {
+            Some(p) => p.seconds.clone(),
+            None => Seconds::new(start),
+        };
+        let got = collector::collect(rx, seconds);
         // A panicked worker is lost; its stats were sent up to its last second.
         let back: Vec<Worker> = spawned.into_iter().filter_map(|h| h.join().ok()).collect();
         let seconds = start.elapsed().as_secs_f64();

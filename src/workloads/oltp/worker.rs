@@ -16,7 +16,8 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Params, Statement};
 use rand::rngs::SmallRng;
 
-use crate::measure::interval::{Counts, IntervalStats};
+use crate::measure::interval::Counts;
+use crate::measure::seconds::Seconds;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::rand::{unique, KeyDist};
 use crate::workloads::oltp::spec::OltpSpec;
@@ -28,16 +29,6 @@ const IGNORED: [u16; 3] = [1213, 1020, 1205];
 /// ER_CONNECTION_KILLED (1927), what a client killed mid-statement reads before the socket
 /// closes.
 const LOST: [u16; 5] = [2013, 2006, 2011, 2055, 1927];
-
-/// What a worker sends to the collector.
-pub enum Msg {
-    /// Stats of the second ending at `second` (1-based).
-    Second {
-        second: u32,
-        stats: IntervalStats,
-    },
-    Done(Summary),
-}
 
 /// Per-worker totals for thread fairness.
 #[derive(Debug, Clone, Default)]
@@ -54,6 +45,8 @@ pub struct Summary {
 pub struct Phase {
     pub start: Instant,
     pub deadline: Option<Instant>,
+    /// The phase's per-second statistics, which each worker's recorder feeds.
+    pub seconds: Arc<Seconds>,
     /// Event count limit shared by all workers (sysbench `--events`).
     pub budget: Option<(AtomicU64, u64)>,
     pub live: Arc<AtomicU64>,
@@ -155,8 +148,9 @@ impl Worker {
         self.conn.as_ref().map(Conn::connection_id)
     }
 
-    /// Run events until the phase is over; stats go to `tx` once per second.
-    pub fn run(&mut self, phase: &Phase, tx: &Sender<Msg>) {
+    /// Run events until the phase is over; each second's stats go to the phase's `seconds`,
+    /// this worker's totals to `tx` at the end.
+    pub fn run(&mut self, phase: &Phase, tx: &Sender<Summary>) {
         let spec = self.spec.clone();
         let gen = EventGen {
             spec: &spec,
@@ -165,8 +159,7 @@ impl Worker {
             threads: phase.threads,
         };
         let mut summary = Summary::default();
-        let mut cur = IntervalStats::default();
-        let mut cur_second = 0u32;
+        let mut rec = phase.seconds.recorder();
         let mut plan = Vec::with_capacity(32);
         'events: while self.conn.is_some() && !phase.over() {
             let t0 = Instant::now();
@@ -193,8 +186,8 @@ impl Worker {
                         ev.reconnects += 1;
                     }
                     Err((Failure::Fatal, e)) => {
-                        cur.counts.errors += 1;
-                        cur.add_counts(&ev);
+                        ev.errors += 1;
+                        rec.counts(Instant::now(), &ev);
                         summary.first_error.get_or_insert(e.clone());
                         summary.fatal = Some(e);
                         self.conn = None;
@@ -204,26 +197,13 @@ impl Worker {
             }
             let end = Instant::now();
             let us = end.duration_since(t0).as_micros() as u64;
-            let second = end.duration_since(phase.start).as_secs() as u32;
-            if second != cur_second {
-                let done = std::mem::take(&mut cur);
-                let _ = tx.send(Msg::Second {
-                    second: cur_second + 1,
-                    stats: done,
-                });
-                cur_second = second;
-            }
-            cur.add_counts(&ev);
-            cur.record_event_us(us);
+            rec.event(end, us, &ev);
             summary.events += 1;
             summary.busy_s += us as f64 / 1e6;
             phase.live.fetch_add(ev.queries(), Ordering::Relaxed);
         }
-        let _ = tx.send(Msg::Second {
-            second: cur_second + 1,
-            stats: cur,
-        });
-        let _ = tx.send(Msg::Done(summary));
+        drop(rec);
+        let _ = tx.send(summary);
     }
 
     /// Execute one event's statements, classifying each as sysbench's driver does.

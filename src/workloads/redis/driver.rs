@@ -16,8 +16,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::input::Length;
 use crate::measure::counters::Status;
 use crate::measure::cpu;
+use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
+use crate::measure::seconds::{Recorder, Seconds};
 use crate::servers::redis::resp::{info_fields, Addr, Conn, Stream};
 use crate::servers::redis::{socket_addr, tcp_addr};
 use crate::servers::Deployed;
@@ -87,6 +89,8 @@ struct Job {
 /// What every client of a cell sends.
 struct Plan {
     templates: Vec<Template>,
+    /// Each template's class in the per-second lines (one read, write or other).
+    classes: Vec<Counts>,
     pipeline: u64,
     keyspace: Option<u64>,
     spec: RedisSpec,
@@ -97,13 +101,15 @@ impl Job {
         let spec = &self.spec;
         let mut control = Conn::connect(&self.control, &self.password).await?;
         prepare(&mut control, spec).await?;
+        let templates = templates(
+            spec.test,
+            spec.data_size,
+            spec.keyspace.is_some(),
+            spec.ratio.unwrap_or_default(),
+        );
         let plan = Arc::new(Plan {
-            templates: templates(
-                spec.test,
-                spec.data_size,
-                spec.keyspace.is_some(),
-                spec.ratio.unwrap_or_default(),
-            ),
+            classes: templates.iter().map(|t| class(t.command).one()).collect(),
+            templates,
             pipeline: u64::from(spec.pipeline.max(1)),
             keyspace: spec.keyspace,
             spec: spec.clone(),
@@ -117,14 +123,22 @@ impl Job {
         });
         let mut streams = futures_util::future::try_join_all(opened).await?;
         if let Some(w) = self.warmup {
-            let (back, _) = run_load(streams, &plan, w, self.live.clone()).await;
+            let (back, _) = run_load(streams, &plan, w, self.live.clone(), None).await;
             streams = back;
         }
 
         let before = commandstats(&mut control).await?;
         let cpu_before = cpu::process_seconds();
         let started = Instant::now();
-        let (_, results) = run_load(streams, &plan, self.length, self.live.clone()).await;
+        let per_second = Seconds::new(started);
+        let (_, results) = run_load(
+            streams,
+            &plan,
+            self.length,
+            self.live.clone(),
+            Some(&per_second),
+        )
+        .await;
         let seconds = started.elapsed().as_secs_f64();
         let cpu = cpu::process_seconds().zip(cpu_before).map(|(a, b)| a - b);
         let after = commandstats(&mut control).await?;
@@ -133,6 +147,7 @@ impl Job {
         let mut m = Measurement {
             seconds,
             client_cpu_s: cpu,
+            samples: per_second.samples(seconds, self.clients, SAMPLE_PERCENTILE),
             ..Measurement::default()
         };
         let mut sent: BTreeMap<&'static str, u64> = BTreeMap::new();
@@ -192,6 +207,20 @@ enum Class {
     Write,
     Other,
 }
+
+impl Class {
+    /// One request of this class, as per-second counts.
+    fn one(self) -> Counts {
+        match self {
+            Class::Read => Counts::READ,
+            Class::Write => Counts::WRITE,
+            Class::Other => Counts::OTHER,
+        }
+    }
+}
+
+/// The percentile of the per-second lines (sysbench's `--percentile` default).
+const SAMPLE_PERCENTILE: f64 = 95.0;
 
 fn class(cmd: &str) -> Class {
     match cmd {
@@ -270,11 +299,13 @@ struct ClientResult {
 }
 
 /// Run every client to the end of its share (or the deadline); give the streams back.
+/// The measured phase records each second into `per_second`.
 async fn run_load(
     streams: Vec<Stream>,
     plan: &Arc<Plan>,
     length: Length,
     live: Arc<AtomicU64>,
+    per_second: Option<&Arc<Seconds>>,
 ) -> (Vec<Stream>, Vec<ClientResult>) {
     let n = streams.len() as u64;
     let deadline = length.as_duration().map(|d| Instant::now() + d);
@@ -293,7 +324,16 @@ async fn run_load(
                 SmallRng::from_os_rng(),
             )
         });
-        client(stream, plan.clone(), keys, share, deadline, live.clone())
+        let rec = per_second.map(|s| s.recorder());
+        client(
+            stream,
+            plan.clone(),
+            keys,
+            share,
+            deadline,
+            live.clone(),
+            rec,
+        )
     });
     let mut back = Vec::new();
     let mut results = Vec::new();
@@ -313,6 +353,7 @@ async fn client(
     share: Option<u64>,
     deadline: Option<Instant>,
     live: Arc<AtomicU64>,
+    mut rec: Option<Recorder>,
 ) -> (Option<Stream>, ClientResult) {
     let mut r = ClientResult {
         ok: 0,
@@ -336,6 +377,7 @@ async fn client(
             break;
         }
         out.clear();
+        let first_t = next_t;
         for _ in 0..batch {
             append(&mut out, &plan.templates[next_t], keys.as_mut());
             r.sent[next_t] += 1;
@@ -350,6 +392,16 @@ async fn client(
         while got < batch {
             match reply_len(&rbuf[start..filled]) {
                 Ok(Some((len, is_error))) => {
+                    let us = now.duration_since(t0).as_micros() as u64;
+                    if let Some(rec) = rec.as_mut() {
+                        match is_error {
+                            true => rec.counts(now, &Counts::ERROR),
+                            false => {
+                                let t = (first_t + got as usize) % plan.templates.len();
+                                rec.event(now, us, &plan.classes[t]);
+                            }
+                        }
+                    }
                     if is_error {
                         r.errors += 1;
                         if r.first_error.is_none() {
@@ -359,8 +411,7 @@ async fn client(
                     } else {
                         r.ok += 1;
                     }
-                    r.latency
-                        .record_us(now.duration_since(t0).as_micros() as u64);
+                    r.latency.record_us(us);
                     start += len;
                     got += 1;
                     continue;

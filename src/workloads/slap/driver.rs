@@ -14,8 +14,10 @@ use rand::SeedableRng;
 use super::SlapSpec;
 use crate::input::Length;
 use crate::measure::counters::{self, Status};
+use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
+use crate::measure::seconds::{Recorder, Seconds};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
@@ -44,6 +46,9 @@ impl Driver for SlapSpec {
     }
 }
 
+/// The percentile of the per-second lines (sysbench's `--percentile` default).
+const SAMPLE_PERCENTILE: f64 = 95.0;
+
 /// One iteration: prepare, optional warmup, measured phase.
 pub async fn run_iteration(
     endpoint: &Endpoint,
@@ -63,13 +68,23 @@ pub async fn run_iteration(
 
     let mut conns = open_clients(endpoint, concurrency, spec.commit > 0).await?;
     if let Some(w) = warmup {
-        let (back, _) = run_clients(conns, &sql, &keys, spec.commit, w, live.clone()).await;
+        let (back, _) = run_clients(conns, &sql, &keys, spec.commit, w, live.clone(), None).await;
         conns = back;
     }
 
     let before = status(&mut control).await?;
     let started = Instant::now();
-    let (conns, results) = run_clients(conns, &sql, &keys, spec.commit, length, live).await;
+    let per_second = Seconds::new(started);
+    let (conns, results) = run_clients(
+        conns,
+        &sql,
+        &keys,
+        spec.commit,
+        length,
+        live,
+        Some(&per_second),
+    )
+    .await;
     let seconds = started.elapsed().as_secs_f64();
     let after = status(&mut control).await?;
     let mut server = counters::delta(&before, &after);
@@ -88,6 +103,7 @@ pub async fn run_iteration(
     let mut m = Measurement {
         seconds,
         server,
+        samples: per_second.samples(seconds, concurrency, SAMPLE_PERCENTILE),
         ..Measurement::default()
     };
     for r in results {
@@ -180,6 +196,7 @@ struct ClientResult {
 }
 
 /// Run every client to the end of its share (or the deadline); give the connections back.
+/// The measured phase records each second into `per_second`.
 async fn run_clients(
     conns: Vec<Conn>,
     sql: &Arc<SlapSql>,
@@ -187,6 +204,7 @@ async fn run_clients(
     commit: u32,
     length: Length,
     live: Arc<AtomicU64>,
+    per_second: Option<&Arc<Seconds>>,
 ) -> (Vec<Conn>, Vec<Result<ClientResult>>) {
     let n = conns.len() as u64;
     let deadline = length.as_duration().map(|d| Instant::now() + d);
@@ -200,7 +218,8 @@ async fn run_clients(
                 Length::Time(_) => None,
             };
             let (sql, keys, live) = (sql.clone(), keys.clone(), live.clone());
-            tokio::spawn(client(conn, sql, keys, commit, share, deadline, live))
+            let rec = per_second.map(|s| s.recorder());
+            tokio::spawn(client(conn, sql, keys, commit, share, deadline, live, rec))
         })
         .collect();
     // Dropped before the clients end (the stall watchdog gave up on the iteration): stop
@@ -231,6 +250,7 @@ impl Drop for AbortOnDrop {
     }
 }
 
+#[allow(clippy::too_many_arguments)] // the client's whole state; called from one place
 async fn client(
     mut conn: Conn,
     sql: Arc<SlapSql>,
@@ -239,6 +259,7 @@ async fn client(
     share: Option<u64>,
     deadline: Option<Instant>,
     live: Arc<AtomicU64>,
+    mut rec: Option<Recorder>,
 ) -> (Option<Conn>, ClientResult) {
     let mut rng = SmallRng::from_os_rng();
     let mut r = ClientResult {
@@ -251,24 +272,43 @@ async fn client(
     let mut done: u64 = 0;
     let mut since_commit = 0u32;
     let list = &sql.queries;
+    // Each statement's class in the per-second lines: a SELECT reads, the rest write.
+    let class: Vec<Counts> = list
+        .iter()
+        .map(|s| match s {
+            Statement::Fixed(t) | Statement::WithKey(t) => t.starts_with("SELECT"),
+        })
+        .map(|select| match select {
+            true => Counts::READ,
+            false => Counts::WRITE,
+        })
+        .collect();
     loop {
         if share.is_some_and(|s| done >= s) || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
-        let stmt: &Statement = &list[(done % list.len() as u64) as usize];
+        let i = (done % list.len() as u64) as usize;
+        let stmt: &Statement = &list[i];
         let text = stmt.render(&keys, &mut rng);
         let t0 = Instant::now();
         let res = conn.query_drop(text).await;
-        let us = t0.elapsed().as_micros() as u64;
+        let end = Instant::now();
+        let us = end.duration_since(t0).as_micros() as u64;
         done += 1;
         match res {
             Ok(()) => {
                 r.queries += 1;
                 r.latency.record_us(us);
+                if let Some(rec) = rec.as_mut() {
+                    rec.event(end, us, &class[i]);
+                }
                 live.fetch_add(1, Ordering::Relaxed);
             }
             Err(e) => {
                 r.errors += 1;
+                if let Some(rec) = rec.as_mut() {
+                    rec.counts(end, &Counts::ERROR);
+                }
                 r.first_error.get_or_insert_with(|| e.to_string());
                 if matches!(e, mysql_async::Error::Io(_) | mysql_async::Error::Driver(_)) {
                     // The connection is gone: this client stops, the others go on.

@@ -1,9 +1,40 @@
-//! Comparison output: Markdown for a pull request or CI step summary, CSV and JSON for
-//! scripts (both carry `format_version`).
+//! Markdown: a run's summary (through its minijinja template), a comparison for a pull
+//! request or a CI step summary, a history. Every text from a run is escaped for a table cell.
 
-use super::join::{Comparison, MetricChange, Verdict, COMPARE_FORMAT_VERSION};
+use anyhow::Result;
+
+use super::{Exporter, RunView};
+use crate::compare::env::{self, EnvDiff};
+use crate::compare::history::{ChangePoint, History, Point, Series};
+use crate::compare::join::{Comparison, MetricChange, Verdict};
 use crate::model::metric::Metric;
 use crate::stats::{Basis, Confidence};
+
+pub struct Markdown;
+
+impl Exporter for Markdown {
+    /// summary.md, rendered again from the stored files (the stored one is left as it is).
+    fn run(&self, run: &RunView) -> Result<String> {
+        let matrix = run
+            .matrix
+            .ok_or_else(|| anyhow::anyhow!("invariant: the Markdown summary needs the matrix"))?;
+        crate::report::summary::render(run.dir, matrix, run.template)
+    }
+
+    /// What changed in each candidate's environment, then the tables.
+    fn compare(&self, diffs: &[EnvDiff], comparisons: &[Comparison]) -> Result<String> {
+        let mut out: String = diffs.iter().map(env::markdown).collect();
+        out.push_str(&self::comparisons(comparisons));
+        Ok(out)
+    }
+
+    /// What changed from one run to the next, above the series.
+    fn history(&self, diffs: &[EnvDiff], history: &History) -> Result<String> {
+        let mut out: String = diffs.iter().map(env::markdown).collect();
+        out.push_str(&self::history(history));
+        Ok(out)
+    }
+}
 
 pub use crate::escape::md_cell as md;
 
@@ -15,7 +46,7 @@ fn num(metric: &str, v: f64) -> String {
 }
 
 /// `1639 ±2.1% (5)`: mean, the half-width of its interval relative to it, and n.
-fn side_text(metric: &str, side: &super::join::Side) -> String {
+fn side_text(metric: &str, side: &crate::compare::join::Side) -> String {
     match side.half_width.filter(|_| side.mean != 0.0) {
         Some(h) => format!(
             "{} ±{:.1}% ({})",
@@ -64,7 +95,7 @@ fn basis_text(ch: &MetricChange) -> String {
     }
 }
 
-pub fn markdown(comparisons: &[Comparison]) -> String {
+pub fn comparisons(comparisons: &[Comparison]) -> String {
     let mut out = String::new();
     for c in comparisons {
         let conf = Confidence::new(c.confidence).unwrap_or_default();
@@ -188,104 +219,130 @@ pub fn markdown(comparisons: &[Comparison]) -> String {
     out
 }
 
-pub const CSV_COLUMNS: [&str; 28] = [
-    "format_version",
-    "baseline",
-    "candidate",
-    "cell",
-    "server",
-    "config",
-    "engine",
-    "workload",
-    "concurrency",
-    "metric",
-    "higher_is_better",
-    "baseline_n",
-    "baseline_mean",
-    "baseline_stddev",
-    "candidate_n",
-    "candidate_mean",
-    "candidate_stddev",
-    "change_pct",
-    "ci_low_pct",
-    "ci_high_pct",
-    "p_value",
-    "threshold_pct",
-    "alpha",
-    "verdict",
-    "confidence",
-    "basis",
-    "noise_runs",
-    "env_differs",
-];
-
-/// One line per cell x metric; cells on one side only have verdict `only_in_baseline` or
-/// `only_in_candidate`, cells without a successful iteration on a side
-/// `no_successful_iteration`, with empty numbers.
-pub fn csv(comparisons: &[Comparison]) -> anyhow::Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(CSV_COLUMNS)?;
-    let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-    for c in comparisons {
-        for ch in &c.changes {
-            let dim = |d: &str| ch.dims.get(d).cloned().unwrap_or_default();
-            w.write_record([
-                COMPARE_FORMAT_VERSION.to_string(),
-                c.baseline.run_id.clone(),
-                c.candidate.run_id.clone(),
-                ch.cell.clone(),
-                dim("server"),
-                dim("config"),
-                dim("engine"),
-                dim("workload"),
-                dim("concurrency"),
-                ch.metric.clone(),
-                ch.higher_is_better.to_string(),
-                ch.baseline.n.to_string(),
-                ch.baseline.mean.to_string(),
-                opt(ch.baseline.stddev),
-                ch.candidate.n.to_string(),
-                ch.candidate.mean.to_string(),
-                opt(ch.candidate.stddev),
-                opt(ch.change_pct),
-                opt(ch.ci_low_pct),
-                opt(ch.ci_high_pct),
-                opt(ch.p_value),
-                c.threshold_pct.to_string(),
-                c.alpha.to_string(),
-                serde_json::to_value(ch.verdict)?
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                c.confidence.to_string(),
-                ch.basis
-                    .map(|b| serde_json::to_value(b).map(|v| v.as_str().unwrap_or("").to_string()))
-                    .transpose()?
-                    .unwrap_or_default(),
-                ch.noise_runs.map(|n| n.to_string()).unwrap_or_default(),
-                ch.env_differs.to_string(),
-            ])?;
-        }
-        for (verdict, cells) in [
-            ("only_in_baseline", &c.only_in_baseline),
-            ("only_in_candidate", &c.only_in_candidate),
-            ("no_successful_iteration", &c.no_successful_iteration),
-        ] {
-            for cell in cells.iter() {
-                let mut rec = vec![String::new(); CSV_COLUMNS.len()];
-                rec[0] = COMPARE_FORMAT_VERSION.to_string();
-                rec[1] = c.baseline.run_id.clone();
-                rec[2] = c.candidate.run_id.clone();
-                rec[3] = cell.clone();
-                rec[23] = verdict.into();
-                rec[24] = c.confidence.to_string();
-                w.write_record(&rec)?;
-            }
-        }
-    }
-    Ok(String::from_utf8(w.into_inner()?)?)
+fn fmt_value(metric: &str, v: f64) -> String {
+    Metric::find(metric)
+        .map(|m| m.format(v))
+        .unwrap_or_else(|| format!("{v:.3}"))
 }
 
-pub fn json(comparisons: &[Comparison]) -> anyhow::Result<String> {
-    Ok(serde_json::to_string_pretty(comparisons)? + "\n")
+fn cp_text(cp: &ChangePoint, conf: Confidence) -> String {
+    let pct = cp
+        .change_pct
+        .map(|c| format!("{c:+.1}%"))
+        .unwrap_or_else(|| "from 0".into());
+    format!("{pct} {} {}", cp.direction, conf.mark(cp.p_value))
+}
+
+pub fn history(h: &History) -> String {
+    let conf = Confidence::new(h.confidence).unwrap_or_default();
+    let mut out = String::from("## rmatrix history\n\n");
+    out.push_str(&format!(
+        "{} runs{}. Change points: the up to {} run means before a run against the up to {} \
+         from it, Welch's test on their logarithms at {conf} confidence and a change of at \
+         least {}% (needs {} runs; the newest {} cannot be flagged yet). {}.\n",
+        h.runs.len(),
+        match (h.runs.first(), h.runs.last()) {
+            (Some(a), Some(b)) => format!(", {} to {}", md(&a.started_at), md(&b.started_at)),
+            _ => String::new(),
+        },
+        h.window,
+        h.window,
+        h.threshold_pct,
+        2 * h.min_points,
+        h.min_points.saturating_sub(1),
+        conf.legend(),
+    ));
+    let flagged: Vec<(&Series, &Point, &ChangePoint)> = h
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .filter_map(move |p| p.change_point.as_ref().map(|cp| (s, p, cp)))
+        })
+        .collect();
+    if flagged.is_empty() {
+        out.push_str("\nNo change points.\n");
+    } else {
+        out.push_str(
+            "\n### Change points\n\n| cell | metric | from run | before | after | change | p |\n\
+             |---|---|---|---:|---:|---:|---:|\n",
+        );
+        for (s, p, cp) in flagged {
+            out.push_str(&format!(
+                "| {} | {} | {} ({}) | {} | {} | {} | {} |\n",
+                md(&s.cell),
+                s.metric,
+                md(&h.runs[p.run].run_id),
+                md(&h.runs[p.run].started_at),
+                fmt_value(&s.metric, cp.before),
+                fmt_value(&s.metric, cp.after),
+                cp_text(cp, conf),
+                p_num(cp.p_value)
+            ));
+        }
+    }
+    // The compact view: one row per cell, one column per recent run (long format: CSV).
+    let first_shown = h.runs.len().saturating_sub(h.last);
+    let mut metrics: Vec<&str> = h.series.iter().map(|s| s.metric.as_str()).collect();
+    metrics.dedup();
+    for metric in metrics {
+        let series: Vec<&Series> = h.series.iter().filter(|s| s.metric == metric).collect();
+        let runs: Vec<usize> = (first_shown..h.runs.len())
+            .filter(|i| series.iter().any(|s| s.points.iter().any(|p| p.run == *i)))
+            .collect();
+        let first = series[0];
+        out.push_str(&format!(
+            "\n### {metric} ({}, {} is better): {} cells, the last {} of {} runs\n\n",
+            first.unit,
+            if first.higher_is_better {
+                "higher"
+            } else {
+                "lower"
+            },
+            series.len(),
+            runs.len(),
+            h.runs.len(),
+        ));
+        let keys: Vec<String> = runs
+            .iter()
+            .map(|i| {
+                format!(
+                    "#{} `{}` {}",
+                    i + 1,
+                    md(&h.runs[*i].run_id),
+                    md(&h.runs[*i].started_at)
+                )
+            })
+            .collect();
+        out.push_str(&format!("Runs: {}.\n", keys.join("; ")));
+        out.push_str("`▲`/`▼`: a change point (better/worse) starts at this run; `-`: no such cell in the run.\n\n| cell |");
+        for i in &runs {
+            out.push_str(&format!(" #{} |", i + 1));
+        }
+        out.push_str(&format!("\n|---|{}\n", "---:|".repeat(runs.len())));
+        for s in &series {
+            out.push_str(&format!("| {} |", md(&s.cell)));
+            for i in &runs {
+                let text = match s.points.iter().find(|p| p.run == *i) {
+                    None => "-".to_string(),
+                    Some(p) => match &p.change_point {
+                        None => fmt_value(metric, p.mean),
+                        Some(cp) => format!(
+                            "**{}** {}",
+                            fmt_value(metric, p.mean),
+                            if cp.direction == "better" {
+                                "▲"
+                            } else {
+                                "▼"
+                            }
+                        ),
+                    },
+                };
+                out.push_str(&format!(" {text} |"));
+            }
+            out.push('\n');
+        }
+    }
+    out
 }

@@ -1,0 +1,53 @@
+//! Output formats: one file per format, each rendering the three things the commands print
+//! (a stored run, a comparison between runs, a history of runs). Adding a format is a file
+//! here and one line in `Format`.
+
+pub mod csv;
+pub mod json;
+pub mod markdown;
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use crate::compare::env::EnvDiff;
+use crate::compare::history::History;
+use crate::compare::join::Comparison;
+use crate::matrix::model::Matrix;
+use crate::results::RunDir;
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Md,
+    Csv,
+    Json,
+}
+
+impl Format {
+    pub fn exporter(self) -> &'static dyn Exporter {
+        match self {
+            Format::Md => &markdown::Markdown,
+            Format::Csv => &csv::Csv,
+            Format::Json => &json::Json,
+        }
+    }
+}
+
+/// A stored run, as `rmatrix report` shows it.
+pub struct RunView<'a> {
+    pub dir: &'a RunDir,
+    /// The run's own matrix (its copy in the run directory), for the formats that need it.
+    pub matrix: Option<&'a Matrix>,
+    /// A user's summary template instead of the built-in one (Markdown only).
+    pub template: Option<&'a Path>,
+}
+
+/// What each format renders. `diffs` are the environment differences between the runs
+/// compared (Markdown shows them above the tables; the machine formats carry them in the
+/// comparison itself or leave them to `--require-same-env`).
+pub trait Exporter {
+    fn run(&self, run: &RunView) -> Result<String>;
+    fn compare(&self, diffs: &[EnvDiff], comparisons: &[Comparison]) -> Result<String>;
+    fn history(&self, diffs: &[EnvDiff], history: &History) -> Result<String>;
+}
