@@ -754,7 +754,12 @@ impl RunCtx<'_> {
                 let row = match result {
                     Ok(meas) => {
                         SampleSink::new(self.dir, cell, i).write(&meas.samples)?;
-                        meas.into_row(row)
+                        let mut row = meas.into_row(row);
+                        if row.is_ok() {
+                            let family = m.servers[&cell.server].kind().family();
+                            family.result_columns(&meas.server, &mut row);
+                        }
+                        row
                     }
                     Err(e) => row.failed(&format!("{e:#}")),
                 };

@@ -16,6 +16,7 @@ use rmatrix::measure::measurement::Measurement;
 use rmatrix::results::samples::{SampleSink, SAMPLES_CSV};
 use rmatrix::results::RunDir;
 use rmatrix::servers::docker::Engine;
+use rmatrix::servers::mysql::MysqlClient;
 use rmatrix::servers::{Deployed, Endpoint, Launch};
 use rmatrix::workloads::oltp::driver::run_iteration;
 use rmatrix::workloads::oltp::prepare;
@@ -37,7 +38,8 @@ async fn server(run_id: &str, dir: &Path) -> Deployed {
         start_timeout: Duration::from_secs(180),
     };
     let name = format!("rmatrix-{run_id}");
-    rmatrix::servers::mysql::start(
+    rmatrix::servers::family::start(
+        &rmatrix::servers::mysql::Mysql,
         &launch,
         &name,
         &image.reference,

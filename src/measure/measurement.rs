@@ -72,13 +72,6 @@ impl Measurement {
             row.lat_p999_ms = ms(l.p999_ms);
             row.lat_max_ms = ms(l.max_ms);
         }
-        let c = |k: &str| self.server.get(k).copied();
-        row.srv_questions = c("Questions");
-        row.srv_com_select = c("Com_select");
-        row.srv_com_insert = c("Com_insert");
-        row.srv_com_update = c("Com_update");
-        row.srv_com_delete = c("Com_delete");
-        row.srv_com_commit = c("Com_commit");
         if !self.server.is_empty() {
             row.server_counters = serde_json::to_string(&self.server).unwrap_or_default();
         }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use std::path::Path;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 
 use super::docker::{ContainerSpec, Engine};
 use super::mysql::verify::Check;
@@ -40,36 +40,6 @@ impl Endpoint {
             user: ext.user.clone(),
             password,
         })
-    }
-
-    pub fn opts(&self, db: Option<&str>) -> mysql_async::Opts {
-        mysql_async::OptsBuilder::default()
-            .ip_or_hostname(self.host.clone())
-            .tcp_port(self.port)
-            .user(Some(self.user.clone()))
-            .pass(Some(self.password.clone()))
-            .db_name(db.map(str::to_string))
-            // Never switch to a unix socket: a socket on this host may belong to another server.
-            .prefer_socket(false)
-            .into()
-    }
-
-    /// The same connection for the blocking client (one OS thread per connection, as
-    /// sysbench's), whose per-statement cost is what load generation needs.
-    pub fn blocking_opts(&self, db: Option<&str>) -> mysql::OptsBuilder {
-        mysql::OptsBuilder::new()
-            .ip_or_hostname(Some(self.host.clone()))
-            .tcp_port(self.port)
-            .user(Some(self.user.clone()))
-            .pass(Some(self.password.clone()))
-            .db_name(db)
-            .prefer_socket(false)
-    }
-
-    pub async fn connect(&self, db: Option<&str>) -> Result<mysql_async::Conn> {
-        mysql_async::Conn::new(self.opts(db))
-            .await
-            .with_context(|| format!("failed to connect to {self:?}"))
     }
 }
 

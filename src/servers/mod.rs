@@ -2,6 +2,7 @@
 
 pub mod deployed;
 pub mod docker;
+pub mod family;
 pub mod mysql;
 pub mod redis;
 pub mod spec;
@@ -12,7 +13,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use spec::{ConfigSpec, ServerKind, ServerSpec};
+use spec::{ConfigSpec, ServerSpec};
 
 /// Start (or attach to) the server of one deployment and verify its config.
 /// `image` is the image reference for container servers.
@@ -24,16 +25,11 @@ pub async fn provision(
     config: &ConfigSpec,
     dir: &Path,
 ) -> Result<Deployed> {
-    match (spec.kind(), &spec.external, launch) {
-        (ServerKind::Mysql, Some(ext), _) => mysql::attach(ext, config).await,
-        (ServerKind::Mysql, None, Some(launch)) => {
-            mysql::start(launch, name, image, config, dir).await
-        }
-        (ServerKind::Redis, Some(ext), _) => redis::attach(ext, config).await,
-        (ServerKind::Redis, None, Some(launch)) => {
-            redis::start(launch, name, image, config, dir).await
-        }
-        (_, None, None) => anyhow::bail!("invariant: a container server needs the Docker engine"),
+    let family = spec.kind().family();
+    match (&spec.external, launch) {
+        (Some(ext), _) => family::attach(family, ext, config).await,
+        (None, Some(launch)) => family::start(family, launch, name, image, config, dir).await,
+        (None, None) => anyhow::bail!("invariant: a container server needs the Docker engine"),
     }
 }
 
@@ -43,8 +39,12 @@ pub async fn teardown(
     deployed: &Deployed,
     dir: &Path,
 ) -> Result<()> {
-    match engine {
-        Some(engine) => mysql::stop(engine, deployed, dir).await,
-        None => Ok(()),
+    match (engine, &deployed.container) {
+        (Some(engine), Some(id)) => {
+            let log = engine.logs(id).await;
+            std::fs::write(dir.join("server.log"), log)?;
+            engine.remove(id).await
+        }
+        _ => Ok(()),
     }
 }

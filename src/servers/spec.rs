@@ -3,6 +3,7 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use super::family::Family;
 use crate::input::yaml::Scalar;
 
 /// Where a server comes from: exactly one of `image`, `build` or `external`.
@@ -30,6 +31,16 @@ pub enum ServerKind {
     Mysql,
     /// Redis or Valkey.
     Redis,
+}
+
+impl ServerKind {
+    /// The family's behaviour: container, readiness, read-back, result columns.
+    pub fn family(self) -> &'static dyn Family {
+        match self {
+            ServerKind::Mysql => &super::mysql::Mysql,
+            ServerKind::Redis => &super::redis::Redis,
+        }
+    }
 }
 
 impl ServerSpec {

@@ -5,6 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::servers::mysql::MysqlClient;
 use crate::servers::spec::ServerKind;
 
 /// How long an iteration may go without a completed operation, unless the matrix says.

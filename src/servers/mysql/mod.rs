@@ -1,81 +1,116 @@
-//! A MySQL-family server for one deployment: start it in Docker (or attach to an external
-//! one), wait until it answers a real query, read back its variables and verify the variant.
+//! The MySQL family (MariaDB, MySQL): its container and my.cnf, readiness (a real query),
+//! its variables read back and the variant verified, and its counters.
 
+pub mod client;
 pub mod mycnf;
 pub mod verify;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use mysql_async::prelude::Queryable;
 
 use super::deployed::{Deployed, Endpoint, Launch};
-use super::docker::{tail, ContainerSpec, Engine};
-use super::spec::{ConfigSpec, ExternalSpec};
+use super::docker::tail;
+use super::family::{BoxFuture, Family, Readiness, Setup};
+use super::spec::ConfigSpec;
+use crate::measure::counters::{self, Status};
+use crate::model::ResultRow;
+pub use client::MysqlClient;
 use verify::check_settings;
 
 pub const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
 
-/// Start `image` with `config`; the rendered my.cnf is written to `dir` and mounted.
-/// On failure the container is removed and the error carries the server's log lines.
-pub async fn start(
-    launch: &Launch<'_>,
-    name: &str,
-    image: &str,
-    config: &ConfigSpec,
-    dir: &Path,
-) -> Result<Deployed> {
-    let cnf = dir.join("my.cnf");
-    std::fs::write(&cnf, mycnf::render(&config.mycnf))?;
-    let cnf = cnf.canonicalize()?;
-    let port = free_port()?;
-    // Official images and ours both pass arguments to the server; --defaults-extra-file
-    // must come first, and the command line wins over files for port and address.
-    let mut args = vec![format!("--defaults-extra-file={CNF_IN_CONTAINER}")];
-    let container_port = if launch.host_network { port } else { 3306 };
-    args.push(format!("--port={container_port}"));
-    // On the host network only loopback; on a bridge the container's own address, which
-    // Docker publishes on the host's 127.0.0.1 only (images built from Debian's packages
-    // ship `bind-address = 127.0.0.1`, which a bridge cannot reach).
-    args.push(if launch.host_network {
-        "--bind-address=127.0.0.1".into()
-    } else {
-        "--bind-address=0.0.0.0".into()
-    });
-    args.extend(config.args.iter().cloned());
-    let mut env: Vec<(String, String)> = vec![
-        ("MARIADB_ROOT_PASSWORD".into(), launch.password.into()),
-        ("MYSQL_ROOT_PASSWORD".into(), launch.password.into()),
-        ("MARIADB_ROOT_HOST".into(), "%".into()),
-        ("MYSQL_ROOT_HOST".into(), "%".into()),
-    ];
-    env.extend(config.container_env());
-    let spec = ContainerSpec {
-        args,
-        env,
-        mounts: vec![(cnf, CNF_IN_CONTAINER.into())],
-        ..launch.container(name, image, 3306, port)
-    };
-    let id = launch.engine.start(&spec).await?;
-    let endpoint = launch.endpoint(port, "root");
-    match wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
-        Ok(()) => {}
-        Err(e) => {
-            let log = launch.discard(&id, dir).await;
-            return Err(e.context(server_error_lines(&log)));
+/// The MySQL family: MariaDB and MySQL servers.
+pub struct Mysql;
+
+impl Family for Mysql {
+    fn container_port(&self) -> u16 {
+        3306
+    }
+
+    fn user(&self) -> &'static str {
+        "root"
+    }
+
+    /// The rendered my.cnf is written to `dir` and mounted; the root password and host go
+    /// in the environment variables the official images and ours read.
+    fn setup(&self, launch: &Launch, config: &ConfigSpec, dir: &Path, port: u16) -> Result<Setup> {
+        let cnf = dir.join("my.cnf");
+        std::fs::write(&cnf, mycnf::render(&config.mycnf))?;
+        let cnf = cnf.canonicalize()?;
+        // Official images and ours both pass arguments to the server; --defaults-extra-file
+        // must come first, and the command line wins over files for port and address.
+        let mut args = vec![format!("--defaults-extra-file={CNF_IN_CONTAINER}")];
+        let container_port = if launch.host_network { port } else { 3306 };
+        args.push(format!("--port={container_port}"));
+        // On the host network only loopback; on a bridge the container's own address, which
+        // Docker publishes on the host's 127.0.0.1 only (images built from Debian's packages
+        // ship `bind-address = 127.0.0.1`, which a bridge cannot reach).
+        args.push(if launch.host_network {
+            "--bind-address=127.0.0.1".into()
+        } else {
+            "--bind-address=0.0.0.0".into()
+        });
+        args.extend(config.args.iter().cloned());
+        let mut env: Vec<(String, String)> = vec![
+            ("MARIADB_ROOT_PASSWORD".into(), launch.password.into()),
+            ("MYSQL_ROOT_PASSWORD".into(), launch.password.into()),
+            ("MARIADB_ROOT_HOST".into(), "%".into()),
+            ("MYSQL_ROOT_HOST".into(), "%".into()),
+        ];
+        env.extend(config.container_env());
+        Ok(Setup {
+            args,
+            env,
+            mounts: vec![(cnf, CNF_IN_CONTAINER.into())],
+            ..Setup::default()
+        })
+    }
+
+    fn readiness(&self) -> Readiness {
+        Readiness {
+            every: Duration::from_millis(250),
+            attempt_timeout: Duration::from_secs(5),
+            what: "answering a query",
         }
     }
-    let mut deployed = read_back(endpoint, config).await?;
-    deployed.container = Some(id);
-    Ok(deployed)
-}
 
-/// Attach to a server someone else runs. Its config is never changed, only read.
-pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
-    let endpoint = Endpoint::external(ext)?;
-    super::deployed::attach_retrying(&endpoint, || read_back(endpoint.clone(), config)).await
+    /// `SELECT 1` answers: the server has finished starting (the official images start a
+    /// temporary server first, without networking).
+    fn probe<'a>(&'a self, endpoint: &'a Endpoint) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let mut conn = mysql_async::Conn::new(endpoint.opts(None)).await?;
+            conn.query_drop("SELECT 1").await?;
+            conn.disconnect().await?;
+            Ok(())
+        })
+    }
+
+    fn read_back<'a>(
+        &'a self,
+        endpoint: Endpoint,
+        config: &'a ConfigSpec,
+    ) -> BoxFuture<'a, Result<Deployed>> {
+        Box::pin(read_back(endpoint, config))
+    }
+
+    fn failed_start(&self, log: &str) -> String {
+        server_error_lines(log)
+    }
+
+    /// The `srv_*` columns: the counters every MySQL-family comparison reads.
+    fn result_columns(&self, counters: &Status, row: &mut ResultRow) {
+        let c = |k: &str| counters.get(k).copied();
+        row.srv_questions = c("Questions");
+        row.srv_com_select = c("Com_select");
+        row.srv_com_insert = c("Com_insert");
+        row.srv_com_update = c("Com_update");
+        row.srv_com_delete = c("Com_delete");
+        row.srv_com_commit = c("Com_commit");
+    }
 }
 
 async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> {
@@ -98,37 +133,25 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
     })
 }
 
-/// Poll until `SELECT 1` succeeds; fail early when the container exits.
-async fn wait_ready(
-    engine: &Engine,
-    id: &str,
-    endpoint: &Endpoint,
-    timeout: Duration,
-) -> Result<()> {
-    let start = Instant::now();
-    loop {
-        if let Some(code) = engine.exit_code(id).await? {
-            bail!("server exited with code {code} before answering a query");
+/// The server's counters (SHOW GLOBAL STATUS), read on the driver's own connection.
+pub async fn status(conn: &mut mysql_async::Conn) -> Result<Status> {
+    let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS").await?;
+    Ok(counters::parse(rows))
+}
+
+/// The counters of a measured phase from the snapshots around it: the second SHOW GLOBAL
+/// STATUS counts itself, and only counters that moved (or that the results compare) stay.
+pub fn measured(before: &Status, after: &Status, keep: &[&str]) -> Status {
+    let mut server = counters::delta(before, after);
+    for k in ["Questions", "Com_show_status"] {
+        if let Some(q) = server.get_mut(k) {
+            *q = q.saturating_sub(1);
         }
-        let attempt = tokio::time::timeout(Duration::from_secs(5), async {
-            let mut conn = mysql_async::Conn::new(endpoint.opts(None)).await?;
-            conn.query_drop("SELECT 1").await?;
-            conn.disconnect().await
-        })
-        .await;
-        let last_err = match attempt {
-            Ok(Ok(())) => return Ok(()),
-            Ok(Err(e)) => e.to_string(),
-            Err(_) => "connection attempt timed out".to_string(),
-        };
-        if start.elapsed() > timeout {
-            bail!(
-                "server did not answer within {}s (last error: {last_err})",
-                timeout.as_secs()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(250)).await;
     }
+    server.retain(|k, v| {
+        *v != 0 || counters::RECORDED.contains(&k.as_str()) || keep.contains(&k.as_str())
+    });
+    server
 }
 
 /// The lines of a server log that explain a failed start: its [ERROR] lines, else the tail.
@@ -139,20 +162,4 @@ pub fn server_error_lines(log: &str) -> String {
     } else {
         format!("server log: {}", errors.join("\n"))
     }
-}
-
-/// A port nobody listens on now: the kernel picks it, we release it for the server.
-pub fn free_port() -> Result<u16> {
-    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
-    Ok(l.local_addr()?.port())
-}
-
-/// Save the server log and remove the container.
-pub async fn stop(engine: &Engine, deployed: &Deployed, dir: &Path) -> Result<()> {
-    if let Some(id) = &deployed.container {
-        let log = engine.logs(id).await;
-        std::fs::write(dir.join("server.log"), log)?;
-        engine.remove(id).await?;
-    }
-    Ok(())
 }

@@ -1,20 +1,20 @@
-//! A Redis-family server (Redis, Valkey) for one deployment: start it in Docker with the
-//! rendered redis.conf and a random password (or attach to an external one), wait until it
-//! answers PING, read back `CONFIG GET *` and INFO, and verify the variant.
+//! The Redis family (Redis, Valkey): its container with the rendered redis.conf and a random
+//! password, readiness (an authenticated PING), `CONFIG GET *` and INFO read back and the
+//! variant verified.
 
 pub mod conf;
 pub mod resp;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{anyhow, bail, Result};
 
 use super::deployed::{Deployed, Endpoint, Launch};
-use super::docker::{tail, ContainerSpec, Engine};
-use super::mysql::free_port;
-use super::spec::{ConfigSpec, ExternalSpec};
+use super::docker::tail;
+use super::family::{BoxFuture, Family, Readiness, Setup};
+use super::spec::ConfigSpec;
 use conf as redisconf;
 use resp::{info_fields, Addr, Conn, Value};
 
@@ -24,72 +24,95 @@ const SOCKET_NAME: &str = "redis.sock";
 /// sun_path holds 108 bytes; a longer host path cannot be connected to.
 const MAX_SOCKET_PATH: usize = 100;
 
-/// Start `image` with `config`: redis.conf written to `dir` and mounted read-only, a socket
-/// directory mounted read-write, TCP on a free port of 127.0.0.1.
-pub async fn start(
-    launch: &Launch<'_>,
-    name: &str,
-    image: &str,
-    config: &ConfigSpec,
-    dir: &Path,
-) -> Result<Deployed> {
-    let conf = dir.join("redis.conf");
-    std::fs::write(&conf, redisconf::render(&config.redis_conf))?;
-    let conf = conf.canonicalize()?;
-    let sock_dir = dir.join("sock");
-    std::fs::create_dir_all(&sock_dir)?;
-    let sock_dir = sock_dir.canonicalize()?;
-    let socket = sock_dir.join(SOCKET_NAME);
-    let socket =
-        (socket.as_os_str().len() <= MAX_SOCKET_PATH && launch.host_network).then_some(socket);
+/// The Redis family: Redis and Valkey servers.
+pub struct Redis;
 
-    let port = free_port()?;
-    let mut args = Vec::new();
-    if launch.host_network {
-        args.extend(["--port".into(), port.to_string()]);
-        args.extend(["--bind".into(), "127.0.0.1".into()]);
-    } else {
-        args.extend([
-            "--port".into(),
-            "6379".into(),
-            "--bind".into(),
-            "0.0.0.0".into(),
-        ]);
+impl Family for Redis {
+    fn container_port(&self) -> u16 {
+        6379
     }
-    if socket.is_some() {
-        args.extend([
-            "--unixsocket".into(),
-            format!("{SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}"),
-            "--unixsocketperm".into(),
-            "777".into(),
-        ]);
-    }
-    args.extend(config.args.iter().cloned());
-    let mut env: Vec<(String, String)> = vec![("REDIS_PASSWORD".into(), launch.password.into())];
-    env.extend(config.container_env());
-    let spec = ContainerSpec {
-        args,
-        env,
-        mounts: vec![(conf, CONF_IN_CONTAINER.into())],
-        writable: vec![(sock_dir, SOCKET_DIR_IN_CONTAINER.into())],
-        ..launch.container(name, image, 6379, port)
-    };
-    let id = launch.engine.start(&spec).await?;
-    let endpoint = launch.endpoint(port, "default");
-    if let Err(e) = wait_ready(launch.engine, &id, &endpoint, launch.start_timeout).await {
-        let log = launch.discard(&id, dir).await;
-        return Err(e.context(format!("server log (last lines):\n{}", tail(&log, 10))));
-    }
-    let mut deployed = read_back(endpoint, config).await?;
-    deployed.container = Some(id);
-    deployed.socket = socket;
-    Ok(deployed)
-}
 
-/// Attach to a server someone else runs: nothing is changed, settings are only read.
-pub async fn attach(ext: &ExternalSpec, config: &ConfigSpec) -> Result<Deployed> {
-    let endpoint = Endpoint::external(ext)?;
-    super::deployed::attach_retrying(&endpoint, || read_back(endpoint.clone(), config)).await
+    fn user(&self) -> &'static str {
+        "default"
+    }
+
+    /// redis.conf written to `dir` and mounted read-only, a socket directory mounted
+    /// read-write, TCP on a free port of 127.0.0.1.
+    fn setup(&self, launch: &Launch, config: &ConfigSpec, dir: &Path, port: u16) -> Result<Setup> {
+        let conf = dir.join("redis.conf");
+        std::fs::write(&conf, redisconf::render(&config.redis_conf))?;
+        let conf = conf.canonicalize()?;
+        let sock_dir = dir.join("sock");
+        std::fs::create_dir_all(&sock_dir)?;
+        let sock_dir = sock_dir.canonicalize()?;
+        let socket = sock_dir.join(SOCKET_NAME);
+        let socket =
+            (socket.as_os_str().len() <= MAX_SOCKET_PATH && launch.host_network).then_some(socket);
+        let mut args = Vec::new();
+        if launch.host_network {
+            args.extend(["--port".into(), port.to_string()]);
+            args.extend(["--bind".into(), "127.0.0.1".into()]);
+        } else {
+            args.extend([
+                "--port".into(),
+                "6379".into(),
+                "--bind".into(),
+                "0.0.0.0".into(),
+            ]);
+        }
+        if socket.is_some() {
+            args.extend([
+                "--unixsocket".into(),
+                format!("{SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}"),
+                "--unixsocketperm".into(),
+                "777".into(),
+            ]);
+        }
+        args.extend(config.args.iter().cloned());
+        let mut env: Vec<(String, String)> =
+            vec![("REDIS_PASSWORD".into(), launch.password.into())];
+        env.extend(config.container_env());
+        Ok(Setup {
+            args,
+            env,
+            mounts: vec![(conf, CONF_IN_CONTAINER.into())],
+            writable: vec![(sock_dir, SOCKET_DIR_IN_CONTAINER.into())],
+            socket,
+        })
+    }
+
+    fn readiness(&self) -> Readiness {
+        Readiness {
+            every: Duration::from_millis(100),
+            attempt_timeout: Duration::from_secs(2),
+            what: "answering PING",
+        }
+    }
+
+    /// An authenticated PING answers PONG (not LOADING).
+    fn probe<'a>(&'a self, endpoint: &'a Endpoint) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async move {
+            let addr = tcp_addr(endpoint);
+            let mut conn =
+                Conn::connect_within(&addr, &endpoint.password, Duration::from_secs(2)).await?;
+            match conn.text(&[b"PING"]).await? {
+                pong if pong == "PONG" => Ok(()),
+                other => bail!("PING answered {other:?}"),
+            }
+        })
+    }
+
+    fn read_back<'a>(
+        &'a self,
+        endpoint: Endpoint,
+        config: &'a ConfigSpec,
+    ) -> BoxFuture<'a, Result<Deployed>> {
+        Box::pin(read_back(endpoint, config))
+    }
+
+    fn failed_start(&self, log: &str) -> String {
+        format!("server log (last lines):\n{}", tail(log, 10))
+    }
 }
 
 pub fn tcp_addr(endpoint: &Endpoint) -> Addr {
@@ -150,40 +173,6 @@ async fn config_get_all(conn: &mut Conn) -> Result<BTreeMap<String, String>> {
             (name, value)
         })
         .collect())
-}
-
-/// Poll until an authenticated PING answers PONG (not LOADING); fail early when the
-/// container exits.
-async fn wait_ready(
-    engine: &Engine,
-    id: &str,
-    endpoint: &Endpoint,
-    timeout: Duration,
-) -> Result<()> {
-    let start = Instant::now();
-    let addr = tcp_addr(endpoint);
-    loop {
-        if let Some(code) = engine.exit_code(id).await? {
-            bail!("server exited with code {code} before answering PING");
-        }
-        let attempt = async {
-            let mut conn =
-                Conn::connect_within(&addr, &endpoint.password, Duration::from_secs(2)).await?;
-            conn.text(&[b"PING"]).await
-        };
-        let last_err = match attempt.await {
-            Ok(pong) if pong == "PONG" => return Ok(()),
-            Ok(other) => format!("PING answered {other:?}"),
-            Err(e) => format!("{e:#}"),
-        };
-        if start.elapsed() > timeout {
-            bail!(
-                "server did not answer within {}s (last error: {last_err})",
-                timeout.as_secs()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// The socket a unix-transport workload connects to.

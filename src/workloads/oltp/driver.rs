@@ -16,11 +16,12 @@ use super::collector::{self, Collected};
 use super::prepare::{self, seeded};
 use super::worker::{Phase, Worker};
 use crate::input::Length;
-use crate::measure::counters::{self, Status};
+use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::interval::mean_stddev;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::Seconds;
+use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::spec::OltpSpec;
@@ -99,22 +100,15 @@ pub async fn run_iteration(
         workers = back;
     }
 
-    let before = status(&mut control).await?;
+    let before = mysql::status(&mut control).await?;
     let cpu0 = cpu::process_seconds();
     let stop = cancel.flag();
     let (workers, got, seconds) = blocking(move || run_phase(workers, length, live, stop)).await?;
     let cpu1 = cpu::process_seconds();
-    let after = status(&mut control).await?;
-    let mut server = counters::delta(&before, &after);
-    // The second SHOW GLOBAL STATUS counts itself.
-    for k in ["Questions", "Com_show_status"] {
-        if let Some(q) = server.get_mut(k) {
-            *q = q.saturating_sub(1);
-        }
-    }
-    // Keep the results readable: counters that moved, and always the ones compared.
-    server
-        .retain(|k, v| *v != 0 || counters::RECORDED.contains(&k.as_str()) || k == "Com_rollback");
+    let after = mysql::status(&mut control).await?;
+    // Counters that moved, and always the ones compared (and rollbacks, which the
+    // deadlock accounting reads).
+    let server = mysql::measured(&before, &after, &["Com_rollback"]);
     // Dropping a client sends COM_QUIT without waiting, and the server counts a COM_QUIT in
     // Questions: wait until the server has let every client go, or its late quits would land
     // in the next iteration's counters.
@@ -185,11 +179,6 @@ async fn wait_gone(control: &mut Conn, ids: &[u32]) {
             _ => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
         }
     }
-}
-
-async fn status(conn: &mut Conn) -> Result<Status> {
-    let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS").await?;
-    Ok(counters::parse(rows))
 }
 
 /// Sets its flag when dropped.

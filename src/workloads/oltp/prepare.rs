@@ -11,6 +11,7 @@ use mysql_async::prelude::Queryable;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
+use crate::servers::mysql::MysqlClient;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::rand::KeyDist;
 use crate::workloads::oltp::schema;

@@ -18,6 +18,7 @@ use rand::rngs::SmallRng;
 
 use crate::measure::interval::Counts;
 use crate::measure::seconds::Seconds;
+use crate::servers::mysql::MysqlClient;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::rand::{unique, KeyDist};
 use crate::workloads::oltp::spec::OltpSpec;

@@ -13,11 +13,12 @@ use rand::SeedableRng;
 
 use super::SlapSpec;
 use crate::input::Length;
-use crate::measure::counters::{self, Status};
+use crate::measure::counters;
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::{Recorder, Seconds};
+use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
@@ -72,7 +73,7 @@ pub async fn run_iteration(
         conns = back;
     }
 
-    let before = status(&mut control).await?;
+    let before = mysql::status(&mut control).await?;
     let started = Instant::now();
     let per_second = Seconds::new(started);
     let (conns, results) = run_clients(
@@ -86,7 +87,7 @@ pub async fn run_iteration(
     )
     .await;
     let seconds = started.elapsed().as_secs_f64();
-    let after = status(&mut control).await?;
+    let after = mysql::status(&mut control).await?;
     let mut server = counters::delta(&before, &after);
     // The second SHOW GLOBAL STATUS counts itself in Questions.
     if let Some(q) = server.get_mut("Questions") {
@@ -117,11 +118,6 @@ pub async fn run_iteration(
         }
     }
     Ok(m)
-}
-
-async fn status(conn: &mut Conn) -> Result<Status> {
-    let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS").await?;
-    Ok(counters::parse(rows))
 }
 
 /// Fresh schema and table, pre-populated; returns the key list when statements need keys.

@@ -10,10 +10,11 @@ use anyhow::{bail, Context, Result};
 use mysql_async::prelude::Queryable;
 
 use crate::input::Length;
-use crate::measure::counters::{self, Status};
+use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::latency::LatencySummary;
 use crate::measure::measurement::Measurement;
+use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::sysbench::report::{parse, Report};
@@ -66,22 +67,16 @@ pub async fn run_iteration(
         sysbench(endpoint, spec, "run", threads, Some(w)).await?;
     }
     let mut control = endpoint.connect(Some(&spec.db)).await?;
-    let before = status(&mut control).await?;
+    let before = mysql::status(&mut control).await?;
     let cpu0 = cpu::children_seconds();
     let started = Instant::now();
     let text = sysbench(endpoint, spec, "run", threads, Some(length)).await?;
     let wall = started.elapsed().as_secs_f64();
     let cpu1 = cpu::children_seconds();
-    let after = status(&mut control).await?;
+    let after = mysql::status(&mut control).await?;
     let _ = control.disconnect().await;
     let report = parse(&text)?;
-    let mut server = counters::delta(&before, &after);
-    for k in ["Questions", "Com_show_status"] {
-        if let Some(q) = server.get_mut(k) {
-            *q = q.saturating_sub(1);
-        }
-    }
-    server.retain(|k, v| *v != 0 || counters::RECORDED.contains(&k.as_str()));
+    let server = mysql::measured(&before, &after, &[]);
     Ok(measurement(
         report,
         server,
@@ -128,11 +123,6 @@ fn measurement(r: Report, server: Status, cpu: Option<f64>, wall: f64) -> Measur
         samples: r.intervals,
         ..Measurement::default()
     }
-}
-
-async fn status(conn: &mut mysql_async::Conn) -> Result<Status> {
-    let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS").await?;
-    Ok(counters::parse(rows))
 }
 
 fn option_text(v: &serde_json::Value) -> String {

@@ -1,0 +1,150 @@
+//! What a server family answers (`Family`), and the one start-up sequence around it: write
+//! its config, start its container, wait until it answers, read back what it runs with.
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Result};
+
+use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
+use super::docker::ContainerSpec;
+use super::spec::{ConfigSpec, ExternalSpec};
+use crate::measure::counters::Status;
+use crate::model::ResultRow;
+
+/// A boxed future: a family is picked at run time (`ServerKind::family`).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// How a container becomes ready: `probe` is tried every `every`, each try bounded by
+/// `attempt_timeout`, until it succeeds, the container exits, or the start timeout passes.
+#[derive(Debug, Clone, Copy)]
+pub struct Readiness {
+    pub every: Duration,
+    pub attempt_timeout: Duration,
+    /// What a ready server does, for messages: "answering a query", "answering PING".
+    pub what: &'static str,
+}
+
+/// What a family adds to the container every family shares (name, image, label, network).
+#[derive(Debug, Default)]
+pub struct Setup {
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// Read-only files (host path, container path).
+    pub mounts: Vec<(PathBuf, String)>,
+    /// Writable directories (host path, container path).
+    pub writable: Vec<(PathBuf, String)>,
+    /// The server's unix socket on this host, where it has one.
+    pub socket: Option<PathBuf>,
+}
+
+/// One server family (MySQL/MariaDB, Redis/Valkey): how to start it, when it is ready, what
+/// it runs with. The counters a driver reads around a measured phase are the family's too
+/// (`mysql::status`, `redis::commandstats`), read on the driver's own connection.
+pub trait Family: Sync {
+    /// The port the server listens on inside its container (published on a bridge).
+    fn container_port(&self) -> u16;
+
+    /// The account created with the run's random password.
+    fn user(&self) -> &'static str;
+
+    /// The container's arguments, environment and mounts for `config`; config files are
+    /// written into `dir`. The server listens on `port` (host network) or `container_port`.
+    fn setup(&self, launch: &Launch, config: &ConfigSpec, dir: &Path, port: u16) -> Result<Setup>;
+
+    fn readiness(&self) -> Readiness;
+
+    /// One readiness try: Ok when the server answers as a ready one does.
+    fn probe<'a>(&'a self, endpoint: &'a Endpoint) -> BoxFuture<'a, Result<()>>;
+
+    /// The server's version and settings, and the variant's settings checked against them.
+    fn read_back<'a>(
+        &'a self,
+        endpoint: Endpoint,
+        config: &'a ConfigSpec,
+    ) -> BoxFuture<'a, Result<Deployed>>;
+
+    /// The lines of a server log that explain a failed start.
+    fn failed_start(&self, log: &str) -> String;
+
+    /// The family's own columns of a results row, from the counters of a measured phase.
+    fn result_columns(&self, _counters: &Status, _row: &mut ResultRow) {}
+}
+
+/// Start `image` for one deployment: its container, readiness, read-back. On failure the
+/// container is removed and the error carries the server's own log lines.
+pub async fn start(
+    family: &dyn Family,
+    launch: &Launch<'_>,
+    name: &str,
+    image: &str,
+    config: &ConfigSpec,
+    dir: &Path,
+) -> Result<Deployed> {
+    let port = free_port()?;
+    let setup = family.setup(launch, config, dir, port)?;
+    let spec = ContainerSpec {
+        args: setup.args,
+        env: setup.env,
+        mounts: setup.mounts,
+        writable: setup.writable,
+        ..launch.container(name, image, family.container_port(), port)
+    };
+    let id = launch.engine.start(&spec).await?;
+    let endpoint = launch.endpoint(port, family.user());
+    if let Err(e) = wait_ready(family, launch, &id, &endpoint).await {
+        let log = launch.discard(&id, dir).await;
+        return Err(e.context(family.failed_start(&log)));
+    }
+    let mut deployed = family.read_back(endpoint, config).await?;
+    deployed.container = Some(id);
+    deployed.socket = setup.socket;
+    Ok(deployed)
+}
+
+/// Attach to a server someone else runs. Its config is never changed, only read.
+pub async fn attach(
+    family: &dyn Family,
+    ext: &ExternalSpec,
+    config: &ConfigSpec,
+) -> Result<Deployed> {
+    let endpoint = Endpoint::external(ext)?;
+    attach_retrying(&endpoint, || family.read_back(endpoint.clone(), config)).await
+}
+
+/// The one waiting loop: probe until ready; fail early when the container exits.
+async fn wait_ready(
+    family: &dyn Family,
+    launch: &Launch<'_>,
+    id: &str,
+    endpoint: &Endpoint,
+) -> Result<()> {
+    let ready = family.readiness();
+    let start = Instant::now();
+    loop {
+        if let Some(code) = launch.engine.exit_code(id).await? {
+            bail!("server exited with code {code} before {}", ready.what);
+        }
+        let last_err =
+            match tokio::time::timeout(ready.attempt_timeout, family.probe(endpoint)).await {
+                Ok(Ok(())) => return Ok(()),
+                Ok(Err(e)) => format!("{e:#}"),
+                Err(_) => "connection attempt timed out".to_string(),
+            };
+        if start.elapsed() > launch.start_timeout {
+            bail!(
+                "server did not answer within {}s (last error: {last_err})",
+                launch.start_timeout.as_secs()
+            );
+        }
+        tokio::time::sleep(ready.every).await;
+    }
+}
+
+/// A port nobody listens on now: the kernel picks it, we release it for the server.
+pub fn free_port() -> Result<u16> {
+    let l = std::net::TcpListener::bind("127.0.0.1:0")?;
+    Ok(l.local_addr()?.port())
+}
