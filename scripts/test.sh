@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/check-patch.sh
+scripts/check-layers.sh
 cargo test --release -- --test-threads=1
