@@ -12,6 +12,16 @@ pub enum Length {
 }
 
 impl Length {
+    /// Client `i`'s part of a count split over `n` clients, exactly: the first `total % n`
+    /// clients run one more. None for a duration (every client runs until the deadline).
+    pub fn share(self, i: usize, n: usize) -> Option<u64> {
+        let (i, n) = (i as u64, n.max(1) as u64);
+        match self {
+            Length::Queries(total) => Some(total / n + u64::from(i < total % n)),
+            Length::Time(_) => None,
+        }
+    }
+
     pub fn parse(text: &str) -> Result<Length, String> {
         let t = text.trim();
         if let Ok(n) = t.parse::<u64>() {
@@ -133,6 +143,18 @@ mod tests {
         assert_eq!(
             Length::parse("168h"),
             Ok(Length::Time(Duration::from_secs(7 * 86400)))
+        );
+    }
+
+    #[test]
+    fn shares_add_up_to_the_total() {
+        let shares: Vec<u64> = (0..3)
+            .filter_map(|i| Length::Queries(10).share(i, 3))
+            .collect();
+        assert_eq!(shares, [4, 3, 3]);
+        assert_eq!(
+            Length::Time(std::time::Duration::from_secs(1)).share(0, 3),
+            None
         );
     }
 }

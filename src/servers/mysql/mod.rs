@@ -7,7 +7,7 @@ pub mod verify;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use mysql_async::prelude::Queryable;
@@ -152,6 +152,23 @@ pub fn measured(before: &Status, after: &Status, keep: &[&str]) -> Status {
         *v != 0 || counters::RECORDED.contains(&k.as_str()) || keep.contains(&k.as_str())
     });
     server
+}
+
+/// Wait (up to 10 s) until none of these connection ids is in the server's process list:
+/// a dropped client's COM_QUIT counts in Questions, and must not land in the next snapshot.
+pub async fn wait_disconnected(control: &mut mysql_async::Conn, ids: &[u32]) {
+    if ids.is_empty() {
+        return;
+    }
+    let list = ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let query = format!("SELECT COUNT(*) FROM information_schema.processlist WHERE id IN ({list})");
+    let give_up = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < give_up {
+        match control.query_first::<u64, _>(query.as_str()).await {
+            Ok(Some(0)) | Err(_) => return,
+            _ => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
 }
 
 /// The lines of a server log that explain a failed start: its [ERROR] lines, else the tail.

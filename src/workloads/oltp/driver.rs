@@ -8,8 +8,6 @@ use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
 use anyhow::{anyhow, Context, Result};
-use mysql_async::prelude::Queryable;
-use mysql_async::Conn;
 use rand::Rng;
 
 use super::collector::{self, Collected};
@@ -118,7 +116,7 @@ pub async fn run_iteration(
         Ok(())
     })
     .await?;
-    wait_gone(&mut control, &ids).await;
+    mysql::wait_disconnected(&mut control, &ids).await;
     let _ = control.disconnect().await;
 
     // As in sysbench, an error that is neither ignorable nor a lost connection ends the run:
@@ -162,22 +160,6 @@ fn measurement(
             .map(|p| (*p, total.percentile_ms(*p)))
             .collect(),
         ..Measurement::default()
-    }
-}
-
-/// Wait (up to 10 s) until none of these connection ids is in the server's process list.
-async fn wait_gone(control: &mut Conn, ids: &[u32]) {
-    if ids.is_empty() {
-        return;
-    }
-    let list = ids.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
-    let query = format!("SELECT COUNT(*) FROM information_schema.processlist WHERE id IN ({list})");
-    let give_up = Instant::now() + std::time::Duration::from_secs(10);
-    while Instant::now() < give_up {
-        match control.query_first::<u64, _>(query.as_str()).await {
-            Ok(Some(0)) | Err(_) => return,
-            _ => tokio::time::sleep(std::time::Duration::from_millis(10)).await,
-        }
     }
 }
 

@@ -310,11 +310,7 @@ async fn run_load(
     let n = streams.len() as u64;
     let deadline = length.as_duration().map(|d| Instant::now() + d);
     let runs = streams.into_iter().enumerate().map(|(i, stream)| {
-        // The total is split exactly: the first `total % n` clients send one more.
-        let share = match length {
-            Length::Queries(total) => Some(total / n + u64::from((i as u64) < total % n)),
-            Length::Time(_) => None,
-        };
+        let share = length.share(i, n as usize);
         let keys = plan.keyspace.map(|k| {
             KeyGen::new(
                 plan.spec.distribution,

@@ -208,11 +208,7 @@ async fn run_clients(
         .into_iter()
         .enumerate()
         .map(|(i, conn)| {
-            // The total is split exactly: the first `total % n` clients run one more.
-            let share = match length {
-                Length::Queries(total) => Some(total / n + u64::from((i as u64) < total % n)),
-                Length::Time(_) => None,
-            };
+            let share = length.share(i, n as usize);
             let (sql, keys, live) = (sql.clone(), keys.clone(), live.clone());
             let rec = per_second.map(|s| s.recorder());
             tokio::spawn(client(conn, sql, keys, commit, share, deadline, live, rec))
