@@ -350,13 +350,17 @@ fn history_lists_each_change_of_environment() {
 }
 
 #[test]
-fn stored_examples_still_load() {
+fn stored_examples_still_load_and_render_byte_identical() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/examples");
     for entry in std::fs::read_dir(&examples).unwrap() {
         let dir = entry.unwrap().path();
         let dir = dir.to_str().unwrap();
         let out = rmatrix(&["report", dir]);
         assert_eq!(out.code, 0, "{dir}: {}", out.stderr);
+        // The stored summary is what `report` renders from the stored files, byte for byte:
+        // a change of the code that renders it must not change a published table.
+        let stored = std::fs::read_to_string(Path::new(dir).join("summary.md")).unwrap();
+        assert!(out.stdout == stored, "{dir}: report differs from summary.md");
         let out = rmatrix(&["compare", dir, dir, "--require-same-env"]);
         assert_eq!(out.code, 0, "{dir}: {}", out.stderr);
     }
