@@ -266,11 +266,11 @@ fn csv_err(path: &Path, e: csv::Error) -> Refused {
 fn deserialize_message(e: &csv::Error, known: &csv::StringRecord) -> String {
     match e.kind() {
         csv::ErrorKind::Deserialize { err, .. } => {
-            let column = err
-                .field()
-                .and_then(|f| known.get(f as usize))
-                .unwrap_or("?");
-            format!("column {column}: {}", err.kind())
+            // A field's own error (an unknown status) says what it is about already.
+            match err.field().and_then(|f| known.get(f as usize)) {
+                Some(column) => format!("column {column}: {}", err.kind()),
+                None => err.kind().to_string(),
+            }
         }
         _ => e.to_string(),
     }
