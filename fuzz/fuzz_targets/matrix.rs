@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
     for (i, cell) in plan.cells().enumerate() {
         for iteration in 1..=2 {
             let mut r = ResultRow::for_cell(cell, "slap", iteration);
-            r.status = "ok".into();
+            r.status = rmatrix::model::Status::Ok;
             r.queries = Some(1000);
             r.seconds = Some(1.0 + (i as f64 + iteration as f64) / 7.0);
             r.qps = r.seconds.map(|s| 1000.0 / s);
