@@ -360,7 +360,10 @@ fn stored_examples_still_load_and_render_byte_identical() {
         // The stored summary is what `report` renders from the stored files, byte for byte:
         // a change of the code that renders it must not change a published table.
         let stored = std::fs::read_to_string(Path::new(dir).join("summary.md")).unwrap();
-        assert!(out.stdout == stored, "{dir}: report differs from summary.md");
+        assert!(
+            out.stdout == stored,
+            "{dir}: report differs from summary.md"
+        );
         let out = rmatrix(&["compare", dir, dir, "--require-same-env"]);
         assert_eq!(out.code, 0, "{dir}: {}", out.stderr);
     }

@@ -332,9 +332,8 @@ mod tests {
         assert!(read(&row(1, "ok", "0")).is_ok(), "zero is a value");
         let err = read(&row(1, "done", "1")).unwrap_err();
         assert!(
-            err.to_string().ends_with(
-                "results.csv:2: column status: unknown status `done`; expected `ok` or `failed`"
-            ),
+            err.to_string()
+                .ends_with("results.csv:2: unknown status `done`; expected `ok` or `failed`"),
             "{err}"
         );
         let err = read(&row(1, "ok", "fast")).unwrap_err();
