@@ -620,3 +620,23 @@ fn a_write_error_after_start_leaves_no_container() {
     assert!(stderr.contains("error"), "{stderr}");
     assert_eq!(listed(), "", "containers left behind; stderr: {stderr}");
 }
+
+/// A slap iteration writes its per-second lines: SELECTs as reads, INSERTs as writes.
+#[test]
+fn slap_iterations_write_per_second_samples() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = write_matrix(
+        tmp.path(),
+        "engines: [InnoDB]\nworkloads:\n  w: {slap: {load_type: mixed}}\nconcurrency: [2]\nlength: 2500ms\n",
+    );
+    let out_dir = tmp.path().join("slap-samples");
+    run_ok(&m, &out_dir);
+    common::assert_samples_agree(&out_dir, 2);
+    for s in common::csv_rows(&out_dir.join("samples.csv")) {
+        let (r, w): (f64, f64) = (
+            s["reads_ps"].parse().unwrap(),
+            s["writes_ps"].parse().unwrap(),
+        );
+        assert!(r > 0.0 && w > 0.0, "mixed reads and writes: {s:?}");
+    }
+}

@@ -371,3 +371,30 @@ fn charts_are_drawn_and_linked_from_the_summary() {
         assert!(!summary.contains("## Charts"), "{name}");
     }
 }
+
+/// Every iteration of the native redis driver writes its per-second lines, reads and writes
+/// apart (memtier's 1:10 mix), and together they account for the requests of the row.
+#[test]
+fn redis_iterations_write_per_second_samples() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = format!(
+        "servers:\n  redis-7.0: {{build: {}}}\nworkloads:\n  mixed: {{redis: {{test: mixed, \
+         keyspace: 1000, pipeline: 4}}}}\nconcurrency: [2]\nlength: 2500ms\n",
+        build_dir("redis-7.0")
+    );
+    let (out, dir, _guard) = run(tmp.path(), "redis-samples", &body);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::assert_samples_agree(&dir, 2);
+    for s in common::csv_rows(&dir.join("samples.csv")) {
+        let (r, w): (f64, f64) = (
+            s["reads_ps"].parse().unwrap(),
+            s["writes_ps"].parse().unwrap(),
+        );
+        assert!(r > 5.0 * w && w > 0.0, "1 SET : 10 GET: {s:?}");
+    }
+}

@@ -56,7 +56,12 @@ pub fn containers(run_id: &str) -> Vec<String> {
 
 /// The rows of DIR/results.csv as column -> value maps; an absent file is no rows.
 pub fn result_rows(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
-    let Ok(mut r) = csv::Reader::from_path(dir.join("results.csv")) else {
+    csv_rows(&dir.join("results.csv"))
+}
+
+/// The lines of a CSV file as column -> value maps (none when the file is missing).
+pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let Ok(mut r) = csv::Reader::from_path(path) else {
         return Vec::new();
     };
     let h = r.headers().unwrap().clone();
@@ -69,4 +74,33 @@ pub fn result_rows(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<Stri
                 .collect()
         })
         .collect()
+}
+
+/// Per-second samples agree with their iteration's row: whole seconds 1..n of the measured
+/// phase, each line's queries the sum of its reads, writes and others, a latency where
+/// events happened, and together no more statements than the row counted (the partial last
+/// second is left out), but most of them.
+#[allow(dead_code)] // used by some of the test crates
+pub fn assert_samples_agree(dir: &std::path::Path, threads: u32) {
+    let rows = result_rows(dir);
+    let samples = csv_rows(&dir.join("samples.csv"));
+    assert_eq!(rows.len(), 1, "one iteration");
+    let queries: f64 = rows[0]["queries"].parse().unwrap();
+    let seconds: f64 = rows[0]["seconds"].parse().unwrap();
+    assert_eq!(samples.len(), seconds.floor() as usize, "{samples:?}");
+    let num =
+        |s: &std::collections::BTreeMap<String, String>, c: &str| -> f64 { s[c].parse().unwrap() };
+    for (i, s) in samples.iter().enumerate() {
+        assert_eq!(s["second"], (i + 1).to_string());
+        assert_eq!(s["threads"], threads.to_string());
+        let parts = num(s, "reads_ps") + num(s, "writes_ps") + num(s, "others_ps");
+        assert!((num(s, "qps") - parts).abs() < 1e-6, "{s:?}");
+        assert!(num(s, "qps") > 0.0 && num(s, "lat_p95_ms") > 0.0, "{s:?}");
+        assert_eq!(num(s, "errors_ps"), 0.0, "{s:?}");
+    }
+    let sampled: f64 = samples.iter().map(|s| num(s, "qps")).sum();
+    assert!(
+        sampled <= queries && sampled >= queries * 0.5,
+        "samples {sampled} of {queries} statements"
+    );
 }
