@@ -33,14 +33,6 @@ const TESTS: [&str; 20] = [
     "mixed",
 ];
 
-fn build_dir(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("containers")
-        .join(name)
-        .display()
-        .to_string()
-}
-
 /// Run `matrix` into a fresh directory; returns the output, the directory and its guard.
 fn run(tmp: &Path, name: &str, matrix: &str) -> (Output, PathBuf, Cleanup) {
     let file = tmp.join(format!("{name}.yaml"));
@@ -128,11 +120,9 @@ fn every_test_on_redis_and_valkey_matches_the_server_counts() {
         })
         .collect();
     let matrix = format!(
-        "servers:\n  redis-7.0: {{build: {}}}\n  valkey-8.1: {{build: {}}}\n\
+        "servers:\n  redis-7.0: {{build: redis-7.0}}\n  valkey-8.1: {{build: valkey-8.1}}\n\
          configs:\n  aof:\n    redis_conf: {{appendonly: true, appendfsync: everysec, save: ''}}\n\
          workloads:\n{workloads}concurrency: [4]\nlength: 3000\nwarmup: 200\n",
-        build_dir("redis-7.0"),
-        build_dir("valkey-8.1")
     );
     let (out, dir, _guard) = run(tmp.path(), "redis-every-test", &matrix);
     assert_eq!(
@@ -189,7 +179,7 @@ fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
     std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
     std::fs::set_permissions(&spy, mode).unwrap();
     let matrix = format!(
-        "servers:\n  redis-6.0: {{build: {}}}\n\
+        "servers:\n  redis-6.0: {{build: redis-6.0}}\n\
          configs:\n\
          \x20 always:\n    redis_conf: {{appendonly: 'yes', appendfsync: always, save: '', maxmemory: 64mb, maxmemory-policy: allkeys-lru}}\n\
          \x20 tcmalloc: {{allocator: tcmalloc}}\n\
@@ -199,7 +189,6 @@ fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
          \x20 rb-lrange: {{redis_benchmark: {{test: lrange_100, binary: {rb}}}}}\n\
          \x20 rb-ping: {{redis_benchmark: {{test: ping_inline, transport: unix, binary: {rb}}}}}\n\
          concurrency: [2]\nlength: 2000\n",
-        build_dir("redis-6.0"),
         rb = spy.display(),
     );
     let (out, dir, _guard) = run(tmp.path(), "redis-variants", &matrix);
@@ -318,10 +307,9 @@ fn charts_are_drawn_and_linked_from_the_summary() {
     let tmp = tempfile::tempdir().unwrap();
     let body = |charts: bool, concurrency: &str| {
         format!(
-            "servers:\n  redis-7.0: {{build: {}}}\nconfigs:\n  a: {{}}\n  b: {{redis_conf: {{hz: 20}}}}\n\
+            "servers:\n  redis-7.0: {{build: redis-7.0}}\nconfigs:\n  a: {{}}\n  b: {{redis_conf: {{hz: 20}}}}\n\
              workloads:\n  get: {{redis: {{test: get, keyspace: 100}}}}\nconcurrency: [{concurrency}]\n\
-             iterations: 2\nlength: 200ms\nreport: {{baseline: {{config: a}}, charts: {charts}}}\n",
-            build_dir("redis-7.0")
+             iterations: 2\nlength: 200ms\nreport: {{baseline: {{config: a}}, charts: {charts}}}\n"
         )
     };
     let (out, dir, _guard) = run(tmp.path(), "redis-charts", &body(true, "1, 4"));
