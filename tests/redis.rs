@@ -159,6 +159,46 @@ fn every_test_on_redis_and_valkey_matches_the_server_counts() {
     }
 }
 
+/// `build: {dir, args}` and the old names (containers/builds.yaml) build the same family
+/// folder: the `suite` argument reaches the build (bullseye's Redis is 6.0, bookworm's 7.0),
+/// and each set of arguments has its own image tag.
+#[test]
+fn build_arguments_reach_the_build_and_the_old_names_still_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = "servers:\n\
+                  \x20 by-args: {build: {dir: redis, args: {suite: bookworm}}}\n\
+                  \x20 redis-7.0: {build: redis-7.0}\n\
+                  \x20 bullseye: {build: {dir: redis, args: {suite: bullseye}}}\n\
+                  workloads:\n  ping: {redis: {test: ping_inline}}\nlength: 100\n";
+    let (out, dir, _guard) = run(tmp.path(), "redis-build-args", matrix);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let version = |server: &str| {
+        let d = manifest["deployments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["server"] == server)
+            .unwrap_or_else(|| panic!("no deployment of {server}: {manifest}"));
+        d["version"].as_str().unwrap().to_string()
+    };
+    assert!(version("by-args").starts_with("redis 7.0."), "{manifest}");
+    assert!(version("redis-7.0").starts_with("redis 7.0."), "{manifest}");
+    assert!(version("bullseye").starts_with("redis 6.0."), "{manifest}");
+    let tag = |server: &str| {
+        let reference = manifest["images"][server]["reference"].as_str().unwrap();
+        reference.rsplit_once(':').unwrap().1.to_string()
+    };
+    assert_ne!(tag("by-args"), tag("bullseye"), "{manifest}");
+    assert_ne!(tag("by-args"), tag("redis-7.0"), "{manifest}");
+}
+
 #[test]
 fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
     let tmp = tempfile::tempdir().unwrap();
