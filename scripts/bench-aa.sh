@@ -36,7 +36,7 @@ matrix() { # durable(0|1) -> matrix text
 name: aa
 description: A/A and A/B proof for compare (scripts/bench-aa.sh)
 servers:
-  mariadb-10.11: {build: $(pwd)/containers/mariadb-10.11}
+  mariadb-10.11: {build: {dir: $(pwd)/containers/mariadb, args: {suite: bookworm}}}
 configs:
   writes:
     mycnf: {log_bin: mysql-bin, server_id: 1, sync_binlog: $sync, innodb_flush_log_at_trx_commit: $flush}

@@ -23,7 +23,8 @@ cleanup() { docker rm -f "$name" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT
 
 image=rmatrix-bench/redis-7.0
-docker build -q --network host -t "$image" containers/redis-7.0 >/dev/null
+docker build -q --network host --build-arg suite=bookworm --build-arg package=redis-server \
+  -t "$image" containers/redis >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 export BENCH_REDIS_PASSWORD
 BENCH_REDIS_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')

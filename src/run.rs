@@ -567,7 +567,7 @@ impl RunCtx<'_> {
         self.progress.status(format!("{server}: preparing image"));
         let res = match (&spec.image, self.loaded.build_dirs.get(server)) {
             (Some(image), _) => engine.ensure_pulled(image).await,
-            (None, Some(dir)) => engine.ensure_built(server, dir).await,
+            (None, Some(b)) => engine.ensure_built(server, &b.dir, &b.args).await,
             _ => Err(anyhow::anyhow!("server {server} has no image")),
         };
         let r = match res {

@@ -52,11 +52,10 @@ impl Drop for Cleanup {
 }
 
 fn matrix(dir: &Path, name: &str, durable: u8) -> PathBuf {
-    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb-10.11");
     let text = format!(
         "name: durability
 servers:
-  mariadb-10.11: {{build: {}}}
+  mariadb-10.11: {{build: mariadb-10.11}}
 configs:
   writes:
     mycnf: {{log_bin: mysql-bin, server_id: 1, sync_binlog: {durable}, innodb_flush_log_at_trx_commit: {durable}}}
@@ -68,8 +67,7 @@ iterations: 1
 warmup: 1s
 length: 3s
 report: {{metric: qps, rows: [workload], columns: [engine]}}
-",
-        build.display()
+"
     );
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

@@ -12,11 +12,12 @@ fn bridge_network_reaches_a_built_mariadb() {
     std::fs::write(
         &matrix,
         format!(
-            "servers:\n  db: {{build: {}}}\nnetwork: bridge\nengines: [InnoDB]\n\
+            "servers:\n  db: {{build: {{dir: {}, args: {{suite: bookworm}}}}}}\nnetwork: bridge\n\
+             engines: [InnoDB]\n\
              workloads:\n  w: {{slap: {{load_type: write}}}}\nconcurrency: [2]\nlength: 200\n\
              iterations: 1\nstart_timeout: 90s\n",
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("containers/mariadb-10.11")
+                .join("containers/mariadb")
                 .display()
         ),
     )

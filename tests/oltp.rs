@@ -24,9 +24,10 @@ use rmatrix::workloads::oltp::{OltpSpec, OltpTest};
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
     let engine = Engine::connect().await.expect("docker engine");
-    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb-10.11");
+    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb");
+    let args = [("suite".to_string(), "bookworm".to_string())].into();
     let image = engine
-        .ensure_built("mariadb-10.11", &build)
+        .ensure_built("mariadb-10.11", &build, &args)
         .await
         .expect("image");
     let launch = Launch {

@@ -33,14 +33,6 @@ const TESTS: [&str; 20] = [
     "mixed",
 ];
 
-fn build_dir(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("containers")
-        .join(name)
-        .display()
-        .to_string()
-}
-
 /// Run `matrix` into a fresh directory; returns the output, the directory and its guard.
 fn run(tmp: &Path, name: &str, matrix: &str) -> (Output, PathBuf, Cleanup) {
     let file = tmp.join(format!("{name}.yaml"));
@@ -128,11 +120,9 @@ fn every_test_on_redis_and_valkey_matches_the_server_counts() {
         })
         .collect();
     let matrix = format!(
-        "servers:\n  redis-7.0: {{build: {}}}\n  valkey-8.1: {{build: {}}}\n\
+        "servers:\n  redis-7.0: {{build: redis-7.0}}\n  valkey-8.1: {{build: valkey-8.1}}\n\
          configs:\n  aof:\n    redis_conf: {{appendonly: true, appendfsync: everysec, save: ''}}\n\
          workloads:\n{workloads}concurrency: [4]\nlength: 3000\nwarmup: 200\n",
-        build_dir("redis-7.0"),
-        build_dir("valkey-8.1")
     );
     let (out, dir, _guard) = run(tmp.path(), "redis-every-test", &matrix);
     assert_eq!(
@@ -169,6 +159,46 @@ fn every_test_on_redis_and_valkey_matches_the_server_counts() {
     }
 }
 
+/// `build: {dir, args}` and the old names (containers/builds.yaml) build the same family
+/// folder: the `suite` argument reaches the build (bullseye's Redis is 6.0, bookworm's 7.0),
+/// and each set of arguments has its own image tag.
+#[test]
+fn build_arguments_reach_the_build_and_the_old_names_still_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = "servers:\n\
+                  \x20 by-args: {build: {dir: redis, args: {suite: bookworm}}}\n\
+                  \x20 redis-7.0: {build: redis-7.0}\n\
+                  \x20 bullseye: {build: {dir: redis, args: {suite: bullseye}}}\n\
+                  workloads:\n  ping: {redis: {test: ping_inline}}\nlength: 100\n";
+    let (out, dir, _guard) = run(tmp.path(), "redis-build-args", matrix);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let version = |server: &str| {
+        let d = manifest["deployments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["server"] == server)
+            .unwrap_or_else(|| panic!("no deployment of {server}: {manifest}"));
+        d["version"].as_str().unwrap().to_string()
+    };
+    assert!(version("by-args").starts_with("redis 7.0."), "{manifest}");
+    assert!(version("redis-7.0").starts_with("redis 7.0."), "{manifest}");
+    assert!(version("bullseye").starts_with("redis 6.0."), "{manifest}");
+    let tag = |server: &str| {
+        let reference = manifest["images"][server]["reference"].as_str().unwrap();
+        reference.rsplit_once(':').unwrap().1.to_string()
+    };
+    assert_ne!(tag("by-args"), tag("bullseye"), "{manifest}");
+    assert_ne!(tag("by-args"), tag("redis-7.0"), "{manifest}");
+}
+
 #[test]
 fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
     let tmp = tempfile::tempdir().unwrap();
@@ -189,7 +219,7 @@ fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
     std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
     std::fs::set_permissions(&spy, mode).unwrap();
     let matrix = format!(
-        "servers:\n  redis-6.0: {{build: {}}}\n\
+        "servers:\n  redis-6.0: {{build: redis-6.0}}\n\
          configs:\n\
          \x20 always:\n    redis_conf: {{appendonly: 'yes', appendfsync: always, save: '', maxmemory: 64mb, maxmemory-policy: allkeys-lru}}\n\
          \x20 tcmalloc: {{allocator: tcmalloc}}\n\
@@ -199,7 +229,6 @@ fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
          \x20 rb-lrange: {{redis_benchmark: {{test: lrange_100, binary: {rb}}}}}\n\
          \x20 rb-ping: {{redis_benchmark: {{test: ping_inline, transport: unix, binary: {rb}}}}}\n\
          concurrency: [2]\nlength: 2000\n",
-        build_dir("redis-6.0"),
         rb = spy.display(),
     );
     let (out, dir, _guard) = run(tmp.path(), "redis-variants", &matrix);
@@ -318,10 +347,9 @@ fn charts_are_drawn_and_linked_from_the_summary() {
     let tmp = tempfile::tempdir().unwrap();
     let body = |charts: bool, concurrency: &str| {
         format!(
-            "servers:\n  redis-7.0: {{build: {}}}\nconfigs:\n  a: {{}}\n  b: {{redis_conf: {{hz: 20}}}}\n\
+            "servers:\n  redis-7.0: {{build: redis-7.0}}\nconfigs:\n  a: {{}}\n  b: {{redis_conf: {{hz: 20}}}}\n\
              workloads:\n  get: {{redis: {{test: get, keyspace: 100}}}}\nconcurrency: [{concurrency}]\n\
-             iterations: 2\nlength: 200ms\nreport: {{baseline: {{config: a}}, charts: {charts}}}\n",
-            build_dir("redis-7.0")
+             iterations: 2\nlength: 200ms\nreport: {{baseline: {{config: a}}, charts: {charts}}}\n"
         )
     };
     let (out, dir, _guard) = run(tmp.path(), "redis-charts", &body(true, "1, 4"));
@@ -378,9 +406,8 @@ fn charts_are_drawn_and_linked_from_the_summary() {
 fn redis_iterations_write_per_second_samples() {
     let tmp = tempfile::tempdir().unwrap();
     let body = format!(
-        "servers:\n  redis-7.0: {{build: {}}}\nworkloads:\n  mixed: {{redis: {{test: mixed, \
-         keyspace: 1000, pipeline: 4}}}}\nconcurrency: [2]\nlength: 2500ms\n",
-        build_dir("redis-7.0")
+        "servers:\n  redis-7.0: {{build: redis-7.0}}\nworkloads:\n  mixed: {{redis: {{test: \
+         mixed, keyspace: 1000, pipeline: 4}}}}\nconcurrency: [2]\nlength: 2500ms\n",
     );
     let (out, dir, _guard) = run(tmp.path(), "redis-samples", &body);
     assert_eq!(

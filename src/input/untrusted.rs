@@ -137,6 +137,47 @@ pub fn env_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A Docker build argument's name (`build: {args: {suite: trixie}}`): an `ARG` name,
+/// letters, digits and `_`, not starting with a digit.
+pub fn build_arg_name(name: &str) -> Result<(), String> {
+    let mut chars = name.chars();
+    let shaped = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if shaped {
+        Ok(())
+    } else {
+        Err(format!(
+            "build argument `{}` is not an argument name (letters, digits and `_`, not \
+             starting with a digit)",
+            printable(name)
+        ))
+    }
+}
+
+/// A Docker build argument's value: one word, because a Dockerfile expands it in `FROM` and
+/// in `RUN` shell commands. Letters, digits and `.`, `_`, `-`, `+`, `:`, `~`, `=` (Debian
+/// suites, package names and versions), not starting with `-`, at most 128 characters.
+pub fn build_arg_value(name: &str, value: &str) -> Result<(), String> {
+    let ok = !value.is_empty()
+        && value.len() <= 128
+        && !value.starts_with('-')
+        && value.chars().all(|c| {
+            c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+' | ':' | '~' | '=')
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "the value of build argument `{name}` (`{}`) must be one word of letters, digits, \
+             `.`, `_`, `-`, `+`, `:`, `~` and `=`, not starting with `-`, at most 128 \
+             characters: the Dockerfile expands it in shell commands",
+            printable(value)
+        ))
+    }
+}
+
 /// Options rmatrix sets itself on sysbench's command line: where the load goes, as whom,
 /// how many clients and for how long, and how progress is read. A matrix option with one
 /// of these names would silently override the cell (sysbench takes the last value).
@@ -292,6 +333,40 @@ mod tests {
             ("rand-type", json!("x\n--mysql-host=y")),
         ] {
             assert!(sysbench_option(k, &v).is_err(), "{k} {v}");
+        }
+    }
+
+    #[test]
+    fn build_args() {
+        for ok in ["suite", "package", "_x1", "DEBIAN_SUITE"] {
+            assert!(build_arg_name(ok).is_ok(), "{ok}");
+        }
+        for bad in ["1a", "a-b", "a b", "a=b", "", "a\nb"] {
+            assert!(build_arg_name(bad).is_err(), "{bad:?}");
+        }
+        for ok in [
+            "trixie",
+            "valkey-server",
+            "libstdc++6",
+            "1:10.11.6-0+deb12u1",
+            "x=1~2",
+        ] {
+            assert!(build_arg_value("v", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "",
+            "a b",
+            "x; rm -rf /",
+            "$(id)",
+            "`id`",
+            "a\nb",
+            "'a'",
+            "\"a\"",
+            "-o",
+            "a/b",
+            &"x".repeat(129),
+        ] {
+            assert!(build_arg_value("v", bad).is_err(), "{bad:?}");
         }
     }
 

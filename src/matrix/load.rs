@@ -2,15 +2,18 @@
 //! file, line and column, and the valid choices where there is a closed set, before any
 //! container starts.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::model::{Matrix, Selector, WorkloadSpec};
+use indexmap::IndexMap;
+
+use super::model::{BuildDir, BuildSpec, Matrix, Selector, WorkloadSpec};
 use crate::input::span::{Pos, SpanIndex};
+use crate::input::untrusted;
 use crate::input::yaml::MAX_FILE_BYTES;
 use crate::model::metric::Metric;
 use crate::model::Dimension;
@@ -54,9 +57,21 @@ pub struct LoadedMatrix {
     pub path: PathBuf,
     pub text: String,
     pub sha256: String,
-    /// Build context directory of each `build:` server.
-    pub build_dirs: HashMap<String, PathBuf>,
+    /// Build context directory and build arguments of each `build:` server.
+    pub build_dirs: HashMap<String, Build>,
 }
+
+/// What a `build:` server's image is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Build {
+    /// The context folder, with its Dockerfile.
+    pub dir: PathBuf,
+    /// Values of `ARG`s the Dockerfile declares (checked with `untrusted::build_arg_*`).
+    pub args: BTreeMap<String, String>,
+}
+
+/// The names `build:` accepts besides folders: `mariadb-10.11: {dir: mariadb, args: {...}}`.
+pub const BUILD_NAMES: &str = "builds.yaml";
 
 impl LoadedMatrix {
     pub fn name(&self) -> String {
@@ -549,16 +564,24 @@ impl Validator<'_> {
         Ok(())
     }
 
-    fn build_dirs(&self, base: &Path) -> Result<HashMap<String, PathBuf>, MatrixError> {
+    fn build_dirs(&self, base: &Path) -> Result<HashMap<String, Build>, MatrixError> {
+        let containers = containers_dir(base);
         let mut out = HashMap::new();
         for (name, s) in &self.m.servers {
             let Some(build) = &s.build else { continue };
             let path = format!("servers.{name}.build");
-            let dir = resolve_build_dir(base, build).map_err(|available| {
+            let not_found = |dir: &str, path: &str, names: &[String]| {
+                let mut available = match &containers {
+                    Some(c) if !dir.contains('/') => folders(c),
+                    _ => Vec::new(),
+                };
+                available.extend(names.iter().cloned());
+                available.sort();
                 self.err(
-                    &path,
+                    path,
                     format!(
-                        "no Dockerfile for `{build}` under containers/; available: {}",
+                        "no Dockerfile for `{}` under containers/; available: {}",
+                        untrusted::printable(dir),
                         if available.is_empty() {
                             "(none found)".into()
                         } else {
@@ -566,46 +589,149 @@ impl Validator<'_> {
                         }
                     ),
                 )
-            })?;
-            out.insert(name.clone(), dir);
+            };
+            let resolved = match build {
+                BuildSpec::Dir(BuildDir { dir, args }) => {
+                    let found = resolve_build_dir(base, containers.as_deref(), dir)
+                        .ok_or_else(|| not_found(dir, &format!("{path}.dir"), &[]))?;
+                    for (k, v) in args {
+                        let at = format!("{path}.args.{k}");
+                        untrusted::build_arg_name(k)
+                            .map_err(|msg| self.err_at(self.spans.key(&at), msg))?;
+                        untrusted::build_arg_value(k, v).map_err(|msg| self.err(&at, msg))?;
+                        declared(&found, k).map_err(|msg| self.err_at(self.spans.key(&at), msg))?;
+                    }
+                    Build {
+                        dir: found,
+                        args: args.clone().into_iter().collect(),
+                    }
+                }
+                BuildSpec::Name(n) => match resolve_build_dir(base, containers.as_deref(), n) {
+                    Some(dir) => Build {
+                        dir,
+                        args: BTreeMap::new(),
+                    },
+                    // Not a folder: a name from containers/builds.yaml.
+                    None => {
+                        let Some(here) = containers.as_deref().filter(|_| !n.contains('/')) else {
+                            return Err(not_found(n, &path, &[]));
+                        };
+                        let file = here.join(BUILD_NAMES);
+                        let names = build_names(&file).map_err(|e| self.err(&path, e))?;
+                        let Some(named) = names.get(n) else {
+                            let names: Vec<String> = names.keys().cloned().collect();
+                            return Err(not_found(n, &path, &names));
+                        };
+                        let in_file = |msg: String| {
+                            self.err(&path, format!("`{n}` in {}: {msg}", file.display()))
+                        };
+                        let dir = resolve_build_dir(here, Some(here), &named.dir)
+                            .ok_or_else(|| in_file(format!("no Dockerfile for `{}`", named.dir)))?;
+                        for (k, v) in &named.args {
+                            untrusted::build_arg_name(k)
+                                .and_then(|()| untrusted::build_arg_value(k, v))
+                                .and_then(|()| declared(&dir, k))
+                                .map_err(in_file)?;
+                        }
+                        Build {
+                            dir,
+                            args: named.args.clone().into_iter().collect(),
+                        }
+                    }
+                },
+            };
+            out.insert(name.clone(), resolved);
         }
         Ok(out)
     }
 }
 
-/// `build: name` is looked up in the nearest `containers/` directory above the matrix file;
-/// a value with a `/` is a path relative to the matrix file.
-fn resolve_build_dir(base: &Path, build: &str) -> Result<PathBuf, Vec<String>> {
-    if build.contains('/') {
-        let dir = base.join(build);
-        return if dir.join("Dockerfile").is_file() {
-            Ok(dir)
-        } else {
-            Err(Vec::new())
-        };
+/// Where `build:` names are looked up: the nearest `containers/` directory above the matrix
+/// file, else `./containers`.
+fn containers_dir(base: &Path) -> Option<PathBuf> {
+    // Absolute, so that `rmatrix run quick.yaml` in matrices/ finds ../containers.
+    let base = match base.as_os_str().is_empty() {
+        true => std::path::absolute("."),
+        false => std::path::absolute(base),
     }
-    let mut available = Vec::new();
-    for dir in base.ancestors().chain(std::iter::once(Path::new("."))) {
-        let containers = dir.join("containers");
-        if !containers.is_dir() {
-            continue;
-        }
-        let candidate = containers.join(build);
-        if candidate.join("Dockerfile").is_file() {
-            return Ok(candidate);
-        }
-        if let Ok(entries) = std::fs::read_dir(&containers) {
-            let mut names: Vec<String> = entries
+    .unwrap_or_else(|_| base.to_path_buf());
+    base.ancestors()
+        .chain(std::iter::once(Path::new(".")))
+        .map(|d| d.join("containers"))
+        .find(|c| c.is_dir())
+}
+
+/// The folder of `build: dir`: with a `/`, a path relative to the matrix file; otherwise a
+/// folder of `containers/`. None when it has no Dockerfile.
+fn resolve_build_dir(base: &Path, containers: Option<&Path>, dir: &str) -> Option<PathBuf> {
+    let candidate = if dir.contains('/') {
+        base.join(dir)
+    } else {
+        containers?.join(dir)
+    };
+    candidate.join("Dockerfile").is_file().then_some(candidate)
+}
+
+/// The folders of `containers/` that hold a Dockerfile, sorted.
+fn folders(containers: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(containers)
+        .map(|entries| {
+            entries
                 .flatten()
                 .filter(|e| e.path().join("Dockerfile").is_file())
                 .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect();
-            names.sort();
-            available = names;
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The named builds of `containers/builds.yaml` (none when the file does not exist).
+fn build_names(file: &Path) -> Result<IndexMap<String, BuildDir>, String> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(IndexMap::new()),
+        Err(e) => return Err(format!("failed to read {}: {e}", file.display())),
+    };
+    crate::input::yaml::from_str(&text).map_err(|e| {
+        let spans = SpanIndex::build(&text);
+        let (pos, message) = crate::input::yaml::describe(&e, &spans, &text, &[]);
+        format!("{}:{}:{}: {message}", file.display(), pos.line, pos.col)
+    })
+}
+
+/// Ok when the Dockerfile in `dir` declares `ARG name`; else the names it declares.
+fn declared(dir: &Path, name: &str) -> Result<(), String> {
+    let dockerfile = dir.join("Dockerfile");
+    let text = std::fs::read_to_string(&dockerfile).unwrap_or_default();
+    let mut names: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let Some((instruction, rest)) = line.trim_start().split_once(char::is_whitespace) else {
+            continue;
+        };
+        if !instruction.eq_ignore_ascii_case("ARG") {
+            continue;
         }
-        break;
+        for word in rest.split_whitespace() {
+            let arg = word.split('=').next().unwrap_or_default();
+            if untrusted::build_arg_name(arg).is_ok() && !names.contains(&arg) {
+                names.push(arg);
+            }
+        }
     }
-    Err(available)
+    if names.contains(&name) {
+        return Ok(());
+    }
+    Err(format!(
+        "build argument `{name}` is not declared in {} (`ARG {name}`); declared: {}",
+        dockerfile.display(),
+        if names.is_empty() {
+            "(none)".to_string()
+        } else {
+            names.join(", ")
+        }
+    ))
 }
 
 #[cfg(test)]
@@ -867,6 +993,174 @@ length: 100
         );
         let e = err(&GOOD.replace("{image: mariadb:11}", "{build: no-such-dir}"));
         assert!(e.message.contains("no Dockerfile for `no-such-dir`"), "{e}");
+    }
+
+    /// `GOOD` with its server built by `build` (a flow value); `kind` keeps Redis builds
+    /// loadable with GOOD's slap workload.
+    fn built(build: &str) -> Result<LoadedMatrix, MatrixError> {
+        let text = GOOD.replace(
+            "{image: mariadb:11}",
+            &format!("{{build: {build}, kind: mysql}}"),
+        );
+        load_str(&text, Path::new("m.yaml"))
+    }
+
+    /// A path under this repository's containers/, which `m.yaml` (in the working directory
+    /// of `cargo test`) finds.
+    fn repo(rel: &str) -> PathBuf {
+        std::path::absolute("containers").unwrap().join(rel)
+    }
+
+    fn args(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn build_is_a_name_or_a_folder_with_arguments() {
+        use super::super::model::{BuildDir, BuildSpec, ServerKind, ServerSpec};
+        let m = built("mariadb").unwrap();
+        assert_eq!(
+            m.matrix.servers["db"].build,
+            Some(BuildSpec::Name("mariadb".into()))
+        );
+        assert_eq!(m.build_dirs["db"].dir, repo("mariadb"));
+        assert!(m.build_dirs["db"].args.is_empty());
+        let m = built("{dir: mariadb, args: {suite: trixie}}").unwrap();
+        assert_eq!(
+            m.matrix.servers["db"].build,
+            Some(BuildSpec::Dir(BuildDir {
+                dir: "mariadb".into(),
+                args: IndexMap::from([("suite".to_string(), "trixie".to_string())]),
+            }))
+        );
+        assert_eq!(m.build_dirs["db"].dir, repo("mariadb"));
+        assert_eq!(m.build_dirs["db"].args, args(&[("suite", "trixie")]));
+        let m = built("{dir: redis}").unwrap();
+        assert!(m.build_dirs["db"].args.is_empty());
+        // The family is inferred from the folder, as from a name.
+        for (build, kind) in [
+            (
+                "{dir: redis, args: {package: valkey-server}}",
+                ServerKind::Redis,
+            ),
+            ("valkey-8.1", ServerKind::Redis),
+            ("{dir: mariadb}", ServerKind::Mysql),
+        ] {
+            let spec: ServerSpec =
+                crate::input::yaml::from_str(&format!("{{build: {build}}}")).unwrap();
+            assert_eq!(spec.kind(), kind, "{build}");
+        }
+    }
+
+    #[test]
+    fn the_old_build_names_are_folders_with_arguments() {
+        for (name, dir, want) in [
+            ("mariadb-10.5", "mariadb", &[("suite", "bullseye")][..]),
+            ("mariadb-10.11", "mariadb", &[("suite", "bookworm")]),
+            ("mariadb-11.8", "mariadb", &[("suite", "trixie")]),
+            (
+                "redis-6.0",
+                "redis",
+                &[("suite", "bullseye"), ("package", "redis-server")],
+            ),
+            (
+                "redis-7.0",
+                "redis",
+                &[("suite", "bookworm"), ("package", "redis-server")],
+            ),
+            (
+                "redis-8.0",
+                "redis",
+                &[("suite", "trixie"), ("package", "redis-server")],
+            ),
+            (
+                "valkey-8.1",
+                "redis",
+                &[("suite", "trixie"), ("package", "valkey-server")],
+            ),
+        ] {
+            let m = built(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let b = &m.build_dirs["db"];
+            assert_eq!(b.dir, repo(dir), "{name}");
+            assert_eq!(b.args, args(want), "{name}");
+        }
+        let e = built("mariadb-9.9").unwrap_err();
+        assert_eq!(
+            e.message,
+            "no Dockerfile for `mariadb-9.9` under containers/; available: mariadb, \
+             mariadb-10.11, mariadb-10.5, mariadb-11.8, redis, redis-6.0, redis-7.0, redis-8.0, \
+             valkey-8.1"
+        );
+        // A name is not a folder: `dir` takes folders only.
+        let e = built("{dir: mariadb-10.11}").unwrap_err();
+        assert_eq!(
+            e.message,
+            "no Dockerfile for `mariadb-10.11` under containers/; available: mariadb, redis"
+        );
+    }
+
+    #[test]
+    fn build_arguments_are_checked() {
+        let e = built("{dir: mariadb, args: {suite: trixie, package: x}}").unwrap_err();
+        assert_eq!(
+            e.message,
+            format!(
+                "build argument `package` is not declared in {} (`ARG package`); declared: \
+                 suite",
+                repo("mariadb/Dockerfile").display()
+            )
+        );
+        assert_eq!((e.line, e.col), (2, 52), "{e}");
+        let e = built("{dir: mariadb, args: {a-b: x}}").unwrap_err();
+        assert!(e.message.contains("`a-b` is not an argument name"), "{e}");
+        let e = built(r#"{dir: mariadb, args: {suite: "bookworm\nRUN x"}}"#).unwrap_err();
+        assert!(e.message.contains("must be one word"), "{e}");
+        let e = built("{dir: mariadb, args: {suite: x;id}}").unwrap_err();
+        assert!(e.message.contains("must be one word"), "{e}");
+    }
+
+    #[test]
+    fn build_names_come_from_the_builds_file_next_to_the_folders() {
+        let tmp = tempfile::tempdir().unwrap();
+        let containers = tmp.path().join("containers");
+        std::fs::create_dir_all(containers.join("fam")).unwrap();
+        std::fs::write(
+            containers.join("fam/Dockerfile"),
+            "ARG suite=bookworm\nFROM debian:${suite}\narg  pkg=a other\n",
+        )
+        .unwrap();
+        let matrix = tmp.path().join("m.yaml");
+        let load = |builds: &str| {
+            std::fs::write(containers.join(BUILD_NAMES), builds).unwrap();
+            let text = GOOD.replace("{image: mariadb:11}", "{build: fam-1}");
+            load_str(&text, &matrix)
+        };
+        let m = load("fam-1: {dir: fam, args: {suite: trixie, pkg: b, other: c}}\n").unwrap();
+        assert_eq!(m.build_dirs["db"].dir, containers.join("fam"));
+        assert_eq!(
+            m.build_dirs["db"].args,
+            args(&[("suite", "trixie"), ("pkg", "b"), ("other", "c")])
+        );
+        let e = load("fam-1: {dir: fam, args: {nope: x}}\n").unwrap_err();
+        assert!(
+            e.message.contains("`fam-1` in ")
+                && e.message
+                    .ends_with("(`ARG nope`); declared: suite, pkg, other"),
+            "{e}"
+        );
+        assert_eq!((e.line, e.col), (2, 15), "{e}");
+        let e = load("fam-1: {dir: fam, args: {suite: 'a b'}}\n").unwrap_err();
+        assert!(e.message.contains("must be one word"), "{e}");
+        let e = load("fam-1: {dir: gone}\n").unwrap_err();
+        assert!(e.message.ends_with("no Dockerfile for `gone`"), "{e}");
+        let e = load("fam-1: {dir: fam, arg: {}}\n").unwrap_err();
+        assert!(
+            e.message.contains("builds.yaml:1:19: unknown field `arg`"),
+            "{e}"
+        );
     }
 
     #[test]

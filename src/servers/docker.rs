@@ -2,7 +2,7 @@
 //! Every container rmatrix starts carries the `rmatrix` label so it can always be found and
 //! removed, also after a crash.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -147,8 +147,13 @@ impl Engine {
 
     /// Build `dir` (a Docker build context) as `rmatrix/<name>:<content hash>`, only when no
     /// image of that content exists yet.
-    pub async fn ensure_built(&self, name: &str, dir: &Path) -> Result<ImageInfo> {
-        let (tar, hash) = build_context(dir)?;
+    pub async fn ensure_built(
+        &self,
+        name: &str,
+        dir: &Path,
+        args: &BTreeMap<String, String>,
+    ) -> Result<ImageInfo> {
+        let (tar, hash) = build_context(dir, args)?;
         let reference = format!(
             "rmatrix/{}:{}",
             crate::model::slug(name).to_lowercase(),
@@ -167,6 +172,7 @@ impl Engine {
             .rm(true)
             .forcerm(true)
             .networkmode("host")
+            .buildargs(&args.iter().collect::<HashMap<_, _>>())
             .build();
         let mut stream = self
             .docker
@@ -346,7 +352,9 @@ pub fn tail(text: &str, n: usize) -> String {
 
 /// A tar of the build directory and a hash of its content (paths and bytes, sorted), so the
 /// image is rebuilt exactly when something in the directory changed.
-fn build_context(dir: &Path) -> Result<(Vec<u8>, String)> {
+/// The build context of `dir` as a tar, and the hash of its files and of the build
+/// arguments (so that each set of arguments has its own image tag).
+fn build_context(dir: &Path, args: &BTreeMap<String, String>) -> Result<(Vec<u8>, String)> {
     let mut files = Vec::new();
     collect_files(dir, dir, &mut files)?;
     files.sort();
@@ -368,6 +376,14 @@ fn build_context(dir: &Path) -> Result<(Vec<u8>, String)> {
         header.set_mode(mode);
         header.set_cksum();
         builder.append_data(&mut header, rel, data.as_slice())?;
+    }
+    // Sorted by name; none adds nothing, so a folder without arguments keeps its hash.
+    for (name, value) in args {
+        hasher.update(b"ARG\0");
+        hasher.update(name.as_bytes());
+        hasher.update([0]);
+        hasher.update(value.as_bytes());
+        hasher.update([0]);
     }
     let tar = builder.into_inner()?;
     Ok((tar, format!("{:x}", hasher.finalize())))
@@ -426,11 +442,41 @@ mod tests {
     fn context_hash_follows_content() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("Dockerfile"), "FROM x\n").unwrap();
-        let (_, h1) = build_context(tmp.path()).unwrap();
-        let (_, h2) = build_context(tmp.path()).unwrap();
+        let none = BTreeMap::new();
+        let (_, h1) = build_context(tmp.path(), &none).unwrap();
+        let (_, h2) = build_context(tmp.path(), &none).unwrap();
         assert_eq!(h1, h2);
         std::fs::write(tmp.path().join("Dockerfile"), "FROM y\n").unwrap();
-        let (_, h3) = build_context(tmp.path()).unwrap();
+        let (_, h3) = build_context(tmp.path(), &none).unwrap();
         assert_ne!(h1, h3);
+    }
+
+    #[test]
+    fn context_hash_follows_build_args() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(
+            tmp.path().join("Dockerfile"),
+            "ARG suite\nFROM debian:$suite\n",
+        )
+        .unwrap();
+        let args = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        };
+        let hash = |a: &BTreeMap<String, String>| build_context(tmp.path(), a).unwrap().1;
+        let bookworm = hash(&args(&[("suite", "bookworm")]));
+        assert_eq!(bookworm, hash(&args(&[("suite", "bookworm")])));
+        assert_ne!(bookworm, hash(&args(&[("suite", "trixie")])));
+        assert_ne!(bookworm, hash(&args(&[])));
+        // Name and value are separated: `a=bc` is not `ab=c`.
+        assert_ne!(hash(&args(&[("a", "bc")])), hash(&args(&[("ab", "c")])));
+        // The same arguments in another order are the same set.
+        let two = hash(&args(&[("suite", "trixie"), ("package", "valkey-server")]));
+        assert_eq!(
+            two,
+            hash(&args(&[("package", "valkey-server"), ("suite", "trixie")]))
+        );
     }
 }

@@ -13,9 +13,10 @@ pub struct ServerSpec {
     /// A public image, pulled when missing (e.g. `mariadb:11.4`, `mysql:8.0`).
     #[serde(default)]
     pub image: Option<String>,
-    /// A directory under `containers/` with a Dockerfile, built when its content changed.
+    /// A directory under `containers/` with a Dockerfile, built when its content or build
+    /// arguments changed: `mariadb-10.11` or `{dir: mariadb, args: {suite: trixie}}`.
     #[serde(default)]
-    pub build: Option<String>,
+    pub build: Option<BuildSpec>,
     /// A server someone else runs: nothing is started or changed, variables are still read.
     #[serde(default)]
     pub external: Option<ExternalSpec>,
@@ -51,7 +52,7 @@ impl ServerSpec {
         let name = self
             .image
             .as_deref()
-            .or(self.build.as_deref())
+            .or(self.build.as_ref().map(BuildSpec::name))
             .unwrap_or("")
             .to_lowercase();
         if name.contains("redis") || name.contains("valkey") {
@@ -59,6 +60,88 @@ impl ServerSpec {
         } else {
             ServerKind::Mysql
         }
+    }
+}
+
+/// `build:` as a name, or as a folder with build arguments.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum BuildSpec {
+    /// A folder under `containers/`, a name from `containers/builds.yaml` (`mariadb-10.11`),
+    /// or, with a `/`, a path relative to the matrix file.
+    Name(String),
+    /// `{dir: mariadb, args: {suite: trixie}}`: a folder (as above, without the names) and
+    /// the values of `ARG`s its Dockerfile declares.
+    Dir(BuildDir),
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildDir {
+    pub dir: String,
+    #[serde(default)]
+    pub args: IndexMap<String, String>,
+}
+
+impl BuildSpec {
+    /// The name or folder, which the server family is inferred from.
+    pub fn name(&self) -> &str {
+        match self {
+            BuildSpec::Name(n) => n,
+            BuildSpec::Dir(d) => &d.dir,
+        }
+    }
+}
+
+/// A string, or a mapping read as `BuildDir` (so its unknown keys are reported as such).
+impl<'de> Deserialize<'de> for BuildSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{Error, IgnoredAny};
+        const SHAPE: &str = "a folder under containers/ (e.g. `mariadb-10.11`) or \
+                             `{dir: mariadb, args: {suite: trixie}}`";
+        // Anything else is consumed and refused after the visitor, where the parser gives the
+        // error the value's position.
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Result<BuildSpec, &'static str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(SHAPE)
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Ok(BuildSpec::Name(v.to_string())))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                a: A,
+            ) -> Result<Self::Value, A::Error> {
+                BuildDir::deserialize(serde::de::value::MapAccessDeserializer::new(a))
+                    .map(|b| Ok(BuildSpec::Dir(b)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Err("a list"))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Err("a boolean"))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Err("a number"))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Err("a number"))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Err("a number"))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Err("empty"))
+            }
+        }
+        d.deserialize_any(V)?
+            .map_err(|found| D::Error::custom(format!("must be {SHAPE}, not {found}")))
     }
 }
 
