@@ -405,11 +405,9 @@ fn charts_are_drawn_and_linked_from_the_summary() {
 #[test]
 fn redis_iterations_write_per_second_samples() {
     let tmp = tempfile::tempdir().unwrap();
-    let body = format!(
-        "servers:\n  redis-7.0: {{build: redis-7.0}}\nworkloads:\n  mixed: {{redis: {{test: \
-         mixed, keyspace: 1000, pipeline: 4}}}}\nconcurrency: [2]\nlength: 2500ms\n",
-    );
-    let (out, dir, _guard) = run(tmp.path(), "redis-samples", &body);
+    let body = "servers:\n  redis-7.0: {build: redis-7.0}\nworkloads:\n  mixed: {redis: {test: \
+                mixed, keyspace: 1000, pipeline: 4}}\nconcurrency: [2]\nlength: 2500ms\n";
+    let (out, dir, _guard) = run(tmp.path(), "redis-samples", body);
     assert_eq!(
         out.status.code(),
         Some(0),
