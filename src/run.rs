@@ -758,6 +758,12 @@ impl RunCtx<'_> {
                         if row.is_ok() {
                             let family = m.servers[&cell.server].kind().family();
                             family.result_columns(&meas.server, &mut row);
+                            // Only from a histogram: an external tool's summary cannot say.
+                            let t = m.report.apdex_t_ms(&cell.workload);
+                            if let (Some(t), true) = (t, meas.latency.count() > 0) {
+                                row.apdex = meas.latency.apdex(t, meas.errors).score();
+                                row.apdex_t_ms = Some(t);
+                            }
                         }
                         row
                     }

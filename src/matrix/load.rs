@@ -515,6 +515,42 @@ impl Validator<'_> {
 
     fn check_report(&self) -> Result<(), MatrixError> {
         let r = &self.m.report;
+        let ts: Vec<(String, crate::input::Length)> = match &r.apdex_t {
+            None => Vec::new(),
+            Some(super::model::ApdexT::All(t)) => vec![("report.apdex_t".into(), *t)],
+            Some(super::model::ApdexT::PerWorkload(map)) => {
+                for w in map.keys() {
+                    let path = format!("report.apdex_t.{w}");
+                    if !self.m.workloads.contains_key(w) {
+                        return Err(self.err_at(
+                            self.spans.key(&path),
+                            format!(
+                                "unknown workload `{}`; valid choices: {}",
+                                crate::escape::terminal(w),
+                                choices(self.m.workloads.keys())
+                            ),
+                        ));
+                    }
+                }
+                map.iter()
+                    .map(|(w, t)| (format!("report.apdex_t.{w}"), *t))
+                    .collect()
+            }
+        };
+        for (path, t) in ts {
+            match t {
+                crate::input::Length::Queries(n) => {
+                    return Err(self.err(
+                        &path,
+                        format!("`{n}` needs a unit: ms, s, m or h (e.g. {n}ms)"),
+                    ))
+                }
+                crate::input::Length::Time(d) if d.is_zero() => {
+                    return Err(self.err(&path, "apdex_t must be more than 0ms".into()))
+                }
+                _ => {}
+            }
+        }
         if Metric::find(&r.metric).is_none() {
             return Err(self.err(
                 "report.metric",

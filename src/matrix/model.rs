@@ -194,6 +194,52 @@ pub struct ReportSpec {
     /// Draw SVG charts into the run directory's `charts/` and link them from summary.md.
     #[serde(default = "yes")]
     pub charts: bool,
+    /// Apdex T: one duration for every workload (`2ms`), or one per workload name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub apdex_t: Option<ApdexT>,
+}
+
+/// `apdex_t: 2ms` or `apdex_t: {read: 1ms, write: 5ms}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ApdexT {
+    All(Length),
+    PerWorkload(IndexMap<String, Length>),
+}
+
+impl<'de> Deserialize<'de> for ApdexT {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ApdexT;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a duration (`2ms`) or one per workload (`{read: 1ms}`)")
+            }
+            fn visit_str<E: Error>(self, v: &str) -> Result<ApdexT, E> {
+                Length::parse(v).map(ApdexT::All).map_err(E::custom)
+            }
+            fn visit_u64<E: Error>(self, v: u64) -> Result<ApdexT, E> {
+                Ok(ApdexT::All(Length::Queries(v)))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<ApdexT, A::Error> {
+                IndexMap::deserialize(serde::de::value::MapAccessDeserializer::new(a))
+                    .map(ApdexT::PerWorkload)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl ReportSpec {
+    /// T of `workload` in ms, where the matrix gives one.
+    pub fn apdex_t_ms(&self, workload: &str) -> Option<f64> {
+        let t = match self.apdex_t.as_ref()? {
+            ApdexT::All(t) => t,
+            ApdexT::PerWorkload(map) => map.get(workload)?,
+        };
+        t.as_duration().map(|d| d.as_secs_f64() * 1000.0)
+    }
 }
 
 fn yes() -> bool {
@@ -218,6 +264,7 @@ impl Default for ReportSpec {
             baseline: IndexMap::new(),
             confidence: None,
             charts: true,
+            apdex_t: None,
         }
     }
 }

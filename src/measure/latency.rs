@@ -3,6 +3,8 @@
 
 use hdrhistogram::Histogram;
 
+use crate::stats::apdex::Apdex;
+
 pub struct Latency {
     hist: Histogram<u64>,
 }
@@ -49,6 +51,23 @@ impl Latency {
         self.hist.value_at_quantile(q) as f64 / 1000.0
     }
 
+    /// Apdex[T] of these operations and `errors` failed ones (each counted frustrated).
+    pub fn apdex(&self, threshold_ms: f64, errors: u64) -> Apdex {
+        let (t, t4) = (threshold_ms * 1000.0, 4.0 * threshold_ms * 1000.0);
+        let (mut within_t, mut within_4t) = (0, 0);
+        for v in self.hist.iter_recorded() {
+            // Each bucket at its middle, as the percentiles read it (0.1% wide).
+            let us = self.hist.median_equivalent(v.value_iterated_to()) as f64;
+            if us <= t {
+                within_t += v.count_at_value();
+            }
+            if us <= t4 {
+                within_4t += v.count_at_value();
+            }
+        }
+        Apdex::from_counts(threshold_ms, self.hist.len(), within_t, within_4t, errors)
+    }
+
     pub fn summary(&self) -> Option<LatencySummary> {
         if self.hist.is_empty() {
             return None;
@@ -90,5 +109,12 @@ mod tests {
         assert!((s.p99_ms - 9.9).abs() < 0.01, "{s:?}");
         assert!((s.max_ms - 10.0).abs() < 0.01, "{s:?}");
         assert!(Latency::default().summary().is_none());
+        // T = 2 ms over 0.01..10 ms: 200 satisfied, 600 tolerating (to 8 ms), 200 + 10
+        // errors frustrated.
+        let ap = a.apdex(2.0, 10);
+        assert_eq!(
+            (ap.satisfied, ap.tolerating, ap.frustrated),
+            (200, 600, 210)
+        );
     }
 }

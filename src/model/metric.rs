@@ -78,6 +78,14 @@ pub const METRICS: &[Metric] = &[
         get: |r| r.lat_max_ms,
     },
     Metric {
+        name: "apdex",
+        title: "Apdex",
+        unit: "score",
+        higher_is_better: true,
+        decimals: 2,
+        get: |r| r.apdex,
+    },
+    Metric {
         name: "errors",
         title: "Errors",
         unit: "errors",

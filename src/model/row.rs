@@ -61,6 +61,11 @@ pub struct ResultRow {
     pub client_cpu_s: Option<f64>,
     /// Extra latency percentiles as JSON, e.g. `{"p99.9": 4.1}`.
     pub lat_percentiles: String,
+    /// Apdex[T] of the iteration's operations (errors frustrated), where the matrix gives T
+    /// (`report.apdex_t`) and the driver has a latency histogram.
+    pub apdex: Option<f64>,
+    /// The T of `apdex`, in ms.
+    pub apdex_t_ms: Option<f64>,
 }
 
 impl ResultRow {
