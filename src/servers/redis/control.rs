@@ -173,6 +173,117 @@ pub fn info_fields(text: &str) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A server on loopback for one connection: each request of `script`, in order, must come
+    /// byte for byte, and gets its reply. Join the handle to see a mismatch.
+    async fn fake(
+        script: Vec<(&'static str, &'static str)>,
+    ) -> (Addr, tokio::task::JoinHandle<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = Addr::Tcp("127.0.0.1".into(), listener.local_addr().unwrap().port());
+        let server = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut buf = Vec::new();
+            for (want, reply) in script {
+                while buf.len() < want.len() {
+                    let mut chunk = [0u8; 1024];
+                    let n = s.read(&mut chunk).await.unwrap();
+                    assert!(n > 0, "the client left before sending {want:?}");
+                    buf.extend_from_slice(&chunk[..n]);
+                }
+                let got: Vec<u8> = buf.drain(..want.len()).collect();
+                assert_eq!(String::from_utf8_lossy(&got), want);
+                s.write_all(reply.as_bytes()).await.unwrap();
+            }
+            // Nothing more may come: the client closes.
+            let mut rest = Vec::new();
+            s.read_to_end(&mut rest).await.unwrap();
+            assert_eq!(String::from_utf8_lossy(&rest), "", "unexpected requests");
+        });
+        (addr, server)
+    }
+
+    #[tokio::test]
+    async fn authenticates_then_reads_info_and_config_and_reports_refusals() {
+        let (addr, server) = fake(vec![
+            ("*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n", "+OK\r\n"),
+            ("*1\r\n$4\r\nPING\r\n", "+PONG\r\n"),
+            (
+                "*2\r\n$4\r\nINFO\r\n$12\r\ncommandstats\r\n",
+                "$44\r\n# Commandstats\r\ncmdstat_get:calls=3,usec=9\r\n\r\n",
+            ),
+            (
+                "*3\r\n$6\r\nCONFIG\r\n$3\r\nGET\r\n$1\r\n*\r\n",
+                "*4\r\n$2\r\nhz\r\n$2\r\n10\r\n$10\r\nappendonly\r\n$2\r\nno\r\n",
+            ),
+            (
+                "*3\r\n$3\r\nACL\r\n$7\r\nDELUSER\r\n$1\r\nu\r\n",
+                "-ERR no such user\r\n",
+            ),
+            (
+                "*1\r\n$4\r\nTIME\r\n",
+                "-NOAUTH Authentication required.\r\n",
+            ),
+        ])
+        .await;
+        let mut c = Control::connect(&addr, "pw").await.unwrap();
+        assert_eq!(
+            c.query::<String>(&redis::cmd("PING")).await.unwrap(),
+            "PONG"
+        );
+        let info = c.info("commandstats").await.unwrap();
+        assert_eq!(
+            info_fields(&info),
+            [("cmdstat_get".to_string(), "calls=3,usec=9".to_string())]
+        );
+        assert_eq!(
+            c.config_get_all().await.unwrap(),
+            [
+                ("hz".to_string(), "10".to_string()),
+                ("appendonly".to_string(), "no".to_string())
+            ]
+        );
+        let err = c
+            .query::<()>(redis::cmd("ACL").arg("DELUSER").arg("u"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.to_string(), "ACL DELUSER failed: ERR no such user");
+        let err = c.query::<()>(&redis::cmd("TIME")).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "TIME failed: NOAUTH Authentication required."
+        );
+        drop(c);
+        server.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_refused_password_says_so_and_an_absent_server_is_an_io_error() {
+        let (addr, server) = fake(vec![(
+            "*2\r\n$4\r\nAUTH\r\n$5\r\nwrong\r\n",
+            "-WRONGPASS invalid username-password pair or user is disabled.\r\n",
+        )])
+        .await;
+        let err = Control::connect(&addr, "wrong").await.err().unwrap();
+        assert!(
+            format!("{err:#}").starts_with(&format!("AUTH failed on {addr}: ")),
+            "{err:#}"
+        );
+        server.await.unwrap();
+
+        let closed = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let addr = Addr::Tcp("127.0.0.1".into(), closed);
+        let err = Control::connect(&addr, "pw").await.err().unwrap();
+        assert!(
+            format!("{err:#}").starts_with(&format!("failed to connect to {addr}: ")),
+            "{err:#}"
+        );
+        assert!(err.chain().any(|c| c.is::<std::io::Error>()), "{err:#}");
+    }
 
     #[test]
     fn command_names_for_messages() {

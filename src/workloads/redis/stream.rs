@@ -60,3 +60,39 @@ pub async fn connect(addr: &Addr, password: &str) -> Result<Stream> {
     }
     Ok(stream)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server on loopback that expects the AUTH of password `pw`, answers it with
+    /// `reply`, then takes whatever comes until the client closes.
+    async fn fake(reply: &'static str) -> Addr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = Addr::Tcp("127.0.0.1".into(), listener.local_addr().unwrap().port());
+        tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut buf = [0u8; 1024];
+            let n = s.read(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n");
+            s.write_all(reply.as_bytes()).await.unwrap();
+            let _ = s.read_to_end(&mut Vec::new()).await;
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn authenticates_with_one_framed_auth() {
+        let mut s = connect(&fake("+OK\r\n").await, "pw").await.unwrap();
+        s.write_all(b"PING\r\n").await.unwrap();
+        let err = connect(&fake("-WRONGPASS invalid password\r\n").await, "pw")
+            .await
+            .err()
+            .unwrap();
+        assert!(
+            err.to_string().starts_with("AUTH failed on 127.0.0.1:")
+                && err.to_string().ends_with(": WRONGPASS invalid password"),
+            "{err}"
+        );
+    }
+}
