@@ -76,7 +76,7 @@ struct Probe<'a> {
     endpoint: &'a crate::servers::Endpoint,
     family: ServerKind,
     mysql: Option<mysql_async::Conn>,
-    redis: Option<crate::servers::redis::resp::Conn>,
+    redis: Option<crate::servers::redis::control::Control>,
 }
 
 impl Probe<'_> {
@@ -98,14 +98,14 @@ impl Probe<'_> {
             ServerKind::Redis => {
                 if self.redis.is_none() {
                     let addr = crate::servers::redis::tcp_addr(self.endpoint);
-                    let conn =
-                        crate::servers::redis::resp::Conn::connect(&addr, &self.endpoint.password);
+                    let conn = crate::servers::redis::control::Control::connect(
+                        &addr,
+                        &self.endpoint.password,
+                    );
                     self.redis = Some(conn.await?);
                 }
                 let conn = self.redis.as_mut().expect("invariant: connected above");
-                if let crate::servers::redis::resp::Value::Error(e) = conn.call(&[b"TIME"]).await? {
-                    anyhow::bail!("TIME failed: {e}");
-                }
+                conn.query::<()>(&redis::cmd("TIME")).await?;
             }
         }
         Ok(())

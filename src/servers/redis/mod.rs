@@ -3,7 +3,7 @@
 //! variant verified.
 
 pub mod conf;
-pub mod resp;
+pub mod control;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ use super::docker::tail;
 use super::family::{BoxFuture, Family, Readiness, Setup};
 use super::spec::ConfigSpec;
 use conf as redisconf;
-use resp::{info_fields, Addr, Conn, Value};
+use control::{info_fields, Control};
 
 pub const CONF_IN_CONTAINER: &str = "/etc/rmatrix/redis.conf";
 const SOCKET_DIR_IN_CONTAINER: &str = "/run/rmatrix-sock";
@@ -94,8 +94,8 @@ impl Family for Redis {
         Box::pin(async move {
             let addr = tcp_addr(endpoint);
             let mut conn =
-                Conn::connect_within(&addr, &endpoint.password, Duration::from_secs(2)).await?;
-            match conn.text(&[b"PING"]).await? {
+                Control::connect_within(&addr, &endpoint.password, Duration::from_secs(2)).await?;
+            match conn.query::<String>(&redis::cmd("PING")).await? {
                 pong if pong == "PONG" => Ok(()),
                 other => bail!("PING answered {other:?}"),
             }
@@ -115,20 +115,36 @@ impl Family for Redis {
     }
 }
 
+/// Where a client connects: the TCP endpoint or the server's unix socket.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Addr {
+    Tcp(String, u16),
+    Unix(PathBuf),
+}
+
+impl std::fmt::Display for Addr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Addr::Tcp(h, p) => write!(f, "{h}:{p}"),
+            Addr::Unix(p) => write!(f, "unix:{}", p.display()),
+        }
+    }
+}
+
 pub fn tcp_addr(endpoint: &Endpoint) -> Addr {
     Addr::Tcp(endpoint.host.clone(), endpoint.port)
 }
 
 async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> {
-    let mut conn = Conn::connect_within(
+    let mut conn = Control::connect_within(
         &tcp_addr(&endpoint),
         &endpoint.password,
         Duration::from_secs(10),
     )
     .await?;
     let mut variables = config_get_all(&mut conn).await?;
-    let server = info_fields(&conn.text(&[b"INFO", b"server"]).await?);
-    let memory = info_fields(&conn.text(&[b"INFO", b"memory"]).await?);
+    let server = info_fields(&conn.info("server").await?);
+    let memory = info_fields(&conn.info("memory").await?);
     let field = |fields: &[(String, String)], k: &str| {
         fields.iter().find(|(f, _)| f == k).map(|(_, v)| v.clone())
     };
@@ -155,20 +171,17 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
 }
 
 /// Every setting the server reports, by lower-case name.
-async fn config_get_all(conn: &mut Conn) -> Result<BTreeMap<String, String>> {
-    let Value::Array(items) = conn.call(&[b"CONFIG", b"GET", b"*"]).await? else {
-        bail!("CONFIG GET * did not return a list");
-    };
-    let texts: Vec<String> = items.iter().map(|v| v.text().unwrap_or_default()).collect();
-    Ok(texts
-        .chunks(2)
-        .filter(|kv| kv.len() == 2)
-        .map(|kv| {
-            let name = kv[0].to_lowercase();
+async fn config_get_all(conn: &mut Control) -> Result<BTreeMap<String, String>> {
+    Ok(conn
+        .config_get_all()
+        .await?
+        .into_iter()
+        .map(|(name, value)| {
+            let name = name.to_lowercase();
             // variables.json is a result file: secrets never reach it.
             let value = match name.as_str() {
-                "requirepass" | "masterauth" if !kv[1].is_empty() => "(redacted)".into(),
-                _ => kv[1].clone(),
+                "requirepass" | "masterauth" if !value.is_empty() => "(redacted)".into(),
+                _ => value,
             };
             (name, value)
         })

@@ -20,11 +20,12 @@ use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::{Recorder, Seconds};
-use crate::servers::redis::resp::{info_fields, Addr, Conn, Stream};
-use crate::servers::redis::{socket_addr, tcp_addr};
+use crate::servers::redis::control::{info_fields, CommandError, Control};
+use crate::servers::redis::{socket_addr, tcp_addr, Addr};
 use crate::servers::Deployed;
 use crate::workloads::redis::proto::{append, reply_len, templates, value, KeyGen, Template};
 use crate::workloads::redis::spec::{RedisSpec, Transport};
+use crate::workloads::redis::stream::{self, Stream};
 
 /// One iteration: prepare, optional warmup, measured phase, counter check.
 pub async fn run_iteration(
@@ -99,7 +100,7 @@ struct Plan {
 impl Job {
     async fn run(self) -> Result<Measurement> {
         let spec = &self.spec;
-        let mut control = Conn::connect(&self.control, &self.password).await?;
+        let mut control = Control::connect(&self.control, &self.password).await?;
         prepare(&mut control, spec).await?;
         let templates = templates(
             spec.test,
@@ -114,13 +115,7 @@ impl Job {
             keyspace: spec.keyspace,
             spec: spec.clone(),
         });
-        let opened = (0..self.clients).map(|_| async {
-            anyhow::Ok(
-                Conn::connect(&self.load, &self.password)
-                    .await?
-                    .into_stream(),
-            )
-        });
+        let opened = (0..self.clients).map(|_| stream::connect(&self.load, &self.password));
         let mut streams = futures_util::future::try_join_all(opened).await?;
         if let Some(w) = self.warmup {
             let (back, _) = run_load(streams, &plan, w, self.live.clone(), None).await;
@@ -182,21 +177,25 @@ impl Job {
 }
 
 /// LRANGE tests read a list that must be long enough (redis-benchmark fills it with LPUSH).
-async fn prepare(control: &mut Conn, spec: &RedisSpec) -> Result<()> {
+async fn prepare(control: &mut Control, spec: &RedisSpec) -> Result<()> {
     let want = spec.test.lrange_len();
     if want == 0 {
         return Ok(());
     }
-    let have = match control.call(&[b"LLEN", b"mylist"]).await? {
-        crate::servers::redis::resp::Value::Int(n) => n.max(0) as usize,
-        other => bail!("LLEN mylist answered {other:?}"),
-    };
+    let have: i64 = control.query(redis::cmd("LLEN").arg("mylist")).await?;
+    let have = have.max(0) as usize;
     if have < want {
         let v = value(spec.data_size);
-        let mut args: Vec<&[u8]> = vec![b"LPUSH", b"mylist"];
-        args.extend(std::iter::repeat_n(v.as_slice(), want - have));
-        if let crate::servers::redis::resp::Value::Error(e) = control.call(&args).await? {
-            bail!("failed to fill mylist for {}: {e}", spec.test);
+        let mut lpush = redis::cmd("LPUSH");
+        lpush.arg("mylist");
+        for _ in have..want {
+            lpush.arg(v.as_slice());
+        }
+        match control.query::<()>(&lpush).await {
+            Err(CommandError::Refused { reason, .. }) => {
+                bail!("failed to fill mylist for {}: {reason}", spec.test)
+            }
+            r => r?,
         }
     }
     Ok(())
@@ -232,8 +231,8 @@ fn class(cmd: &str) -> Class {
 
 /// INFO commandstats as `cmdstat_<command>` -> calls (plus rejected calls, which Redis 7+
 /// counts apart) and `cmdstat_<command>.usec`.
-async fn commandstats(control: &mut Conn) -> Result<Status> {
-    let text = control.text(&[b"INFO", b"commandstats"]).await?;
+async fn commandstats(control: &mut Control) -> Result<Status> {
+    let text = control.info("commandstats").await?;
     Ok(parse_commandstats(&text))
 }
 

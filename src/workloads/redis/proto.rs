@@ -281,7 +281,7 @@ fn number(line: &[u8]) -> Result<i64, ProtocolError> {
         .ok_or_else(|| ProtocolError(format!("bad length {:?}", String::from_utf8_lossy(line))))
 }
 
-/// Encode any command (control connection: AUTH, INFO, CONFIG GET ...).
+/// Encode any command (a load stream's AUTH; control work goes through the `redis` crate).
 pub fn command(args: &[&[u8]]) -> Vec<u8> {
     let args: Vec<Arg<'_>> = args.iter().map(|a| Arg::Text(a)).collect();
     encode("", &args).bytes

@@ -13,8 +13,8 @@ use super::RedisBenchmarkSpec;
 use crate::input::Length;
 use crate::measure::latency::LatencySummary;
 use crate::measure::measurement::Measurement;
-use crate::servers::redis::resp::{Addr, Conn, Value};
-use crate::servers::redis::{socket_addr, tcp_addr};
+use crate::servers::redis::control::{CommandError, Control};
+use crate::servers::redis::{socket_addr, tcp_addr, Addr};
 use crate::servers::Deployed;
 use crate::workloads::redis::driver::{delta, parse_commandstats};
 use crate::workloads::redis::{RedisTest, Transport};
@@ -40,7 +40,8 @@ pub async fn run_iteration(
         Transport::Tcp => tcp_addr(&server.endpoint),
         Transport::Unix => socket_addr(server.socket.as_ref())?,
     };
-    let mut control = Conn::connect(&tcp_addr(&server.endpoint), &server.endpoint.password).await?;
+    let mut control =
+        Control::connect(&tcp_addr(&server.endpoint), &server.endpoint.password).await?;
     let login = OneShotUser::create(&mut control, &server.endpoint.password).await?;
     let measured = async {
         match warmup {
@@ -52,7 +53,7 @@ pub async fn run_iteration(
             }
             None => {}
         }
-        let before = parse_commandstats(&control.text(&[b"INFO", b"commandstats"]).await?);
+        let before = parse_commandstats(&control.info("commandstats").await?);
         let cpu_before = children_cpu_seconds();
         let csv = run(
             spec,
@@ -60,7 +61,7 @@ pub async fn run_iteration(
         )
         .await?;
         let cpu = children_cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
-        let after = parse_commandstats(&control.text(&[b"INFO", b"commandstats"]).await?);
+        let after = parse_commandstats(&control.info("commandstats").await?);
         anyhow::Ok((csv, cpu, delta(&before, &after)))
     }
     .await;
@@ -107,34 +108,32 @@ pub struct OneShotUser {
 
 impl OneShotUser {
     /// None when the server has no password (nothing to protect).
-    async fn create(control: &mut Conn, server_password: &str) -> Result<Option<OneShotUser>> {
+    async fn create(control: &mut Control, server_password: &str) -> Result<Option<OneShotUser>> {
         if server_password.is_empty() {
             return Ok(None);
         }
         let user = OneShotUser::random();
         let password = format!(">{}", user.password);
-        let reply = control
-            .call(&[
-                b"ACL",
-                b"SETUSER",
-                user.name.as_bytes(),
-                b"reset",
-                b"on",
-                password.as_bytes(),
-                b"~*",
-                b"+@all",
-                b"-@dangerous",
-                // redis-benchmark reads `save` and `appendonly` at start.
-                b"+config|get",
-            ])
-            .await?;
-        if let Value::Error(e) = reply {
-            bail!(
+        let mut setuser = redis::cmd("ACL");
+        setuser
+            .arg("SETUSER")
+            .arg(&user.name)
+            .arg("reset")
+            .arg("on")
+            .arg(&password)
+            .arg("~*")
+            .arg("+@all")
+            .arg("-@dangerous")
+            // redis-benchmark reads `save` and `appendonly` at start.
+            .arg("+config|get");
+        match control.query::<()>(&setuser).await {
+            Err(CommandError::Refused { reason: e, .. }) => bail!(
                 "the server refused a one-shot ACL user for redis-benchmark ({e}); redis-benchmark \
                  takes a password only on its command line, where every local user can read it, \
                  so rmatrix will not give it the server's own: use the `redis` workload (Redis 6 \
                  or later has ACLs)"
-            );
+            ),
+            r => r?,
         }
         Ok(Some(user))
     }
@@ -148,13 +147,15 @@ impl OneShotUser {
         }
     }
 
-    async fn delete(&self, control: &mut Conn) -> Result<()> {
+    async fn delete(&self, control: &mut Control) -> Result<()> {
         match control
-            .call(&[b"ACL", b"DELUSER", self.name.as_bytes()])
-            .await?
+            .query::<()>(redis::cmd("ACL").arg("DELUSER").arg(&self.name))
+            .await
         {
-            Value::Error(e) => bail!("ACL DELUSER {} failed: {e}", self.name),
-            _ => Ok(()),
+            Err(CommandError::Refused { reason: e, .. }) => {
+                bail!("ACL DELUSER {} failed: {e}", self.name)
+            }
+            r => Ok(r?),
         }
     }
 }
