@@ -1084,6 +1084,8 @@ length: 100
             ),
             ("valkey-8.1", ServerKind::Redis),
             ("{dir: mariadb}", ServerKind::Mysql),
+            ("/work/redis-tools/containers/mariadb", ServerKind::Mysql),
+            ("{dir: /srv/valkey/containers/mariadb/}", ServerKind::Mysql),
         ] {
             let spec: ServerSpec =
                 crate::input::yaml::from_str(&format!("{{build: {build}}}")).unwrap();

@@ -53,6 +53,13 @@ impl ServerSpec {
             .image
             .as_deref()
             .or(self.build.as_ref().map(BuildSpec::name))
+            .unwrap_or("");
+        // The last part only: a build folder's path may pass through any directory (a
+        // checkout under /work/redis-tools must not make MariaDB a Redis server).
+        let name = name
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
             .unwrap_or("")
             .to_lowercase();
         if name.contains("redis") || name.contains("valkey") {

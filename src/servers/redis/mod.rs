@@ -15,6 +15,7 @@ use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::tail;
 use super::family::{BoxFuture, Family, Readiness, Setup};
 use super::spec::ConfigSpec;
+use crate::measure::counters::Status;
 use conf as redisconf;
 use control::{info_fields, Control};
 
@@ -186,6 +187,49 @@ async fn config_get_all(conn: &mut Control) -> Result<BTreeMap<String, String>> 
             (name, value)
         })
         .collect())
+}
+
+/// The family's counters: INFO commandstats as `cmdstat_<command>` -> calls (plus rejected calls, which Redis 7+
+/// counts apart) and `cmdstat_<command>.usec`.
+pub async fn commandstats(control: &mut Control) -> Result<Status> {
+    let text = control.info("commandstats").await?;
+    Ok(parse_commandstats(&text))
+}
+
+pub fn parse_commandstats(text: &str) -> Status {
+    let mut out = Status::new();
+    for (name, fields) in info_fields(text) {
+        if !name.starts_with("cmdstat_") {
+            continue;
+        }
+        let mut calls = 0;
+        for (k, v) in fields.split(',').filter_map(|f| f.split_once('=')) {
+            let n = v.parse::<u64>().unwrap_or(0);
+            match k {
+                "calls" | "rejected_calls" => calls += n,
+                "usec" => {
+                    out.insert(format!("{name}.usec"), n);
+                }
+                _ => {}
+            }
+        }
+        out.insert(name, calls);
+    }
+    out
+}
+
+/// after - before of two commandstats snapshots; a command absent before counted from zero.
+pub fn commandstats_delta(before: &Status, after: &Status) -> Status {
+    after
+        .iter()
+        .map(|(k, a)| {
+            (
+                k.clone(),
+                a.saturating_sub(before.get(k).copied().unwrap_or(0)),
+            )
+        })
+        .filter(|(_, d)| *d > 0)
+        .collect()
 }
 
 /// The socket a unix-transport workload connects to.

@@ -20,7 +20,8 @@ use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::{Recorder, Seconds};
-use crate::servers::redis::control::{info_fields, CommandError, Control};
+use crate::servers::redis::control::{CommandError, Control};
+use crate::servers::redis::{commandstats, commandstats_delta as delta};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
 use crate::servers::Deployed;
 use crate::workloads::redis::proto::{append, reply_len, templates, value, KeyGen, Template};
@@ -229,49 +230,6 @@ fn class(cmd: &str) -> Class {
     }
 }
 
-/// INFO commandstats as `cmdstat_<command>` -> calls (plus rejected calls, which Redis 7+
-/// counts apart) and `cmdstat_<command>.usec`.
-async fn commandstats(control: &mut Control) -> Result<Status> {
-    let text = control.info("commandstats").await?;
-    Ok(parse_commandstats(&text))
-}
-
-pub fn parse_commandstats(text: &str) -> Status {
-    let mut out = Status::new();
-    for (name, fields) in info_fields(text) {
-        if !name.starts_with("cmdstat_") {
-            continue;
-        }
-        let mut calls = 0;
-        for (k, v) in fields.split(',').filter_map(|f| f.split_once('=')) {
-            let n = v.parse::<u64>().unwrap_or(0);
-            match k {
-                "calls" | "rejected_calls" => calls += n,
-                "usec" => {
-                    out.insert(format!("{name}.usec"), n);
-                }
-                _ => {}
-            }
-        }
-        out.insert(name, calls);
-    }
-    out
-}
-
-/// after - before; a command absent before counted from zero.
-pub fn delta(before: &Status, after: &Status) -> Status {
-    after
-        .iter()
-        .map(|(k, a)| {
-            (
-                k.clone(),
-                a.saturating_sub(before.get(k).copied().unwrap_or(0)),
-            )
-        })
-        .filter(|(_, d)| *d > 0)
-        .collect()
-}
-
 /// Every request the clients sent must be a call the server counted, and the other way round.
 pub fn check_counts(sent: &BTreeMap<&'static str, u64>, server: &Status) -> Result<()> {
     for (cmd, n) in sent {
@@ -447,6 +405,7 @@ fn lost(mut r: ClientResult, missing: u64, why: String) -> (Option<Stream>, Clie
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::servers::redis::parse_commandstats;
 
     #[test]
     fn commandstats_deltas_and_check() {

@@ -11,12 +11,13 @@ use tokio::process::Command;
 
 use super::RedisBenchmarkSpec;
 use crate::input::Length;
+use crate::measure::cpu;
 use crate::measure::latency::LatencySummary;
 use crate::measure::measurement::Measurement;
 use crate::servers::redis::control::{CommandError, Control};
+use crate::servers::redis::{commandstats_delta as delta, parse_commandstats};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
 use crate::servers::Deployed;
-use crate::workloads::redis::driver::{delta, parse_commandstats};
 use crate::workloads::redis::{RedisTest, Transport};
 
 pub async fn run_iteration(
@@ -54,13 +55,13 @@ pub async fn run_iteration(
             None => {}
         }
         let before = parse_commandstats(&control.info("commandstats").await?);
-        let cpu_before = children_cpu_seconds();
+        let cpu_before = cpu::children_seconds();
         let csv = run(
             spec,
             &args(spec, &addr, login.as_ref(), clients, Some(requests)),
         )
         .await?;
-        let cpu = children_cpu_seconds().zip(cpu_before).map(|(a, b)| a - b);
+        let cpu = cpu::children_seconds().zip(cpu_before).map(|(a, b)| a - b);
         let after = parse_commandstats(&control.info("commandstats").await?);
         anyhow::Ok((csv, cpu, delta(&before, &after)))
     }
@@ -277,17 +278,6 @@ pub fn parse_csv(text: &str, test: RedisTest) -> Option<CsvLine> {
             },
         })
     })
-}
-
-/// CPU seconds of the children this process has waited for (cutime + cstime).
-fn children_cpu_seconds() -> Option<f64> {
-    let text = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = &text[text.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let cu: f64 = fields.get(13)?.parse().ok()?;
-    let cs: f64 = fields.get(14)?.parse().ok()?;
-    // USER_HZ is 100 on every Linux rmatrix runs on.
-    Some((cu + cs) / 100.0)
 }
 
 #[cfg(test)]
