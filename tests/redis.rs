@@ -406,7 +406,8 @@ fn charts_are_drawn_and_linked_from_the_summary() {
 fn redis_iterations_write_per_second_samples() {
     let tmp = tempfile::tempdir().unwrap();
     let body = "servers:\n  redis-7.0: {build: redis-7.0}\nworkloads:\n  mixed: {redis: {test: \
-                mixed, keyspace: 1000, pipeline: 4}}\nconcurrency: [2]\nlength: 2500ms\n";
+                mixed, keyspace: 1000, pipeline: 4}}\nconcurrency: [2]\nlength: 2500ms\n\
+                report: {apdex_t: 1ms}\n";
     let (out, dir, _guard) = run(tmp.path(), "redis-samples", body);
     assert_eq!(
         out.status.code(),
@@ -415,6 +416,11 @@ fn redis_iterations_write_per_second_samples() {
         String::from_utf8_lossy(&out.stderr)
     );
     common::assert_samples_agree(&dir, 2);
+    // Apdex[1 ms] from the iteration's histogram: a score, with its T.
+    let row = &rows(&dir)[0];
+    let apdex: f64 = row["apdex"].parse().unwrap();
+    assert!((0.0..=1.0).contains(&apdex), "{row:?}");
+    assert_eq!(row["apdex_t_ms"], "1");
     for s in common::csv_rows(&dir.join("samples.csv")) {
         let (r, w): (f64, f64) = (
             s["reads_ps"].parse().unwrap(),

@@ -1223,4 +1223,27 @@ length: 100
             "{e}"
         );
     }
+
+    #[test]
+    fn apdex_t_for_all_or_per_workload() {
+        let base = "servers: {r: {build: redis-7.0}}\nworkloads:\n  a: {redis: {test: get}}\n  b: {redis: {test: set}}\nlength: 100\n";
+        let m = load_str(
+            &format!("{base}report: {{apdex_t: 2ms}}\n"),
+            Path::new("m.yaml"),
+        )
+        .unwrap();
+        assert_eq!(m.matrix.report.apdex_t_ms("b"), Some(2.0));
+        let m = load_str(
+            &format!("{base}report: {{apdex_t: {{a: 500us}}}}\n"),
+            Path::new("m.yaml"),
+        );
+        assert!(m.is_err(), "us is no unit rmatrix reads");
+        let m = load_str(
+            &format!("{base}report: {{apdex_t: {{a: 1s}}}}\n"),
+            Path::new("m.yaml"),
+        )
+        .unwrap();
+        assert_eq!(m.matrix.report.apdex_t_ms("a"), Some(1000.0));
+        assert_eq!(m.matrix.report.apdex_t_ms("b"), None);
+    }
 }

@@ -209,25 +209,50 @@ pub enum ApdexT {
 
 impl<'de> Deserialize<'de> for ApdexT {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
+        use serde::de::{Error, IgnoredAny};
+        const SHAPE: &str = "a duration (`2ms`) or one per workload (`{read: 1ms}`)";
+        // What is neither is consumed and refused after the visitor, where the parser gives
+        // the error the value's position.
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
-            type Value = ApdexT;
+            type Value = Result<ApdexT, String>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a duration (`2ms`) or one per workload (`{read: 1ms}`)")
+                f.write_str(SHAPE)
             }
-            fn visit_str<E: Error>(self, v: &str) -> Result<ApdexT, E> {
-                Length::parse(v).map(ApdexT::All).map_err(E::custom)
+            fn visit_str<E: Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Length::parse(v).map(ApdexT::All))
             }
-            fn visit_u64<E: Error>(self, v: u64) -> Result<ApdexT, E> {
-                Ok(ApdexT::All(Length::Queries(v)))
+            fn visit_u64<E: Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Ok(ApdexT::All(Length::Queries(v))))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<ApdexT, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                a: A,
+            ) -> Result<Self::Value, A::Error> {
                 IndexMap::deserialize(serde::de::value::MapAccessDeserializer::new(a))
-                    .map(ApdexT::PerWorkload)
+                    .map(|m| Ok(ApdexT::PerWorkload(m)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Self::Value, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Err(format!("must be {SHAPE}, not a list")))
+            }
+            fn visit_bool<E: Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Err(format!("must be {SHAPE}, not a boolean")))
+            }
+            fn visit_i64<E: Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Err(format!("must be {SHAPE}, not a negative number")))
+            }
+            fn visit_f64<E: Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Err(format!("must be {SHAPE}, not a fraction")))
+            }
+            fn visit_unit<E: Error>(self) -> Result<Self::Value, E> {
+                Ok(Err(format!("must be {SHAPE}, not empty")))
             }
         }
-        d.deserialize_any(V)
+        d.deserialize_any(V)?.map_err(D::Error::custom)
     }
 }
 

@@ -56,8 +56,8 @@ impl Latency {
         let (t, t4) = (threshold_ms * 1000.0, 4.0 * threshold_ms * 1000.0);
         let (mut within_t, mut within_4t) = (0, 0);
         for v in self.hist.iter_recorded() {
-            // Each bucket at its middle, as the percentiles read it (0.1% wide).
-            let us = self.hist.median_equivalent(v.value_iterated_to()) as f64;
+            // A bucket (0.1% wide) is within T when it starts within T: T itself is exact.
+            let us = self.hist.lowest_equivalent(v.value_iterated_to()) as f64;
             if us <= t {
                 within_t += v.count_at_value();
             }
