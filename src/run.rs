@@ -14,6 +14,7 @@ use rand::distr::{Alphanumeric, SampleString};
 use crate::matrix::model::{Matrix, Network, Selector};
 use crate::matrix::schedule::schedule;
 use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
+use crate::measure::cgroup::Window;
 use crate::model::CellKey;
 use crate::progress::Progress;
 use crate::report;
@@ -744,6 +745,7 @@ impl RunCtx<'_> {
                     warmup: m.warmup,
                     length: m.length,
                     live,
+                    window: Arc::new(Window::new(deployed.cgroup.clone())),
                 };
                 let stall_timeout = m
                     .stall_timeout
@@ -758,6 +760,13 @@ impl RunCtx<'_> {
                         if row.is_ok() {
                             let family = m.servers[&cell.server].kind().family();
                             family.result_columns(&meas.server, &mut row);
+                            if let (Some(used), Some(q)) = (ctx.window.used(), row.queries) {
+                                let cpu_s = used.cpu_ns as f64 / 1e9;
+                                row.srv_cpu_s = Some((cpu_s * 1e6).round() / 1e6);
+                                row.srv_cpu_us_per_op = (q > 0).then(|| cpu_s * 1e6 / q as f64);
+                                row.srv_read_bytes = Some(used.read_bytes);
+                                row.srv_write_bytes = Some(used.write_bytes);
+                            }
                             // Only from a histogram: an external tool's summary cannot say.
                             let t = m.report.apdex_t_ms(&cell.workload);
                             if let (Some(t), true) = (t, meas.latency.count() > 0) {

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use rmatrix::matrix::model::ConfigSpec;
 use rmatrix::matrix::Length;
+use rmatrix::measure::cgroup::Window;
 use rmatrix::measure::measurement::Measurement;
 use rmatrix::results::samples::{SampleSink, SAMPLES_CSV};
 use rmatrix::results::RunDir;
@@ -70,6 +71,7 @@ async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Me
         None,
         length,
         Arc::new(AtomicU64::new(0)),
+        &Window::default(),
     )
     .await
     .unwrap_or_else(|e| panic!("{}: {e:#}", spec.test.name()))
@@ -235,6 +237,7 @@ async fn every_test_runs_and_the_server_counts_the_same() {
         Some(Length::Time(Duration::from_millis(500))),
         Length::Time(Duration::from_millis(2500)),
         Arc::new(AtomicU64::new(0)),
+        &Window::default(),
     )
     .await
     .unwrap();
@@ -328,15 +331,27 @@ async fn sysbench_driver_parses_a_real_run() {
         concurrency: 2,
     };
     let sink = SampleSink::new(&dir, &cell, 1);
+    // The server's own cost over the measured phase, from its container's cgroup.
+    let window = Window::new(dep.cgroup.clone());
     let got = rmatrix::workloads::sysbench::driver::run_iteration(
         &dep.endpoint,
         &spec,
         2,
         m.warmup,
         m.length,
+        &window,
     )
     .await
     .unwrap();
+    let used = window.used().expect("the container's cgroup is readable");
+    assert!(used.cpu_ns > 0, "{used:?}");
+    // Two sysbench threads on 2 cores: the server cannot use more than the wall time of
+    // both cores.
+    assert!(
+        (used.cpu_ns as f64) < got.seconds * 2.0e9 * 1.05,
+        "{used:?} in {} s",
+        got.seconds
+    );
     sink.write(&got.samples).unwrap();
     assert!(got.commits > 0);
     assert_eq!(
@@ -366,6 +381,7 @@ async fn sysbench_driver_parses_a_real_run() {
         1,
         m.warmup,
         m.length,
+        &Window::default(),
     )
     .await
     .unwrap();

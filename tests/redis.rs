@@ -421,6 +421,17 @@ fn redis_iterations_write_per_second_samples() {
     let apdex: f64 = row["apdex"].parse().unwrap();
     assert!((0.0..=1.0).contains(&apdex), "{row:?}");
     assert_eq!(row["apdex_t_ms"], "1");
+    // The server's CPU over the measured phase, from its cgroup, per request.
+    let cpu_s: f64 = row["srv_cpu_s"].parse().unwrap();
+    let per_op: f64 = row["srv_cpu_us_per_op"].parse().unwrap();
+    let queries: f64 = row["queries"].parse().unwrap();
+    assert!(
+        cpu_s > 0.0 && (per_op - cpu_s * 1e6 / queries).abs() < 0.01,
+        "{row:?}"
+    );
+    // One Redis thread: at most the phase's wall time of one core (and a little).
+    let seconds: f64 = row["seconds"].parse().unwrap();
+    assert!(cpu_s < seconds * 1.2, "{row:?}");
     for s in common::csv_rows(&dir.join("samples.csv")) {
         let (r, w): (f64, f64) = (
             s["reads_ps"].parse().unwrap(),

@@ -1,5 +1,6 @@
 //! Measurement: latency histograms, per-second intervals, server counters, CPU time.
 
+pub mod cgroup;
 pub mod counters;
 pub mod cpu;
 pub mod interval;

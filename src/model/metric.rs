@@ -86,6 +86,14 @@ pub const METRICS: &[Metric] = &[
         get: |r| r.apdex,
     },
     Metric {
+        name: "srv_cpu_us_per_op",
+        title: "Server CPU per operation",
+        unit: "us",
+        higher_is_better: false,
+        decimals: 2,
+        get: |r| r.srv_cpu_us_per_op,
+    },
+    Metric {
         name: "errors",
         title: "Errors",
         unit: "errors",

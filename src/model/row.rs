@@ -66,6 +66,13 @@ pub struct ResultRow {
     pub apdex: Option<f64>,
     /// The T of `apdex`, in ms.
     pub apdex_t_ms: Option<f64>,
+    /// CPU seconds the server's container used over the measured phase (its cgroup).
+    pub srv_cpu_s: Option<f64>,
+    /// Server CPU microseconds per successful operation (`srv_cpu_s` / `queries`).
+    pub srv_cpu_us_per_op: Option<f64>,
+    /// Bytes the server's container read and wrote through block devices over the phase.
+    pub srv_read_bytes: Option<u64>,
+    pub srv_write_bytes: Option<u64>,
 }
 
 impl ResultRow {

@@ -10,6 +10,7 @@ use anyhow::{anyhow, Result};
 use super::docker::{ContainerSpec, Engine};
 use super::mysql::verify::Check;
 use super::spec::ExternalSpec;
+use crate::measure::cgroup::Cgroup;
 
 /// Where clients connect. The password is never printed or written to results.
 #[derive(Clone)]
@@ -96,6 +97,8 @@ pub struct Deployed {
     pub checks: Vec<Check>,
     /// The server's unix socket on this host, where it has one (Redis family).
     pub socket: Option<std::path::PathBuf>,
+    /// The container's cgroup, where its usage can be read (not for an external server).
+    pub cgroup: Option<Cgroup>,
 }
 
 impl Deployed {

@@ -275,6 +275,13 @@ impl Engine {
     }
 
     /// Still running? When not, its exit code.
+    /// The container's main process as this host sees it (for its cgroup).
+    pub async fn pid(&self, id: &str) -> Result<Option<u32>> {
+        let info = self.docker.inspect_container(id, None).await?;
+        let pid = info.state.and_then(|s| s.pid).unwrap_or(0);
+        Ok(u32::try_from(pid).ok().filter(|p| *p > 0))
+    }
+
     pub async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
         let info = self.docker.inspect_container(id, None).await?;
         let state = info.state.unwrap_or_default();

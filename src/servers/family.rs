@@ -11,6 +11,7 @@ use anyhow::{bail, Result};
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
 use super::docker::ContainerSpec;
 use super::spec::{ConfigSpec, ExternalSpec};
+use crate::measure::cgroup::Cgroup;
 use crate::measure::counters::Status;
 use crate::model::ResultRow;
 
@@ -99,6 +100,7 @@ pub async fn start(
         return Err(e.context(family.failed_start(&log)));
     }
     let mut deployed = family.read_back(endpoint, config).await?;
+    deployed.cgroup = launch.engine.pid(&id).await?.and_then(Cgroup::of_pid);
     deployed.container = Some(id);
     deployed.socket = setup.socket;
     Ok(deployed)

@@ -10,6 +10,7 @@ use anyhow::Result;
 
 use super::stall;
 use crate::input::Length;
+use crate::measure::cgroup::Window;
 use crate::measure::measurement::Measurement;
 use crate::servers::spec::ServerKind;
 use crate::servers::Deployed;
@@ -28,6 +29,9 @@ pub struct Ctx<'a> {
     /// Operations completed so far, of every phase (prepare, warmup, measured): the status
     /// line and the stall watchdog read it.
     pub live: Arc<AtomicU64>,
+    /// The measured phase's edges: a driver opens it right before its measured phase and
+    /// closes it right after, so that the server's usage in between is its cost.
+    pub window: Arc<Window>,
 }
 
 /// A workload kind's options, able to run against a server.

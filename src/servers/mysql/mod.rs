@@ -130,6 +130,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         variables,
         checks,
         socket: None,
+        cgroup: None,
     })
 }
 

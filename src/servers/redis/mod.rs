@@ -168,6 +168,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         variables,
         checks,
         socket: None,
+        cgroup: None,
     })
 }
 

@@ -14,6 +14,7 @@ use super::collector::{self, Collected};
 use super::prepare::{self, seeded};
 use super::worker::{Phase, Worker};
 use crate::input::Length;
+use crate::measure::cgroup::Window;
 use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::interval::mean_stddev;
@@ -63,11 +64,13 @@ impl Driver for OltpSpec {
             ctx.warmup,
             ctx.length,
             ctx.live.clone(),
+            &ctx.window,
         )
         .await
     }
 }
 
+#[allow(clippy::too_many_arguments)] // the parts of `Ctx` it uses, so tests can call it without a `Deployed`
 pub async fn run_iteration(
     endpoint: &Endpoint,
     spec: &OltpSpec,
@@ -76,6 +79,7 @@ pub async fn run_iteration(
     warmup: Option<Length>,
     length: Length,
     live: Arc<AtomicU64>,
+    window: &Window,
 ) -> Result<Measurement> {
     prepare::ensure(endpoint, spec, engine, &live)
         .await
@@ -101,7 +105,9 @@ pub async fn run_iteration(
     let before = mysql::status(&mut control).await?;
     let cpu0 = cpu::process_seconds();
     let stop = cancel.flag();
+    window.open();
     let (workers, got, seconds) = blocking(move || run_phase(workers, length, live, stop)).await?;
+    window.close();
     let cpu1 = cpu::process_seconds();
     let after = mysql::status(&mut control).await?;
     // Counters that moved, and always the ones compared (and rollbacks, which the

@@ -14,6 +14,7 @@ use rand::SeedableRng;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::input::Length;
+use crate::measure::cgroup::Window;
 use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::interval::Counts;
@@ -36,6 +37,7 @@ pub async fn run_iteration(
     warmup: Option<Length>,
     length: Length,
     live: Arc<AtomicU64>,
+    window: Arc<Window>,
 ) -> Result<Measurement> {
     let load_addr = match spec.transport {
         Transport::Tcp => tcp_addr(&server.endpoint),
@@ -50,6 +52,7 @@ pub async fn run_iteration(
         warmup,
         length,
         live,
+        window,
     };
     let (mut tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
@@ -86,6 +89,7 @@ struct Job {
     warmup: Option<Length>,
     length: Length,
     live: Arc<AtomicU64>,
+    window: Arc<Window>,
 }
 
 /// What every client of a cell sends.
@@ -125,6 +129,7 @@ impl Job {
 
         let before = commandstats(&mut control).await?;
         let cpu_before = cpu::process_seconds();
+        self.window.open();
         let started = Instant::now();
         let per_second = Seconds::new(started);
         let (_, results) = run_load(
@@ -136,6 +141,7 @@ impl Job {
         )
         .await;
         let seconds = started.elapsed().as_secs_f64();
+        self.window.close();
         let cpu = cpu::process_seconds().zip(cpu_before).map(|(a, b)| a - b);
         let after = commandstats(&mut control).await?;
         let server = delta(&before, &after);

@@ -272,6 +272,7 @@ impl Driver for RedisSpec {
             ctx.warmup,
             ctx.length,
             ctx.live.clone(),
+            ctx.window.clone(),
         )
         .await
     }

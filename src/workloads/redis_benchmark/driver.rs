@@ -11,6 +11,7 @@ use tokio::process::Command;
 
 use super::RedisBenchmarkSpec;
 use crate::input::Length;
+use crate::measure::cgroup::Window;
 use crate::measure::cpu;
 use crate::measure::latency::LatencySummary;
 use crate::measure::measurement::Measurement;
@@ -27,6 +28,7 @@ pub async fn run_iteration(
     warmup: Option<Length>,
     length: Length,
     live: Arc<AtomicU64>,
+    window: &Window,
 ) -> Result<Measurement> {
     if spec.test == RedisTest::Mixed {
         bail!("redis-benchmark has no mixed test: use the `redis` workload for it");
@@ -56,11 +58,13 @@ pub async fn run_iteration(
         }
         let before = parse_commandstats(&control.info("commandstats").await?);
         let cpu_before = cpu::children_seconds();
+        window.open();
         let csv = run(
             spec,
             &args(spec, &addr, login.as_ref(), clients, Some(requests)),
         )
         .await?;
+        window.close();
         let cpu = cpu::children_seconds().zip(cpu_before).map(|(a, b)| a - b);
         let after = parse_commandstats(&control.info("commandstats").await?);
         anyhow::Ok((csv, cpu, delta(&before, &after)))

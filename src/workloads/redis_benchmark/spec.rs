@@ -76,6 +76,7 @@ impl Driver for RedisBenchmarkSpec {
             ctx.warmup,
             ctx.length,
             ctx.live.clone(),
+            &ctx.window,
         )
         .await
     }

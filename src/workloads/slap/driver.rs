@@ -13,6 +13,7 @@ use rand::SeedableRng;
 
 use super::SlapSpec;
 use crate::input::Length;
+use crate::measure::cgroup::Window;
 use crate::measure::counters;
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
@@ -42,6 +43,7 @@ impl Driver for SlapSpec {
             ctx.warmup,
             ctx.length,
             ctx.live.clone(),
+            &ctx.window,
         )
         .await
     }
@@ -51,6 +53,7 @@ impl Driver for SlapSpec {
 const SAMPLE_PERCENTILE: f64 = 95.0;
 
 /// One iteration: prepare, optional warmup, measured phase.
+#[allow(clippy::too_many_arguments)] // the parts of `Ctx` it uses, so tests can call it without a `Deployed`
 pub async fn run_iteration(
     endpoint: &Endpoint,
     spec: &SlapSpec,
@@ -59,6 +62,7 @@ pub async fn run_iteration(
     warmup: Option<Length>,
     length: Length,
     live: Arc<AtomicU64>,
+    window: &Window,
 ) -> Result<Measurement> {
     let mut rng = SmallRng::from_os_rng();
     let sql = sql::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
@@ -74,6 +78,7 @@ pub async fn run_iteration(
     }
 
     let before = mysql::status(&mut control).await?;
+    window.open();
     let started = Instant::now();
     let per_second = Seconds::new(started);
     let (conns, results) = run_clients(
@@ -87,6 +92,7 @@ pub async fn run_iteration(
     )
     .await;
     let seconds = started.elapsed().as_secs_f64();
+    window.close();
     let after = mysql::status(&mut control).await?;
     let mut server = counters::delta(&before, &after);
     // The second SHOW GLOBAL STATUS counts itself in Questions.

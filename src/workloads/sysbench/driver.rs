@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use mysql_async::prelude::Queryable;
 
 use crate::input::Length;
+use crate::measure::cgroup::Window;
 use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::latency::LatencySummary;
@@ -48,6 +49,7 @@ impl Driver for SysbenchSpec {
             ctx.concurrency,
             ctx.warmup,
             ctx.length,
+            &ctx.window,
         )
         .await
     }
@@ -59,6 +61,7 @@ pub async fn run_iteration(
     threads: u32,
     warmup: Option<Length>,
     length: Length,
+    window: &Window,
 ) -> Result<Measurement> {
     if spec.prepare {
         ensure_prepared(endpoint, spec).await?;
@@ -70,7 +73,9 @@ pub async fn run_iteration(
     let before = mysql::status(&mut control).await?;
     let cpu0 = cpu::children_seconds();
     let started = Instant::now();
+    window.open();
     let text = sysbench(endpoint, spec, "run", threads, Some(length)).await?;
+    window.close();
     let wall = started.elapsed().as_secs_f64();
     let cpu1 = cpu::children_seconds();
     let after = mysql::status(&mut control).await?;

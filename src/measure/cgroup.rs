@@ -1,0 +1,229 @@
+//! What a server's container used, from its cgroup (v1 or v2, found through its main
+//! process): CPU time and bytes read and written by its block I/O. Read at both edges of a
+//! measured phase, the difference is the server's cost of the operations in between.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Counters of a cgroup, cumulative since it was created.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    pub cpu_ns: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+}
+
+impl Usage {
+    pub fn since(&self, before: &Usage) -> Usage {
+        Usage {
+            cpu_ns: self.cpu_ns.saturating_sub(before.cpu_ns),
+            read_bytes: self.read_bytes.saturating_sub(before.read_bytes),
+            write_bytes: self.write_bytes.saturating_sub(before.write_bytes),
+        }
+    }
+}
+
+/// Where one process's cgroup counters are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cgroup {
+    /// cgroup v2: one directory with `cpu.stat` and `io.stat`.
+    V2(PathBuf),
+    /// cgroup v1: the `cpuacct` and `blkio` hierarchies' directories.
+    V1 { cpuacct: PathBuf, blkio: PathBuf },
+}
+
+impl Cgroup {
+    /// The cgroup of process `pid` (as this host sees it); None when it cannot be read.
+    pub fn of_pid(pid: u32) -> Option<Cgroup> {
+        let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+        let cg = Cgroup::parse(&text, Path::new("/sys/fs/cgroup"))?;
+        cg.read().map(|_| cg)
+    }
+
+    /// From `/proc/<pid>/cgroup`: v1 when it names a cpuacct hierarchy, else v2's `0::`.
+    fn parse(text: &str, root: &Path) -> Option<Cgroup> {
+        let mut v1 = (None, None);
+        let mut v2 = None;
+        for line in text.lines() {
+            let mut parts = line.splitn(3, ':');
+            let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+            let path = path.trim_start_matches('/');
+            let list: Vec<&str> = controllers.split(',').collect();
+            if list.contains(&"cpuacct") {
+                v1.0 = Some(root.join(controllers).join(path));
+            }
+            if list.contains(&"blkio") {
+                v1.1 = Some(root.join(controllers).join(path));
+            }
+            if controllers.is_empty() {
+                v2 = Some(root.join(path));
+            }
+        }
+        match v1 {
+            (Some(cpuacct), Some(blkio)) => Some(Cgroup::V1 { cpuacct, blkio }),
+            _ => v2.map(Cgroup::V2),
+        }
+    }
+
+    /// The counters now; None when the cgroup is gone or unreadable.
+    pub fn read(&self) -> Option<Usage> {
+        match self {
+            Cgroup::V2(dir) => {
+                let cpu = std::fs::read_to_string(dir.join("cpu.stat")).ok()?;
+                let cpu_us = field(&cpu, "usage_usec")?;
+                let io = std::fs::read_to_string(dir.join("io.stat")).unwrap_or_default();
+                let (read_bytes, write_bytes) = io_stat(&io);
+                Some(Usage {
+                    cpu_ns: cpu_us * 1000,
+                    read_bytes,
+                    write_bytes,
+                })
+            }
+            Cgroup::V1 { cpuacct, blkio } => {
+                let cpu = std::fs::read_to_string(cpuacct.join("cpuacct.usage")).ok()?;
+                let io = std::fs::read_to_string(blkio.join("blkio.throttle.io_service_bytes"))
+                    .unwrap_or_default();
+                let (read_bytes, write_bytes) = blkio_bytes(&io);
+                Some(Usage {
+                    cpu_ns: cpu.trim().parse().ok()?,
+                    read_bytes,
+                    write_bytes,
+                })
+            }
+        }
+    }
+}
+
+/// `name value` lines (cpu.stat).
+fn field(text: &str, name: &str) -> Option<u64> {
+    text.lines()
+        .filter_map(|l| l.split_once(' '))
+        .find(|(k, _)| *k == name)
+        .and_then(|(_, v)| v.trim().parse().ok())
+}
+
+/// io.stat: `8:0 rbytes=N wbytes=N rios=N ...` per device, summed.
+fn io_stat(text: &str) -> (u64, u64) {
+    let mut out = (0, 0);
+    for kv in text.split_whitespace().filter_map(|w| w.split_once('=')) {
+        match kv {
+            ("rbytes", v) => out.0 += v.parse().unwrap_or(0),
+            ("wbytes", v) => out.1 += v.parse().unwrap_or(0),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// blkio.throttle.io_service_bytes: `8:0 Read N` / `8:0 Write N` per device, summed (the
+/// `Total` lines left out).
+fn blkio_bytes(text: &str) -> (u64, u64) {
+    let mut out = (0, 0);
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        if let [_, op, n] = w[..] {
+            match op {
+                "Read" => out.0 += n.parse().unwrap_or(0),
+                "Write" => out.1 += n.parse().unwrap_or(0),
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The edges of one measured phase: a driver opens it right before its clients start and
+/// closes it right after they end; what the server's cgroup used in between is its cost.
+#[derive(Debug, Default)]
+pub struct Window {
+    cgroup: Option<Cgroup>,
+    start: Mutex<Option<Usage>>,
+    end: Mutex<Option<Usage>>,
+}
+
+impl Window {
+    /// A window on `cgroup`; without one (an external server) it measures nothing.
+    pub fn new(cgroup: Option<Cgroup>) -> Window {
+        Window {
+            cgroup,
+            ..Window::default()
+        }
+    }
+
+    pub fn open(&self) {
+        let now = self.cgroup.as_ref().and_then(Cgroup::read);
+        *self.start.lock().unwrap_or_else(|e| e.into_inner()) = now;
+    }
+
+    pub fn close(&self) {
+        let now = self.cgroup.as_ref().and_then(Cgroup::read);
+        *self.end.lock().unwrap_or_else(|e| e.into_inner()) = now;
+    }
+
+    /// What the server used between `open` and `close`, when both were read.
+    pub fn used(&self) -> Option<Usage> {
+        let start = *self.start.lock().unwrap_or_else(|e| e.into_inner());
+        let end = *self.end.lock().unwrap_or_else(|e| e.into_inner());
+        Some(end?.since(&start?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_v1_and_v2_paths() {
+        let v1 =
+            "12:blkio:/docker/abc\n4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n0::/\n";
+        assert_eq!(
+            Cgroup::parse(v1, Path::new("/sys/fs/cgroup")),
+            Some(Cgroup::V1 {
+                cpuacct: "/sys/fs/cgroup/cpu,cpuacct/docker/abc".into(),
+                blkio: "/sys/fs/cgroup/blkio/docker/abc".into(),
+            })
+        );
+        let v2 = "0::/system.slice/docker-abc.scope\n";
+        assert_eq!(
+            Cgroup::parse(v2, Path::new("/sys/fs/cgroup")),
+            Some(Cgroup::V2(
+                "/sys/fs/cgroup/system.slice/docker-abc.scope".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn reads_the_counters_of_both_versions() {
+        assert_eq!(
+            field("usage_usec 1500\nuser_usec 1000\n", "usage_usec"),
+            Some(1500)
+        );
+        assert_eq!(
+            io_stat("8:0 rbytes=10 wbytes=20 rios=1 wios=2\n8:16 rbytes=1 wbytes=2\n"),
+            (11, 22)
+        );
+        assert_eq!(
+            blkio_bytes("8:0 Read 100\n8:0 Write 300\n8:0 Sync 5\n8:0 Total 400\nTotal 400\n"),
+            (100, 300)
+        );
+        let a = Usage {
+            cpu_ns: 5,
+            read_bytes: 1,
+            write_bytes: 9,
+        };
+        assert_eq!(a.since(&Usage::default()), a);
+        assert_eq!(
+            Usage::default().since(&a),
+            Usage::default(),
+            "never negative"
+        );
+    }
+
+    #[test]
+    fn a_window_without_a_cgroup_measures_nothing() {
+        let w = Window::new(None);
+        w.open();
+        w.close();
+        assert_eq!(w.used(), None);
+    }
+}
