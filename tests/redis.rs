@@ -420,7 +420,7 @@ fn redis_iterations_write_per_second_samples() {
     let row = &rows(&dir)[0];
     let apdex: f64 = row["apdex"].parse().unwrap();
     assert!((0.0..=1.0).contains(&apdex), "{row:?}");
-    assert_eq!(row["apdex_t_ms"], "1");
+    assert_eq!(row["apdex_t_ms"], "1.0");
     // The server's CPU over the measured phase, from its cgroup, per request.
     let cpu_s: f64 = row["srv_cpu_s"].parse().unwrap();
     let per_op: f64 = row["srv_cpu_us_per_op"].parse().unwrap();
