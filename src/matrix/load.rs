@@ -537,6 +537,30 @@ impl Validator<'_> {
                     .collect()
             }
         };
+        if let Some(lc) = &r.load_curve {
+            if !(lc.min_gain_pct.is_finite() && lc.min_gain_pct >= 0.0) {
+                return Err(self.err(
+                    "report.load_curve.min_gain_pct",
+                    format!(
+                        "min_gain_pct {} is not a percentage of 0 or more (e.g. 5)",
+                        lc.min_gain_pct
+                    ),
+                ));
+            }
+            if let Some(e) = lc
+                .error_pct
+                .filter(|e| !(e.is_finite() && (0.0..=100.0).contains(e)))
+            {
+                return Err(self.err(
+                    "report.load_curve.error_pct",
+                    format!("error_pct {e} is not a percentage between 0 and 100"),
+                ));
+            }
+        }
+        let p99 = r.load_curve.as_ref().and_then(|lc| lc.p99);
+        let ts = ts
+            .into_iter()
+            .chain(p99.map(|t| ("report.load_curve.p99".to_string(), t)));
         for (path, t) in ts {
             match t {
                 crate::input::Length::Queries(n) => {
@@ -546,7 +570,9 @@ impl Validator<'_> {
                     ))
                 }
                 crate::input::Length::Time(d) if d.is_zero() => {
-                    return Err(self.err(&path, "apdex_t must be more than 0ms".into()))
+                    let name = path.rsplit('.').next().unwrap_or("");
+                    let name = if name == "p99" { "p99" } else { "apdex_t" };
+                    return Err(self.err(&path, format!("{name} must be more than 0ms")));
                 }
                 _ => {}
             }

@@ -197,6 +197,50 @@ pub struct ReportSpec {
     /// Apdex T: one duration for every workload (`2ms`), or one per workload name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub apdex_t: Option<ApdexT>,
+    /// Seed 003's load-test table: each curve over the concurrency levels, its knee and the
+    /// maximum sustainable load under stress limits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_curve: Option<LoadCurveSpec>,
+}
+
+/// `report.load_curve: {min_gain_pct: 5, p99: 100ms, error_pct: 1}`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadCurveSpec {
+    /// Past the knee: a step up that gains at most this many percent of throughput while
+    /// p99 rises (default 5).
+    #[serde(default = "five")]
+    pub min_gain_pct: f64,
+    /// Stress limit on the p99 latency, e.g. `100ms`.
+    #[serde(default)]
+    pub p99: Option<Length>,
+    /// Stress limit on failed operations, in percent of all.
+    #[serde(default)]
+    pub error_pct: Option<f64>,
+}
+
+fn five() -> f64 {
+    5.0
+}
+
+impl LoadCurveSpec {
+    pub fn p99_limit_ms(&self) -> Option<f64> {
+        self.p99
+            .and_then(|l| l.as_duration())
+            .map(|d| d.as_secs_f64() * 1000.0)
+    }
+
+    /// `p99 <= 100 ms, errors <= 1%`.
+    pub fn limits_text(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(p) = self.p99_limit_ms() {
+            parts.push(format!("p99 <= {p} ms"));
+        }
+        if let Some(e) = self.error_pct {
+            parts.push(format!("errors <= {e}%"));
+        }
+        parts.join(", ")
+    }
 }
 
 /// `apdex_t: 2ms` or `apdex_t: {read: 1ms, write: 5ms}`.
@@ -290,6 +334,7 @@ impl Default for ReportSpec {
             confidence: None,
             charts: true,
             apdex_t: None,
+            load_curve: None,
         }
     }
 }

@@ -41,6 +41,8 @@ pub struct Summary {
     pub rows: Vec<ResultRow>,
     /// Charts drawn into the run directory (`charts/<file>`), to link from the summary.
     pub charts: Vec<ChartLink>,
+    /// Seed 003's load-test tables, with `report.load_curve`.
+    pub load_curves: Vec<super::load_curve::LoadCurve>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -225,6 +227,12 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             .collect(),
         rows: rows.to_vec(),
         charts: Vec::new(),
+        load_curves: matrix
+            .report
+            .load_curve
+            .as_ref()
+            .map(|spec| super::load_curve::curves(spec, rows))
+            .unwrap_or_default(),
     }
 }
 

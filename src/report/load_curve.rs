@@ -1,0 +1,273 @@
+//! Seed 003's load-test table: per deployment and workload, one line per load level
+//! (concurrency) with throughput, latency, errors, Apdex and the server's CPU, the knee of
+//! the curve and the highest load that stays within the stress limits marked.
+
+use indexmap::IndexMap;
+use serde::Serialize;
+
+use crate::matrix::model::LoadCurveSpec;
+use crate::model::ResultRow;
+use crate::stats::knee::{knee, max_sustainable, Limits, LoadPoint};
+
+/// One curve: a table and what it found.
+#[derive(Debug, Serialize)]
+pub struct LoadCurve {
+    pub title: String,
+    pub header: Vec<String>,
+    pub align: String,
+    pub rows: Vec<Vec<String>>,
+    /// The load level of the knee, or why there is none.
+    pub knee: String,
+    /// The maximum sustainable load under the limits, or why there is none.
+    pub max_sustainable: String,
+}
+
+/// Means over a level's successful iterations.
+#[derive(Debug, Default, Clone, Copy)]
+struct Level {
+    load: u32,
+    qps: f64,
+    avg_ms: Option<f64>,
+    p95_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    error_rate: f64,
+    apdex: Option<f64>,
+    cpu_pct: Option<f64>,
+}
+
+fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = values.flatten().filter(|v| v.is_finite()).collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+fn level(load: u32, rows: &[&ResultRow]) -> Level {
+    let ops: f64 = rows.iter().filter_map(|r| r.queries).sum::<u64>() as f64;
+    let errors: f64 = rows.iter().filter_map(|r| r.errors).sum::<u64>() as f64;
+    Level {
+        load,
+        qps: mean(rows.iter().map(|r| r.qps)).unwrap_or(0.0),
+        avg_ms: mean(rows.iter().map(|r| r.lat_avg_ms)),
+        p95_ms: mean(rows.iter().map(|r| r.lat_p95_ms)),
+        p99_ms: mean(rows.iter().map(|r| r.lat_p99_ms)),
+        error_rate: if ops + errors > 0.0 {
+            errors / (ops + errors)
+        } else {
+            0.0
+        },
+        apdex: mean(rows.iter().map(|r| r.apdex)),
+        // The server's CPU over the phase's wall time: 100% is one core busy.
+        cpu_pct: mean(
+            rows.iter()
+                .map(|r| Some(r.srv_cpu_s? / r.seconds.filter(|s| *s > 0.0)? * 100.0)),
+        ),
+    }
+}
+
+/// The curves of a run: one per server, config, engine and workload with two or more
+/// concurrency levels measured.
+pub fn curves(spec: &LoadCurveSpec, rows: &[ResultRow]) -> Vec<LoadCurve> {
+    let mut groups: IndexMap<(String, String, String, String), Vec<&ResultRow>> = IndexMap::new();
+    for r in rows.iter().filter(|r| r.is_ok()) {
+        let key = (
+            r.server.clone(),
+            r.config.clone(),
+            r.engine.clone(),
+            r.workload.clone(),
+        );
+        groups.entry(key).or_default().push(r);
+    }
+    let limits = Limits {
+        p99_ms: spec.p99_limit_ms(),
+        error_rate: spec.error_pct.map(|p| p / 100.0),
+    };
+    let mut out = Vec::new();
+    for ((server, config, engine, workload), rows) in groups {
+        let mut loads: Vec<u32> = rows.iter().map(|r| r.concurrency).collect();
+        loads.sort_unstable();
+        loads.dedup();
+        if loads.len() < 2 {
+            continue;
+        }
+        let levels: Vec<Level> = loads
+            .iter()
+            .map(|&c| {
+                let at: Vec<&ResultRow> = rows
+                    .iter()
+                    .copied()
+                    .filter(|r| r.concurrency == c)
+                    .collect();
+                level(c, &at)
+            })
+            .collect();
+        let points: Vec<LoadPoint> = levels
+            .iter()
+            .map(|l| LoadPoint {
+                load: l.load as f64,
+                throughput: l.qps,
+                p99_ms: l.p99_ms.unwrap_or(f64::INFINITY),
+                error_rate: l.error_rate,
+            })
+            .collect();
+        let k = knee(&points, spec.min_gain_pct);
+        let has_limits = limits.p99_ms.is_some() || limits.error_rate.is_some();
+        let ms = has_limits
+            .then(|| max_sustainable(&points, limits))
+            .flatten();
+        let ms3 = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "n/a".into());
+        let table_rows = levels
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let mut marks = Vec::new();
+                if k == Some(i) {
+                    marks.push("knee");
+                }
+                if ms == Some(i) {
+                    marks.push("max sustainable");
+                }
+                vec![
+                    l.load.to_string(),
+                    format!("{:.0}", l.qps),
+                    ms3(l.avg_ms),
+                    ms3(l.p95_ms),
+                    ms3(l.p99_ms),
+                    format!("{:.2}", l.error_rate * 100.0),
+                    l.apdex
+                        .map(|a| format!("{a:.2}"))
+                        .unwrap_or_else(|| "n/a".into()),
+                    l.cpu_pct
+                        .map(|c| format!("{c:.0}"))
+                        .unwrap_or_else(|| "n/a".into()),
+                    marks.join(", "),
+                ]
+                .into_iter()
+                .map(|c| crate::escape::md_cell(&c))
+                .collect()
+            })
+            .collect();
+        let mut parts = vec![server.as_str(), config.as_str()];
+        if !engine.is_empty() {
+            parts.push(&engine);
+        }
+        parts.push(&workload);
+        out.push(LoadCurve {
+            title: crate::escape::md_text(&parts.join(" / ")),
+            header: [
+                "connections",
+                "throughput /s",
+                "avg ms",
+                "p95 ms",
+                "p99 ms",
+                "errors %",
+                "Apdex",
+                "server CPU %",
+                "",
+            ]
+            .map(String::from)
+            .to_vec(),
+            align: "|---:|---:|---:|---:|---:|---:|---:|---:|---|".into(),
+            rows: table_rows,
+            knee: match k {
+                Some(i) => format!(
+                    "the knee is at {} connections: the next level gained at most {}% while p99 rose",
+                    levels[i].load, spec.min_gain_pct
+                ),
+                None => format!(
+                    "no knee: throughput still rose by more than {}% at every step (or p99 did not rise)",
+                    spec.min_gain_pct
+                ),
+            },
+            max_sustainable: match (has_limits, ms) {
+                (false, _) => String::new(),
+                (true, Some(i)) => format!(
+                    "maximum sustainable load under the limits ({}): {} connections",
+                    spec.limits_text(),
+                    levels[i].load
+                ),
+                (true, None) => format!(
+                    "no level stays within the limits ({})",
+                    spec.limits_text()
+                ),
+            },
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Status;
+
+    fn row(c: u32, iteration: u32, qps: f64, p99: f64, errors: u64) -> ResultRow {
+        ResultRow {
+            server: "db".into(),
+            config: "on".into(),
+            workload: "ps".into(),
+            concurrency: c,
+            iteration,
+            status: Status::Ok,
+            queries: Some((qps * 10.0) as u64),
+            errors: Some(errors),
+            seconds: Some(10.0),
+            qps: Some(qps),
+            lat_avg_ms: Some(p99 / 2.0),
+            lat_p95_ms: Some(p99 * 0.9),
+            lat_p99_ms: Some(p99),
+            srv_cpu_s: Some(5.0),
+            ..ResultRow::default()
+        }
+    }
+
+    #[test]
+    fn marks_the_knee_and_the_maximum_sustainable_load() {
+        let rows = vec![
+            row(1, 1, 100.0, 1.0, 0),
+            row(2, 1, 195.0, 1.1, 0),
+            row(4, 1, 370.0, 1.4, 0),
+            row(4, 2, 390.0, 1.6, 0),
+            row(8, 1, 390.0, 9.0, 39),
+            row(16, 1, 1.0, 1.0, 0),
+        ];
+        let spec = LoadCurveSpec {
+            min_gain_pct: 5.0,
+            p99: Some(crate::input::Length::parse("5ms").unwrap()),
+            error_pct: Some(1.0),
+        };
+        let mut rows = rows;
+        rows[5].status = Status::Failed; // a failed level is not on the curve
+        let c = curves(&spec, &rows);
+        assert_eq!(c.len(), 1);
+        let c = &c[0];
+        assert_eq!(c.title, "db / on / ps");
+        let loads: Vec<&str> = c.rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(loads, ["1", "2", "4", "8"]);
+        // Level 4: the mean of its two iterations; knee and max sustainable both there.
+        assert_eq!(c.rows[2][1], "380");
+        assert_eq!(c.rows[2][4], "1.500");
+        assert_eq!(c.rows[2][8], "knee, max sustainable");
+        // 39 errors of 3939 operations; server CPU 5 s in 10 s = 50% of a core.
+        assert_eq!(c.rows[3][5], "0.99");
+        assert_eq!(c.rows[3][7], "50");
+        assert!(c.knee.contains("at 4 connections"), "{}", c.knee);
+        assert!(
+            c.max_sustainable
+                .contains("(p99 <= 5 ms, errors <= 1%): 4 connections"),
+            "{}",
+            c.max_sustainable
+        );
+    }
+
+    #[test]
+    fn a_curve_needs_two_levels_and_limits_are_optional() {
+        let spec = LoadCurveSpec {
+            min_gain_pct: 5.0,
+            p99: None,
+            error_pct: None,
+        };
+        assert!(curves(&spec, &[row(1, 1, 100.0, 1.0, 0)]).is_empty());
+        let c = curves(&spec, &[row(1, 1, 100.0, 1.0, 0), row(2, 1, 200.0, 1.0, 0)]);
+        assert!(c[0].knee.starts_with("no knee"), "{}", c[0].knee);
+        assert_eq!(c[0].max_sustainable, "");
+    }
+}
