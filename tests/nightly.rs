@@ -47,10 +47,13 @@ fn matrix(dir: &Path, file: &str, durable: bool) -> PathBuf {
     } else {
         "{sync_binlog: 0, innodb_flush_log_at_trx_commit: 2}"
     };
+    // nightly.sh runs in its own folder: the build folder is given by its full path.
+    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb");
+    let build = build.display();
     let text = format!(
         "name: nightly-test
 servers:
-  mariadb-10.11: {{build: mariadb-10.11}}
+  mariadb-10.11: {{build: {{dir: {build}, args: {{suite: bookworm}}}}}}
 configs:
   writes:
     mycnf: {mycnf}
