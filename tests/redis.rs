@@ -407,7 +407,7 @@ fn redis_iterations_write_per_second_samples() {
     let tmp = tempfile::tempdir().unwrap();
     let body = "servers:\n  redis-7.0: {build: redis-7.0}\nworkloads:\n  mixed: {redis: {test: \
                 mixed, keyspace: 1000, pipeline: 4}}\nconcurrency: [2]\nlength: 2500ms\n\
-                report: {apdex_t: 1ms}\n";
+                report: {apdex_t: 1ms, drift: true}\n";
     let (out, dir, _guard) = run(tmp.path(), "redis-samples", body);
     assert_eq!(
         out.status.code(),
@@ -416,6 +416,13 @@ fn redis_iterations_write_per_second_samples() {
         String::from_utf8_lossy(&out.stderr)
     );
     common::assert_samples_agree(&dir, 2);
+    // The stability check reads the samples: two seconds are too short for a verdict.
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(summary.contains("## Stability"), "{summary}");
+    assert!(
+        summary.contains("| too short | too short | n/a |"),
+        "{summary}"
+    );
     // Apdex[1 ms] from the iteration's histogram: a score, with its T.
     let row = &rows(&dir)[0];
     let apdex: f64 = row["apdex"].parse().unwrap();

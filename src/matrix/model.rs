@@ -201,6 +201,10 @@ pub struct ReportSpec {
     /// maximum sustainable load under stress limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub load_curve: Option<LoadCurveSpec>,
+    /// A stability check in summary.md: each iteration's throughput and p95 in its first
+    /// third against its last third (from samples.csv).
+    #[serde(default)]
+    pub drift: bool,
 }
 
 /// `report.load_curve: {min_gain_pct: 5, p99: 100ms, error_pct: 1}`.
@@ -335,6 +339,7 @@ impl Default for ReportSpec {
             charts: true,
             apdex_t: None,
             load_curve: None,
+            drift: false,
         }
     }
 }

@@ -43,6 +43,8 @@ pub struct Summary {
     pub charts: Vec<ChartLink>,
     /// Seed 003's load-test tables, with `report.load_curve`.
     pub load_curves: Vec<super::load_curve::LoadCurve>,
+    /// The stability check, with `report.drift`.
+    pub drift: Vec<super::drift::Drift>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -233,6 +235,7 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             .as_ref()
             .map(|spec| super::load_curve::curves(spec, rows))
             .unwrap_or_default(),
+        drift: Vec::new(),
     }
 }
 

@@ -53,6 +53,16 @@ pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<Strin
             file: c.file,
         })
         .collect();
+    if m.report.drift {
+        let read = |col| {
+            crate::results::samples::read_series(
+                &dir.file(crate::results::samples::SAMPLES_CSV),
+                col,
+            )
+        };
+        ctx.drift =
+            super::drift::drifts(&read("qps")?, &read("lat_p95_ms")?, m.report.confidence());
+    }
     let text = super::markdown::render(&template, &ctx)?;
     Ok(text)
 }

@@ -108,7 +108,7 @@ impl SampleSink {
     }
 }
 
-/// The per-second series of one column (`qps` or `tps`) of a run's samples.csv, by cell key
+/// The per-second series of one column (`qps`, `tps` or `lat_p95_ms`) of a run's samples.csv, by cell key
 /// (`ResultRow::cell_key`) and iteration, in second order. An absent file is no samples; a
 /// damaged one is an error naming the file and line.
 pub type Series = std::collections::HashMap<(String, u32), Vec<f64>>;
@@ -125,6 +125,7 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
         second: u32,
         tps: f64,
         qps: f64,
+        lat_p95_ms: f64,
     }
     let mut out = Series::new();
     if !path.exists() {
@@ -136,7 +137,11 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
     let mut points: std::collections::HashMap<(String, u32), Vec<(u32, f64)>> = Default::default();
     for (i, line) in r.deserialize::<Line>().enumerate() {
         let l = line.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
-        let v = if column == "tps" { l.tps } else { l.qps };
+        let v = match column {
+            "tps" => l.tps,
+            "lat_p95_ms" => l.lat_p95_ms,
+            _ => l.qps,
+        };
         let key = [
             l.server,
             l.config,
