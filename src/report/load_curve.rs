@@ -161,7 +161,7 @@ pub fn curves(spec: &LoadCurveSpec, rows: &[ResultRow]) -> Vec<LoadCurve> {
                 "errors %",
                 "Apdex",
                 "server CPU %",
-                "",
+                "mark",
             ]
             .map(String::from)
             .to_vec(),
@@ -169,11 +169,11 @@ pub fn curves(spec: &LoadCurveSpec, rows: &[ResultRow]) -> Vec<LoadCurve> {
             rows: table_rows,
             knee: match k {
                 Some(i) => format!(
-                    "the knee is at {} connections: the next level gained at most {}% while p99 rose",
+                    "The knee is at {} connections: the next level gained at most {}% while p99 rose",
                     levels[i].load, spec.min_gain_pct
                 ),
                 None => format!(
-                    "no knee: throughput still rose by more than {}% at every step (or p99 did not rise)",
+                    "No knee: throughput still rose by more than {}% at every step (or p99 did not rise)",
                     spec.min_gain_pct
                 ),
             },
@@ -267,7 +267,7 @@ mod tests {
         };
         assert!(curves(&spec, &[row(1, 1, 100.0, 1.0, 0)]).is_empty());
         let c = curves(&spec, &[row(1, 1, 100.0, 1.0, 0), row(2, 1, 200.0, 1.0, 0)]);
-        assert!(c[0].knee.starts_with("no knee"), "{}", c[0].knee);
+        assert!(c[0].knee.starts_with("No knee"), "{}", c[0].knee);
         assert_eq!(c[0].max_sustainable, "");
     }
 }
