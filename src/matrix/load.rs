@@ -515,9 +515,10 @@ impl Validator<'_> {
 
     fn check_report(&self) -> Result<(), MatrixError> {
         let r = &self.m.report;
-        let ts: Vec<(String, crate::input::Length)> = match &r.apdex_t {
+        // (field, path, value) of every duration the report block holds.
+        let ts: Vec<(&str, String, crate::input::Length)> = match &r.apdex_t {
             None => Vec::new(),
-            Some(super::model::ApdexT::All(t)) => vec![("report.apdex_t".into(), *t)],
+            Some(super::model::ApdexT::All(t)) => vec![("apdex_t", "report.apdex_t".into(), *t)],
             Some(super::model::ApdexT::PerWorkload(map)) => {
                 for w in map.keys() {
                     let path = format!("report.apdex_t.{w}");
@@ -533,7 +534,7 @@ impl Validator<'_> {
                     }
                 }
                 map.iter()
-                    .map(|(w, t)| (format!("report.apdex_t.{w}"), *t))
+                    .map(|(w, t)| ("apdex_t", format!("report.apdex_t.{w}"), *t))
                     .collect()
             }
         };
@@ -560,8 +561,8 @@ impl Validator<'_> {
         let p99 = r.load_curve.as_ref().and_then(|lc| lc.p99);
         let ts = ts
             .into_iter()
-            .chain(p99.map(|t| ("report.load_curve.p99".to_string(), t)));
-        for (path, t) in ts {
+            .chain(p99.map(|t| ("p99", "report.load_curve.p99".to_string(), t)));
+        for (name, path, t) in ts {
             match t {
                 crate::input::Length::Queries(n) => {
                     return Err(self.err(
@@ -570,8 +571,6 @@ impl Validator<'_> {
                     ))
                 }
                 crate::input::Length::Time(d) if d.is_zero() => {
-                    let name = path.rsplit('.').next().unwrap_or("");
-                    let name = if name == "p99" { "p99" } else { "apdex_t" };
                     return Err(self.err(&path, format!("{name} must be more than 0ms")));
                 }
                 _ => {}
