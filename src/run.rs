@@ -344,6 +344,17 @@ fn noisy(m: &Matrix, key: &CellKey, rows: &[ResultRow], target: f64) -> bool {
             .is_some_and(|cv| cv * 100.0 > target)
 }
 
+/// A cell iteration's own arrivals seed, from the run's (recorded in the manifest): the same
+/// run seed gives the same Poisson schedule for each cell and iteration.
+fn cell_seed(run_seed: u64, cell: &Cell, iteration: u32) -> u64 {
+    // FNV-1a: stable across builds and platforms, unlike the std hasher.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in cell.key().as_str().bytes().chain(iteration.to_le_bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^ run_seed
+}
+
 fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
     dir.write_json(MANIFEST, &serde_json::to_value(man)?)
 }
@@ -745,6 +756,7 @@ impl RunCtx<'_> {
                     warmup: m.warmup,
                     length: m.length,
                     live,
+                    pace: cell.rate.map(|r| m.load.pace(r, cell_seed(self.seed, cell, i))),
                     window: Arc::new(Window::new(deployed.cgroup.clone())),
                 };
                 let stall_timeout = m

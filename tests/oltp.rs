@@ -72,6 +72,7 @@ async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Me
         length,
         Arc::new(AtomicU64::new(0)),
         &Window::default(),
+        None,
     )
     .await
     .unwrap_or_else(|e| panic!("{}: {e:#}", spec.test.name()))
@@ -226,6 +227,7 @@ async fn every_test_runs_and_the_server_counts_the_same() {
         engine: None,
         workload: "ps".into(),
         concurrency: 2,
+        rate: None,
     };
     let sink = SampleSink::new(&dir, &cell, 1);
     let s = spec(OltpTest::OltpPointSelect);
@@ -238,6 +240,7 @@ async fn every_test_runs_and_the_server_counts_the_same() {
         Length::Time(Duration::from_millis(2500)),
         Arc::new(AtomicU64::new(0)),
         &Window::default(),
+        None,
     )
     .await
     .unwrap();
@@ -329,6 +332,7 @@ async fn sysbench_driver_parses_a_real_run() {
         engine: None,
         workload: "sb".into(),
         concurrency: 2,
+        rate: None,
     };
     let sink = SampleSink::new(&dir, &cell, 1);
     // The server's own cost over the measured phase, from its container's cgroup.
@@ -340,6 +344,7 @@ async fn sysbench_driver_parses_a_real_run() {
         m.warmup,
         m.length,
         &window,
+        None,
     )
     .await
     .unwrap();
@@ -382,6 +387,7 @@ async fn sysbench_driver_parses_a_real_run() {
         m.warmup,
         m.length,
         &Window::default(),
+        None,
     )
     .await
     .unwrap();

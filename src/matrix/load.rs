@@ -422,6 +422,9 @@ impl Validator<'_> {
     fn check_workloads(&self) -> Result<(), MatrixError> {
         let facts = crate::workloads::Facts {
             length: self.m.length,
+            pace: (self.m.load.rate.as_ref())
+                .and_then(|r| r.first())
+                .map(|&r| self.m.load.pace(r, 0)),
         };
         for (name, w) in &self.m.workloads {
             if let Err(p) = w.check(&facts) {
@@ -466,6 +469,7 @@ impl Validator<'_> {
             "engine" => m.engines.clone(),
             "workload" => m.workloads.keys().cloned().collect(),
             "concurrency" => m.concurrency.iter().map(|c| c.to_string()).collect(),
+            "rate" => m.load.rate.iter().flatten().map(|r| r.to_string()).collect(),
             _ => Vec::new(),
         }
     }
@@ -838,7 +842,11 @@ length: 100
     fn wrong_type_and_unknown_kind() {
         let e = err(&GOOD.replace("length: 100", "length: 100\nconcurrency: two"));
         assert_eq!((e.line, e.col), (10, 14), "{e}");
-        assert_eq!(e.message, "`concurrency` must be a list, not `two`");
+        assert_eq!(
+            e.message,
+            "`concurrency`: give a list of levels (`[1, 2, 4]`) or geometric steps (`{from: 1, \
+             factor: 2, to: 512}`), not `two`"
+        );
         let e = err(&GOOD.replace("{slap: {load_type: write}}", "{slapp: {}}"));
         assert_eq!((e.line, e.col), (8, 7), "{e}");
         assert_eq!(

@@ -2,6 +2,7 @@
 
 pub mod load;
 pub mod model;
+pub mod pacing;
 pub mod plan;
 pub mod schedule;
 

@@ -27,8 +27,16 @@ pub struct Matrix {
     pub engines: Vec<String>,
     /// Each workload is a one-key map naming its kind: `name: {slap: {...}}`.
     pub workloads: IndexMap<String, WorkloadSpec>,
-    #[serde(default = "default_concurrency")]
+    /// Client connections: a list of levels, or geometric steps `{from: 1, factor: 2, to: 512}`.
+    #[serde(
+        default = "default_concurrency",
+        deserialize_with = "super::pacing::levels"
+    )]
     pub concurrency: Vec<u32>,
+    /// How load is offered: closed loop (default) or open loop at target rates, the rate's
+    /// shape over time, and where a sweep of rising levels stops.
+    #[serde(default)]
+    pub load: super::pacing::LoadSpec,
     #[serde(default = "default_iterations")]
     pub iterations: u32,
     /// Load run before each measured iteration and discarded.

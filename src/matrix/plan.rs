@@ -1,5 +1,5 @@
 //! Pure expansion of a matrix into cells, grouped by deployment (server x config), in a
-//! pinned order: server, config, engine, workload, concurrency.
+//! pinned order: server, config, engine, workload, concurrency, rate.
 
 use super::model::{Matrix, Selector};
 pub use crate::model::cell::{slug, Cell};
@@ -53,15 +53,22 @@ pub fn expand(m: &Matrix, only: &[Selector]) -> Plan {
                 } else {
                     vec![None]
                 };
+                let rates: Vec<Option<u32>> = match &m.load.rate {
+                    Some(r) => r.iter().copied().map(Some).collect(),
+                    None => vec![None],
+                };
                 for engine in &engines {
                     for &concurrency in &m.concurrency {
-                        cells.push(Cell {
-                            server: server.clone(),
-                            config: config.clone(),
-                            engine: engine.clone(),
-                            workload: wname.clone(),
-                            concurrency,
-                        });
+                        for &rate in &rates {
+                            cells.push(Cell {
+                                server: server.clone(),
+                                config: config.clone(),
+                                engine: engine.clone(),
+                                workload: wname.clone(),
+                                concurrency,
+                                rate,
+                            });
+                        }
                     }
                 }
             }
@@ -73,6 +80,7 @@ pub fn expand(m: &Matrix, only: &[Selector]) -> Plan {
                         .and_then(|e| m.engines.iter().position(|x| x == e)),
                     m.workloads.get_index_of(&c.workload),
                     m.concurrency.iter().position(|&x| x == c.concurrency),
+                    c.rate,
                 )
             });
             cells.retain(|c| {

@@ -5,6 +5,7 @@ use hdrhistogram::Histogram;
 
 use crate::stats::apdex::Apdex;
 
+#[derive(Debug, Clone)]
 pub struct Latency {
     hist: Histogram<u64>,
 }

@@ -31,6 +31,25 @@ pub struct Measurement {
     pub reported_latency: Option<super::latency::LatencySummary>,
     /// One line per complete second of the measured phase (samples.csv).
     pub samples: Vec<super::interval::Sample>,
+    /// Open loop: what the pacer saw; `latency` then runs from each intended start.
+    pub open: Option<PaceStats>,
+    /// Open loop: service time, from each request's actual send to its reply.
+    pub service: Latency,
+}
+
+/// What an open-loop phase's pacer saw (None: the external tool does not say).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PaceStats {
+    /// Arrivals whose intended start fell within the phase.
+    pub scheduled: Option<u64>,
+    /// Arrivals a client took and sent (each one completes, ok or failed).
+    pub started: u64,
+    /// Started more than 1 ms after their intended start.
+    pub late: Option<u64>,
+    /// Due but never started when the phase ended: the backlog left behind.
+    pub missed: Option<u64>,
+    /// The most arrivals that were due and waiting for a free client at once.
+    pub max_backlog: Option<u64>,
 }
 
 impl Measurement {
@@ -89,6 +108,17 @@ impl Measurement {
                 .map(|(p, ms)| (format!("p{p}"), *ms))
                 .collect();
             row.lat_percentiles = serde_json::to_string(&map).unwrap_or_default();
+        }
+        if let Some(p) = self.open {
+            row.achieved_rate = Some(per_sec(p.started));
+            row.scheduled = p.scheduled;
+            row.late_starts = p.late;
+            row.missed_starts = p.missed;
+            row.max_backlog = p.max_backlog;
+            if let Some(s) = self.service.summary() {
+                row.svc_avg_ms = Some(s.avg_ms);
+                row.svc_p99_ms = Some(s.p99_ms);
+            }
         }
         row
     }

@@ -14,15 +14,18 @@ pub enum Dimension {
     Engine,
     Workload,
     Concurrency,
+    /// Open loop's target arrivals per second (empty in closed loop).
+    Rate,
 }
 
 impl Dimension {
-    pub const ALL: [Dimension; 5] = [
+    pub const ALL: [Dimension; 6] = [
         Dimension::Server,
         Dimension::Config,
         Dimension::Engine,
         Dimension::Workload,
         Dimension::Concurrency,
+        Dimension::Rate,
     ];
 
     pub fn name(self) -> &'static str {
@@ -32,6 +35,7 @@ impl Dimension {
             Dimension::Engine => "engine",
             Dimension::Workload => "workload",
             Dimension::Concurrency => "concurrency",
+            Dimension::Rate => "rate",
         }
     }
 
@@ -39,7 +43,7 @@ impl Dimension {
         Dimension::ALL.into_iter().find(|d| d.name() == name)
     }
 
-    /// "server, config, engine, workload, concurrency", for messages.
+    /// "server, config, engine, workload, concurrency, rate", for messages.
     pub fn choices() -> String {
         Dimension::ALL.map(Dimension::name).join(", ")
     }
@@ -59,6 +63,8 @@ pub struct Cell {
     pub engine: Option<String>,
     pub workload: String,
     pub concurrency: u32,
+    /// Open loop's target arrivals per second; None in closed loop.
+    pub rate: Option<u32>,
 }
 
 impl Cell {
@@ -69,6 +75,7 @@ impl Cell {
             Dimension::Engine => self.engine.clone().unwrap_or_default(),
             Dimension::Workload => self.workload.clone(),
             Dimension::Concurrency => self.concurrency.to_string(),
+            Dimension::Rate => self.rate.map(|r| r.to_string()).unwrap_or_default(),
         }
     }
 
@@ -88,7 +95,11 @@ impl fmt::Display for Cell {
         if let Some(e) = &self.engine {
             write!(f, "/{e}")?;
         }
-        write!(f, "/{}/c{}", self.workload, self.concurrency)
+        write!(f, "/{}/c{}", self.workload, self.concurrency)?;
+        if let Some(r) = self.rate {
+            write!(f, "/r{r}")?;
+        }
+        Ok(())
     }
 }
 
@@ -97,9 +108,15 @@ impl fmt::Display for Cell {
 pub struct CellKey(String);
 
 impl CellKey {
-    /// The key of whatever answers each dimension (a planned cell, a results row).
+    /// The key of whatever answers each dimension (a planned cell, a results row). A closed
+    /// loop's empty rate is left out, so that keys of runs from before rates still join.
     pub fn of(value: impl Fn(Dimension) -> String) -> CellKey {
-        CellKey(Dimension::ALL.map(value).join("|"))
+        let key = Dimension::ALL.map(value);
+        let n = match key[5].is_empty() {
+            true => 5,
+            false => 6,
+        };
+        CellKey(key[..n].join("|"))
     }
 
     pub fn as_str(&self) -> &str {
@@ -142,8 +159,15 @@ mod tests {
             engine: None,
             workload: "w".into(),
             concurrency: 4,
+            rate: None,
         };
         assert_eq!(c.key().as_str(), "s|c||w|4");
+        let open = Cell {
+            rate: Some(500),
+            ..c.clone()
+        };
+        assert_eq!(open.key().as_str(), "s|c||w|4|500");
+        assert_eq!(open.to_string(), "s/c/w/c4/r500");
         assert_eq!(c.get_named("concurrency").as_deref(), Some("4"));
         assert_eq!(slug("a b/c"), "a_b_c");
     }

@@ -73,6 +73,22 @@ pub struct ResultRow {
     /// Bytes the server's container read and wrote through block devices over the phase.
     pub srv_read_bytes: Option<u64>,
     pub srv_write_bytes: Option<u64>,
+    /// Open loop: the cell's target arrivals per second (empty in closed loop).
+    pub rate: Option<u32>,
+    /// Open loop: operations completed per second of the measured phase, against `rate`.
+    pub achieved_rate: Option<f64>,
+    /// Open loop: arrivals scheduled within the measured phase.
+    pub scheduled: Option<u64>,
+    /// Open loop: arrivals started more than 1 ms after their intended start.
+    pub late_starts: Option<u64>,
+    /// Open loop: arrivals due but never started when the phase ended (the backlog left).
+    pub missed_starts: Option<u64>,
+    /// Open loop: the most due arrivals waiting for a free connection at once.
+    pub max_backlog: Option<u64>,
+    /// Open loop: service time (from the request's actual send to its reply), apart from
+    /// the latency columns, which run from the intended start.
+    pub svc_avg_ms: Option<f64>,
+    pub svc_p99_ms: Option<f64>,
 }
 
 impl ResultRow {
@@ -84,6 +100,7 @@ impl ResultRow {
             workload: cell.workload.clone(),
             kind: kind.to_string(),
             concurrency: cell.concurrency,
+            rate: cell.rate,
             iteration,
             started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
             ..ResultRow::default()
@@ -109,6 +126,7 @@ impl ResultRow {
             Dimension::Engine => self.engine.clone(),
             Dimension::Workload => self.workload.clone(),
             Dimension::Concurrency => self.concurrency.to_string(),
+            Dimension::Rate => self.rate.map(|r| r.to_string()).unwrap_or_default(),
         }
     }
 

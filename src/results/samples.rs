@@ -27,6 +27,7 @@ struct CellColumns {
     workload: String,
     concurrency: u32,
     iteration: u32,
+    rate: Option<u32>,
 }
 
 #[derive(Serialize)]
@@ -47,6 +48,10 @@ struct SampleRow<'a> {
     lat_p95_ms: f64,
     errors_ps: f64,
     reconnects_ps: f64,
+    /// Open loop's target rate of the cell (appended: the columns before it never move). A
+    /// run is all open or all closed loop: a closed one's file has no such column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rate: Option<u32>,
 }
 
 impl SampleSink {
@@ -60,6 +65,7 @@ impl SampleSink {
                 workload: cell.workload.clone(),
                 concurrency: cell.concurrency,
                 iteration,
+                rate: cell.rate,
             },
         }
     }
@@ -101,6 +107,7 @@ impl SampleSink {
                 lat_p95_ms: round3(s.lat_pct_ms),
                 errors_ps: round2(s.errors_ps),
                 reconnects_ps: round2(s.reconnects_ps),
+                rate: c.rate,
             });
         }
         // One write for the iteration's lines: a kill leaves all of them or none.
@@ -126,6 +133,8 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
         tps: f64,
         qps: f64,
         lat_p95_ms: f64,
+        #[serde(default)]
+        rate: Option<u32>,
     }
     let mut out = Series::new();
     if !path.exists() {
@@ -142,7 +151,7 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
             "lat_p95_ms" => l.lat_p95_ms,
             _ => l.qps,
         };
-        let key = [
+        let mut key = [
             l.server,
             l.config,
             l.engine,
@@ -150,6 +159,10 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
             l.concurrency.to_string(),
         ]
         .join("|");
+        // As `CellKey` has it: a closed loop's empty rate is left out.
+        if let Some(r) = l.rate {
+            key.push_str(&format!("|{r}"));
+        }
         points
             .entry((key, l.iteration))
             .or_default()
@@ -183,12 +196,16 @@ pub fn retain(path: &std::path::Path, keep: impl Fn(&str, u32) -> bool) -> Resul
     let (Some(key_cols), Some(it)) = (key_cols, at("iteration")) else {
         anyhow::bail!("{}: not a samples file (columns missing)", path.display());
     };
+    let rate = at("rate");
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(&headers)?;
     let mut dropped = 0;
     for (i, rec) in r.records().enumerate() {
         let rec = rec.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
-        let key: Vec<&str> = key_cols.iter().map(|c| rec.get(*c).unwrap_or("")).collect();
+        let mut key: Vec<&str> = key_cols.iter().map(|c| rec.get(*c).unwrap_or("")).collect();
+        if let Some(r) = rate.and_then(|c| rec.get(c)).filter(|r| !r.is_empty()) {
+            key.push(r);
+        }
         let iteration: u32 = rec.get(it).unwrap_or("").parse().unwrap_or(0);
         if keep(&key.join("|"), iteration) {
             w.write_record(&rec)?;
@@ -226,6 +243,7 @@ mod tests {
             engine: None,
             workload: "w".into(),
             concurrency: 4,
+            rate: None,
         };
         let s = Sample {
             second: 1,

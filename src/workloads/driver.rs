@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
+use super::pace::Pace;
 use super::stall;
 use crate::input::Length;
 use crate::measure::cgroup::Window;
@@ -29,9 +30,19 @@ pub struct Ctx<'a> {
     /// Operations completed so far, of every phase (prepare, warmup, measured): the status
     /// line and the stall watchdog read it.
     pub live: Arc<AtomicU64>,
+    /// Open loop: the schedule requests start on (None: closed loop, each connection sends
+    /// when its last request answered).
+    pub pace: Option<Pace>,
     /// The measured phase's edges: a driver opens it right before its measured phase and
     /// closes it right after, so that the server's usage in between is its cost.
     pub window: Arc<Window>,
+}
+
+impl Ctx<'_> {
+    /// Open loop's target rate of the cell (for a tool that takes only a number).
+    pub fn cell_rate(&self) -> Option<u32> {
+        self.pace.as_ref().map(|p| p.shape.max_rate().round() as u32)
+    }
 }
 
 /// A workload kind's options, able to run against a server.
@@ -63,6 +74,9 @@ pub trait Driver {
 /// What a kind's checks may need to know about the rest of the matrix.
 pub struct Facts {
     pub length: Length,
+    /// Open loop: the pace of the matrix's first rate (its shape and spacing are those of
+    /// every cell).
+    pub pace: Option<Pace>,
 }
 
 /// A problem with a workload's options, at a path below `workloads.<name>.<kind>`
@@ -116,7 +130,13 @@ pub async fn run_iteration<D: Driver>(
         }
     };
     tokio::select! {
-        r = driver.run(ctx) => r,
+        r = driver.run(ctx) => match r {
+            // A driver that ignored the pace ran closed loop: its numbers are not the cell's.
+            Ok(m) if ctx.pace.is_some() && m.open.is_none() => {
+                anyhow::bail!("this workload kind does not run open loop")
+            }
+            r => r,
+        },
         _ = probe => unreachable!("the probe runs until dropped"),
         stalled = stall::watch(&ops, stall_timeout, match probed {
             None => "no operation completed",

@@ -5,6 +5,7 @@
 pub mod arrival;
 pub mod driver;
 pub mod oltp;
+pub mod pace;
 pub mod redis;
 pub mod redis_benchmark;
 pub mod slap;

@@ -24,6 +24,7 @@ use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::spec::OltpSpec;
+use crate::workloads::pace::{Pace, PaceStats, Pacer};
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The percentile of the per-second lines (sysbench's `--percentile` default).
@@ -65,6 +66,7 @@ impl Driver for OltpSpec {
             ctx.length,
             ctx.live.clone(),
             &ctx.window,
+            ctx.pace.as_ref(),
         )
         .await
     }
@@ -80,6 +82,7 @@ pub async fn run_iteration(
     length: Length,
     live: Arc<AtomicU64>,
     window: &Window,
+    pace: Option<&Pace>,
 ) -> Result<Measurement> {
     prepare::ensure(endpoint, spec, engine, &live)
         .await
@@ -96,9 +99,10 @@ pub async fn run_iteration(
     // Dropped midway (the stall watchdog gave up on the iteration), this stops the client
     // threads at their next event: they would go on loading the server under the next one.
     let cancel = Cancel::default();
+    let pace = pace.cloned();
     if let Some(w) = warmup {
-        let (live, stop) = (live.clone(), cancel.flag());
-        let (back, _, _) = blocking(move || run_phase(workers, w, live, stop)).await?;
+        let (live, stop, pace) = (live.clone(), cancel.flag(), pace.clone());
+        let (back, ..) = blocking(move || run_phase(workers, w, pace, live, stop)).await?;
         workers = back;
     }
 
@@ -106,7 +110,8 @@ pub async fn run_iteration(
     let cpu0 = cpu::process_seconds();
     let stop = cancel.flag();
     window.open();
-    let (workers, got, seconds) = blocking(move || run_phase(workers, length, live, stop)).await?;
+    let (workers, got, seconds, open) =
+        blocking(move || run_phase(workers, length, pace, live, stop)).await?;
     window.close();
     let cpu1 = cpu::process_seconds();
     let after = mysql::status(&mut control).await?;
@@ -130,8 +135,14 @@ pub async fn run_iteration(
     if let Some(e) = got.workers.iter().find_map(|w| w.fatal.clone()) {
         anyhow::bail!("a client stopped on an error: {e}");
     }
+    let mut service = crate::measure::latency::Latency::default();
+    for w in &got.workers {
+        service.merge(&w.service);
+    }
     Ok(Measurement {
         samples: got.samples(seconds, threads, SAMPLE_PERCENTILE),
+        open,
+        service,
         ..measurement(&spec, &got, seconds, server, cpu0.zip(cpu1))
     })
 }
@@ -224,14 +235,16 @@ fn open_all(endpoint: &Endpoint, spec: &Arc<OltpSpec>, threads: u32) -> Result<V
 }
 
 /// Run every worker for `length` (a duration, or a total event count), each on its own
-/// thread; give them back with what the collector gathered and the phase's wall time. The
-/// clock starts once every thread exists, so starting 512 threads is not measured.
+/// thread (in open loop, taking arrivals from a pacer); give them back with what the
+/// collector gathered, the phase's wall time and what the pacer saw. The clock starts once
+/// every thread exists, so starting 512 threads is not measured.
 fn run_phase(
     workers: Vec<Worker>,
     length: Length,
+    pace: Option<Pace>,
     live: Arc<AtomicU64>,
     cancelled: Arc<AtomicBool>,
-) -> Result<(Vec<Worker>, Collected, f64)> {
+) -> Result<(Vec<Worker>, Collected, f64, Option<PaceStats>)> {
     let threads = workers.len() as u32;
     let phase = OnceLock::new();
     let gate = RwLock::new(());
@@ -261,15 +274,26 @@ fn run_phase(
         }
         drop(tx);
         let start = Instant::now();
+        let mut pacer = None;
+        if spawn_error.is_none() {
+            pacer = match pace.as_ref().map(|p| Pacer::start(p, length)).transpose() {
+                Ok(p) => p,
+                Err(e) => {
+                    spawn_error = Some(e);
+                    None
+                }
+            };
+        }
         if spawn_error.is_none() {
             let _ = phase.set(Phase {
                 start,
                 seconds: Seconds::new(start),
                 deadline: length.as_duration().map(|d| start + d),
                 budget: match length {
-                    Length::Queries(n) => Some((AtomicU64::new(0), n)),
-                    Length::Time(_) => None,
+                    Length::Queries(n) if pacer.is_none() => Some((AtomicU64::new(0), n)),
+                    _ => None,
                 },
+                tickets: pacer.as_ref().map(Pacer::tickets),
                 live,
                 cancelled,
                 threads,
@@ -286,12 +310,13 @@ fn run_phase(
         // A panicked worker is lost; its stats were sent up to its last second.
         let back: Vec<Worker> = spawned.into_iter().filter_map(|h| h.join().ok()).collect();
         let seconds = start.elapsed().as_secs_f64();
+        let open = pacer.map(Pacer::finish);
         match spawn_error {
             Some(e) => Err(anyhow!(
                 "failed to start client thread {} of {threads}: {e}",
                 back.len() + 1
             )),
-            None => Ok((back, got, seconds)),
+            None => Ok((back, got, seconds, open)),
         }
     })
 }

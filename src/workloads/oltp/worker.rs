@@ -17,11 +17,13 @@ use mysql::{Conn, Params, Statement};
 use rand::rngs::SmallRng;
 
 use crate::measure::interval::Counts;
+use crate::measure::latency::Latency;
 use crate::measure::seconds::Seconds;
 use crate::servers::mysql::MysqlClient;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::rand::{unique, KeyDist};
 use crate::workloads::oltp::spec::OltpSpec;
+use crate::workloads::pace::Tickets;
 use crate::workloads::oltp::sql::{kinds, prepared_tables, EventGen, Kind, Step};
 
 /// sysbench's default `--mysql-ignore-errors`: deadlock, record changed, lock-wait timeout.
@@ -40,6 +42,8 @@ pub struct Summary {
     pub first_error: Option<String>,
     /// The error that stopped this worker, if one did.
     pub fatal: Option<String>,
+    /// Open loop: each event's service time, from its first statement's send to its end.
+    pub service: Latency,
 }
 
 /// The phase every worker of one run shares.
@@ -57,6 +61,8 @@ pub struct Phase {
     /// oltp_insert without auto_inc: shared index of `rand.unique()`.
     pub unique: AtomicU32,
     pub unique_offset: u32,
+    /// Open loop: each event is an arrival, taken from here; the pacer ends the phase.
+    pub tickets: Option<Tickets>,
 }
 
 impl Phase {
@@ -162,7 +168,17 @@ impl Worker {
         let mut summary = Summary::default();
         let mut rec = phase.seconds.recorder();
         let mut plan = Vec::with_capacity(32);
-        'events: while self.conn.is_some() && !phase.over() {
+        'events: while self.conn.is_some() {
+            // The latency's origin: the intended start in open loop, the send in closed loop.
+            let intended = match &phase.tickets {
+                _ if phase.cancelled.load(Ordering::Relaxed) => break,
+                Some(t) => match t.next_blocking() {
+                    Some(at) => Some(at),
+                    None => break,
+                },
+                None if phase.over() => break,
+                None => None,
+            };
             let t0 = Instant::now();
             // This event's counts, added to the second in which it ends.
             let mut ev = Counts::default();
@@ -197,7 +213,10 @@ impl Worker {
                 }
             }
             let end = Instant::now();
-            let us = end.duration_since(t0).as_micros() as u64;
+            let us = end.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
+            if intended.is_some() {
+                summary.service.record_us(end.duration_since(t0).as_micros() as u64);
+            }
             rec.event(end, us, &ev);
             summary.events += 1;
             summary.busy_s += us as f64 / 1e6;

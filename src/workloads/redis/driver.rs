@@ -25,6 +25,7 @@ use crate::servers::redis::control::{CommandError, Control};
 use crate::servers::redis::{commandstats, commandstats_delta as delta};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
 use crate::servers::Deployed;
+use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets};
 use crate::workloads::redis::proto::{append, reply_len, templates, value, KeyGen, Template};
 use crate::workloads::redis::spec::{RedisSpec, Transport};
 use crate::workloads::redis::stream::{self, Stream};
@@ -38,6 +39,7 @@ pub async fn run_iteration(
     length: Length,
     live: Arc<AtomicU64>,
     window: Arc<Window>,
+    pace: Option<Pace>,
 ) -> Result<Measurement> {
     let load_addr = match spec.transport {
         Transport::Tcp => tcp_addr(&server.endpoint),
@@ -53,6 +55,7 @@ pub async fn run_iteration(
         length,
         live,
         window,
+        pace,
     };
     let (mut tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
@@ -90,6 +93,7 @@ struct Job {
     length: Length,
     live: Arc<AtomicU64>,
     window: Arc<Window>,
+    pace: Option<Pace>,
 }
 
 /// What every client of a cell sends.
@@ -122,8 +126,9 @@ impl Job {
         });
         let opened = (0..self.clients).map(|_| stream::connect(&self.load, &self.password));
         let mut streams = futures_util::future::try_join_all(opened).await?;
+        let pace = self.pace.as_ref();
         if let Some(w) = self.warmup {
-            let (back, _) = run_load(streams, &plan, w, self.live.clone(), None).await;
+            let (back, _, _) = run_load(streams, &plan, w, pace, self.live.clone(), None).await?;
             streams = back;
         }
 
@@ -132,14 +137,15 @@ impl Job {
         self.window.open();
         let started = Instant::now();
         let per_second = Seconds::new(started);
-        let (_, results) = run_load(
+        let (_, results, open) = run_load(
             streams,
             &plan,
             self.length,
+            pace,
             self.live.clone(),
             Some(&per_second),
         )
-        .await;
+        .await?;
         let seconds = started.elapsed().as_secs_f64();
         self.window.close();
         let cpu = cpu::process_seconds().zip(cpu_before).map(|(a, b)| a - b);
@@ -150,6 +156,7 @@ impl Job {
             seconds,
             client_cpu_s: cpu,
             samples: per_second.samples(seconds, self.clients, SAMPLE_PERCENTILE),
+            open,
             ..Measurement::default()
         };
         let mut sent: BTreeMap<&'static str, u64> = BTreeMap::new();
@@ -158,6 +165,7 @@ impl Job {
             m.queries += r.ok;
             m.errors += r.errors;
             m.latency.merge(&r.latency);
+            m.service.merge(&r.service);
             if m.first_error.is_none() {
                 m.first_error = r.first_error;
             }
@@ -257,23 +265,34 @@ struct ClientResult {
     sent: Vec<u64>,
     first_error: Option<String>,
     latency: Latency,
+    /// Open loop: from each request's send to its reply.
+    service: Latency,
     /// The connection failed: the server may have run requests whose replies were lost.
     broken: bool,
 }
 
-/// Run every client to the end of its share (or the deadline); give the streams back.
-/// The measured phase records each second into `per_second`.
+/// Run every client to the end of its share (or the deadline, or the pacer's end); give
+/// the streams back, with what the pacer saw in open loop. The measured phase records each
+/// second into `per_second`.
 async fn run_load(
     streams: Vec<Stream>,
     plan: &Arc<Plan>,
     length: Length,
+    pace: Option<&Pace>,
     live: Arc<AtomicU64>,
     per_second: Option<&Arc<Seconds>>,
-) -> (Vec<Stream>, Vec<ClientResult>) {
+) -> Result<(Vec<Stream>, Vec<ClientResult>, Option<PaceStats>)> {
     let n = streams.len() as u64;
     let deadline = length.as_duration().map(|d| Instant::now() + d);
+    let pacer = pace.map(|p| Pacer::start(p, length)).transpose()?;
     let runs = streams.into_iter().enumerate().map(|(i, stream)| {
-        let share = length.share(i, n as usize);
+        let until = match &pacer {
+            Some(p) => Until::Paced(p.tickets()),
+            None => Until::Closed {
+                share: length.share(i, n as usize),
+                deadline,
+            },
+        };
         let keys = plan.keyspace.map(|k| {
             KeyGen::new(
                 plan.spec.distribution,
@@ -284,15 +303,7 @@ async fn run_load(
             )
         });
         let rec = per_second.map(|s| s.recorder());
-        client(
-            stream,
-            plan.clone(),
-            keys,
-            share,
-            deadline,
-            live.clone(),
-            rec,
-        )
+        client(stream, plan.clone(), keys, until, live.clone(), rec)
     });
     let mut back = Vec::new();
     let mut results = Vec::new();
@@ -300,17 +311,29 @@ async fn run_load(
         back.extend(stream);
         results.push(r);
     }
-    (back, results)
+    Ok((back, results, pacer.map(Pacer::finish)))
+}
+
+/// When a client stops, and when each of its requests starts.
+enum Until {
+    /// Closed loop: after its share of a count, or at the deadline.
+    Closed {
+        share: Option<u64>,
+        deadline: Option<Instant>,
+    },
+    /// Open loop: each request is an arrival (the pipeline is 1); the pacer says when the
+    /// phase is over.
+    Paced(Tickets),
 }
 
 /// One connection: write a batch of up to `pipeline` requests, read all their replies, again.
-/// Each reply's latency runs from the batch's write to the read that completed the reply.
+/// Each reply's latency runs from the batch's write (in open loop: from the request's
+/// intended start) to the read that completed the reply.
 async fn client(
     mut stream: Stream,
     plan: Arc<Plan>,
     mut keys: Option<KeyGen>,
-    share: Option<u64>,
-    deadline: Option<Instant>,
+    until: Until,
     live: Arc<AtomicU64>,
     mut rec: Option<Recorder>,
 ) -> (Option<Stream>, ClientResult) {
@@ -320,6 +343,7 @@ async fn client(
         sent: vec![0; plan.templates.len()],
         first_error: None,
         latency: Latency::default(),
+        service: Latency::default(),
         broken: false,
     };
     let mut out = Vec::with_capacity(4096);
@@ -328,13 +352,22 @@ async fn client(
     let mut next_t = 0usize;
     let mut done: u64 = 0;
     loop {
-        let batch = match share {
-            Some(s) => plan.pipeline.min(s - done),
-            None => plan.pipeline,
+        let (batch, intended) = match &until {
+            Until::Closed { share, deadline } => {
+                let batch = match share {
+                    Some(s) => plan.pipeline.min(s - done),
+                    None => plan.pipeline,
+                };
+                if batch == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+                    break;
+                }
+                (batch, None)
+            }
+            Until::Paced(t) => match t.next().await {
+                Some(at) => (1, Some(at)),
+                None => break,
+            },
         };
-        if batch == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
         out.clear();
         let first_t = next_t;
         for _ in 0..batch {
@@ -351,7 +384,10 @@ async fn client(
         while got < batch {
             match reply_len(&rbuf[start..filled]) {
                 Ok(Some((len, is_error))) => {
-                    let us = now.duration_since(t0).as_micros() as u64;
+                    let us = now.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
+                    if intended.is_some() {
+                        r.service.record_us(now.duration_since(t0).as_micros() as u64);
+                    }
                     if let Some(rec) = rec.as_mut() {
                         match is_error {
                             true => rec.counts(now, &Counts::ERROR),

@@ -241,9 +241,16 @@ impl Driver for RedisSpec {
         ServerKind::Redis
     }
 
-    fn check(&self, _: &Facts) -> Result<(), Problem> {
+    fn check(&self, facts: &Facts) -> Result<(), Problem> {
         if self.pipeline == 0 {
             return Err(Problem::at("pipeline", "pipeline must be at least 1"));
+        }
+        if facts.pace.is_some() && self.pipeline > 1 {
+            return Err(Problem::at(
+                "pipeline",
+                "open loop (`load.rate`) starts each request at its own time: a pipeline of \
+                 more than 1 would batch them; remove `pipeline`",
+            ));
         }
         if self.keyspace == Some(0) {
             return Err(Problem::at("keyspace", "keyspace must be at least 1"));
@@ -273,6 +280,7 @@ impl Driver for RedisSpec {
             ctx.length,
             ctx.live.clone(),
             ctx.window.clone(),
+            ctx.pace.clone(),
         )
         .await
     }

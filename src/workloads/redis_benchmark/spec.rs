@@ -43,6 +43,14 @@ impl Driver for RedisBenchmarkSpec {
     }
 
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        if facts.pace.is_some() {
+            return Err(Problem::at(
+                "",
+                "redis-benchmark has no open-loop mode (each client sends its next request when \
+                 the last one answered): use a `redis` workload with `load.rate`, or exclude \
+                 this workload",
+            ));
+        }
         if self.test == RedisTest::Mixed {
             return Err(Problem::at(
                 "test",

@@ -23,6 +23,7 @@ use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
+use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets};
 use crate::workloads::{Ctx, Driver};
 
 impl Driver for SlapSpec {
@@ -44,6 +45,7 @@ impl Driver for SlapSpec {
             ctx.length,
             ctx.live.clone(),
             &ctx.window,
+            ctx.pace.as_ref(),
         )
         .await
     }
@@ -63,6 +65,7 @@ pub async fn run_iteration(
     length: Length,
     live: Arc<AtomicU64>,
     window: &Window,
+    pace: Option<&Pace>,
 ) -> Result<Measurement> {
     let mut rng = SmallRng::from_os_rng();
     let sql = sql::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
@@ -73,7 +76,12 @@ pub async fn run_iteration(
 
     let mut conns = open_clients(endpoint, concurrency, spec.commit > 0).await?;
     if let Some(w) = warmup {
-        let (back, _) = run_clients(conns, &sql, &keys, spec.commit, w, live.clone(), None).await;
+        let load = Load {
+            length: w,
+            pace,
+            per_second: None,
+        };
+        let (back, _, _) = run_clients(conns, &sql, &keys, spec.commit, &load, live.clone()).await?;
         conns = back;
     }
 
@@ -81,16 +89,12 @@ pub async fn run_iteration(
     window.open();
     let started = Instant::now();
     let per_second = Seconds::new(started);
-    let (conns, results) = run_clients(
-        conns,
-        &sql,
-        &keys,
-        spec.commit,
+    let load = Load {
         length,
-        live,
-        Some(&per_second),
-    )
-    .await;
+        pace,
+        per_second: Some(&per_second),
+    };
+    let (conns, results, open) = run_clients(conns, &sql, &keys, spec.commit, &load, live).await?;
     let seconds = started.elapsed().as_secs_f64();
     window.close();
     let after = mysql::status(&mut control).await?;
@@ -111,6 +115,7 @@ pub async fn run_iteration(
         seconds,
         server,
         samples: per_second.samples(seconds, concurrency, SAMPLE_PERCENTILE),
+        open,
         ..Measurement::default()
     };
     for r in results {
@@ -119,6 +124,7 @@ pub async fn run_iteration(
         m.errors += r.errors;
         m.commits += r.commits;
         m.latency.merge(&r.latency);
+        m.service.merge(&r.service);
         if m.first_error.is_none() {
             m.first_error = r.first_error;
         }
@@ -195,29 +201,44 @@ struct ClientResult {
     commits: u64,
     first_error: Option<String>,
     latency: Latency,
+    /// Open loop: from each statement's send to its reply.
+    service: Latency,
 }
 
-/// Run every client to the end of its share (or the deadline); give the connections back.
-/// The measured phase records each second into `per_second`.
+/// One phase's load: how long, open or closed loop, and where its seconds go (the measured
+/// phase's).
+struct Load<'a> {
+    length: Length,
+    pace: Option<&'a Pace>,
+    per_second: Option<&'a Arc<Seconds>>,
+}
+
+/// Run every client to the end of its share (or the deadline, or the pacer's end); give the
+/// connections back, with what the pacer saw in open loop.
 async fn run_clients(
     conns: Vec<Conn>,
     sql: &Arc<SlapSql>,
     keys: &Arc<Vec<String>>,
     commit: u32,
-    length: Length,
+    load: &Load<'_>,
     live: Arc<AtomicU64>,
-    per_second: Option<&Arc<Seconds>>,
-) -> (Vec<Conn>, Vec<Result<ClientResult>>) {
+) -> Result<(Vec<Conn>, Vec<Result<ClientResult>>, Option<PaceStats>)> {
     let n = conns.len() as u64;
+    let length = load.length;
     let deadline = length.as_duration().map(|d| Instant::now() + d);
+    let pacer = load.pace.map(|p| Pacer::start(p, length)).transpose()?;
     let handles: Vec<_> = conns
         .into_iter()
         .enumerate()
         .map(|(i, conn)| {
             let share = length.share(i, n as usize);
             let (sql, keys, live) = (sql.clone(), keys.clone(), live.clone());
-            let rec = per_second.map(|s| s.recorder());
-            tokio::spawn(client(conn, sql, keys, commit, share, deadline, live, rec))
+            let rec = load.per_second.map(|s| s.recorder());
+            let until = match &pacer {
+                Some(p) => Until::Paced(p.tickets()),
+                None => Until::Closed { share, deadline },
+            };
+            tokio::spawn(client(conn, sql, keys, commit, until, live, rec))
         })
         .collect();
     // Dropped before the clients end (the stall watchdog gave up on the iteration): stop
@@ -234,7 +255,18 @@ async fn run_clients(
             Err(e) => results.push(Err(anyhow::anyhow!("client task failed: {e}"))),
         }
     }
-    (back, results)
+    Ok((back, results, pacer.map(Pacer::finish)))
+}
+
+/// When a client stops, and when each of its statements starts.
+enum Until {
+    /// Closed loop: after its share of a count, or at the deadline.
+    Closed {
+        share: Option<u64>,
+        deadline: Option<Instant>,
+    },
+    /// Open loop: each statement is an arrival; the pacer says when the phase is over.
+    Paced(Tickets),
 }
 
 /// Aborts the client tasks when dropped (after they ended, aborting does nothing).
@@ -254,8 +286,7 @@ async fn client(
     sql: Arc<SlapSql>,
     keys: Arc<Vec<String>>,
     commit: u32,
-    share: Option<u64>,
-    deadline: Option<Instant>,
+    until: Until,
     live: Arc<AtomicU64>,
     mut rec: Option<Recorder>,
 ) -> (Option<Conn>, ClientResult) {
@@ -266,6 +297,7 @@ async fn client(
         commits: 0,
         first_error: None,
         latency: Latency::default(),
+        service: Latency::default(),
     };
     let mut done: u64 = 0;
     let mut since_commit = 0u32;
@@ -282,16 +314,31 @@ async fn client(
         })
         .collect();
     loop {
-        if share.is_some_and(|s| done >= s) || deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
+        // The latency's origin: the intended start in open loop, the send in closed loop.
+        let intended = match &until {
+            Until::Closed { share, deadline } => {
+                if share.is_some_and(|s| done >= s)
+                    || deadline.is_some_and(|d| Instant::now() >= d)
+                {
+                    break;
+                }
+                None
+            }
+            Until::Paced(t) => match t.next().await {
+                Some(at) => Some(at),
+                None => break,
+            },
+        };
         let i = (done % list.len() as u64) as usize;
         let stmt: &Statement = &list[i];
         let text = stmt.render(&keys, &mut rng);
         let t0 = Instant::now();
         let res = conn.query_drop(text).await;
         let end = Instant::now();
-        let us = end.duration_since(t0).as_micros() as u64;
+        let us = end.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
+        if intended.is_some() {
+            r.service.record_us(end.duration_since(t0).as_micros() as u64);
+        }
         done += 1;
         match res {
             Ok(()) => {

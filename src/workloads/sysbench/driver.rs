@@ -14,12 +14,13 @@ use crate::measure::cgroup::Window;
 use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::latency::LatencySummary;
-use crate::measure::measurement::Measurement;
+use crate::measure::measurement::{Measurement, PaceStats};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::sysbench::report::{parse, Report};
 use crate::workloads::sysbench::SysbenchSpec;
+use crate::workloads::arrival::{Shape, Spacing};
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 const MARKER: &str = "rmatrix_sysbench_prepared";
@@ -33,7 +34,23 @@ impl Driver for SysbenchSpec {
         false
     }
 
-    fn check(&self, _: &Facts) -> Result<(), Problem> {
+    fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        if let Some(p) = &facts.pace {
+            if self.options.contains_key("rate") || self.options.contains_key("tx-rate") {
+                return Err(Problem::at_key(
+                    "options.rate",
+                    "the rate comes from `load.rate`: remove it from the options",
+                ));
+            }
+            if !matches!(p.shape, Shape::Constant(_)) || p.spacing != Spacing::Poisson {
+                return Err(Problem::at(
+                    "",
+                    "sysbench's `--rate` is a constant rate of Poisson arrivals: it cannot \
+                     follow `load.shape` steps or a wave, or `arrivals: even`; use an `oltp` \
+                     workload for those",
+                ));
+            }
+        }
         for (key, value) in &self.options {
             crate::input::untrusted::sysbench_option(key, value)
                 .map_err(|msg| Problem::at_key(&format!("options.{key}"), msg))?;
@@ -50,6 +67,7 @@ impl Driver for SysbenchSpec {
             ctx.warmup,
             ctx.length,
             &ctx.window,
+            ctx.cell_rate(),
         )
         .await
     }
@@ -62,19 +80,21 @@ pub async fn run_iteration(
     warmup: Option<Length>,
     length: Length,
     window: &Window,
+    rate: Option<u32>,
 ) -> Result<Measurement> {
     if spec.prepare {
         ensure_prepared(endpoint, spec).await?;
     }
+    let run = Run { threads, rate };
     if let Some(w) = warmup {
-        sysbench(endpoint, spec, "run", threads, Some(w)).await?;
+        sysbench(endpoint, spec, "run", run, Some(w)).await?;
     }
     let mut control = endpoint.connect(Some(&spec.db)).await?;
     let before = mysql::status(&mut control).await?;
     let cpu0 = cpu::children_seconds();
     let started = Instant::now();
     window.open();
-    let text = sysbench(endpoint, spec, "run", threads, Some(length)).await?;
+    let text = sysbench(endpoint, spec, "run", run, Some(length)).await?;
     window.close();
     let wall = started.elapsed().as_secs_f64();
     let cpu1 = cpu::children_seconds();
@@ -82,12 +102,32 @@ pub async fn run_iteration(
     let _ = control.disconnect().await;
     let report = parse(&text)?;
     let server = mysql::measured(&before, &after, &[]);
-    Ok(measurement(
-        report,
-        server,
-        cpu0.zip(cpu1).map(|(a, b)| b - a),
-        wall,
-    ))
+    let open = rate.map(|_| PaceStats {
+        started: report.events,
+        // sysbench says how long its queue got, not what was scheduled, late or left over.
+        max_backlog: report.max_queue,
+        ..PaceStats::default()
+    });
+    Ok(Measurement {
+        open,
+        ..measurement(report, server, cpu0.zip(cpu1).map(|(a, b)| b - a), wall)
+    })
+}
+
+/// How one sysbench run loads the server: its threads, and in open loop its rate.
+#[derive(Debug, Clone, Copy)]
+pub struct Run {
+    pub threads: u32,
+    pub rate: Option<u32>,
+}
+
+impl Run {
+    pub fn threads(threads: u32) -> Run {
+        Run {
+            threads,
+            rate: None,
+        }
+    }
 }
 
 fn measurement(r: Report, server: Status, cpu: Option<f64>, wall: f64) -> Measurement {
@@ -180,7 +220,7 @@ pub fn args(
     endpoint: &Endpoint,
     spec: &SysbenchSpec,
     command: &str,
-    threads: u32,
+    run: Run,
     length: Option<Length>,
 ) -> Vec<String> {
     let mut a = vec![
@@ -190,8 +230,11 @@ pub fn args(
         format!("--mysql-port={}", endpoint.port),
         format!("--mysql-user={}", endpoint.user),
         format!("--mysql-db={}", spec.db),
-        format!("--threads={threads}"),
+        format!("--threads={}", run.threads),
     ];
+    if let (Some(r), "run") = (run.rate, command) {
+        a.push(format!("--rate={r}"));
+    }
     match length {
         Some(Length::Time(d)) => {
             a.push(format!("--time={}", d.as_secs().max(1)));
@@ -217,10 +260,10 @@ async fn sysbench(
     endpoint: &Endpoint,
     spec: &SysbenchSpec,
     command: &str,
-    threads: u32,
+    run: Run,
     length: Option<Length>,
 ) -> Result<String> {
-    let args = args(endpoint, spec, command, threads, length);
+    let args = args(endpoint, spec, command, run, length);
     // The password goes through a config file only this user can read, never on the command
     // line, where every local user could see it in the process list.
     let secret = PasswordFile::new(&endpoint.password)?;
@@ -273,8 +316,8 @@ async fn ensure_prepared(endpoint: &Endpoint, spec: &SysbenchSpec) -> Result<()>
         .map(option_text)
         .and_then(|t| t.parse::<u32>().ok())
         .unwrap_or(1);
-    sysbench(endpoint, spec, "cleanup", 1, None).await?;
-    sysbench(endpoint, spec, "prepare", tables.clamp(1, 8), None).await?;
+    sysbench(endpoint, spec, "cleanup", Run::threads(1), None).await?;
+    sysbench(endpoint, spec, "prepare", Run::threads(tables.clamp(1, 8)), None).await?;
     conn.query_drop(format!("CREATE TABLE {MARKER}(signature TEXT NOT NULL)"))
         .await?;
     conn.exec_drop(format!("INSERT INTO {MARKER} VALUES (?)"), (sig,))
@@ -299,7 +342,7 @@ mod tests {
             "{test: oltp_read_write, options: {tables: 4, table_size: 1000, skip_trx: true}}",
         )
         .unwrap();
-        let a = args(&ep, &spec, "run", 8, Some(Length::Queries(500))).join(" ");
+        let a = args(&ep, &spec, "run", Run::threads(8), Some(Length::Queries(500))).join(" ");
         assert_eq!(
             a,
             "oltp_read_write --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=3307 \
@@ -311,9 +354,16 @@ mod tests {
             &ep,
             &spec,
             "prepare",
-            2,
+            Run::threads(2),
             Some(Length::Time(std::time::Duration::from_secs(10))),
         );
         assert!(t.contains(&"--time=10".to_string()) && t.last().unwrap() == "prepare");
+        let open = Run {
+            threads: 4,
+            rate: Some(500),
+        };
+        let r = args(&ep, &spec, "run", open, Some(Length::Queries(500)));
+        assert!(r.contains(&"--rate=500".to_string()), "{r:?}");
+        assert!(!args(&ep, &spec, "prepare", open, None).contains(&"--rate=500".to_string()));
     }
 }

@@ -25,6 +25,9 @@ pub struct Report {
     pub exec_time_avg: f64,
     pub exec_time_stddev: f64,
     pub intervals: Vec<Sample>,
+    /// With `--rate`: the longest event queue an interval line showed (events generated,
+    /// not yet picked up by a thread).
+    pub max_queue: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -80,7 +83,11 @@ pub fn parse(text: &str) -> Result<Report, MissingField> {
     for line in text.lines() {
         let t = line.trim();
         let field = |k: &str| after(t, k).and_then(num);
-        if t.starts_with("[ ") && t.contains("thds:") {
+        if t.starts_with("[ ") && t.contains("queue length:") {
+            if let Some(q) = after(t, "queue length:").and_then(num) {
+                r.max_queue = Some(r.max_queue.unwrap_or(0).max(q as u64));
+            }
+        } else if t.starts_with("[ ") && t.contains("thds:") {
             if let Some(s) = interval(t) {
                 r.intervals.push(s);
             }

@@ -1,0 +1,254 @@
+//! The matrix's `load:` block: how load is offered. Closed loop by default (each connection
+//! sends its next request when the last one answered); with `rate`, open loop (requests
+//! start on a schedule at the target rate, whatever the replies); a `shape` for the rate over
+//! time (constant, steps, wave); and `until`, which stops a sweep of rising levels at the knee
+//! or at the stress limits. Also the load levels' own syntax: a list, or geometric steps.
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::Length;
+use crate::workloads::arrival::{Shape, Spacing};
+use crate::workloads::pace::Pace;
+
+/// Most levels a geometric sweep may expand to.
+pub const MAX_LEVELS: usize = 64;
+/// The highest target rate, in arrivals per second (one pacer thread's reach, and more).
+pub const MAX_RATE: u32 = 10_000_000;
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadSpec {
+    /// Open loop: target arrivals per second, one cell per rate (an axis, like concurrency):
+    /// a list or geometric steps `{from, factor, to}`.
+    #[serde(
+        default,
+        deserialize_with = "some_levels",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rate: Option<Vec<u32>>,
+    /// How arrivals are spaced: `poisson` (exponential gaps, the default) or `even`.
+    #[serde(default)]
+    pub arrivals: Arrivals,
+    /// The rate over time: `constant` (default), `{steps: ...}` or `{wave: ...}`.
+    #[serde(default)]
+    pub shape: ShapeSpec,
+    /// Stop a sweep: after the `knee`, or at the first level past the stress `limit`
+    /// (`report.load_curve` defines both). The swept levels are the rates in open loop,
+    /// the concurrency levels otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Until>,
+}
+
+impl LoadSpec {
+    pub fn open(&self) -> bool {
+        self.rate.is_some()
+    }
+
+    /// The pace of a cell at `rate`, its Poisson arrivals drawn from `seed`.
+    pub fn pace(&self, rate: u32, seed: u64) -> Pace {
+        let r = f64::from(rate);
+        let secs = |l: &Length| l.as_duration().map_or(1.0, |d| d.as_secs_f64());
+        let shape = match &self.shape {
+            ShapeSpec::Constant => Shape::Constant(r),
+            ShapeSpec::Steps(s) => Shape::Steps {
+                rates: s.pct.iter().map(|p| r * p / 100.0).collect(),
+                hold_s: secs(&s.hold),
+            },
+            ShapeSpec::Wave(w) => Shape::Wave {
+                mean: r,
+                amplitude: r * w.amplitude_pct / 100.0,
+                period_s: secs(&w.period),
+            },
+        };
+        Pace {
+            shape,
+            spacing: match self.arrivals {
+                Arrivals::Poisson => Spacing::Poisson,
+                Arrivals::Even => Spacing::Even,
+            },
+            seed,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    #[default]
+    Poisson,
+    Even,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ShapeSpec {
+    #[default]
+    Constant,
+    /// Each level, in percent of the cell's rate, held for `hold` in turn.
+    Steps(Steps),
+    /// The cell's rate plus or minus `amplitude_pct` percent, sinusoidal over `period`.
+    Wave(Wave),
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Steps {
+    pub pct: Vec<f64>,
+    pub hold: Length,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Wave {
+    pub amplitude_pct: f64,
+    pub period: Length,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Until {
+    Knee,
+    Limit,
+}
+
+/// Geometric levels: `from`, then each times `factor`, rounded, up to `to`.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Geometric {
+    from: u32,
+    factor: f64,
+    to: u32,
+}
+
+impl Geometric {
+    fn levels(&self) -> Result<Vec<u32>, String> {
+        if self.from == 0 {
+            return Err("`from` must be at least 1".into());
+        }
+        if !(self.factor > 1.0 && self.factor <= 100.0) {
+            return Err(format!(
+                "`factor` must be more than 1 and at most 100, not {}",
+                self.factor
+            ));
+        }
+        if self.to < self.from {
+            return Err(format!(
+                "`to` ({}) is below `from` ({})",
+                self.to, self.from
+            ));
+        }
+        let mut out: Vec<u32> = Vec::new();
+        let mut v = f64::from(self.from);
+        while v.round() <= f64::from(self.to) {
+            let l = v.round() as u32;
+            if out.last() != Some(&l) {
+                out.push(l);
+            }
+            if out.len() > MAX_LEVELS {
+                return Err(format!(
+                    "{} to {} by {} is more than {MAX_LEVELS} levels",
+                    self.from, self.to, self.factor
+                ));
+            }
+            v *= self.factor;
+        }
+        Ok(out)
+    }
+}
+
+/// A list of levels, or `{from, factor, to}` expanded to one.
+pub fn levels<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+    struct V;
+    impl<'de> serde::de::Visitor<'de> for V {
+        type Value = Vec<u32>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a list of levels, or geometric steps `{from: 1, factor: 2, to: 512}`")
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, a: A) -> Result<Vec<u32>, A::Error> {
+            Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(a))
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, a: A) -> Result<Vec<u32>, A::Error> {
+            let g: Geometric =
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(a))?;
+            g.levels().map_err(serde::de::Error::custom)
+        }
+        // A scalar: said here, so that the message points at the value and quotes it.
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Vec<u32>, E> {
+            Err(E::custom(format!(
+                "give a list of levels (`[1, 2, 4]`) or geometric steps (`{{from: 1, factor: \
+                 2, to: 512}}`), not `{}`",
+                crate::escape::terminal(v)
+            )))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Vec<u32>, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Vec<u32>, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Vec<u32>, E> {
+            self.visit_str(&v.to_string())
+        }
+        fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Vec<u32>, E> {
+            self.visit_str(&v.to_string())
+        }
+    }
+    d.deserialize_any(V)
+}
+
+fn some_levels<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<u32>>, D::Error> {
+    levels(d).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn geo(from: u32, factor: f64, to: u32) -> Result<Vec<u32>, String> {
+        Geometric { from, factor, to }.levels()
+    }
+
+    #[test]
+    fn geometric_levels() {
+        assert_eq!(geo(1, 2.0, 512).unwrap(), [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]);
+        assert_eq!(geo(1000, 2.0, 5000).unwrap(), [1000, 2000, 4000]);
+        // Rounding that repeats a level keeps it once.
+        assert_eq!(geo(1, 1.5, 5).unwrap(), [1, 2, 3, 5]);
+        assert!(geo(0, 2.0, 8).is_err());
+        assert!(geo(1, 1.0, 8).unwrap_err().contains("factor"));
+        assert!(geo(8, 2.0, 4).unwrap_err().contains("below"));
+        assert!(geo(1, 1.01, 1_000_000).unwrap_err().contains("64 levels"));
+    }
+
+    #[test]
+    fn a_cells_pace() {
+        let l: LoadSpec = crate::input::yaml::from_str(
+            "{rate: {from: 100, factor: 2, to: 400}, arrivals: even, shape: {wave: {amplitude_pct: 50, period: 10s}}, until: knee}",
+        )
+        .unwrap();
+        assert_eq!(l.rate.as_deref(), Some(&[100, 200, 400][..]));
+        assert_eq!(
+            l.pace(200, 3),
+            Pace {
+                shape: Shape::Wave {
+                    mean: 200.0,
+                    amplitude: 100.0,
+                    period_s: 10.0
+                },
+                spacing: Spacing::Even,
+                seed: 3
+            }
+        );
+        let s: LoadSpec =
+            crate::input::yaml::from_str("{rate: [50], shape: {steps: {pct: [50, 150], hold: 2s}}}")
+                .unwrap();
+        assert_eq!(
+            s.pace(100, 0).shape,
+            Shape::Steps {
+                rates: vec![50.0, 150.0],
+                hold_s: 2.0
+            }
+        );
+        assert!(!LoadSpec::default().open());
+    }
+}
