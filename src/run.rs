@@ -61,7 +61,11 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         Some(dir) => dir.rows()?,
         None => Vec::new(),
     };
+    let stops = sweep_stops(m, &rows);
     let missing = |c: &Cell| {
+        if past_the_stop(m, &stops, c) {
+            return 0;
+        }
         (1..=m.iterations)
             .filter(|i| !done.contains(&(c.key(), *i)))
             .count() as u64
@@ -342,6 +346,26 @@ fn noisy(m: &Matrix, key: &CellKey, rows: &[ResultRow], target: f64) -> bool {
         || crate::stats::summarize(&values, crate::stats::Confidence::default())
             .and_then(|s| s.cv)
             .is_some_and(|cv| cv * 100.0 > target)
+}
+
+/// Where each curve's sweep stopped (`load.until`), from the rows so far; empty without a
+/// stop rule.
+fn sweep_stops(m: &Matrix, rows: &[ResultRow]) -> Stops {
+    match m.load.until {
+        Some(until) => {
+            let spec = m.report.load_curve.clone().unwrap_or_default();
+            crate::report::load_curve::sweep_stops(&spec, until, rows)
+        }
+        None => Stops::default(),
+    }
+}
+
+type Stops = indexmap::IndexMap<(String, String, String, String, Option<u32>), u32>;
+
+/// A cell above the level where its curve's sweep stopped: not run.
+fn past_the_stop(m: &Matrix, stops: &Stops, c: &Cell) -> bool {
+    let kind = m.workloads[&c.workload].kind();
+    crate::report::load_curve::skipped(stops, &ResultRow::for_cell(c, kind, 1))
 }
 
 /// A cell iteration's own arrivals seed, from the run's (recorded in the manifest): the same
@@ -634,6 +658,7 @@ impl RunCtx<'_> {
                             .start_timeout
                             .and_then(|l| l.as_duration())
                             .unwrap_or(Duration::from_secs(180)),
+                        cpuset: m.servers[&d.server].cpuset.clone(),
                     };
                     let name = match self.instance {
                         "" => format!("rmatrix-{}-{}", self.run_id, d.slug()),
@@ -744,6 +769,16 @@ impl RunCtx<'_> {
         for (cell, i) in cells {
             let (cell, i) = (cell, *i);
             let workload = &m.workloads[&cell.workload];
+            if m.load.until.is_some() {
+                let stops = sweep_stops(m, &self.dir.rows()?);
+                if past_the_stop(m, &stops, cell) {
+                    self.progress.line(format!(
+                        "{cell} #{i}: not run: the sweep stopped below it (load.until)"
+                    ));
+                    self.progress.advance();
+                    continue;
+                }
+            }
             {
                 let row = ResultRow::for_cell(cell, workload.kind(), i);
                 let live = Arc::new(AtomicU64::new(0));

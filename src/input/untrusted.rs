@@ -139,6 +139,35 @@ pub fn env_name(name: &str) -> Result<(), String> {
 
 /// A Docker build argument's name (`build: {args: {suite: trixie}}`): an `ARG` name,
 /// letters, digits and `_`, not starting with a digit.
+/// A CPU list as Docker's `--cpuset-cpus` takes it: `1`, `0-3`, `0,2`; CPUs 0 to 1023.
+pub fn cpuset(list: &str) -> Result<(), String> {
+    let bad = || {
+        format!(
+            "cpuset `{}` is not a CPU list such as `1`, `0-1` or `0,2` (CPUs 0 to 1023)",
+            crate::escape::terminal(list)
+        )
+    };
+    if list.is_empty() || list.len() > 64 {
+        return Err(bad());
+    }
+    let cpu = |t: &str| {
+        (!t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| t.parse::<u32>().ok())
+            .flatten()
+            .filter(|c| *c <= 1023)
+    };
+    for part in list.split(',') {
+        let ok = match part.split_once('-') {
+            Some((a, b)) => matches!((cpu(a), cpu(b)), (Some(a), Some(b)) if a <= b),
+            None => cpu(part).is_some(),
+        };
+        if !ok {
+            return Err(bad());
+        }
+    }
+    Ok(())
+}
+
 pub fn build_arg_name(name: &str) -> Result<(), String> {
     let mut chars = name.chars();
     let shaped = chars

@@ -24,6 +24,7 @@ pub const MAX_CELLS: usize = 100_000;
 pub const MAX_ITERATIONS: u32 = 10_000;
 
 mod families;
+mod pacing;
 
 /// A bad matrix: where, what, and what would be valid.
 #[derive(Debug, Clone, PartialEq)]
@@ -311,6 +312,7 @@ impl Validator<'_> {
             m.engines.len().max(1),
             m.workloads.len(),
             m.concurrency.len(),
+            m.load.rate.as_ref().map_or(1, Vec::len),
         ]
         .iter()
         .try_fold(1usize, |acc, n| acc.checked_mul(*n))
@@ -369,6 +371,7 @@ impl Validator<'_> {
             self.check_selector(sel, &format!("include[{i}]"))?;
         }
         self.check_report()?;
+        self.check_load()?;
         self.check_workloads()?;
         self.check_untrusted()?;
         Ok(())
@@ -377,11 +380,25 @@ impl Validator<'_> {
     /// Names and values that are written into config files and SQL (see `untrusted`).
     fn check_untrusted(&self) -> Result<(), MatrixError> {
         use crate::input::untrusted::{
-            config_value, env_name, mycnf_key, name, redis_key, sql_identifier,
+            config_value, cpuset, env_name, mycnf_key, name, redis_key, sql_identifier,
         };
         let m = self.m;
         if let Some(n) = &m.name {
             name("matrix", n).map_err(|msg| self.err("name", msg))?;
+        }
+        for (server, s) in &m.servers {
+            if let Some(c) = &s.cpuset {
+                let path = format!("servers.{server}.cpuset");
+                cpuset(c).map_err(|msg| self.err(&path, msg))?;
+                if s.external.is_some() {
+                    return Err(self.err(
+                        &path,
+                        "an external server runs where its owner put it: rmatrix cannot pin it \
+                         to CPUs; remove `cpuset`"
+                            .into(),
+                    ));
+                }
+            }
         }
         for (what, section, keys) in [
             ("server", "servers", m.servers.keys().collect::<Vec<_>>()),

@@ -235,6 +235,16 @@ fn five() -> f64 {
     5.0
 }
 
+impl Default for LoadCurveSpec {
+    fn default() -> Self {
+        LoadCurveSpec {
+            min_gain_pct: five(),
+            p99: None,
+            error_pct: None,
+        }
+    }
+}
+
 impl LoadCurveSpec {
     pub fn p99_limit_ms(&self) -> Option<f64> {
         self.p99

@@ -1,11 +1,13 @@
 //! Seed 003's load-test table: per deployment and workload, one line per load level
-//! (concurrency) with throughput, latency, errors, Apdex and the server's CPU, the knee of
-//! the curve and the highest load that stays within the stress limits marked.
+//! (connections, or the target rate in open loop) with throughput, latency, errors, Apdex
+//! and the server's CPU, the knee of the curve and the highest load that stays within the
+//! stress limits marked; and the rule that stops a sweep there (`load.until`).
 
 use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::matrix::model::LoadCurveSpec;
+use crate::matrix::pacing::Until;
 use crate::model::ResultRow;
 use crate::stats::knee::{knee, max_sustainable, Limits, LoadPoint};
 
@@ -22,17 +24,49 @@ pub struct LoadCurve {
     pub max_sustainable: String,
 }
 
+/// An open-loop level that served less than this share of its target rate fell behind.
+pub const BEHIND: f64 = 0.98;
+
 /// Means over a level's successful iterations.
 #[derive(Debug, Default, Clone, Copy)]
 struct Level {
+    /// Connections in closed loop, the target rate in open loop.
     load: u32,
-    qps: f64,
+    /// Operations per second; in open loop, arrivals served per second.
+    throughput: f64,
     avg_ms: Option<f64>,
     p95_ms: Option<f64>,
     p99_ms: Option<f64>,
     error_rate: f64,
     apdex: Option<f64>,
     cpu_pct: Option<f64>,
+    /// Open loop: started late, in percent of the started ones; arrivals never started,
+    /// in number and in percent of those scheduled.
+    late_pct: Option<f64>,
+    missed: Option<f64>,
+    missed_pct: Option<f64>,
+}
+
+impl Level {
+    fn point(&self) -> LoadPoint {
+        LoadPoint {
+            load: self.load as f64,
+            throughput: self.throughput,
+            p99_ms: self.p99_ms.unwrap_or(f64::INFINITY),
+            error_rate: self.error_rate,
+        }
+    }
+
+    /// Open loop: the server did not keep up: more than 2% of the arrivals were never
+    /// started (the few in flight at the deadline do not count for more), or, where the
+    /// tool does not say (sysbench), less than 98% of the target rate was served.
+    fn behind(&self) -> bool {
+        self.late_pct.is_some()
+            && match self.missed_pct {
+                Some(m) => m > (1.0 - BEHIND) * 100.0,
+                None => self.throughput < BEHIND * self.load as f64,
+            }
+    }
 }
 
 fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
@@ -40,12 +74,21 @@ fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
+/// The level a row measured: its rate in open loop, else its connections.
+fn load_of(r: &ResultRow) -> u32 {
+    r.rate.unwrap_or(r.concurrency)
+}
+
 fn level(load: u32, rows: &[&ResultRow]) -> Level {
     let ops: f64 = rows.iter().filter_map(|r| r.queries).sum::<u64>() as f64;
     let errors: f64 = rows.iter().filter_map(|r| r.errors).sum::<u64>() as f64;
+    let open = rows.iter().any(|r| r.rate.is_some());
     Level {
         load,
-        qps: mean(rows.iter().map(|r| r.qps)).unwrap_or(0.0),
+        throughput: match open {
+            true => mean(rows.iter().map(|r| r.achieved_rate)).unwrap_or(0.0),
+            false => mean(rows.iter().map(|r| r.qps)).unwrap_or(0.0),
+        },
         avg_ms: mean(rows.iter().map(|r| r.lat_avg_ms)),
         p95_ms: mean(rows.iter().map(|r| r.lat_p95_ms)),
         p99_ms: mean(rows.iter().map(|r| r.lat_p99_ms)),
@@ -60,54 +103,119 @@ fn level(load: u32, rows: &[&ResultRow]) -> Level {
             rows.iter()
                 .map(|r| Some(r.srv_cpu_s? / r.seconds.filter(|s| *s > 0.0)? * 100.0)),
         ),
+        late_pct: open
+            .then(|| {
+                mean(rows.iter().map(|r| {
+                    let started = r.achieved_rate? * r.seconds?;
+                    Some(r.late_starts? as f64 / started.max(1.0) * 100.0)
+                }))
+            })
+            .flatten()
+            .or(open.then_some(0.0)),
+        missed: open
+            .then(|| mean(rows.iter().map(|r| r.missed_starts.map(|m| m as f64))))
+            .flatten(),
+        missed_pct: open
+            .then(|| {
+                mean(rows.iter().map(|r| {
+                    Some(r.missed_starts? as f64 / r.scheduled?.max(1) as f64 * 100.0)
+                }))
+            })
+            .flatten(),
     }
 }
 
-/// The curves of a run: one per server, config, engine and workload with two or more
-/// concurrency levels measured.
-pub fn curves(spec: &LoadCurveSpec, rows: &[ResultRow]) -> Vec<LoadCurve> {
-    let mut groups: IndexMap<(String, String, String, String), Vec<&ResultRow>> = IndexMap::new();
+/// A curve's identity: deployment, engine, workload and, in open loop, the connections.
+type CurveKey = (String, String, String, String, Option<u32>);
+
+fn curve_key(r: &ResultRow) -> CurveKey {
+    (
+        r.server.clone(),
+        r.config.clone(),
+        r.engine.clone(),
+        r.workload.clone(),
+        r.rate.map(|_| r.concurrency),
+    )
+}
+
+/// Each curve's levels in increasing load, from the successful rows.
+fn levels_by_curve(rows: &[ResultRow]) -> IndexMap<CurveKey, Vec<Level>> {
+    let mut groups: IndexMap<CurveKey, Vec<&ResultRow>> = IndexMap::new();
     for r in rows.iter().filter(|r| r.is_ok()) {
-        let key = (
-            r.server.clone(),
-            r.config.clone(),
-            r.engine.clone(),
-            r.workload.clone(),
-        );
-        groups.entry(key).or_default().push(r);
+        groups.entry(curve_key(r)).or_default().push(r);
     }
-    let limits = Limits {
+    groups
+        .into_iter()
+        .map(|(key, rows)| {
+            let mut loads: Vec<u32> = rows.iter().map(|r| load_of(r)).collect();
+            loads.sort_unstable();
+            loads.dedup();
+            let levels = loads
+                .iter()
+                .map(|&l| {
+                    let at: Vec<&ResultRow> =
+                        rows.iter().copied().filter(|r| load_of(r) == l).collect();
+                    level(l, &at)
+                })
+                .collect();
+            (key, levels)
+        })
+        .collect()
+}
+
+fn limits(spec: &LoadCurveSpec) -> Limits {
+    Limits {
         p99_ms: spec.p99_limit_ms(),
         error_rate: spec.error_pct.map(|p| p / 100.0),
-    };
+    }
+}
+
+/// Where a sweep stops: for each curve whose stop rule has fired, the highest level still to
+/// run (the one that showed the knee, or the first past a limit); higher levels are skipped.
+/// Read from the first iteration's rows, so that every iteration runs the same levels and a
+/// resumed run decides as the first attempt did.
+pub fn sweep_stops(
+    spec: &LoadCurveSpec,
+    until: Until,
+    rows: &[ResultRow],
+) -> IndexMap<CurveKey, u32> {
+    let first: Vec<ResultRow> = rows.iter().filter(|r| r.iteration == 1).cloned().collect();
+    let mut out = IndexMap::new();
+    for (key, levels) in levels_by_curve(&first) {
+        let points: Vec<LoadPoint> = levels.iter().map(Level::point).collect();
+        let stop = match until {
+            Until::Knee => knee(&points, spec.min_gain_pct).map(|i| i + 1),
+            Until::Limit => points.iter().position(|p| !limits(spec).holds(p)),
+        };
+        if let Some(i) = stop {
+            out.insert(key, levels[i].load);
+        }
+    }
+    out
+}
+
+/// Whether a sweep that stopped at `stops` skips the cell that `row` would be.
+pub fn skipped(stops: &IndexMap<CurveKey, u32>, row: &ResultRow) -> bool {
+    stops
+        .get(&curve_key(row))
+        .is_some_and(|&last| load_of(row) > last)
+}
+
+/// The curves of a run: one per server, config, engine and workload (and connections, in
+/// open loop) with two or more load levels measured.
+pub fn curves(spec: &LoadCurveSpec, rows: &[ResultRow]) -> Vec<LoadCurve> {
+    let limits = limits(spec);
     let mut out = Vec::new();
-    for ((server, config, engine, workload), rows) in groups {
-        let mut loads: Vec<u32> = rows.iter().map(|r| r.concurrency).collect();
-        loads.sort_unstable();
-        loads.dedup();
-        if loads.len() < 2 {
+    for ((server, config, engine, workload, conns), levels) in levels_by_curve(rows) {
+        if levels.len() < 2 {
             continue;
         }
-        let levels: Vec<Level> = loads
-            .iter()
-            .map(|&c| {
-                let at: Vec<&ResultRow> = rows
-                    .iter()
-                    .copied()
-                    .filter(|r| r.concurrency == c)
-                    .collect();
-                level(c, &at)
-            })
-            .collect();
-        let points: Vec<LoadPoint> = levels
-            .iter()
-            .map(|l| LoadPoint {
-                load: l.load as f64,
-                throughput: l.qps,
-                p99_ms: l.p99_ms.unwrap_or(f64::INFINITY),
-                error_rate: l.error_rate,
-            })
-            .collect();
+        let open = conns.is_some();
+        let unit = match open {
+            true => "arrivals/s",
+            false => "connections",
+        };
+        let points: Vec<LoadPoint> = levels.iter().map(Level::point).collect();
         let k = knee(&points, spec.min_gain_pct);
         let has_limits = limits.p99_ms.is_some() || limits.error_rate.is_some();
         let ms = has_limits
@@ -125,9 +233,19 @@ pub fn curves(spec: &LoadCurveSpec, rows: &[ResultRow]) -> Vec<LoadCurve> {
                 if ms == Some(i) {
                     marks.push("max sustainable");
                 }
-                vec![
-                    l.load.to_string(),
-                    format!("{:.0}", l.qps),
+                if l.behind() {
+                    marks.push("behind the target");
+                }
+                let mut cells = vec![l.load.to_string(), format!("{:.0}", l.throughput)];
+                if open {
+                    cells.push(format!("{:.1}", l.late_pct.unwrap_or(0.0)));
+                    cells.push(
+                        l.missed
+                            .map(|m| format!("{m:.0}"))
+                            .unwrap_or_else(|| "n/a".into()),
+                    );
+                }
+                cells.extend([
                     ms3(l.avg_ms),
                     ms3(l.p95_ms),
                     ms3(l.p99_ms),
@@ -139,37 +257,39 @@ pub fn curves(spec: &LoadCurveSpec, rows: &[ResultRow]) -> Vec<LoadCurve> {
                         .map(|c| format!("{c:.0}"))
                         .unwrap_or_else(|| "n/a".into()),
                     marks.join(", "),
-                ]
-                .into_iter()
-                .map(|c| crate::escape::md_cell(&c))
-                .collect()
+                ]);
+                cells.iter().map(|c| crate::escape::md_cell(c)).collect()
             })
             .collect();
-        let mut parts = vec![server.as_str(), config.as_str()];
+        let mut parts = vec![server.clone(), config.clone()];
         if !engine.is_empty() {
-            parts.push(&engine);
+            parts.push(engine.clone());
         }
-        parts.push(&workload);
+        parts.push(workload.clone());
+        if let Some(c) = conns {
+            parts.push(format!("{c} connections"));
+        }
+        let mut header = match open {
+            true => vec!["target /s", "achieved /s", "late %", "missed"],
+            false => vec!["connections", "throughput /s"],
+        };
+        header.extend([
+            "avg ms",
+            "p95 ms",
+            "p99 ms",
+            "errors %",
+            "Apdex",
+            "server CPU %",
+            "mark",
+        ]);
         out.push(LoadCurve {
             title: crate::escape::md_text(&parts.join(" / ")),
-            header: [
-                "connections",
-                "throughput /s",
-                "avg ms",
-                "p95 ms",
-                "p99 ms",
-                "errors %",
-                "Apdex",
-                "server CPU %",
-                "mark",
-            ]
-            .map(String::from)
-            .to_vec(),
-            align: "|---:|---:|---:|---:|---:|---:|---:|---:|---|".into(),
+            align: format!("|{}---|", "---:|".repeat(header.len() - 1)),
+            header: header.into_iter().map(String::from).collect(),
             rows: table_rows,
             knee: match k {
                 Some(i) => format!(
-                    "The knee is at {} connections: the next level gained at most {}% while p99 rose",
+                    "The knee is at {} {unit}: the next level gained at most {}% while p99 rose",
                     levels[i].load, spec.min_gain_pct
                 ),
                 None => format!(
@@ -180,7 +300,7 @@ pub fn curves(spec: &LoadCurveSpec, rows: &[ResultRow]) -> Vec<LoadCurve> {
             max_sustainable: match (has_limits, ms) {
                 (false, _) => String::new(),
                 (true, Some(i)) => format!(
-                    "maximum sustainable load under the limits ({}): {} connections",
+                    "maximum sustainable load under the limits ({}): {} {unit}",
                     spec.limits_text(),
                     levels[i].load
                 ),

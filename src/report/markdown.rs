@@ -41,7 +41,7 @@ pub struct Summary {
     pub rows: Vec<ResultRow>,
     /// Charts drawn into the run directory (`charts/<file>`), to link from the summary.
     pub charts: Vec<ChartLink>,
-    /// Seed 003's load-test tables, with `report.load_curve`.
+    /// Seed 003's load-test tables, with `report.load_curve` or `load.until`.
     pub load_curves: Vec<super::load_curve::LoadCurve>,
     /// The stability check, with `report.drift`.
     pub drift: Vec<super::drift::Drift>,
@@ -112,10 +112,10 @@ fn cell_name(r: &ResultRow) -> String {
     Dimension::ALL
         .iter()
         .map(|d| {
-            if *d == Dimension::Concurrency {
-                format!("c{}", r.concurrency)
-            } else {
-                r.dim(*d)
+            match d {
+                Dimension::Concurrency => format!("c{}", r.concurrency),
+                Dimension::Rate => r.rate.map(|r| format!("{r}/s")).unwrap_or_default(),
+                _ => r.dim(*d),
             }
         })
         .filter(|v| !v.is_empty())
@@ -229,12 +229,12 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             .collect(),
         rows: rows.to_vec(),
         charts: Vec::new(),
-        load_curves: matrix
-            .report
-            .load_curve
-            .as_ref()
-            .map(|spec| super::load_curve::curves(spec, rows))
-            .unwrap_or_default(),
+        // Asked for, or implied by a sweep's stop rule (which reads the same curve).
+        load_curves: match (&matrix.report.load_curve, matrix.load.until) {
+            (Some(spec), _) => super::load_curve::curves(spec, rows),
+            (None, Some(_)) => super::load_curve::curves(&Default::default(), rows),
+            (None, None) => Vec::new(),
+        },
         drift: Vec::new(),
     }
 }

@@ -130,6 +130,8 @@ pub struct Launch<'a> {
     pub password: &'a str,
     pub host_network: bool,
     pub start_timeout: Duration,
+    /// The server's `cpuset` (host CPUs its container may use).
+    pub cpuset: Option<String>,
 }
 
 impl Launch<'_> {
@@ -154,6 +156,7 @@ impl Launch<'_> {
             instance: self.instance.to_string(),
             host_network: self.host_network,
             publish: (!self.host_network).then_some((container_port, port)),
+            cpuset: self.cpuset.clone(),
         }
     }
 

@@ -63,6 +63,8 @@ pub struct ContainerSpec {
     /// Host networking, or bridge with `publish = Some((container_port, host_port))` on 127.0.0.1.
     pub host_network: bool,
     pub publish: Option<(u16, u16)>,
+    /// Host CPUs the container may run on (`--cpuset-cpus`), all when None.
+    pub cpuset: Option<String>,
 }
 
 /// Only a local engine over its unix socket is supported: any other `DOCKER_HOST` is refused
@@ -226,6 +228,7 @@ impl Engine {
                     )
                     .collect(),
             ),
+            cpuset_cpus: spec.cpuset.clone(),
             ..Default::default()
         };
         let mut exposed = None;

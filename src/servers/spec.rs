@@ -23,6 +23,11 @@ pub struct ServerSpec {
     /// The protocol family; inferred from the image or build name when omitted.
     #[serde(default)]
     pub kind: Option<ServerKind>,
+    /// The host CPUs the server's container may run on (Docker's `--cpuset-cpus`), e.g.
+    /// `"1"` or `"0-1"`: a server pinned to one core saturates at a load this machine can
+    /// offer, and the client keeps the other cores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuset: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
