@@ -129,7 +129,12 @@ pub fn cell_stats(
     groups
         .into_iter()
         .filter_map(|(key, values)| {
-            let one = series.get(&(key.join("|"), values[0].1));
+            // The samples' key is the cell's (`CellKey`: a closed loop's empty rate left out).
+            let cell = crate::model::CellKey::of(|d| {
+                let i = Dimension::ALL.iter().position(|x| *x == d).unwrap_or(0);
+                key[i].clone()
+            });
+            let one = series.get(&(cell.as_str().to_string(), values[0].1));
             let dims = Dimension::ALL
                 .iter()
                 .map(|d| d.to_string())
