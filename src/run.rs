@@ -15,6 +15,7 @@ use crate::matrix::model::{Matrix, Network, Selector};
 use crate::matrix::schedule::schedule;
 use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
 use crate::measure::cgroup::Window;
+use crate::measure::seconds::Live;
 use crate::model::CellKey;
 use crate::progress::Progress;
 use crate::report;
@@ -782,8 +783,9 @@ impl RunCtx<'_> {
             {
                 let row = ResultRow::for_cell(cell, workload.kind(), i);
                 let live = Arc::new(AtomicU64::new(0));
+                let phase = Arc::new(Live::default());
                 let label = format!("{cell} #{i}");
-                let ticker = self.ticker(label.clone(), live.clone());
+                let ticker = self.ticker(label.clone(), live.clone(), phase.clone());
                 let ctx = Ctx {
                     server: deployed,
                     engine: cell.engine.as_deref(),
@@ -791,7 +793,10 @@ impl RunCtx<'_> {
                     warmup: m.warmup,
                     length: m.length,
                     live,
-                    pace: cell.rate.map(|r| m.load.pace(r, cell_seed(self.seed, cell, i))),
+                    pace: cell
+                        .rate
+                        .map(|r| m.load.pace(r, cell_seed(self.seed, cell, i))),
+                    phase,
                     window: Arc::new(Window::new(deployed.cgroup.clone())),
                 };
                 let stall_timeout = m
@@ -801,7 +806,13 @@ impl RunCtx<'_> {
                 let result = workload.run(&ctx, stall_timeout).await;
                 ticker.abort();
                 let row = match result {
-                    Ok(meas) => {
+                    Ok(mut meas) => {
+                        if let Some(open) = &meas.open {
+                            for s in &mut meas.samples {
+                                let n = open.per_second.get(s.second as usize - 1);
+                                s.target_ps = Some(n.copied().unwrap_or(0) as f64);
+                            }
+                        }
                         SampleSink::new(self.dir, cell, i).write(&meas.samples)?;
                         let mut row = meas.into_row(row);
                         if row.is_ok() {
@@ -847,8 +858,15 @@ impl RunCtx<'_> {
         Ok(())
     }
 
-    /// Once a second, show the cell and its live rate on the status line.
-    fn ticker(&self, label: String, live: Arc<AtomicU64>) -> tokio::task::JoinHandle<()> {
+    /// Once a second, show the cell on the status line: the measured phase's last second
+    /// (throughput, p95, errors) once the driver shows it, else the operations counted
+    /// (preparing, warming up, an external tool's server probe).
+    fn ticker(
+        &self,
+        label: String,
+        live: Arc<AtomicU64>,
+        phase: Arc<Live>,
+    ) -> tokio::task::JoinHandle<()> {
         let bar = self.progress.bar_handle();
         tokio::spawn(async move {
             let mut last = 0;
@@ -856,7 +874,13 @@ impl RunCtx<'_> {
             loop {
                 tick.tick().await;
                 let now = live.load(Ordering::Relaxed);
-                bar.set_message(format!("{label}: {} q/s", now - last));
+                bar.set_message(match phase.last_second() {
+                    Some(s) => format!(
+                        "{label}: second {}: {:.0} q/s, p95 {:.3} ms, {:.0} errors/s",
+                        s.second, s.qps, s.lat_pct_ms, s.errors_ps
+                    ),
+                    None => format!("{label}: {} q/s", now - last),
+                });
                 last = now;
             }
         })

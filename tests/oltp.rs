@@ -74,6 +74,7 @@ async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Me
         Arc::new(AtomicU64::new(0)),
         &Window::default(),
         None,
+        None,
     )
     .await
     .unwrap_or_else(|e| panic!("{}: {e:#}", spec.test.name()))
@@ -242,6 +243,7 @@ async fn every_test_runs_and_the_server_counts_the_same() {
         Arc::new(AtomicU64::new(0)),
         &Window::default(),
         None,
+        None,
     )
     .await
     .unwrap();
@@ -388,6 +390,7 @@ async fn sysbench_driver_parses_a_real_run() {
         m.warmup,
         m.length,
         &Window::default(),
+        None,
         None,
     )
     .await

@@ -107,7 +107,10 @@ fn redis_far_above_capacity_shows_latency_growing_and_the_backlog() {
     assert_eq!(r["rate"], "1000000");
     assert_eq!(r["status"], "ok", "{r:?}");
     let (achieved, scheduled) = (num(r, "achieved_rate"), num(r, "scheduled"));
-    assert!(achieved < 500_000.0, "one client thread cannot serve 1M/s: {r:?}");
+    assert!(
+        achieved < 500_000.0,
+        "one client thread cannot serve 1M/s: {r:?}"
+    );
     // About 4 M arrivals were due; most were never started, and the report says so.
     assert!(scheduled > 3_000_000.0, "{r:?}");
     assert!(num(r, "missed_starts") > scheduled * 0.5, "{r:?}");
@@ -180,7 +183,10 @@ fn a_sweep_on_a_server_pinned_to_one_core_stops_at_its_knee() {
         levels.len() >= 3 && levels.len() < 11,
         "the sweep stopped before 1024 connections: {levels:?}"
     );
-    assert_eq!(levels, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024][..levels.len()]);
+    assert_eq!(
+        levels,
+        [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024][..levels.len()]
+    );
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(summary.contains("The knee is at"), "{summary}");
     // The knee is the level before the last one run.

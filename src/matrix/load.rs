@@ -486,7 +486,13 @@ impl Validator<'_> {
             "engine" => m.engines.clone(),
             "workload" => m.workloads.keys().cloned().collect(),
             "concurrency" => m.concurrency.iter().map(|c| c.to_string()).collect(),
-            "rate" => m.load.rate.iter().flatten().map(|r| r.to_string()).collect(),
+            "rate" => m
+                .load
+                .rate
+                .iter()
+                .flatten()
+                .map(|r| r.to_string())
+                .collect(),
             _ => Vec::new(),
         }
     }

@@ -210,7 +210,10 @@ mod tests {
 
     #[test]
     fn geometric_levels() {
-        assert_eq!(geo(1, 2.0, 512).unwrap(), [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]);
+        assert_eq!(
+            geo(1, 2.0, 512).unwrap(),
+            [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+        );
         assert_eq!(geo(1000, 2.0, 5000).unwrap(), [1000, 2000, 4000]);
         // Rounding that repeats a level keeps it once.
         assert_eq!(geo(1, 1.5, 5).unwrap(), [1, 2, 3, 5]);
@@ -239,9 +242,10 @@ mod tests {
                 seed: 3
             }
         );
-        let s: LoadSpec =
-            crate::input::yaml::from_str("{rate: [50], shape: {steps: {pct: [50, 150], hold: 2s}}}")
-                .unwrap();
+        let s: LoadSpec = crate::input::yaml::from_str(
+            "{rate: [50], shape: {steps: {pct: [50, 150], hold: 2s}}}",
+        )
+        .unwrap();
         assert_eq!(
             s.pace(100, 0).shape,
             Shape::Steps {

@@ -116,6 +116,7 @@ impl IntervalStats {
             lat_pct_ms: self.percentile_ms(pct),
             errors_ps: r(c.errors),
             reconnects_ps: r(c.reconnects),
+            target_ps: None,
         }
     }
 }
@@ -134,6 +135,8 @@ pub struct Sample {
     pub lat_pct_ms: f64,
     pub errors_ps: f64,
     pub reconnects_ps: f64,
+    /// Open loop: arrivals scheduled in this second (the target, as the pacer drew it).
+    pub target_ps: Option<f64>,
 }
 
 /// Mean and population standard deviation (sysbench's thread fairness).

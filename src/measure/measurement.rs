@@ -38,7 +38,7 @@ pub struct Measurement {
 }
 
 /// What an open-loop phase's pacer saw (None: the external tool does not say).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PaceStats {
     /// Arrivals whose intended start fell within the phase.
     pub scheduled: Option<u64>,
@@ -50,6 +50,8 @@ pub struct PaceStats {
     pub missed: Option<u64>,
     /// The most arrivals that were due and waiting for a free client at once.
     pub max_backlog: Option<u64>,
+    /// Arrivals scheduled in each second of the phase (the first second first).
+    pub per_second: Vec<u64>,
 }
 
 impl Measurement {
@@ -109,7 +111,7 @@ impl Measurement {
                 .collect();
             row.lat_percentiles = serde_json::to_string(&map).unwrap_or_default();
         }
-        if let Some(p) = self.open {
+        if let Some(p) = &self.open {
             row.achieved_rate = Some(per_sec(p.started));
             row.scheduled = p.scheduled;
             row.late_starts = p.late;

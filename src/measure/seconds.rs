@@ -67,6 +67,37 @@ impl Seconds {
     }
 }
 
+impl Seconds {
+    /// The last second that ended (its counts as far as the recorders have handed them
+    /// over), for a status line; None in the first second.
+    pub fn last_complete(&self, pct: f64) -> Option<Sample> {
+        let s = self.start.elapsed().as_secs() as u32;
+        if s == 0 {
+            return None;
+        }
+        let merged = self.merged.lock().unwrap_or_else(|e| e.into_inner());
+        let empty = IntervalStats::default();
+        Some(merged.get(&s).unwrap_or(&empty).sample(s, 0, 1.0, pct))
+    }
+}
+
+/// Where a driver shows its measured phase while it runs: the status line reads the last
+/// complete second from here.
+#[derive(Default)]
+pub struct Live(Mutex<Option<Arc<Seconds>>>);
+
+impl Live {
+    pub fn set(&self, seconds: &Arc<Seconds>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(seconds.clone());
+    }
+
+    /// The measured phase's last complete second, once it has one.
+    pub fn last_second(&self) -> Option<Sample> {
+        let s = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
+        s.last_complete(95.0)
+    }
+}
+
 /// One client's current second. Dropping it hands over what it holds.
 pub struct Recorder {
     seconds: Arc<Seconds>,

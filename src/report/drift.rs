@@ -45,7 +45,7 @@ pub fn drifts(qps: &Series, p95: &Series, conf: Confidence) -> Vec<Drift> {
                 (_, true, true) => "throughput and latency drift",
             };
             Drift {
-                cell: crate::escape::md_cell(&key.0.replace('|', " / ")),
+                cell: crate::escape::md_cell(&cell_name(&key.0)),
                 iteration: key.1,
                 seconds: series.len(),
                 throughput: text(t.as_ref(), conf),
@@ -54,6 +54,21 @@ pub fn drifts(qps: &Series, p95: &Series, conf: Confidence) -> Vec<Drift> {
             }
         })
         .collect()
+}
+
+/// A cell key (`server|config|engine|workload|concurrency[|rate]`) as the other tables name
+/// cells: `server / config / workload / c16 / 2000/s`, an empty engine left out.
+fn cell_name(key: &str) -> String {
+    key.split('|')
+        .enumerate()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(i, v)| match i {
+            4 => format!("c{v}"),
+            5 => format!("{v}/s"),
+            _ => v.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" / ")
 }
 
 #[cfg(test)]
@@ -73,7 +88,11 @@ mod tests {
         let p95 = Series::from([(key("a"), lat.clone()), (key("b"), lat)]);
         let d = drifts(&qps, &p95, Confidence::default());
         assert_eq!(d.len(), 2);
-        assert_eq!(d[0].cell, "s / a /  / w / 4");
+        assert_eq!(d[0].cell, "s / a / w / c4");
+        assert_eq!(
+            cell_name("s|a|InnoDB|w|4|2000"),
+            "s / a / InnoDB / w / c4 / 2000/s"
+        );
         assert_eq!((d[0].verdict.as_str(), d[0].seconds), ("steady", 300));
         assert_eq!(d[1].verdict, "throughput drifts");
         let short = Series::from([(key("c"), vec![1.0; 10])]);

@@ -117,9 +117,11 @@ fn level(load: u32, rows: &[&ResultRow]) -> Level {
             .flatten(),
         missed_pct: open
             .then(|| {
-                mean(rows.iter().map(|r| {
-                    Some(r.missed_starts? as f64 / r.scheduled?.max(1) as f64 * 100.0)
-                }))
+                mean(
+                    rows.iter().map(|r| {
+                        Some(r.missed_starts? as f64 / r.scheduled?.max(1) as f64 * 100.0)
+                    }),
+                )
             })
             .flatten(),
     }

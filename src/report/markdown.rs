@@ -45,6 +45,8 @@ pub struct Summary {
     pub load_curves: Vec<super::load_curve::LoadCurve>,
     /// The stability check, with `report.drift`.
     pub drift: Vec<super::drift::Drift>,
+    /// Open loop: the drift's throughput is the served share of each second's target.
+    pub drift_served: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -111,12 +113,10 @@ pub struct RunFacts {
 fn cell_name(r: &ResultRow) -> String {
     Dimension::ALL
         .iter()
-        .map(|d| {
-            match d {
-                Dimension::Concurrency => format!("c{}", r.concurrency),
-                Dimension::Rate => r.rate.map(|r| format!("{r}/s")).unwrap_or_default(),
-                _ => r.dim(*d),
-            }
+        .map(|d| match d {
+            Dimension::Concurrency => format!("c{}", r.concurrency),
+            Dimension::Rate => r.rate.map(|r| format!("{r}/s")).unwrap_or_default(),
+            _ => r.dim(*d),
         })
         .filter(|v| !v.is_empty())
         .collect::<Vec<_>>()
@@ -236,6 +236,7 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             (None, None) => Vec::new(),
         },
         drift: Vec::new(),
+        drift_served: false,
     }
 }
 

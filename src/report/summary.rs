@@ -60,8 +60,13 @@ pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<Strin
                 col,
             )
         };
-        ctx.drift =
-            super::drift::drifts(&read("qps")?, &read("lat_p95_ms")?, m.report.confidence());
+        // Open loop: throughput against each second's own target (a wave is not drift).
+        let throughput = match m.load.open() {
+            true => read("served")?,
+            false => read("qps")?,
+        };
+        ctx.drift = super::drift::drifts(&throughput, &read("lat_p95_ms")?, m.report.confidence());
+        ctx.drift_served = m.load.open();
     }
     let text = super::markdown::render(&template, &ctx)?;
     Ok(text)

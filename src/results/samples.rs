@@ -52,6 +52,9 @@ struct SampleRow<'a> {
     /// run is all open or all closed loop: a closed one's file has no such column.
     #[serde(skip_serializing_if = "Option::is_none")]
     rate: Option<u32>,
+    /// Open loop: arrivals scheduled in this second.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    target_ps: Option<f64>,
 }
 
 impl SampleSink {
@@ -108,6 +111,7 @@ impl SampleSink {
                 errors_ps: round2(s.errors_ps),
                 reconnects_ps: round2(s.reconnects_ps),
                 rate: c.rate,
+                target_ps: s.target_ps,
             });
         }
         // One write for the iteration's lines: a kill leaves all of them or none.
@@ -115,7 +119,8 @@ impl SampleSink {
     }
 }
 
-/// The per-second series of one column (`qps`, `tps` or `lat_p95_ms`) of a run's samples.csv, by cell key
+/// The per-second series of one column (`qps`, `tps`, `lat_p95_ms`, or `served`: open loop's
+/// served share of each second's target) of a run's samples.csv, by cell key
 /// (`ResultRow::cell_key`) and iteration, in second order. An absent file is no samples; a
 /// damaged one is an error naming the file and line.
 pub type Series = std::collections::HashMap<(String, u32), Vec<f64>>;
@@ -135,6 +140,8 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
         lat_p95_ms: f64,
         #[serde(default)]
         rate: Option<u32>,
+        #[serde(default)]
+        target_ps: Option<f64>,
     }
     let mut out = Series::new();
     if !path.exists() {
@@ -147,6 +154,12 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
     for (i, line) in r.deserialize::<Line>().enumerate() {
         let l = line.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
         let v = match column {
+            // Open loop: the share of the second's scheduled arrivals that were served, so
+            // that a wave's own swing is not read as drift.
+            "served" => match l.target_ps.filter(|t| *t > 0.0) {
+                Some(t) => l.tps / t,
+                None => continue,
+            },
             "tps" => l.tps,
             "lat_p95_ms" => l.lat_p95_ms,
             _ => l.qps,
@@ -246,6 +259,7 @@ mod tests {
             rate: None,
         };
         let s = Sample {
+            target_ps: None,
             second: 1,
             threads: 4,
             tps: 10.0,

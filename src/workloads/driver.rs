@@ -13,6 +13,7 @@ use super::stall;
 use crate::input::Length;
 use crate::measure::cgroup::Window;
 use crate::measure::measurement::Measurement;
+use crate::measure::seconds::Live;
 use crate::servers::spec::ServerKind;
 use crate::servers::Deployed;
 
@@ -33,6 +34,9 @@ pub struct Ctx<'a> {
     /// Open loop: the schedule requests start on (None: closed loop, each connection sends
     /// when its last request answered).
     pub pace: Option<Pace>,
+    /// Where the driver shows its measured phase's seconds as they complete (the status
+    /// line); drivers of external tools leave it empty.
+    pub phase: Arc<Live>,
     /// The measured phase's edges: a driver opens it right before its measured phase and
     /// closes it right after, so that the server's usage in between is its cost.
     pub window: Arc<Window>,
@@ -41,7 +45,9 @@ pub struct Ctx<'a> {
 impl Ctx<'_> {
     /// Open loop's target rate of the cell (for a tool that takes only a number).
     pub fn cell_rate(&self) -> Option<u32> {
-        self.pace.as_ref().map(|p| p.shape.max_rate().round() as u32)
+        self.pace
+            .as_ref()
+            .map(|p| p.shape.max_rate().round() as u32)
     }
 }
 

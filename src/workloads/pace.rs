@@ -32,6 +32,7 @@ pub const LATE: Duration = Duration::from_millis(1);
 /// Counts kept while the phase runs.
 #[derive(Default)]
 struct Counts {
+    per_second: Vec<u64>,
     scheduled: u64,
     started: u64,
     late: u64,
@@ -167,6 +168,7 @@ impl Pacer {
             late: Some(q.stats.late),
             missed: Some(q.due.len() as u64),
             max_backlog: Some(q.stats.max_backlog),
+            per_second: q.stats.per_second.clone(),
         }
     }
 
@@ -207,6 +209,11 @@ fn release(s: &Shared, schedule: Schedule, start: Instant, length: Length) {
             let mut q = s.lock();
             q.due.push_back(at);
             q.stats.scheduled += 1;
+            let second = t as usize;
+            if q.stats.per_second.len() <= second {
+                q.stats.per_second.resize(second + 1, 0);
+            }
+            q.stats.per_second[second] += 1;
             q.stats.max_backlog = q.stats.max_backlog.max(q.due.len() as u64);
         }
         s.notify.notify_one();

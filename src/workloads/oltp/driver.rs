@@ -19,7 +19,7 @@ use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::interval::mean_stddev;
 use crate::measure::measurement::Measurement;
-use crate::measure::seconds::Seconds;
+use crate::measure::seconds::{Live, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
@@ -67,6 +67,7 @@ impl Driver for OltpSpec {
             ctx.live.clone(),
             &ctx.window,
             ctx.pace.as_ref(),
+            Some(ctx.phase.clone()),
         )
         .await
     }
@@ -83,6 +84,7 @@ pub async fn run_iteration(
     live: Arc<AtomicU64>,
     window: &Window,
     pace: Option<&Pace>,
+    phase: Option<Arc<Live>>,
 ) -> Result<Measurement> {
     prepare::ensure(endpoint, spec, engine, &live)
         .await
@@ -102,7 +104,7 @@ pub async fn run_iteration(
     let pace = pace.cloned();
     if let Some(w) = warmup {
         let (live, stop, pace) = (live.clone(), cancel.flag(), pace.clone());
-        let (back, ..) = blocking(move || run_phase(workers, w, pace, live, stop)).await?;
+        let (back, ..) = blocking(move || run_phase(workers, w, pace, live, stop, None)).await?;
         workers = back;
     }
 
@@ -111,7 +113,7 @@ pub async fn run_iteration(
     let stop = cancel.flag();
     window.open();
     let (workers, got, seconds, open) =
-        blocking(move || run_phase(workers, length, pace, live, stop)).await?;
+        blocking(move || run_phase(workers, length, pace, live, stop, phase)).await?;
     window.close();
     let cpu1 = cpu::process_seconds();
     let after = mysql::status(&mut control).await?;
@@ -244,6 +246,7 @@ fn run_phase(
     pace: Option<Pace>,
     live: Arc<AtomicU64>,
     cancelled: Arc<AtomicBool>,
+    shown: Option<Arc<Live>>,
 ) -> Result<(Vec<Worker>, Collected, f64, Option<PaceStats>)> {
     let threads = workers.len() as u32;
     let phase = OnceLock::new();
@@ -306,6 +309,9 @@ fn run_phase(
             Some(p) => p.seconds.clone(),
             None => Seconds::new(start),
         };
+        if let Some(l) = &shown {
+            l.set(&seconds);
+        }
         let got = collector::collect(rx, seconds);
         // A panicked worker is lost; its stats were sent up to its last second.
         let back: Vec<Worker> = spawned.into_iter().filter_map(|h| h.join().ok()).collect();

@@ -23,8 +23,8 @@ use crate::servers::mysql::MysqlClient;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::rand::{unique, KeyDist};
 use crate::workloads::oltp::spec::OltpSpec;
-use crate::workloads::pace::Tickets;
 use crate::workloads::oltp::sql::{kinds, prepared_tables, EventGen, Kind, Step};
+use crate::workloads::pace::Tickets;
 
 /// sysbench's default `--mysql-ignore-errors`: deadlock, record changed, lock-wait timeout.
 const IGNORED: [u16; 3] = [1213, 1020, 1205];
@@ -215,7 +215,9 @@ impl Worker {
             let end = Instant::now();
             let us = end.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
             if intended.is_some() {
-                summary.service.record_us(end.duration_since(t0).as_micros() as u64);
+                summary
+                    .service
+                    .record_us(end.duration_since(t0).as_micros() as u64);
             }
             rec.event(end, us, &ev);
             summary.events += 1;

@@ -20,7 +20,7 @@ use crate::measure::cpu;
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
-use crate::measure::seconds::{Recorder, Seconds};
+use crate::measure::seconds::{Live, Recorder, Seconds};
 use crate::servers::redis::control::{CommandError, Control};
 use crate::servers::redis::{commandstats, commandstats_delta as delta};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
@@ -40,6 +40,7 @@ pub async fn run_iteration(
     live: Arc<AtomicU64>,
     window: Arc<Window>,
     pace: Option<Pace>,
+    phase: Arc<Live>,
 ) -> Result<Measurement> {
     let load_addr = match spec.transport {
         Transport::Tcp => tcp_addr(&server.endpoint),
@@ -56,6 +57,7 @@ pub async fn run_iteration(
         live,
         window,
         pace,
+        phase,
     };
     let (mut tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()
@@ -94,6 +96,7 @@ struct Job {
     live: Arc<AtomicU64>,
     window: Arc<Window>,
     pace: Option<Pace>,
+    phase: Arc<Live>,
 }
 
 /// What every client of a cell sends.
@@ -137,6 +140,7 @@ impl Job {
         self.window.open();
         let started = Instant::now();
         let per_second = Seconds::new(started);
+        self.phase.set(&per_second);
         let (_, results, open) = run_load(
             streams,
             &plan,
@@ -386,7 +390,8 @@ async fn client(
                 Ok(Some((len, is_error))) => {
                     let us = now.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
                     if intended.is_some() {
-                        r.service.record_us(now.duration_since(t0).as_micros() as u64);
+                        r.service
+                            .record_us(now.duration_since(t0).as_micros() as u64);
                     }
                     if let Some(rec) = rec.as_mut() {
                         match is_error {

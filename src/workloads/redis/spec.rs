@@ -281,6 +281,7 @@ impl Driver for RedisSpec {
             ctx.live.clone(),
             ctx.window.clone(),
             ctx.pace.clone(),
+            ctx.phase.clone(),
         )
         .await
     }

@@ -18,12 +18,12 @@ use crate::measure::counters;
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
-use crate::measure::seconds::{Recorder, Seconds};
+use crate::measure::seconds::{Live, Recorder, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
-use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
 use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets};
+use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
 use crate::workloads::{Ctx, Driver};
 
 impl Driver for SlapSpec {
@@ -46,6 +46,7 @@ impl Driver for SlapSpec {
             ctx.live.clone(),
             &ctx.window,
             ctx.pace.as_ref(),
+            &ctx.phase,
         )
         .await
     }
@@ -66,6 +67,7 @@ pub async fn run_iteration(
     live: Arc<AtomicU64>,
     window: &Window,
     pace: Option<&Pace>,
+    phase: &Live,
 ) -> Result<Measurement> {
     let mut rng = SmallRng::from_os_rng();
     let sql = sql::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
@@ -81,7 +83,8 @@ pub async fn run_iteration(
             pace,
             per_second: None,
         };
-        let (back, _, _) = run_clients(conns, &sql, &keys, spec.commit, &load, live.clone()).await?;
+        let (back, _, _) =
+            run_clients(conns, &sql, &keys, spec.commit, &load, live.clone()).await?;
         conns = back;
     }
 
@@ -89,6 +92,7 @@ pub async fn run_iteration(
     window.open();
     let started = Instant::now();
     let per_second = Seconds::new(started);
+    phase.set(&per_second);
     let load = Load {
         length,
         pace,
@@ -317,8 +321,7 @@ async fn client(
         // The latency's origin: the intended start in open loop, the send in closed loop.
         let intended = match &until {
             Until::Closed { share, deadline } => {
-                if share.is_some_and(|s| done >= s)
-                    || deadline.is_some_and(|d| Instant::now() >= d)
+                if share.is_some_and(|s| done >= s) || deadline.is_some_and(|d| Instant::now() >= d)
                 {
                     break;
                 }
@@ -337,7 +340,8 @@ async fn client(
         let end = Instant::now();
         let us = end.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
         if intended.is_some() {
-            r.service.record_us(end.duration_since(t0).as_micros() as u64);
+            r.service
+                .record_us(end.duration_since(t0).as_micros() as u64);
         }
         done += 1;
         match res {

@@ -18,9 +18,9 @@ use crate::measure::measurement::{Measurement, PaceStats};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
+use crate::workloads::arrival::{Shape, Spacing};
 use crate::workloads::sysbench::report::{parse, Report};
 use crate::workloads::sysbench::SysbenchSpec;
-use crate::workloads::arrival::{Shape, Spacing};
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 const MARKER: &str = "rmatrix_sysbench_prepared";
@@ -317,7 +317,14 @@ async fn ensure_prepared(endpoint: &Endpoint, spec: &SysbenchSpec) -> Result<()>
         .and_then(|t| t.parse::<u32>().ok())
         .unwrap_or(1);
     sysbench(endpoint, spec, "cleanup", Run::threads(1), None).await?;
-    sysbench(endpoint, spec, "prepare", Run::threads(tables.clamp(1, 8)), None).await?;
+    sysbench(
+        endpoint,
+        spec,
+        "prepare",
+        Run::threads(tables.clamp(1, 8)),
+        None,
+    )
+    .await?;
     conn.query_drop(format!("CREATE TABLE {MARKER}(signature TEXT NOT NULL)"))
         .await?;
     conn.exec_drop(format!("INSERT INTO {MARKER} VALUES (?)"), (sig,))
@@ -342,7 +349,14 @@ mod tests {
             "{test: oltp_read_write, options: {tables: 4, table_size: 1000, skip_trx: true}}",
         )
         .unwrap();
-        let a = args(&ep, &spec, "run", Run::threads(8), Some(Length::Queries(500))).join(" ");
+        let a = args(
+            &ep,
+            &spec,
+            "run",
+            Run::threads(8),
+            Some(Length::Queries(500)),
+        )
+        .join(" ");
         assert_eq!(
             a,
             "oltp_read_write --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=3307 \

@@ -67,6 +67,7 @@ fn interval(line: &str) -> Option<Sample> {
         lat_pct_ms: after(line, "%): ").and_then(num).unwrap_or(0.0),
         errors_ps: num(after(line, "err/s: ")?)?,
         reconnects_ps: num(after(line, "reconn/s: ")?)?,
+        target_ps: None,
     })
 }
 
