@@ -204,6 +204,8 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let interrupted = tokio::select! {
         r = ctx.run_deployments(&plan.deployments) => { r?; false }
         _ = tokio::signal::ctrl_c() => true,
+        // A CI job's timeout or `kill` sends SIGTERM: the same clean stop as Ctrl-C.
+        _ = terminated() => true,
     };
     progress.finish();
     if let Some(e) = &engine {
@@ -237,6 +239,16 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         failed: man.iterations_failed,
         interrupted,
     })
+}
+
+/// Resolves when the process receives SIGTERM (never, if the handler cannot be set).
+async fn terminated() {
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(mut s) => {
+            s.recv().await;
+        }
+        Err(_) => std::future::pending().await,
+    }
 }
 
 /// (cell key, iteration) pairs already measured successfully.

@@ -333,15 +333,24 @@ repeat: {until_cv: 0.0001, max_iterations: 5}
 /// Ctrl-C mid-run: exit 130, containers removed, a summary of what was measured.
 #[test]
 fn ctrl_c_exits_130_removes_containers_and_writes_a_partial_summary() {
+    stop_mid_run("-INT", "faults-sigint");
+}
+
+/// SIGTERM (a CI job's timeout, `kill`): the same clean stop as Ctrl-C.
+#[test]
+fn sigterm_stops_as_cleanly_as_ctrl_c() {
+    stop_mid_run("-TERM", "faults-sigterm");
+}
+
+fn stop_mid_run(signal: &str, name: &str) {
     let tmp = tempfile::tempdir().unwrap();
-    let m = redis_matrix(tmp.path(), "sigint", TWO_BY_TWO);
-    let name = "faults-sigint";
+    let m = redis_matrix(tmp.path(), name, TWO_BY_TWO);
     let out = tmp.path().join(name);
     let _guard = Cleanup(name.into());
     let mut child = spawn_run(&m, &out);
     wait_for(&mut child, 120, "2 rows", || row_count(&out) >= 2);
     let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([signal, &child.id().to_string()])
         .status()
         .unwrap();
     assert!(kill.success());
