@@ -49,19 +49,6 @@ impl Step {
                 .is_some_and(|t| t.get(..6).is_some_and(|w| w.eq_ignore_ascii_case("select"))),
         }
     }
-
-    /// The `Com_*` counters the server moves for this step (a test compares them with what
-    /// the server reports).
-    pub fn com_counters(&self) -> Vec<&'static str> {
-        match self {
-            Step::Sql(t) | Step::Rows(t, _) | Step::Duplicate(t) => vec![com_of(t)],
-            Step::Connect(t) => t.as_deref().map(com_of).into_iter().collect(),
-            Step::Prepared(_) => vec!["Com_stmt_prepare", "Com_stmt_execute", "Com_stmt_close"],
-            Step::Prepare(_) => vec!["Com_stmt_prepare"],
-            Step::Execute(_) => vec!["Com_stmt_execute"],
-            Step::Unprepare => vec!["Com_stmt_close"],
-        }
-    }
 }
 
 /// The `Com_*` counter of a text statement, by its leading words.
@@ -125,6 +112,42 @@ impl Op {
 
     pub fn is_setup(&self) -> bool {
         self.name.is_empty()
+    }
+
+    /// The `Com_*` counters (and `Connections`) the server moves for this operation's
+    /// steps: a test compares them with what the server reports. Executing a prepared
+    /// statement also counts as its own command (`Com_select` for a SELECT).
+    pub fn com_counters(&self) -> std::collections::BTreeMap<&'static str, u64> {
+        let mut out = std::collections::BTreeMap::new();
+        let mut kept = "";
+        for s in &self.steps {
+            let counted: Vec<&'static str> = match s {
+                Step::Sql(t) | Step::Rows(t, _) | Step::Duplicate(t) => vec![com_of(t)],
+                Step::Connect(t) => {
+                    let mut v = vec!["Connections"];
+                    v.extend(t.as_deref().map(com_of));
+                    v
+                }
+                Step::Prepared(t) => {
+                    vec![
+                        "Com_stmt_prepare",
+                        "Com_stmt_execute",
+                        "Com_stmt_close",
+                        com_of(t),
+                    ]
+                }
+                Step::Prepare(t) => {
+                    kept = t;
+                    vec!["Com_stmt_prepare"]
+                }
+                Step::Execute(_) => vec!["Com_stmt_execute", com_of(kept)],
+                Step::Unprepare => vec!["Com_stmt_close"],
+            };
+            for c in counted {
+                *out.entry(c).or_default() += 1;
+            }
+        }
+        out
     }
 
     /// `table` must hold `rows` rows after this operation.
