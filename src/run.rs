@@ -756,6 +756,8 @@ impl RunCtx<'_> {
                 let row = match result {
                     Ok(meas) => {
                         SampleSink::new(self.dir, cell, i).write(&meas.samples)?;
+                        crate::results::operations::OperationSink::new(self.dir, cell, i)
+                            .write(&meas.operations)?;
                         let mut row = meas.into_row(row);
                         if row.is_ok() {
                             let family = m.servers[&cell.server].kind().family();

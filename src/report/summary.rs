@@ -63,7 +63,7 @@ pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<Strin
         ctx.drift =
             super::drift::drifts(&read("qps")?, &read("lat_p95_ms")?, m.report.confidence());
     }
-    let text = super::markdown::render(&template, &ctx)?;
+    let text = super::markdown::render(&template, &ctx)? + &super::operations::section(dir, m)?;
     Ok(text)
 }
 
