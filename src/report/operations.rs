@@ -214,8 +214,8 @@ fn cell(values: &[f64], base: Option<Vec<f64>>, conf: Confidence) -> String {
         return "n/a".into();
     };
     let mut text = match s.half_width_pct() {
-        Some(h) if s.n > 1 => format!("{:.3} ±{h:.1}%", s.mean),
-        _ => format!("{:.3} (n={})", s.mean, s.n),
+        Some(h) if s.n > 1 => format!("{} ±{h:.1}%", seconds(s.mean)),
+        _ => format!("{} (n={})", seconds(s.mean), s.n),
     };
     if let Some(b) = base {
         match change(&b, values, None, conf) {
@@ -227,6 +227,17 @@ fn cell(values: &[f64], base: Option<Vec<f64>>, conf: Confidence) -> String {
         }
     }
     text
+}
+
+/// Seconds to 3 decimals, more below 0.1 s so that short operations keep 2 or more
+/// significant digits (sql-bench prints 2 decimals and rounds them to 0).
+fn seconds(v: f64) -> String {
+    let digits = if v > 0.0 {
+        (2 - v.log10().floor() as i32).clamp(3, 6) as usize
+    } else {
+        3
+    };
+    format!("{v:.digits$}")
 }
 
 #[cfg(test)]
@@ -251,6 +262,15 @@ mod tests {
             srv_questions: Some(100),
             srv_counters: "{}".into(),
         }
+    }
+
+    #[test]
+    fn short_operations_keep_their_digits() {
+        assert_eq!(seconds(28.17549), "28.175");
+        assert_eq!(seconds(0.2641), "0.264");
+        assert_eq!(seconds(0.0431), "0.0431");
+        assert_eq!(seconds(0.00123), "0.00123");
+        assert_eq!(seconds(0.000123456), "0.000123");
     }
 
     #[test]
