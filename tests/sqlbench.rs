@@ -89,6 +89,15 @@ async fn every_group_runs_and_the_server_counts_what_was_sent() {
         assert!(promised > 0 || group == Group::Create, "{}", group.name());
         assert_eq!(suite.checks.len(), promised, "{}", group.name());
         assert!(suite.checks.iter().all(|c| c.found == c.expected));
+        // The suite's own Questions: every step of every operation, setup included.
+        let questions: u64 = plan.iter().map(|o| o.com_counters()["Questions"]).sum();
+        if m.server.get("Questions") != Some(&questions) {
+            problems.push(format!(
+                "{}: the suite's Questions {:?}, sent {questions}",
+                group.name(),
+                m.server.get("Questions")
+            ));
+        }
         for (op, line) in timed.iter().zip(&m.operations) {
             assert_eq!((line.name.as_str(), line.loops), (op.name, op.loops));
             assert_eq!(line.group, group.name());
@@ -102,7 +111,7 @@ async fn every_group_runs_and_the_server_counts_what_was_sent() {
             let got: BTreeMap<String, u64> = line
                 .server
                 .iter()
-                .filter(|(k, _)| k.starts_with("Com_") || *k == "Connections")
+                .filter(|(k, _)| k.starts_with("Com_") || *k == "Connections" || *k == "Questions")
                 .map(|(k, v)| (k.clone(), *v))
                 .collect();
             if got != want {
@@ -115,4 +124,45 @@ async fn every_group_runs_and_the_server_counts_what_was_sent() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// sql-bench skips test-transactions on a server without transactions; so does the driver
+/// for an engine without them, and the other groups run on it as on InnoDB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn myisam_skips_the_transactions_group() {
+    let run_id = format!("sqlbenchmyisam-{}", std::process::id());
+    let _cleanup = Cleanup(run_id.clone());
+    let tmp = tempfile::tempdir().unwrap();
+    let dep = server(&run_id, tmp.path()).await;
+    let spec = SqlbenchSpec {
+        groups: vec![Group::Transactions, Group::Insert],
+        ..tiny(Group::Insert)
+    };
+    let suite = run_suite(
+        &dep.endpoint,
+        &spec,
+        "MyISAM",
+        Arc::new(AtomicU64::new(0)),
+        &Window::default(),
+    )
+    .await
+    .unwrap_or_else(|e| panic!("{e:#}"));
+    assert_eq!(suite.skipped, [Group::Transactions]);
+    let ops = &suite.measurement.operations;
+    assert!(ops.iter().all(|o| o.group == "insert"));
+    let plan = groups::plan(Group::Insert, spec.size(), "MyISAM");
+    assert_eq!(ops.len(), plan.iter().filter(|o| !o.is_setup()).count());
+    assert!(suite.checks.iter().all(|c| c.found == c.expected));
+    // An unknown engine is refused before anything is created.
+    let err = run_suite(
+        &dep.endpoint,
+        &spec,
+        "NoSuchEngine",
+        Arc::new(AtomicU64::new(0)),
+        &Window::default(),
+    )
+    .await
+    .err()
+    .expect("refused");
+    assert!(format!("{err:#}").contains("storage engine `NoSuchEngine` is not available"));
 }

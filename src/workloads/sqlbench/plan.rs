@@ -114,9 +114,11 @@ impl Op {
         self.name.is_empty()
     }
 
-    /// The `Com_*` counters (and `Connections`) the server moves for this operation's
-    /// steps: a test compares them with what the server reports. Executing a prepared
-    /// statement also counts as its own command (`Com_select` for a SELECT).
+    /// The counters the server moves for this operation's steps (`Com_*`, `Connections`,
+    /// `Questions`): a test compares them with what the server reports. Executing a
+    /// prepared statement also counts as its own command (`Com_select` for a SELECT);
+    /// Questions counts text statements, executions and a closing connection's COM_QUIT,
+    /// not prepares or closes of statements.
     pub fn com_counters(&self) -> std::collections::BTreeMap<&'static str, u64> {
         let mut out = std::collections::BTreeMap::new();
         let mut kept = "";
@@ -143,6 +145,12 @@ impl Op {
                 Step::Execute(_) => vec!["Com_stmt_execute", com_of(kept)],
                 Step::Unprepare => vec!["Com_stmt_close"],
             };
+            let questions = match s {
+                Step::Connect(t) => 1 + t.is_some() as u64,
+                Step::Prepare(_) | Step::Unprepare => 0,
+                _ => 1,
+            };
+            *out.entry("Questions").or_default() += questions;
             for c in counted {
                 *out.entry(c).or_default() += 1;
             }
