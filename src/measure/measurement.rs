@@ -29,25 +29,10 @@ pub struct Measurement {
     pub percentiles: Vec<(f64, f64)>,
     /// Latency as an external tool reported it (no histogram); a NaN field stays empty.
     pub reported_latency: Option<super::latency::LatencySummary>,
+    /// One line per timed operation, for suites of named operations (operations.csv).
+    pub operations: Vec<super::operation::Operation>,
     /// One line per complete second of the measured phase (samples.csv).
     pub samples: Vec<super::interval::Sample>,
-    /// One line per timed operation, for suites of named operations (operations.csv).
-    pub operations: Vec<Operation>,
-}
-
-/// One named operation of a suite (sql-bench's `Time for <name> (<loops>)`): its time,
-/// its loop count as the suite reports it, and the server's counters around it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Operation {
-    /// The test group it belongs to (`insert`, `select`...).
-    pub group: String,
-    pub name: String,
-    pub loops: u64,
-    /// Statements (and connections) sent for it.
-    pub statements: u64,
-    pub seconds: f64,
-    /// Counter deltas around the operation (Questions, Connections, `Com_*`).
-    pub server: Status,
 }
 
 impl Measurement {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::matrix::Cell;
-use crate::measure::measurement::Operation;
+use crate::measure::operation::Operation;
 
 pub const OPERATIONS_CSV: &str = "operations.csv";
 

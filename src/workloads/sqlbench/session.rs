@@ -13,7 +13,7 @@ use super::plan::{Op, Step};
 use crate::measure::counters::Status;
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
-use crate::measure::measurement::Operation;
+use crate::measure::operation::Operation;
 use crate::measure::seconds::Recorder;
 use crate::servers::mysql;
 
