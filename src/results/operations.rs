@@ -142,13 +142,13 @@ mod tests {
         let run = super::super::RunDir {
             path: dir.path().to_path_buf(),
         };
-        let cell = Cell {
-            server: "s".into(),
-            config: "c".into(),
-            engine: Some("InnoDB".into()),
-            workload: "w".into(),
-            concurrency: 1,
-        };
+        let m: crate::matrix::model::Matrix = crate::input::yaml::from_str(
+            "servers: {s: {image: x}}\nconfigs: {c: {}}\nengines: [InnoDB]\n\
+             workloads: {w: {sqlbench: {}}}\nlength: 1\n",
+        )
+        .unwrap();
+        let plan = crate::matrix::expand(&m, &[]);
+        let cell = plan.cells().next().unwrap();
         let op = |name: &str, seconds| Operation {
             group: "insert".into(),
             name: name.into(),
@@ -161,11 +161,11 @@ mod tests {
             ]
             .into(),
         };
-        OperationSink::new(&run, &cell, 1)
+        OperationSink::new(&run, cell, 1)
             .write(&[op("insert", 1.5), op("select_key", 0.25)])
             .unwrap();
-        OperationSink::new(&run, &cell, 2).write(&[]).unwrap();
-        OperationSink::new(&run, &cell, 2)
+        OperationSink::new(&run, cell, 2).write(&[]).unwrap();
+        OperationSink::new(&run, cell, 2)
             .write(&[op("insert", 1.0)])
             .unwrap();
         let text = std::fs::read_to_string(dir.path().join(OPERATIONS_CSV)).unwrap();
