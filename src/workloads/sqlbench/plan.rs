@@ -208,6 +208,32 @@ mod tests {
         assert_eq!(com_of("CREATE INDEX i ON t (a)"), "Com_create_index");
         assert_eq!(com_of("DROP INDEX i ON t"), "Com_drop_index");
         assert_eq!(com_of("ALTER TABLE t ADD b int"), "Com_alter_table");
+        let op = Op::new(
+            Group::Insert,
+            "x",
+            3,
+            vec![
+                Step::Connect(Some("select 1".into())),
+                Step::Prepare("select * from t where id=?".into()),
+                Step::Execute(1),
+                Step::Unprepare,
+                Step::Duplicate("insert into t values (1)".into()),
+            ],
+        );
+        let c = op.com_counters();
+        assert_eq!(
+            c.into_iter().collect::<Vec<_>>(),
+            [
+                ("Com_insert", 1),
+                ("Com_select", 2),
+                ("Com_stmt_close", 1),
+                ("Com_stmt_execute", 1),
+                ("Com_stmt_prepare", 1),
+                ("Connections", 1),
+                // select 1 and its COM_QUIT, the execution, the insert.
+                ("Questions", 4),
+            ]
+        );
         assert!(Step::sql("select a from t").reads());
         assert!(!Step::sql("update t set a=1").reads());
     }
