@@ -826,6 +826,8 @@ impl RunCtx<'_> {
                             }
                         }
                         SampleSink::new(self.dir, cell, i).write(&meas.samples)?;
+                        crate::results::operations::OperationSink::new(self.dir, cell, i)
+                            .write(&meas.operations)?;
                         let mut row = meas.into_row(row);
                         if row.is_ok() {
                             let family = m.servers[&cell.server].kind().family();

@@ -875,7 +875,7 @@ length: 100
         assert_eq!(
             e.message,
             "workload `w` names an unknown driver `slapp`; valid drivers: slap, oltp, sysbench, \
-             redis, redis_benchmark"
+             redis, redis_benchmark, sqlbench"
         );
         let e = err(&GOOD.replace("{slap: {load_type: write}}", "slap"));
         assert_eq!((e.line, e.col), (8, 6), "{e}");

@@ -29,6 +29,8 @@ pub struct Measurement {
     pub percentiles: Vec<(f64, f64)>,
     /// Latency as an external tool reported it (no histogram); a NaN field stays empty.
     pub reported_latency: Option<super::latency::LatencySummary>,
+    /// One line per timed operation, for suites of named operations (operations.csv).
+    pub operations: Vec<super::operation::Operation>,
     /// One line per complete second of the measured phase (samples.csv).
     pub samples: Vec<super::interval::Sample>,
     /// Open loop: what the pacer saw; `latency` then runs from each intended start.

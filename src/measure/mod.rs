@@ -6,4 +6,5 @@ pub mod cpu;
 pub mod interval;
 pub mod latency;
 pub mod measurement;
+pub mod operation;
 pub mod seconds;

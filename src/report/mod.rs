@@ -4,5 +4,6 @@ pub mod chart;
 pub mod drift;
 pub mod load_curve;
 pub mod markdown;
+pub mod operations;
 pub mod pivot;
 pub mod summary;

@@ -68,7 +68,7 @@ pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<Strin
         ctx.drift = super::drift::drifts(&throughput, &read("lat_p95_ms")?, m.report.confidence());
         ctx.drift_served = m.load.open();
     }
-    let text = super::markdown::render(&template, &ctx)?;
+    let text = super::markdown::render(&template, &ctx)? + &super::operations::section(dir, m)?;
     Ok(text)
 }
 

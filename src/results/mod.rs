@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod manifest;
+pub mod operations;
 pub mod rundir;
 pub mod samples;
 

@@ -186,6 +186,12 @@ impl RunDir {
             .collect();
         super::samples::retain(&samples, |key, iteration| {
             ok.contains(&(key.to_string(), iteration))
+        })?;
+        // operations.csv has the same key columns.
+        let operations = self.file(super::operations::OPERATIONS_CSV);
+        cut_torn_line(&operations)?;
+        super::samples::retain(&operations, |key, iteration| {
+            ok.contains(&(key.to_string(), iteration))
         })
     }
 

@@ -9,6 +9,7 @@ pub mod pace;
 pub mod redis;
 pub mod redis_benchmark;
 pub mod slap;
+pub mod sqlbench;
 pub mod stall;
 pub mod sysbench;
 
@@ -84,6 +85,8 @@ kinds! {
     Redis(redis::RedisSpec) = "redis",
     /// The redis-benchmark binary itself.
     RedisBenchmark(redis_benchmark::RedisBenchmarkSpec) = "redis_benchmark",
+    /// sql-bench's test groups and per-operation times, driven by rmatrix's own client.
+    Sqlbench(sqlbench::SqlbenchSpec) = "sqlbench",
 }
 
 /// `{kind: {options}}` with exactly one kind; said in the matrix's words when it is not.

@@ -1,0 +1,188 @@
+//! `operations.csv`: one line per named operation of a suite (sqlbench) per cell
+//! iteration, keyed like samples.csv, appended as each iteration finishes.
+
+use std::fs::OpenOptions;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::matrix::Cell;
+use crate::measure::operation::Operation;
+
+pub const OPERATIONS_CSV: &str = "operations.csv";
+
+/// Where an iteration's operation lines go.
+#[derive(Debug, Clone)]
+pub struct OperationSink {
+    path: PathBuf,
+    cell: Cell,
+    iteration: u32,
+}
+
+/// One line of operations.csv.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OperationRow {
+    pub server: String,
+    pub config: String,
+    pub engine: String,
+    pub workload: String,
+    pub concurrency: u32,
+    pub iteration: u32,
+    /// The operation's place in the suite (names repeat: test-insert has two
+    /// `select_range_prefix`, and groups share `insert`).
+    pub seq: u32,
+    pub group: String,
+    pub operation: String,
+    pub loops: u64,
+    pub statements: u64,
+    pub seconds: f64,
+    /// `loops / seconds`.
+    pub ops_per_s: f64,
+    pub srv_questions: Option<u64>,
+    /// The server's counter deltas around the operation (JSON: Questions, Connections and
+    /// every `Com_*` that moved).
+    pub srv_counters: String,
+}
+
+impl OperationRow {
+    /// The key of the cell it belongs to (`ResultRow::cell_key`'s text).
+    pub fn cell_key(&self) -> String {
+        [
+            self.server.as_str(),
+            &self.config,
+            &self.engine,
+            &self.workload,
+            &self.concurrency.to_string(),
+        ]
+        .join("|")
+    }
+}
+
+impl OperationSink {
+    pub fn new(dir: &super::RunDir, cell: &Cell, iteration: u32) -> OperationSink {
+        OperationSink {
+            path: dir.file(OPERATIONS_CSV),
+            cell: cell.clone(),
+            iteration,
+        }
+    }
+
+    /// Append the lines in one write (a kill leaves all of them or none); no operations,
+    /// no file.
+    pub fn write(&self, ops: &[Operation]) -> Result<()> {
+        if ops.is_empty() {
+            return Ok(());
+        }
+        let fresh = !self.path.exists();
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .with_context(|| format!("failed to open {}", self.path.display()))?;
+        let c = &self.cell;
+        let rows: Vec<OperationRow> = ops
+            .iter()
+            .enumerate()
+            .map(|(i, o)| OperationRow {
+                server: c.server.clone(),
+                config: c.config.clone(),
+                engine: c.engine.clone().unwrap_or_default(),
+                workload: c.workload.clone(),
+                concurrency: c.concurrency,
+                iteration: self.iteration,
+                seq: i as u32 + 1,
+                group: o.group.clone(),
+                operation: o.name.clone(),
+                loops: o.loops,
+                statements: o.statements,
+                seconds: round6(o.seconds),
+                ops_per_s: if o.seconds > 0.0 {
+                    round2(o.loops as f64 / o.seconds)
+                } else {
+                    0.0
+                },
+                srv_questions: o.server.get("Questions").copied(),
+                srv_counters: serde_json::to_string(&o.server).unwrap_or_default(),
+            })
+            .collect();
+        super::rundir::write_once(file, &self.path, fresh, &rows)
+    }
+}
+
+/// The lines of a run's operations.csv (none when there is no file); a damaged line is an
+/// error naming the file and line.
+pub fn read(path: &Path) -> Result<Vec<OperationRow>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let bytes = super::rundir::complete_lines(path)
+        .with_context(|| format!("failed to read {}", path.display()))?;
+    let mut r = csv::Reader::from_reader(bytes.as_slice());
+    r.deserialize()
+        .enumerate()
+        .map(|(i, line)| line.with_context(|| format!("{}: line {}", path.display(), i + 2)))
+        .collect()
+}
+
+fn round2(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+fn round6(v: f64) -> f64 {
+    (v * 1e6).round() / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appends_and_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = super::super::RunDir {
+            path: dir.path().to_path_buf(),
+        };
+        let m: crate::matrix::model::Matrix = crate::input::yaml::from_str(
+            "servers: {s: {image: x}}\nconfigs: {c: {}}\nengines: [InnoDB]\n\
+             workloads: {w: {sqlbench: {}}}\nlength: 1\n",
+        )
+        .unwrap();
+        let plan = crate::matrix::expand(&m, &[]);
+        let cell = plan.cells().next().unwrap();
+        let op = |name: &str, seconds| Operation {
+            group: "insert".into(),
+            name: name.into(),
+            loops: 300,
+            statements: 300,
+            seconds,
+            server: [
+                ("Questions".to_string(), 302),
+                ("Com_insert".to_string(), 300),
+            ]
+            .into(),
+        };
+        OperationSink::new(&run, cell, 1)
+            .write(&[op("insert", 1.5), op("select_key", 0.25)])
+            .unwrap();
+        OperationSink::new(&run, cell, 2).write(&[]).unwrap();
+        OperationSink::new(&run, cell, 2)
+            .write(&[op("insert", 1.0)])
+            .unwrap();
+        let text = std::fs::read_to_string(dir.path().join(OPERATIONS_CSV)).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert_eq!(
+            lines[0],
+            "server,config,engine,workload,concurrency,iteration,seq,group,operation,loops,\
+             statements,seconds,ops_per_s,srv_questions,srv_counters"
+        );
+        assert_eq!(
+            lines[2],
+            r#"s,c,InnoDB,w,1,1,2,insert,select_key,300,300,0.25,1200.0,302,"{""Com_insert"":300,""Questions"":302}""#
+        );
+        let rows = read(&dir.path().join(OPERATIONS_CSV)).unwrap();
+        assert_eq!(rows.len(), 3);
+        assert_eq!(rows[2].iteration, 2);
+        assert_eq!(rows[0].cell_key(), "s|c|InnoDB|w|1");
+    }
+}

@@ -1,0 +1,170 @@
+//! One iteration: a fresh schema, the chosen groups' operations in order on one
+//! connection, each timed and counted, and the schema dropped at the end.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use mysql_async::prelude::Queryable;
+
+use super::groups;
+use super::session::{RowCheck, Session};
+use super::{Group, SqlbenchSpec};
+use crate::measure::cgroup::Window;
+use crate::measure::measurement::Measurement;
+use crate::measure::seconds::Seconds;
+use crate::servers::mysql::{self, MysqlClient};
+use crate::servers::spec::ServerKind;
+use crate::servers::Endpoint;
+use crate::workloads::{Ctx, Driver, Facts, Problem};
+
+/// The schema the suite creates and drops.
+pub const SCHEMA: &str = "rmatrix_sqlbench";
+
+impl Driver for SqlbenchSpec {
+    fn family(&self) -> ServerKind {
+        ServerKind::Mysql
+    }
+
+    fn uses_engine(&self) -> bool {
+        true
+    }
+
+    fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        if facts.pace.is_some() {
+            return Err(Problem::at(
+                "",
+                "sql-bench's suite runs its operations one after another on one connection: \
+                 it has no open-loop mode; remove `load.rate` or exclude this workload",
+            ));
+        }
+        self.validate()
+    }
+
+    async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
+        let engine = ctx.engine.unwrap_or("InnoDB");
+        let suite = run_suite(
+            &ctx.server.endpoint,
+            self,
+            engine,
+            ctx.live.clone(),
+            &ctx.window,
+        );
+        Ok(suite.await?.measurement)
+    }
+}
+
+/// What one run of the suite produced.
+pub struct Suite {
+    pub measurement: Measurement,
+    /// Every table size checked (all matched, or the run failed).
+    pub checks: Vec<RowCheck>,
+    /// Groups left out: transactions on an engine without them, as sql-bench does.
+    pub skipped: Vec<Group>,
+}
+
+/// Run the suite once against `endpoint`, creating tables with `engine` (a checked SQL
+/// identifier). The Measurement covers the whole suite (setup included); its operations
+/// hold one line per timed operation.
+pub async fn run_suite(
+    endpoint: &Endpoint,
+    spec: &SqlbenchSpec,
+    engine: &str,
+    live: Arc<AtomicU64>,
+    window: &Window,
+) -> Result<Suite> {
+    let mut conn = endpoint.connect(None).await?;
+    let transactional = engine_support(&mut conn, engine).await?;
+    conn.query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
+        .await?;
+    conn.query_drop(format!("CREATE SCHEMA {SCHEMA}")).await?;
+    conn.query_drop(format!("USE {SCHEMA}")).await?;
+    let opts = Session::opts(endpoint.opts(Some(SCHEMA)));
+    let mut session = Session::new(conn, opts, live);
+    let result = run_groups(&mut session, spec, engine, transactional, window).await;
+    let mut conn = session.into_conn();
+    let _ = conn
+        .query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
+        .await;
+    let _ = conn.disconnect().await;
+    result
+}
+
+async fn run_groups(
+    session: &mut Session,
+    spec: &SqlbenchSpec,
+    engine: &str,
+    transactional: bool,
+    window: &Window,
+) -> Result<Suite> {
+    let before = session.status().await?;
+    session.bookkeeping.clear();
+    window.open();
+    let started = Instant::now();
+    let per_second = Seconds::new(started);
+    session.record(per_second.recorder());
+    let mut skipped = Vec::new();
+    for &group in &spec.groups {
+        if group == Group::Transactions && !transactional {
+            skipped.push(group);
+            continue;
+        }
+        // One group's statements at a time: a full-size group holds a few million.
+        for op in groups::plan(group, spec.size(), engine) {
+            session.run(&op).await?;
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    window.close();
+    session.stop_recording();
+    let after = mysql::status(session.conn()).await?;
+    let mut server = mysql::measured(&before, &after, &[]);
+    for (k, n) in &session.bookkeeping {
+        if let Some(v) = server.get_mut(k) {
+            *v = v.saturating_sub(*n);
+        }
+    }
+    let measurement = Measurement {
+        queries: session.statements,
+        seconds,
+        latency: std::mem::take(&mut session.latency),
+        server,
+        samples: per_second.samples(seconds, 1, SAMPLE_PERCENTILE),
+        operations: std::mem::take(&mut session.operations),
+        ..Measurement::default()
+    };
+    Ok(Suite {
+        measurement,
+        checks: std::mem::take(&mut session.checks),
+        skipped,
+    })
+}
+
+/// The percentile of the per-second lines (sysbench's `--percentile` default).
+const SAMPLE_PERCENTILE: f64 = 95.0;
+
+/// Whether `engine` is available, and whether it has transactions.
+async fn engine_support(conn: &mut mysql_async::Conn, engine: &str) -> Result<bool> {
+    let engines: Vec<(String, String, Option<String>)> = conn
+        .query("SELECT ENGINE, SUPPORT, TRANSACTIONS FROM information_schema.ENGINES")
+        .await?;
+    let available: Vec<&(String, String, Option<String>)> = engines
+        .iter()
+        .filter(|(_, s, _)| s == "YES" || s == "DEFAULT")
+        .collect();
+    match available
+        .iter()
+        .find(|(e, _, _)| e.eq_ignore_ascii_case(engine))
+    {
+        Some((_, _, t)) => Ok(t.as_deref() == Some("YES")),
+        None => bail!(
+            "storage engine `{engine}` is not available on this server; available: {}",
+            available
+                .iter()
+                .map(|(e, _, _)| e.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}

@@ -1,0 +1,155 @@
+//! test-connect: connecting, trivial selects, and one-row and big-row reads.
+
+use super::super::plan::{create_table, defs, repeat, Op, Step};
+use super::super::{Group, Size};
+
+const G: Group = Group::Connect;
+/// The blob length of `select_big_str` (`min(max_text_size, query_size - 30, 65000)`).
+pub const STR_LENGTH: usize = 65000;
+
+pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+    let loops = size.count(500_000, 100);
+    // Connect tests are done a tenth as often.
+    let small = (loops / 10).max(1);
+    let table = || {
+        create_table(
+            "bench1",
+            &defs(&["a int NOT NULL", "i int", "s char(10)"]),
+            &defs(&["primary key (a)"]),
+            engine,
+        )
+    };
+    vec![
+        Op::new(G, "connect", small, repeat(small, |_| Step::Connect(None))),
+        Op::new(
+            G,
+            "connect+select_simple",
+            small,
+            repeat(small, |i| Step::Connect(Some(format!("select {i}")))),
+        ),
+        Op::new(
+            G,
+            "select_simple",
+            loops,
+            repeat(loops, |i| Step::Sql(format!("select {i}"))),
+        ),
+        Op::new(
+            G,
+            "select_simple_cache",
+            loops,
+            repeat(loops, |_| Step::sql("select 10000")),
+        ),
+        Op::setup(
+            G,
+            vec![table(), Step::sql("insert into bench1 values(1,100,'AAA')")],
+        ),
+        Op::new(
+            G,
+            "connect+select_1_row",
+            small,
+            repeat(small, |i| {
+                Step::Connect(Some(format!("select a,i,s,{i} from bench1")))
+            }),
+        ),
+        Op::new(
+            G,
+            "select_1_row",
+            loops,
+            repeat(loops, |i| {
+                Step::Rows(format!("select a,i,s,{i} from bench1"), 1)
+            }),
+        ),
+        Op::new(
+            G,
+            "select_1_row_cache",
+            loops,
+            repeat(loops, |_| Step::Rows("select a,i,s from bench1".into(), 1)),
+        ),
+        Op::setup(G, vec![Step::sql("insert into bench1 values(2,200,'BBB')")]),
+        Op::new(
+            G,
+            "select_2_rows",
+            loops,
+            repeat(loops, |i| {
+                Step::Rows(format!("select a,i,s,{i} from bench1"), 2)
+            }),
+        )
+        .then_rows("bench1", 2),
+        Op::new(
+            G,
+            "select_column+column",
+            loops,
+            repeat(loops, |i| {
+                Step::Sql(format!("select a+a+a+a+a+a+a+a+a+{i} from bench1"))
+            }),
+        ),
+        Op::setup(
+            G,
+            vec![
+                Step::sql("drop table bench1"),
+                create_table("bench1", &defs(&["b blob"]), &[], engine),
+                Step::Sql(format!(
+                    "insert into bench1 values('{}')",
+                    "A".repeat(STR_LENGTH)
+                )),
+            ],
+        ),
+        Op::new(
+            G,
+            "select_big_str",
+            small,
+            repeat(small, |i| {
+                Step::Rows(format!("select b,{i} from bench1"), 1)
+            }),
+        )
+        .then_rows("bench1", 1),
+        Op::setup(G, vec![Step::sql("drop table bench1")]),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::expect::ops;
+    use super::*;
+
+    #[test]
+    fn originals_counts() {
+        // test-connect.sh: $opt_loop_count=500000 (/100 with --small-test), connect tests
+        // a tenth of it.
+        for (size, l, s) in [(Size::FULL, 500_000, 50_000), (Size::SMALL, 5000, 500)] {
+            assert_eq!(
+                ops(&plan(size, "InnoDB")),
+                [
+                    ("connect", s, s as usize),
+                    ("connect+select_simple", s, s as usize),
+                    ("select_simple", l, l as usize),
+                    ("select_simple_cache", l, l as usize),
+                    ("connect+select_1_row", s, s as usize),
+                    ("select_1_row", l, l as usize),
+                    ("select_1_row_cache", l, l as usize),
+                    ("select_2_rows", l, l as usize),
+                    ("select_column+column", l, l as usize),
+                    ("select_big_str", s, s as usize),
+                ]
+            );
+        }
+    }
+
+    #[test]
+    fn statements() {
+        let p = plan(Size::SMALL, "MyISAM");
+        assert_eq!(p[2].steps[7], Step::sql("select 7"));
+        assert_eq!(
+            p[4].steps[0],
+            Step::sql("create table bench1 (a int NOT NULL,i int,s char(10),primary key (a)) ENGINE=MyISAM")
+        );
+        assert_eq!(
+            p[5].steps[3],
+            Step::Connect(Some("select a,i,s,3 from bench1".into()))
+        );
+        assert_eq!(
+            p[10].steps[2],
+            Step::sql("select a+a+a+a+a+a+a+a+a+2 from bench1")
+        );
+    }
+}
