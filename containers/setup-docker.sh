@@ -30,7 +30,7 @@ if ! docker info >/dev/null 2>&1; then
   fi
   if ! docker info >/dev/null 2>&1; then
     log "starting dockerd (log: /var/log/rmatrix-dockerd.log)"
-    as_root sh -c 'nohup dockerd >/var/log/rmatrix-dockerd.log 2>&1 &'
+    as_root sh -c 'setsid nohup dockerd >/var/log/rmatrix-dockerd.log 2>&1 < /dev/null &'
     for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   fi
   docker info >/dev/null 2>&1 || { log "dockerd did not come up:"; tail -20 /var/log/rmatrix-dockerd.log >&2; exit 3; }
