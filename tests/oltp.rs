@@ -391,7 +391,6 @@ async fn sysbench_driver_parses_a_real_run() {
         m.length,
         &Window::default(),
         None,
-        None,
     )
     .await
     .unwrap();

@@ -36,6 +36,7 @@ async fn server(run_id: &str, dir: &Path) -> Deployed {
         password: "sqlbench-test-pw",
         host_network: true,
         start_timeout: Duration::from_secs(180),
+        cpuset: None,
     };
     let name = format!("rmatrix-{run_id}");
     rmatrix::servers::family::start(

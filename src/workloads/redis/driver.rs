@@ -24,24 +24,15 @@ use crate::measure::seconds::{Live, Recorder, Seconds};
 use crate::servers::redis::control::{CommandError, Control};
 use crate::servers::redis::{commandstats, commandstats_delta as delta};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
-use crate::servers::Deployed;
 use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets};
 use crate::workloads::redis::proto::{append, reply_len, templates, value, KeyGen, Template};
 use crate::workloads::redis::spec::{RedisSpec, Transport};
 use crate::workloads::redis::stream::{self, Stream};
+use crate::workloads::Ctx;
 
 /// One iteration: prepare, optional warmup, measured phase, counter check.
-pub async fn run_iteration(
-    server: &Deployed,
-    spec: &RedisSpec,
-    clients: u32,
-    warmup: Option<Length>,
-    length: Length,
-    live: Arc<AtomicU64>,
-    window: Arc<Window>,
-    pace: Option<Pace>,
-    phase: Arc<Live>,
-) -> Result<Measurement> {
+pub async fn run_iteration(ctx: &Ctx<'_>, spec: &RedisSpec) -> Result<Measurement> {
+    let server = ctx.server;
     let load_addr = match spec.transport {
         Transport::Tcp => tcp_addr(&server.endpoint),
         Transport::Unix => socket_addr(server.socket.as_ref())?,
@@ -51,13 +42,13 @@ pub async fn run_iteration(
         load: load_addr,
         password: server.endpoint.password.clone(),
         spec: spec.clone(),
-        clients,
-        warmup,
-        length,
-        live,
-        window,
-        pace,
-        phase,
+        clients: ctx.concurrency,
+        warmup: ctx.warmup,
+        length: ctx.length,
+        live: ctx.live.clone(),
+        window: ctx.window.clone(),
+        pace: ctx.pace.clone(),
+        phase: ctx.phase.clone(),
     };
     let (mut tx, rx) = tokio::sync::oneshot::channel();
     std::thread::Builder::new()

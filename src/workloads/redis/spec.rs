@@ -272,18 +272,7 @@ impl Driver for RedisSpec {
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {
-        super::driver::run_iteration(
-            ctx.server,
-            self,
-            ctx.concurrency,
-            ctx.warmup,
-            ctx.length,
-            ctx.live.clone(),
-            ctx.window.clone(),
-            ctx.pace.clone(),
-            ctx.phase.clone(),
-        )
-        .await
+        super::driver::run_iteration(ctx, self).await
     }
 }
 
