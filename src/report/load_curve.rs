@@ -381,6 +381,66 @@ mod tests {
     }
 
     #[test]
+    fn a_sweep_stops_after_the_knee_or_the_first_broken_limit_as_its_first_iteration_says() {
+        let mut rows = vec![
+            row(1, 1, 100.0, 1.0, 0),
+            row(2, 1, 195.0, 1.1, 0),
+            row(4, 1, 370.0, 1.4, 0),
+            row(8, 1, 375.0, 9.0, 0),
+        ];
+        let spec = LoadCurveSpec {
+            p99: Some(crate::input::Length::parse("5ms").unwrap()),
+            ..LoadCurveSpec::default()
+        };
+        // The knee is at 4 (8 gained 1.4% while p99 rose): 8 was the last level to run.
+        let knee = sweep_stops(&spec, Until::Knee, &rows);
+        assert_eq!(knee.values().copied().collect::<Vec<_>>(), [8]);
+        assert!(skipped(&knee, &row(16, 1, 0.0, 0.0, 0)));
+        assert!(!skipped(&knee, &row(8, 2, 0.0, 0.0, 0)));
+        // 8 breaks p99 <= 5 ms first.
+        let limit = sweep_stops(&spec, Until::Limit, &rows);
+        assert_eq!(limit.values().copied().collect::<Vec<_>>(), [8]);
+        // A later iteration's rows do not move the decision.
+        rows.push(row(8, 2, 900.0, 1.0, 0));
+        assert_eq!(sweep_stops(&spec, Until::Knee, &rows), knee);
+        // Still climbing, within limits: no stop.
+        assert!(sweep_stops(&spec, Until::Knee, &rows[..3]).is_empty());
+        assert!(sweep_stops(&spec, Until::Limit, &rows[..3]).is_empty());
+        // Another deployment's curve is its own.
+        let mut other = row(16, 1, 0.0, 0.0, 0);
+        other.config = "off".into();
+        assert!(!skipped(&knee, &other));
+    }
+
+    #[test]
+    fn open_loop_levels_are_rates_and_a_level_that_fell_behind_is_marked() {
+        let open = |rate: u32, achieved: f64, missed: u64, p99: f64| ResultRow {
+            rate: Some(rate),
+            achieved_rate: Some(achieved),
+            scheduled: Some(rate as u64 * 10),
+            late_starts: Some(0),
+            missed_starts: Some(missed),
+            ..row(8, 1, achieved, p99, 0)
+        };
+        let rows = vec![
+            open(1000, 1000.0, 0, 1.0),
+            open(2000, 1990.0, 3, 1.2),
+            open(4000, 2500.0, 15000, 900.0),
+        ];
+        let c = curves(&LoadCurveSpec::default(), &rows);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].title, "db / on / ps / 8 connections");
+        assert_eq!(
+            c[0].header[..4],
+            ["target /s", "achieved /s", "late %", "missed"]
+        );
+        let marks: Vec<&str> = c[0].rows.iter().map(|r| r[10].as_str()).collect();
+        // 3 of 20,000 missed is the deadline's in-flight few, not falling behind.
+        assert_eq!(marks, ["", "", "behind the target"]);
+        assert!(c[0].knee.contains("arrivals/s") || c[0].knee.starts_with("No knee"));
+    }
+
+    #[test]
     fn a_curve_needs_two_levels_and_limits_are_optional() {
         let spec = LoadCurveSpec {
             min_gain_pct: 5.0,
