@@ -838,6 +838,7 @@ impl RunCtx<'_> {
                                 row.srv_cpu_us_per_op = (q > 0).then(|| cpu_s * 1e6 / q as f64);
                                 row.srv_read_bytes = Some(used.read_bytes);
                                 row.srv_write_bytes = Some(used.write_bytes);
+                                row.srv_ctx_switches = used.ctx_switches;
                             }
                             // Only from a histogram: an external tool's summary cannot say.
                             let t = m.report.apdex_t_ms(&cell.workload);

@@ -166,6 +166,40 @@ fn mariadb_slap_and_oltp_below_capacity_achieve_their_rate() {
 }
 
 #[test]
+fn mariadb_far_above_capacity_is_behind_its_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = format!(
+        "servers:\n  db: {{build: {{dir: {}, args: {{suite: bookworm}}}}, cpuset: \"1\"}}\n\
+         engines: [InnoDB]\n\
+         workloads:\n  ps: {{oltp: {{test: oltp_point_select, tables: 1, table_size: 1000}}}}\n\
+         concurrency: [4]\nload: {{rate: [500000]}}\nlength: 3s\n",
+        containers().join("mariadb").display()
+    );
+    let (dir, rows, _g) = run(tmp.path(), "ol-mariadb-above", &m);
+    let r = &rows[0];
+    assert_eq!(r["status"], "ok", "{r:?}");
+    let (achieved, scheduled) = (num(r, "achieved_rate"), num(r, "scheduled"));
+    assert!(achieved < 250_000.0, "{r:?}");
+    assert!(num(r, "missed_starts") > scheduled * 0.5, "{r:?}");
+    assert!(num(r, "lat_p50_ms") > 100.0 * num(r, "svc_avg_ms"), "{r:?}");
+    // What was served is what the server counted, backlog or not.
+    let started = (achieved * num(r, "seconds")).round();
+    assert_eq!(num(r, "srv_com_select"), started, "{r:?}");
+    let p95: Vec<f64> = common::csv_rows(&dir.join("samples.csv"))
+        .iter()
+        .map(|s| num(s, "lat_p95_ms"))
+        .collect();
+    assert!(
+        p95.len() >= 2 && p95[p95.len() - 1] > p95[0],
+        "latency must grow: {p95:?}"
+    );
+    // The server's cost per operation is there too: CPU, context switches, fsyncs.
+    assert!(num(r, "srv_cpu_s") > 0.0, "{r:?}");
+    assert!(num(r, "srv_ctx_switches") > 0.0, "{r:?}");
+    assert!(r["srv_fsyncs"].parse::<u64>().is_ok(), "{r:?}");
+}
+
+#[test]
 fn a_sweep_on_a_server_pinned_to_one_core_stops_at_its_knee() {
     let tmp = tempfile::tempdir().unwrap();
     let m = format!(

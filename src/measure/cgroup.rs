@@ -1,6 +1,7 @@
 //! What a server's container used, from its cgroup (v1 or v2, found through its main
-//! process): CPU time and bytes read and written by its block I/O. Read at both edges of a
-//! measured phase, the difference is the server's cost of the operations in between.
+//! process): CPU time, bytes read and written by its block I/O, and the context switches of
+//! its threads. Read at both edges of a measured phase, the difference is the server's cost
+//! of the operations in between.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -11,6 +12,9 @@ pub struct Usage {
     pub cpu_ns: u64,
     pub read_bytes: u64,
     pub write_bytes: u64,
+    /// Voluntary and involuntary context switches of the threads alive when read (a thread
+    /// that ended in between takes its count with it).
+    pub ctx_switches: Option<u64>,
 }
 
 impl Usage {
@@ -19,6 +23,10 @@ impl Usage {
             cpu_ns: self.cpu_ns.saturating_sub(before.cpu_ns),
             read_bytes: self.read_bytes.saturating_sub(before.read_bytes),
             write_bytes: self.write_bytes.saturating_sub(before.write_bytes),
+            ctx_switches: self
+                .ctx_switches
+                .zip(before.ctx_switches)
+                .map(|(a, b)| a.saturating_sub(b)),
         }
     }
 }
@@ -77,6 +85,7 @@ impl Cgroup {
                     cpu_ns: cpu_us * 1000,
                     read_bytes,
                     write_bytes,
+                    ctx_switches: ctx_switches(dir),
                 })
             }
             Cgroup::V1 { cpuacct, blkio } => {
@@ -88,10 +97,38 @@ impl Cgroup {
                     cpu_ns: cpu.trim().parse().ok()?,
                     read_bytes,
                     write_bytes,
+                    ctx_switches: ctx_switches(cpuacct),
                 })
             }
         }
     }
+}
+
+/// The context switches of every thread of every process in the cgroup, from
+/// `/proc/<pid>/task/<tid>/status`; None when the process list cannot be read.
+fn ctx_switches(dir: &Path) -> Option<u64> {
+    let procs = std::fs::read_to_string(dir.join("cgroup.procs")).ok()?;
+    let mut total = 0;
+    for pid in procs.split_whitespace() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue; // ended since the list was read
+        };
+        for t in tasks.flatten() {
+            let status = std::fs::read_to_string(t.path().join("status")).unwrap_or_default();
+            total += switches(&status);
+        }
+    }
+    Some(total)
+}
+
+/// `voluntary_ctxt_switches:` plus `nonvoluntary_ctxt_switches:` of a status file.
+fn switches(status: &str) -> u64 {
+    status
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .filter(|(k, _)| *k == "voluntary_ctxt_switches" || *k == "nonvoluntary_ctxt_switches")
+        .filter_map(|(_, v)| v.trim().parse::<u64>().ok())
+        .sum()
 }
 
 /// `name value` lines (cpu.stat).
@@ -173,6 +210,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn context_switches_of_a_status_file() {
+        let status =
+            "Name:\tmariadbd\nvoluntary_ctxt_switches:\t120\nnonvoluntary_ctxt_switches:\t7\n";
+        assert_eq!(switches(status), 127);
+        assert_eq!(switches("Name: x\n"), 0);
+        // This process's own cgroup lists it, and it has switched at least once.
+        let me = Cgroup::of_pid(std::process::id());
+        if let Some(u) = me.and_then(|c| c.read()) {
+            assert!(u.ctx_switches.is_some_and(|n| n > 0), "{u:?}");
+        }
+    }
+
+    #[test]
     fn finds_v1_and_v2_paths() {
         let v1 =
             "12:blkio:/docker/abc\n4:cpu,cpuacct:/docker/abc\n1:name=systemd:/docker/abc\n0::/\n";
@@ -210,8 +260,21 @@ mod tests {
             cpu_ns: 5,
             read_bytes: 1,
             write_bytes: 9,
+            ctx_switches: Some(4),
         };
-        assert_eq!(a.since(&Usage::default()), a);
+        // A count unknown at either edge is unknown over the phase.
+        assert_eq!(
+            a.since(&Usage::default()),
+            Usage {
+                ctx_switches: None,
+                ..a
+            }
+        );
+        let before = Usage {
+            ctx_switches: Some(1),
+            ..Usage::default()
+        };
+        assert_eq!(a.since(&before).ctx_switches, Some(3));
         assert_eq!(
             Usage::default().since(&a),
             Usage::default(),

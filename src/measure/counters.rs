@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 /// Status counters recorded in results.csv (as `srv_<lowercase name>`).
-pub const RECORDED: [&str; 6] = [
+pub const RECORDED: [&str; 7] = [
+    "Innodb_data_fsyncs",
     "Questions",
     "Com_select",
     "Com_insert",

@@ -89,6 +89,10 @@ pub struct ResultRow {
     /// the latency columns, which run from the intended start.
     pub svc_avg_ms: Option<f64>,
     pub svc_p99_ms: Option<f64>,
+    /// Context switches of the server container's threads over the measured phase.
+    pub srv_ctx_switches: Option<u64>,
+    /// The server's own count of fsyncs over the phase (MariaDB/MySQL `Innodb_data_fsyncs`).
+    pub srv_fsyncs: Option<u64>,
 }
 
 impl ResultRow {

@@ -110,6 +110,7 @@ impl Family for Mysql {
         row.srv_com_update = c("Com_update");
         row.srv_com_delete = c("Com_delete");
         row.srv_com_commit = c("Com_commit");
+        row.srv_fsyncs = c("Innodb_data_fsyncs");
     }
 }
 
