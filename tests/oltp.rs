@@ -10,47 +10,19 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmatrix::matrix::model::ConfigSpec;
 use rmatrix::matrix::Length;
 use rmatrix::measure::cgroup::Window;
 use rmatrix::measure::measurement::Measurement;
 use rmatrix::results::samples::{SampleSink, SAMPLES_CSV};
 use rmatrix::results::RunDir;
-use rmatrix::servers::docker::Engine;
 use rmatrix::servers::mysql::MysqlClient;
-use rmatrix::servers::{Deployed, Endpoint, Launch};
+use rmatrix::servers::{Deployed, Endpoint};
 use rmatrix::workloads::oltp::driver::run_iteration;
 use rmatrix::workloads::oltp::prepare;
 use rmatrix::workloads::oltp::{OltpSpec, OltpTest};
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
-    let engine = Engine::connect().await.expect("docker engine");
-    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb");
-    let args = [("suite".to_string(), "bookworm".to_string())].into();
-    let image = engine
-        .ensure_built("mariadb-10.11", &build, &args)
-        .await
-        .expect("image");
-    let launch = Launch {
-        engine: &engine,
-        run_id,
-        instance: "",
-        password: "oltp-test-pw",
-        host_network: true,
-        start_timeout: Duration::from_secs(180),
-        cpuset: None,
-    };
-    let name = format!("rmatrix-{run_id}");
-    rmatrix::servers::family::start(
-        &rmatrix::servers::mysql::Mysql,
-        &launch,
-        &name,
-        &image.reference,
-        &ConfigSpec::default(),
-        dir,
-    )
-    .await
-    .expect("server starts")
+    common::mariadb_10_11(run_id, dir, "oltp-test-pw").await
 }
 
 fn spec(test: OltpTest) -> OltpSpec {

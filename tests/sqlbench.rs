@@ -11,44 +11,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use std::time::Duration;
 
-use rmatrix::matrix::model::ConfigSpec;
 use rmatrix::measure::cgroup::Window;
-use rmatrix::servers::docker::Engine;
-use rmatrix::servers::{Deployed, Launch};
+use rmatrix::servers::Deployed;
 use rmatrix::workloads::sqlbench::driver::run_suite;
 use rmatrix::workloads::sqlbench::groups;
 use rmatrix::workloads::sqlbench::{Group, SqlbenchSpec};
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
-    let engine = Engine::connect().await.expect("docker engine");
-    let build = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb");
-    let args = [("suite".to_string(), "bookworm".to_string())].into();
-    let image = engine
-        .ensure_built("mariadb-10.11", &build, &args)
-        .await
-        .expect("image");
-    let launch = Launch {
-        engine: &engine,
-        run_id,
-        instance: "",
-        password: "sqlbench-test-pw",
-        host_network: true,
-        start_timeout: Duration::from_secs(180),
-        cpuset: None,
-    };
-    let name = format!("rmatrix-{run_id}");
-    rmatrix::servers::family::start(
-        &rmatrix::servers::mysql::Mysql,
-        &launch,
-        &name,
-        &image.reference,
-        &ConfigSpec::default(),
-        dir,
-    )
-    .await
-    .expect("server starts")
+    common::mariadb_10_11(run_id, dir, "sqlbench-test-pw").await
 }
 
 fn tiny(group: Group) -> SqlbenchSpec {

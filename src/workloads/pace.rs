@@ -26,6 +26,17 @@ pub struct Pace {
     pub seed: u64,
 }
 
+/// When a client stops, and when each of its operations starts.
+pub enum Until {
+    /// Closed loop: after its share of a count, or at the deadline.
+    Closed {
+        share: Option<u64>,
+        deadline: Option<Instant>,
+    },
+    /// Open loop: each operation is an arrival; the pacer says when the phase is over.
+    Paced(Tickets),
+}
+
 /// A request started this much after its intended start is late (the backlog made it wait).
 pub const LATE: Duration = Duration::from_millis(1);
 

@@ -104,3 +104,40 @@ pub fn assert_samples_agree(dir: &std::path::Path, threads: u32) {
         "samples {sampled} of {queries} statements"
     );
 }
+
+/// A MariaDB 10.11 server started through rmatrix's own start sequence (the image built from
+/// containers/mariadb), its files under `dir`; the caller's `Cleanup(run_id)` removes it.
+pub async fn mariadb_10_11(
+    run_id: &str,
+    dir: &std::path::Path,
+    password: &str,
+) -> rmatrix::servers::Deployed {
+    let engine = rmatrix::servers::docker::Engine::connect()
+        .await
+        .expect("docker engine");
+    let build = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb");
+    let args = [("suite".to_string(), "bookworm".to_string())].into();
+    let image = engine
+        .ensure_built("mariadb-10.11", &build, &args)
+        .await
+        .expect("image");
+    let launch = rmatrix::servers::Launch {
+        engine: &engine,
+        run_id,
+        instance: "",
+        password,
+        host_network: true,
+        start_timeout: std::time::Duration::from_secs(180),
+        cpuset: None,
+    };
+    rmatrix::servers::family::start(
+        &rmatrix::servers::mysql::Mysql,
+        &launch,
+        &format!("rmatrix-{run_id}"),
+        &image.reference,
+        &Default::default(),
+        dir,
+    )
+    .await
+    .expect("server starts")
+}

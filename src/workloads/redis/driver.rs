@@ -24,7 +24,7 @@ use crate::measure::seconds::{Live, Recorder, Seconds};
 use crate::servers::redis::control::{CommandError, Control};
 use crate::servers::redis::{commandstats, commandstats_delta as delta};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
-use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets};
+use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
 use crate::workloads::redis::proto::{append, reply_len, templates, value, KeyGen, Template};
 use crate::workloads::redis::spec::{RedisSpec, Transport};
 use crate::workloads::redis::stream::{self, Stream};
@@ -307,18 +307,6 @@ async fn run_load(
         results.push(r);
     }
     Ok((back, results, pacer.map(Pacer::finish)))
-}
-
-/// When a client stops, and when each of its requests starts.
-enum Until {
-    /// Closed loop: after its share of a count, or at the deadline.
-    Closed {
-        share: Option<u64>,
-        deadline: Option<Instant>,
-    },
-    /// Open loop: each request is an arrival (the pipeline is 1); the pacer says when the
-    /// phase is over.
-    Paced(Tickets),
 }
 
 /// One connection: write a batch of up to `pipeline` requests, read all their replies, again.

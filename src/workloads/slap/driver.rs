@@ -22,7 +22,7 @@ use crate::measure::seconds::{Live, Recorder, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
-use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets};
+use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
 use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
 use crate::workloads::{Ctx, Driver};
 
@@ -260,17 +260,6 @@ async fn run_clients(
         }
     }
     Ok((back, results, pacer.map(Pacer::finish)))
-}
-
-/// When a client stops, and when each of its statements starts.
-enum Until {
-    /// Closed loop: after its share of a count, or at the deadline.
-    Closed {
-        share: Option<u64>,
-        deadline: Option<Instant>,
-    },
-    /// Open loop: each statement is an arrival; the pacer says when the phase is over.
-    Paced(Tickets),
 }
 
 /// Aborts the client tasks when dropped (after they ended, aborting does nothing).
