@@ -373,7 +373,7 @@ fn sweep_stops(m: &Matrix, rows: &[ResultRow]) -> Stops {
     }
 }
 
-type Stops = indexmap::IndexMap<(String, String, String, String, Option<u32>), u32>;
+type Stops = indexmap::IndexMap<crate::report::load_curve::CurveKey, u32>;
 
 /// A cell above the level where its curve's sweep stopped: not run.
 fn past_the_stop(m: &Matrix, stops: &Stops, c: &Cell) -> bool {
@@ -819,9 +819,11 @@ impl RunCtx<'_> {
                 ticker.abort();
                 let row = match result {
                     Ok(mut meas) => {
-                        if let Some(open) = &meas.open {
+                        // Each second's target, where the pacer counted it (not sysbench's).
+                        if let Some(open) = meas.open.as_ref().filter(|o| !o.per_second.is_empty())
+                        {
                             for s in &mut meas.samples {
-                                let n = open.per_second.get(s.second as usize - 1);
+                                let n = open.per_second.get((s.second as usize).saturating_sub(1));
                                 s.target_ps = Some(n.copied().unwrap_or(0) as f64);
                             }
                         }

@@ -128,7 +128,7 @@ fn level(load: u32, rows: &[&ResultRow]) -> Level {
 }
 
 /// A curve's identity: deployment, engine, workload and, in open loop, the connections.
-type CurveKey = (String, String, String, String, Option<u32>);
+pub type CurveKey = (String, String, String, String, Option<u32>);
 
 fn curve_key(r: &ResultRow) -> CurveKey {
     (
