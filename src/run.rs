@@ -908,7 +908,7 @@ pub const REPORT_HTML: &str = "report.html";
 /// Draw a run's charts into charts/, then render summary.md and report.html from what the
 /// directory holds; returns the summary.
 pub fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
-    report::summary::write_charts(dir, m)?;
+    let charts = report::summary::write_charts(dir, m)?;
     let summary = report::summary::render(dir, m, template)?;
     crate::results::rundir::replace_file(
         &dir.file(crate::results::rundir::SUMMARY_MD),
@@ -919,7 +919,7 @@ pub fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resul
         matrix: Some(m),
         template,
     };
-    let page = crate::export::Exporter::run(&crate::export::html::Html, &view)?;
+    let page = crate::export::html::run_page(&view, charts)?;
     crate::results::rundir::replace_file(&dir.file(REPORT_HTML), page.as_bytes())?;
     Ok(summary)
 }

@@ -17,6 +17,7 @@ use crate::compare::history::History;
 use crate::compare::join::{Comparison, Verdict};
 use crate::escape::html;
 use crate::report::chart::bars::{self, Bar, BarChart};
+use crate::report::chart::NamedChart;
 use crate::results::manifest::Manifest;
 
 pub struct Html;
@@ -26,17 +27,8 @@ impl Exporter for Html {
         let m = run
             .matrix
             .ok_or_else(|| anyhow!("invariant: the HTML report needs the matrix"))?;
-        let md = crate::report::summary::render_linking(run.dir, m, run.template, &|_| true)?;
-        let charts: HashMap<String, String> = crate::report::summary::draw_charts(run.dir, m)?
-            .into_iter()
-            .map(|c| (format!("charts/{}", c.file), c.chart))
-            .collect();
-        let mut body = markdown_to_html(&md, &charts);
-        body.push_str(&manifest_section(run.dir));
-        Ok(page(
-            &format!("rmatrix: {}", m.name.as_deref().unwrap_or("run")),
-            &body,
-        ))
+        let charts = crate::report::summary::draw_charts(run.dir, m)?;
+        run_page(run, charts)
     }
 
     /// The Markdown comparison, then a chart of each comparison's changes.
@@ -50,7 +42,7 @@ impl Exporter for Html {
             }
             match bars::svg(&chart) {
                 Ok(svg) => {
-                    let _ = write!(body, "<figure>{svg}</figure>\n");
+                    let _ = writeln!(body, "<figure>{svg}</figure>");
                 }
                 Err(e) => eprintln!("warning: comparison chart left out: {e:#}"),
             }
@@ -66,6 +58,22 @@ impl Exporter for Html {
             &markdown_to_html(&md, &HashMap::new()),
         ))
     }
+}
+
+/// A run's page with its charts already drawn (`run` draws them once for charts/ and this).
+pub fn run_page(run: &RunView, charts: Vec<NamedChart<String>>) -> Result<String> {
+    let m = run
+        .matrix
+        .ok_or_else(|| anyhow!("invariant: the HTML report needs the matrix"))?;
+    let md = crate::report::summary::render_linking(run.dir, m, run.template, &|_| true)?;
+    let charts: HashMap<String, String> = charts
+        .into_iter()
+        .map(|c| (format!("charts/{}", c.file), c.chart))
+        .collect();
+    let mut body = markdown_to_html(&md, &charts);
+    body.push_str(&manifest_section(run.dir));
+    let name = m.name.as_deref().unwrap_or("run");
+    Ok(page(&format!("rmatrix: {name}"), &body))
 }
 
 /// One bar per compared cell and metric, in the comparison's order.

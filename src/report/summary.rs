@@ -151,11 +151,11 @@ fn metric_series(dir: &RunDir, m: &Matrix) -> Result<crate::results::samples::Se
     })
 }
 
-/// Draw the run's charts into `charts/` (each replaced whole, by a rename).
-pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<usize> {
+/// Draw the run's charts into `charts/` (each replaced whole, by a rename); returns them.
+pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>> {
     let drawn = draw_charts(dir, m)?;
     if drawn.is_empty() {
-        return Ok(0);
+        return Ok(drawn);
     }
     let folder = dir.file(CHARTS);
     std::fs::create_dir_all(&folder)
@@ -168,7 +168,7 @@ pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<usize> {
         std::fs::rename(&tmp, &path)
             .with_context(|| format!("failed to write {}", path.display()))?;
     }
-    Ok(drawn.len())
+    Ok(drawn)
 }
 
 /// Every chart of the run drawn as SVG text, by file name. A chart that cannot be drawn

@@ -222,7 +222,7 @@ pub fn svg(t: &Timeline) -> Result<String> {
             }
             for (i, tr) in t.traces.iter().enumerate() {
                 let c = color(i);
-                for run in tr.latency.split(|p| !(p.1 > 0.0)) {
+                for run in tr.latency.split(|p| p.1.is_nan() || p.1 <= 0.0) {
                     if !run.is_empty() {
                         chart
                             .draw_series(LineSeries::new(run.to_vec(), c.stroke_width(2)))
