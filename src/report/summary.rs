@@ -160,6 +160,15 @@ pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>>
     let folder = dir.file(CHARTS);
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("failed to create {}", folder.display()))?;
+    // Charts an earlier rendering drew under other names go (a re-render after an upgrade).
+    if let Ok(entries) = std::fs::read_dir(&folder) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".svg") && !drawn.iter().any(|c| c.file == name) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
     for c in &drawn {
         let path = folder.join(&c.file);
         let tmp = folder.join(format!(".{}.tmp", c.file));

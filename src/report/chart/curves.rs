@@ -4,7 +4,7 @@
 
 use indexmap::IndexMap;
 
-use super::{file_name, title, title_tail, Line, LineChart, NamedChart, Point};
+use super::{file_name, title_tail, Line, LineChart, NamedChart, Point};
 use crate::matrix::model::Matrix;
 use crate::model::metric::Metric;
 use crate::report::pivot::CellStats;
@@ -35,8 +35,9 @@ fn level(open_loop: bool) -> &'static str {
     }
 }
 
-/// `metric` against the load level: one chart per workload (and engine), one line per
-/// server / config (and concurrency, when an open-loop run has several), each point the
+/// `metric` against the load level, following the matrix's `report:` block: one line per
+/// value of its `columns` (default: server / config; and concurrency, when an open-loop run
+/// has several), one chart per value of the other deployment dimensions; each point the
 /// cell's mean with its interval.
 pub fn metric_vs_concurrency(
     matrix: &Matrix,
@@ -44,6 +45,14 @@ pub fn metric_vs_concurrency(
     metric: &Metric,
 ) -> Vec<NamedChart> {
     let open = matrix.load.open();
+    let x_dim = if open { "rate" } else { "concurrency" };
+    const DEPLOYMENT: [&str; 4] = ["server", "config", "workload", "engine"];
+    let columns = &matrix.report.columns;
+    let mut line_dims: Vec<&str> =
+        match !columns.is_empty() && columns.iter().all(|c| DEPLOYMENT.contains(&c.as_str())) {
+            true => columns.iter().map(String::as_str).collect(),
+            false => vec!["server", "config"],
+        };
     let several_c = {
         let mut c: Vec<&String> = stats
             .iter()
@@ -53,25 +62,28 @@ pub fn metric_vs_concurrency(
         c.dedup();
         c.len() > 1
     };
-    // (workload, engine) -> (server, config, concurrency shown) -> points.
-    type Lines = IndexMap<(String, String, String), Vec<Point>>;
-    let mut charts: IndexMap<(String, String), Lines> = IndexMap::new();
+    if open && several_c {
+        line_dims.push("concurrency");
+    }
+    let chart_dims: Vec<&str> = DEPLOYMENT
+        .into_iter()
+        .filter(|d| !line_dims.contains(d))
+        .collect();
+    // chart dims' values -> line dims' values -> points.
+    type Lines = IndexMap<Vec<String>, Vec<Point>>;
+    let mut charts: IndexMap<Vec<String>, Lines> = IndexMap::new();
     for s in stats {
         let dim = |d: &str| s.dims.get(d).cloned().unwrap_or_default();
-        let Ok(x) = dim(if open { "rate" } else { "concurrency" }).parse::<f64>() else {
+        let Ok(x) = dim(x_dim).parse::<f64>() else {
             continue;
         };
         let interval = s
             .half_pct
             .map(|h| (s.mean * (1.0 - h / 100.0), s.mean * (1.0 + h / 100.0)));
-        let conns = match open && several_c {
-            true => format!(", {} conns", dim("concurrency")),
-            false => String::new(),
-        };
         charts
-            .entry((dim("workload"), dim("engine")))
+            .entry(chart_dims.iter().map(|d| dim(d)).collect())
             .or_default()
-            .entry((dim("server"), dim("config"), conns))
+            .entry(line_dims.iter().map(|d| dim(d)).collect())
             .or_default()
             .push(Point {
                 x,
@@ -80,31 +92,53 @@ pub fn metric_vs_concurrency(
             });
     }
     let baseline = &matrix.report.baseline;
+    let on_lines: Vec<(&String, &String)> = baseline
+        .iter()
+        .filter(|(d, _)| line_dims.contains(&d.as_str()))
+        .collect();
     charts
         .into_iter()
-        .map(|((workload, engine), lines)| {
+        .map(|(chart_values, lines)| {
             let lines = lines
                 .into_iter()
-                .map(|((server, config, conns), mut points)| {
+                .map(|(values, mut points)| {
                     points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                    let is_baseline = !baseline.is_empty()
-                        && baseline.iter().all(|(d, v)| match d.as_str() {
-                            "server" => *v == server,
-                            "config" => *v == config,
-                            _ => true,
+                    let value = |d: &str| {
+                        line_dims
+                            .iter()
+                            .position(|l| *l == d)
+                            .map(|i| values[i].as_str())
+                    };
+                    let is_baseline = !on_lines.is_empty()
+                        && on_lines.iter().all(|(d, v)| value(d) == Some(v.as_str()));
+                    let label = line_dims
+                        .iter()
+                        .zip(&values)
+                        .filter(|(_, v)| !v.is_empty())
+                        .map(|(d, v)| match *d {
+                            "concurrency" => format!("{v} conns"),
+                            _ => v.clone(),
                         })
-                        && baseline.keys().any(|d| d == "server" || d == "config");
+                        .collect::<Vec<_>>()
+                        .join(" / ");
                     Line {
-                        label: format!("{server} / {config}{conns}"),
+                        label,
                         points,
                         baseline: is_baseline,
                     }
                 })
                 .collect();
+            let named: Vec<&str> = chart_values
+                .iter()
+                .map(String::as_str)
+                .filter(|v| !v.is_empty())
+                .collect();
+            let mut parts = vec![metric.name];
+            parts.extend(&named);
             NamedChart {
-                file: file_name(&[metric.name, &workload, &engine]),
+                file: file_name(&parts),
                 chart: LineChart {
-                    title: title(metric.title, &workload, &engine),
+                    title: format!("{}: {}", metric.title, named.join(", ")),
                     x_label: level(open).into(),
                     y_label: format!("{} ({})", metric.name, metric.unit),
                     lines,
@@ -191,4 +225,69 @@ pub fn latency_vs_concurrency(rows: &[ResultRow]) -> Vec<NamedChart> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::pivot::cell_stats;
+    use crate::results::samples::Series;
+    use crate::stats::Confidence;
+
+    fn rows() -> Vec<ResultRow> {
+        let mut rows = Vec::new();
+        for server in ["a", "b"] {
+            for config in ["off", "on"] {
+                for (c, qps) in [(1, 100.0), (2, 180.0), (4, 300.0)] {
+                    rows.push(ResultRow {
+                        server: server.into(),
+                        config: config.into(),
+                        workload: "w".into(),
+                        concurrency: c,
+                        iteration: 1,
+                        status: crate::model::Status::Ok,
+                        qps: Some(qps),
+                        lat_p99_ms: Some(c as f64),
+                        ..Default::default()
+                    });
+                }
+            }
+        }
+        rows
+    }
+
+    fn charts(report: &str) -> Vec<NamedChart> {
+        let m: Matrix = crate::input::yaml::from_str(&format!(
+            "servers: {{a: {{image: x}}, b: {{image: x}}}}\nconfigs: {{off: {{}}, on: {{}}}}\n\
+             workloads: {{w: {{slap: {{}}}}}}\nconcurrency: [1, 2, 4]\nlength: 10\nreport: {report}\n"
+        ))
+        .unwrap();
+        let metric = Metric::find("qps").unwrap();
+        let stats = cell_stats(&m, &rows(), metric, &Series::new(), Confidence::default());
+        metric_vs_concurrency(&m, &stats, metric)
+    }
+
+    /// Lines follow `report.columns`, charts the other deployment dimensions; the baseline
+    /// line is the one `report.baseline` names.
+    #[test]
+    fn lines_follow_the_report_columns() {
+        let by_config = charts("{metric: qps, columns: [config], baseline: {config: off}}");
+        assert_eq!(by_config.len(), 2, "one chart per server");
+        assert_eq!(by_config[0].file, "qps-a-w.svg");
+        let lines = &by_config[0].chart.lines;
+        let labels: Vec<&str> = lines.iter().map(|l| l.label.as_str()).collect();
+        assert_eq!(labels, ["off", "on"]);
+        assert!(lines[0].baseline && !lines[1].baseline);
+        assert_eq!(lines[0].points.len(), 3);
+
+        let default = charts("{metric: qps, columns: [concurrency]}");
+        assert_eq!(default.len(), 1, "one chart per workload");
+        assert_eq!(
+            default[0].chart.lines.len(),
+            4,
+            "one line per server / config"
+        );
+        assert_eq!(default[0].chart.lines[3].label, "b / on");
+        assert!(default[0].chart.lines.iter().all(|l| !l.baseline));
+    }
 }

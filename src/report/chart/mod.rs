@@ -216,10 +216,6 @@ pub(super) fn draw<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a chart failed: {e:?}")
 }
 
-pub(super) fn title(what: &str, workload: &str, engine: &str) -> String {
-    format!("{what}: {}", title_tail(workload, engine))
-}
-
 pub(super) fn title_tail(workload: &str, engine: &str) -> String {
     if engine.is_empty() {
         workload.to_string()
