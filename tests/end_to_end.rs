@@ -648,12 +648,17 @@ fn slap_iterations_write_per_second_samples() {
     let warmup = common::csv_rows(&out_dir.join("warmup.csv"));
     let seconds: Vec<&str> = warmup.iter().map(|s| s["second"].as_str()).collect();
     assert_eq!(seconds, ["1", "2"], "the warm-up's two seconds");
-    assert!(warmup.iter().all(|s| s["qps"].parse::<f64>().unwrap() > 0.0));
+    assert!(warmup
+        .iter()
+        .all(|s| s["qps"].parse::<f64>().unwrap() > 0.0));
     let charts: Vec<String> = std::fs::read_dir(out_dir.join("charts"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
-    assert!(charts.iter().any(|c| c.starts_with("seconds-")), "{charts:?}");
+    assert!(
+        charts.iter().any(|c| c.starts_with("seconds-")),
+        "{charts:?}"
+    );
     let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
     assert_eq!(html.matches("<svg").count(), charts.len());
 }

@@ -297,7 +297,8 @@ async fn sysbench_driver_parses_a_real_run() {
     )
     .unwrap();
     let m: rmatrix::matrix::Matrix =
-        rmatrix::input::yaml::from_str("{servers: {}, workloads: {}, length: 2s}").unwrap();
+        rmatrix::input::yaml::from_str("{servers: {}, workloads: {}, warmup: 2s, length: 2s}")
+            .unwrap();
     let dir = RunDir {
         path: tmp.path().to_path_buf(),
     };
@@ -333,6 +334,12 @@ async fn sysbench_driver_parses_a_real_run() {
         got.seconds
     );
     sink.write(&got.samples).unwrap();
+    // The warm-up run's per-second lines, for the per-second chart; sysbench has no p99.
+    assert_eq!(got.warmup_samples.len(), 2, "{:?}", got.warmup_samples);
+    assert!(got
+        .warmup_samples
+        .iter()
+        .all(|s| s.tps > 0.0 && s.lat_p99_ms.is_none()));
     assert!(got.commits > 0);
     assert_eq!(
         got.queries,

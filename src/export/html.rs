@@ -76,7 +76,7 @@ pub fn run_page(run: &RunView, charts: Vec<NamedChart<String>>) -> Result<String
     Ok(page(&format!("rmatrix: {name}"), &body))
 }
 
-/// One bar per compared cell and metric, in the comparison's order.
+/// One bar per compared cell and metric, in the comparison's order, coloured by verdict.
 pub fn change_chart(c: &Comparison) -> BarChart {
     let several_metrics = c
         .changes
@@ -88,7 +88,9 @@ pub fn change_chart(c: &Comparison) -> BarChart {
             crate::escape::terminal(&c.baseline.run_id),
             crate::escape::terminal(&c.candidate.run_id)
         ),
-        threshold_pct: c.threshold_pct,
+        x_label: "change from the baseline (its interval as a whisker)".into(),
+        threshold_pct: Some(c.threshold_pct),
+        legend: bars::Verdict::legend(),
         bars: c
             .changes
             .iter()
@@ -97,16 +99,17 @@ pub fn change_chart(c: &Comparison) -> BarChart {
                     true => format!("{} ({})", ch.cell, ch.metric),
                     false => ch.cell.clone(),
                 };
+                let verdict = match ch.verdict {
+                    Verdict::Regressed => bars::Verdict::Regressed,
+                    Verdict::Improved => bars::Verdict::Improved,
+                    Verdict::Unchanged => bars::Verdict::Unchanged,
+                    Verdict::TooNoisy => bars::Verdict::TooNoisy,
+                };
                 Some(Bar {
                     label: crate::escape::terminal(&label),
-                    pct: ch.change_pct?,
+                    value: ch.change_pct?,
                     interval: ch.ci_low_pct.zip(ch.ci_high_pct),
-                    verdict: match ch.verdict {
-                        Verdict::Regressed => bars::Verdict::Regressed,
-                        Verdict::Improved => bars::Verdict::Improved,
-                        Verdict::Unchanged => bars::Verdict::Unchanged,
-                        Verdict::TooNoisy => bars::Verdict::TooNoisy,
-                    },
+                    fill: verdict.fill(),
                 })
             })
             .collect(),

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::chart::{timeline, Chart, NamedChart};
+use super::chart::{bars, timeline, Chart, NamedChart};
 use crate::matrix::model::Matrix;
 use crate::results::manifest::Manifest;
 use crate::results::rundir::MANIFEST;
@@ -109,6 +109,17 @@ pub fn run_charts(
             chart: Chart::Curve(c.chart),
         })
         .collect();
+    // One load level: no curve, the metric as bars.
+    if charts.is_empty() {
+        charts.extend(
+            bars::metric_bars(m, &stats, metric)
+                .into_iter()
+                .map(|c| NamedChart {
+                    file: c.file,
+                    chart: Chart::Bars(c.chart),
+                }),
+        );
+    }
     let throughput = match m.report.metric.as_str() {
         "tps" => "tps",
         _ => "qps",

@@ -51,6 +51,8 @@ pub enum Chart {
     Curve(LineChart),
     /// Per second (`timeline`).
     Timeline(timeline::Timeline),
+    /// One load level: the metric per cell (`bars`).
+    Bars(bars::BarChart),
 }
 
 impl Chart {
@@ -58,6 +60,7 @@ impl Chart {
         match self {
             Chart::Curve(c) => &c.title,
             Chart::Timeline(t) => &t.title,
+            Chart::Bars(b) => &b.title,
         }
     }
 
@@ -65,6 +68,7 @@ impl Chart {
         match self {
             Chart::Curve(c) => svg(c),
             Chart::Timeline(t) => timeline::svg(t),
+            Chart::Bars(b) => bars::svg(b),
         }
     }
 }

@@ -86,8 +86,11 @@ pub async fn run_iteration(
         ensure_prepared(endpoint, spec).await?;
     }
     let run = Run { threads, rate };
+    let mut warmup_samples = Vec::new();
     if let Some(w) = warmup {
-        sysbench(endpoint, spec, "run", run, Some(w)).await?;
+        let text = sysbench(endpoint, spec, "run", run, Some(w)).await?;
+        // Its per-second lines go to the per-second chart; its totals are discarded.
+        warmup_samples = parse(&text).map(|r| r.intervals).unwrap_or_default();
     }
     let mut control = endpoint.connect(Some(&spec.db)).await?;
     let before = mysql::status(&mut control).await?;
@@ -110,6 +113,7 @@ pub async fn run_iteration(
     });
     Ok(Measurement {
         open,
+        warmup_samples,
         ..measurement(report, server, cpu0.zip(cpu1).map(|(a, b)| b - a), wall)
     })
 }
