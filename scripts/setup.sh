@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-containers/setup-docker.sh bookworm trixie bullseye
+containers/setup-docker.sh bookworm trixie bullseye sid
 
 missing=()
 for pkg in sysbench redis-tools mariadb-client; do
