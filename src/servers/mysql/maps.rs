@@ -69,9 +69,18 @@ pub fn check(allocator: Allocator, maps: Result<String, String>) -> Check {
         Err(why) => return base(Some(why), "unverifiable"),
     };
     let libs = mapped_allocators(&maps);
-    let ok = match allocator.preload() {
-        Some((_, word)) => libs.iter().any(|l| l.contains(word)),
-        None => libs.is_empty(),
+    // By the preloaded file's name, not the allocator's: a server may link an allocator of
+    // its own (Debian's mysqld links libtcmalloc.so.4, so its `system` is tcmalloc), and
+    // that is not a preload.
+    let preloaded = |a: Allocator| {
+        a.preload().is_some_and(|(soname, _)| {
+            libs.iter()
+                .any(|l| l.rsplit('/').next().unwrap_or("").starts_with(soname))
+        })
+    };
+    let ok = match allocator {
+        Allocator::System => !preloaded(Allocator::Tcmalloc) && !preloaded(Allocator::Jemalloc),
+        a => preloaded(a),
     };
     let actual = match libs.is_empty() {
         true => "no tcmalloc or jemalloc mapped".to_string(),
@@ -105,6 +114,12 @@ mod tests {
             "mismatch"
         );
         assert_eq!(check(Allocator::System, Ok(MAPS.into())).status, "mismatch");
+        // A server's own allocator is not a preload.
+        let linked = MAPS.replace("libjemalloc.so.2", "libtcmalloc.so.4.6.5");
+        assert_eq!(check(Allocator::System, Ok(linked.clone())).status, "ok");
+        assert_eq!(check(Allocator::Tcmalloc, Ok(linked)).status, "mismatch");
+        let minimal = MAPS.replace("libjemalloc.so.2", "libtcmalloc_minimal.so.4.6.5");
+        assert_eq!(check(Allocator::Tcmalloc, Ok(minimal)).status, "ok");
         let plain = MAPS.replace("libjemalloc.so.2", "libm.so.6");
         assert_eq!(check(Allocator::System, Ok(plain.clone())).status, "ok");
         assert_eq!(check(Allocator::Jemalloc, Ok(plain)).status, "mismatch");
