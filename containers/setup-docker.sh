@@ -45,6 +45,10 @@ for suite in "${suites[@]}"; do
   fi
   log "no registry reachable; seeding $image from Debian's package repository"
   apt_install mmdebstrap
-  mmdebstrap --quiet --variant=minbase "$suite" - | docker import - "$image" >/dev/null
+  # Unstable (sid) publishes a Release file whose valid-until date may have passed; the
+  # option is also kept in the image's apt configuration for the builds that use it.
+  aptopt=()
+  [ "$suite" = sid ] && aptopt=(--aptopt='Acquire::Check-Valid-Until "false"')
+  mmdebstrap --quiet --variant=minbase "${aptopt[@]}" "$suite" - | docker import - "$image" >/dev/null
   log "seeded $image"
 done

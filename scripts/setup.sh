@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-containers/setup-docker.sh bookworm trixie bullseye
+containers/setup-docker.sh bookworm trixie bullseye sid
 
 # Peers (sysbench, redis-benchmark, mariadb-slap), and chromium for the HTML report's
 # browser test.

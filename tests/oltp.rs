@@ -2,6 +2,7 @@
 //! the client counted equals what the server counted. Run with `--test-threads=1`.
 
 mod common;
+use common::counts::{assert_server_agrees, deadlocks, srv};
 use common::Cleanup;
 
 use std::path::Path;
@@ -50,60 +51,6 @@ async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Me
     )
     .await
     .unwrap_or_else(|e| panic!("{}: {e:#}", spec.test.name()))
-}
-
-fn srv(m: &Measurement, k: &str) -> u64 {
-    m.server.get(k).copied().unwrap_or(0)
-}
-
-/// The ignored errors of a run (sysbench's: deadlock, record changed, lock-wait timeout),
-/// each attributed to a deadlock the server counted. A deadlock's victim is always waiting for
-/// a row lock, so the statement that failed is a write (the oltp selects take no locks), and
-/// its transaction was rolled back. An error the server does not count as a deadlock cannot be
-/// placed, and then the counts cannot be checked: that fails.
-fn deadlocks(name: &str, m: &Measurement) -> u64 {
-    let deadlocks = srv(m, "Innodb_deadlocks");
-    assert_eq!(
-        m.errors, deadlocks,
-        "{name}: {} ignored errors but the server counted {deadlocks} deadlocks (first error: \
-         {:?}); an error that is not a deadlock cannot be placed, so the client and server \
-         counts cannot be compared",
-        m.errors, m.first_error
-    );
-    deadlocks
-}
-
-/// Client counts must equal the server's: every statement, select, commit and write, also
-/// when deadlocks made clients retry.
-fn assert_server_agrees(spec: &OltpSpec, m: &Measurement) {
-    let name = spec.test.name();
-    let reads = m.reads.unwrap();
-    let writes = m.writes.unwrap();
-    let others = m.others.unwrap();
-    assert_eq!(m.queries, reads + writes + others, "{name}");
-    // Failed statements reach the server too (sysbench's ignored errors).
-    assert_eq!(
-        srv(m, "Questions"),
-        m.queries + m.errors,
-        "{name}: Questions"
-    );
-    let failed_writes = deadlocks(name, m);
-    assert_eq!(srv(m, "Com_select"), reads, "{name}: Com_select");
-    let trx = spec.test.transactional() && !spec.skip_trx;
-    let commits = if trx { m.commits } else { 0 };
-    assert_eq!(srv(m, "Com_commit"), commits, "{name}: Com_commit");
-    // A transaction rolled back by a deadlock is begun again: one more BEGIN each.
-    let begins = if trx { commits + failed_writes } else { 0 };
-    assert_eq!(srv(m, "Com_begin"), begins, "{name}: Com_begin");
-    // The client counts BEGIN and COMMIT as `others`, and a failed write as an error.
-    let dml = srv(m, "Com_insert") + srv(m, "Com_update") + srv(m, "Com_delete");
-    assert_eq!(
-        dml,
-        writes + others - begins - commits + failed_writes,
-        "{name}: DML statements"
-    );
-    // The rollbacks of deadlocks are the server's own, not statements.
-    assert_eq!(srv(m, "Com_rollback"), 0, "{name}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

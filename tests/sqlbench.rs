@@ -7,7 +7,6 @@
 mod common;
 use common::Cleanup;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -36,66 +35,7 @@ async fn every_group_runs_and_the_server_counts_what_was_sent() {
     let _cleanup = Cleanup(run_id.clone());
     let tmp = tempfile::tempdir().unwrap();
     let dep = server(&run_id, tmp.path()).await;
-    let mut problems = Vec::new();
-    for group in Group::ALL {
-        let spec = tiny(group);
-        let suite = run_suite(
-            &dep.endpoint,
-            &spec,
-            "InnoDB",
-            Arc::new(AtomicU64::new(0)),
-            &Window::default(),
-        )
-        .await
-        .unwrap_or_else(|e| panic!("{}: {e:#}", group.name()));
-        let plan = groups::plan(group, spec.size(), "InnoDB");
-        let m = &suite.measurement;
-        let timed: Vec<_> = plan.iter().filter(|o| !o.is_setup()).collect();
-        assert_eq!(m.operations.len(), timed.len(), "{}", group.name());
-        let steps: usize = plan.iter().map(|o| o.steps.len()).sum();
-        assert_eq!(m.queries, steps as u64, "{}: statements sent", group.name());
-        assert!(m.seconds > 0.0);
-        // Every promised table size was checked, and held.
-        let promised: usize = plan.iter().map(|o| o.rows_after.len()).sum();
-        // test-create's tables stay empty: it promises no sizes.
-        assert!(promised > 0 || group == Group::Create, "{}", group.name());
-        assert_eq!(suite.checks.len(), promised, "{}", group.name());
-        assert!(suite.checks.iter().all(|c| c.found == c.expected));
-        // The suite's own Questions: every step of every operation, setup included.
-        let questions: u64 = plan.iter().map(|o| o.com_counters()["Questions"]).sum();
-        if m.server.get("Questions") != Some(&questions) {
-            problems.push(format!(
-                "{}: the suite's Questions {:?}, sent {questions}",
-                group.name(),
-                m.server.get("Questions")
-            ));
-        }
-        for (op, line) in timed.iter().zip(&m.operations) {
-            assert_eq!((line.name.as_str(), line.loops), (op.name, op.loops));
-            assert_eq!(line.group, group.name());
-            assert_eq!(line.statements, op.steps.len() as u64);
-            assert!(line.seconds > 0.0, "{}", op.name);
-            let want: BTreeMap<String, u64> = op
-                .com_counters()
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect();
-            let got: BTreeMap<String, u64> = line
-                .server
-                .iter()
-                .filter(|(k, _)| k.starts_with("Com_") || *k == "Connections" || *k == "Questions")
-                .map(|(k, v)| (k.clone(), *v))
-                .collect();
-            if got != want {
-                problems.push(format!(
-                    "{} {}: server {got:?}\n   client {want:?}",
-                    group.name(),
-                    op.name
-                ));
-            }
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    common::counts::every_sqlbench_group_counts(&dep).await;
 }
 
 /// sql-bench skips test-transactions on a server without transactions; so does the driver

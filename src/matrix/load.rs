@@ -456,7 +456,8 @@ impl Validator<'_> {
                 return Err(self.err_at(pos, p.message));
             }
         }
-        self.check_kinds()
+        self.check_kinds()?;
+        self.check_thread_pool()
     }
 
     /// An external server is never reconfigured: each of its cells must use an empty config.
@@ -1155,6 +1156,7 @@ length: 100
             ("mariadb-10.5", "mariadb", &[("suite", "bullseye")][..]),
             ("mariadb-10.11", "mariadb", &[("suite", "bookworm")]),
             ("mariadb-11.8", "mariadb", &[("suite", "trixie")]),
+            ("mysql-9.7", "mysql", &[("suite", "sid")]),
             (
                 "redis-6.0",
                 "redis",
@@ -1185,14 +1187,14 @@ length: 100
         assert_eq!(
             e.message,
             "no Dockerfile for `mariadb-9.9` under containers/; available: mariadb, \
-             mariadb-10.11, mariadb-10.5, mariadb-11.8, redis, redis-6.0, redis-7.0, redis-8.0, \
-             valkey-8.1"
+             mariadb-10.11, mariadb-10.5, mariadb-11.8, mysql, mysql-9.7, redis, redis-6.0, \
+             redis-7.0, redis-8.0, valkey-8.1"
         );
         // A name is not a folder: `dir` takes folders only.
         let e = built("{dir: mariadb-10.11}").unwrap_err();
         assert_eq!(
             e.message,
-            "no Dockerfile for `mariadb-10.11` under containers/; available: mariadb, redis"
+            "no Dockerfile for `mariadb-10.11` under containers/; available: mariadb, mysql, redis"
         );
     }
 

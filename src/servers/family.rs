@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
 use super::docker::ContainerSpec;
-use super::spec::{ConfigSpec, ExternalSpec};
+use super::spec::{ConfigSpec, ExternalSpec, ServerSpec};
 use crate::measure::cgroup::Cgroup;
 use crate::measure::counters::Status;
 use crate::model::ResultRow;
@@ -67,6 +67,14 @@ pub trait Family: Sync {
         config: &'a ConfigSpec,
     ) -> BoxFuture<'a, Result<Deployed>>;
 
+    /// After `read_back` of a container: checks only the server's process on this host can
+    /// answer (`pid`, the container's main process), added to `deployed.checks`.
+    fn inspect(&self, _config: &ConfigSpec, _pid: u32, _deployed: &mut Deployed) {}
+
+    /// After `read_back`: checks of what the server reports against its matrix entry (the
+    /// server the image or build name promised), added to `deployed.checks`.
+    fn confirm(&self, _spec: &ServerSpec, _deployed: &mut Deployed) {}
+
     /// The lines of a server log that explain a failed start.
     fn failed_start(&self, log: &str) -> String;
 
@@ -100,7 +108,11 @@ pub async fn start(
         return Err(e.context(family.failed_start(&log)));
     }
     let mut deployed = family.read_back(endpoint, config).await?;
-    deployed.cgroup = launch.engine.pid(&id).await?.and_then(Cgroup::of_pid);
+    let pid = launch.engine.pid(&id).await?;
+    if let Some(pid) = pid {
+        family.inspect(config, pid, &mut deployed);
+    }
+    deployed.cgroup = pid.and_then(Cgroup::of_pid);
     deployed.container = Some(id);
     deployed.socket = setup.socket;
     Ok(deployed)

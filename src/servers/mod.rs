@@ -26,11 +26,13 @@ pub async fn provision(
     dir: &Path,
 ) -> Result<Deployed> {
     let family = spec.kind().family();
-    match (&spec.external, launch) {
-        (Some(ext), _) => family::attach(family, ext, config).await,
-        (None, Some(launch)) => family::start(family, launch, name, image, config, dir).await,
+    let mut deployed = match (&spec.external, launch) {
+        (Some(ext), _) => family::attach(family, ext, config).await?,
+        (None, Some(launch)) => family::start(family, launch, name, image, config, dir).await?,
         (None, None) => anyhow::bail!("invariant: a container server needs the Docker engine"),
-    }
+    };
+    family.confirm(spec, &mut deployed);
+    Ok(deployed)
 }
 
 /// Save the server log and remove the container (nothing for an external server).

@@ -249,15 +249,15 @@ pub enum Allocator {
 }
 
 impl Allocator {
-    /// The library to preload (Debian's paths) and the word `version_malloc_library` shows.
+    /// The library to preload and the word its path and `version_malloc_library` show.
+    /// A bare file name: the dynamic loader looks it up in the image's own library path, so
+    /// the same name works on every architecture and distribution that ships the library
+    /// (a path fixed to /usr/lib/x86_64-linux-gnu/ preloads nothing on arm64).
     pub fn preload(self) -> Option<(&'static str, &'static str)> {
         match self {
             Allocator::System => None,
-            Allocator::Tcmalloc => Some((
-                "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
-                "tcmalloc",
-            )),
-            Allocator::Jemalloc => Some(("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "jemalloc")),
+            Allocator::Tcmalloc => Some(("libtcmalloc_minimal.so.4", "tcmalloc")),
+            Allocator::Jemalloc => Some(("libjemalloc.so.2", "jemalloc")),
         }
     }
 }

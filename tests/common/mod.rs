@@ -1,6 +1,8 @@
 //! What several integration test files share. Each test crate uses part of it.
 #![allow(dead_code)]
 
+pub mod counts;
+
 use std::process::Command;
 
 /// What a run of the rmatrix binary printed, and its exit code.
@@ -136,6 +138,48 @@ pub async fn mariadb_10_11(
         &format!("rmatrix-{run_id}"),
         &image.reference,
         &Default::default(),
+        dir,
+    )
+    .await
+    .expect("server starts")
+}
+
+/// A MySQL 9.7 server (the image built from containers/mysql on Debian sid) through rmatrix's
+/// own start sequence and read-back, with `config`; the caller's `Cleanup(run_id)` removes it.
+pub async fn mysql_9_7(
+    run_id: &str,
+    dir: &std::path::Path,
+    password: &str,
+    config: &rmatrix::servers::spec::ConfigSpec,
+) -> rmatrix::servers::Deployed {
+    let engine = rmatrix::servers::docker::Engine::connect()
+        .await
+        .expect("docker engine");
+    let build = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mysql");
+    let args = [("suite".to_string(), "sid".to_string())].into();
+    let image = engine
+        .ensure_built("mysql-9.7", &build, &args)
+        .await
+        .expect("image");
+    let launch = rmatrix::servers::Launch {
+        engine: &engine,
+        run_id,
+        instance: "",
+        password,
+        host_network: true,
+        start_timeout: std::time::Duration::from_secs(180),
+        cpuset: None,
+    };
+    let spec = rmatrix::servers::spec::ServerSpec {
+        build: Some(rmatrix::servers::spec::BuildSpec::Name("mysql-9.7".into())),
+        ..Default::default()
+    };
+    rmatrix::servers::provision(
+        &spec,
+        Some(&launch),
+        &format!("rmatrix-{run_id}"),
+        &image.reference,
+        config,
         dir,
     )
     .await

@@ -1,7 +1,9 @@
-//! The MySQL family (MariaDB, MySQL): its container and my.cnf, readiness (a real query),
-//! its variables read back and the variant verified, and its counters.
+//! The MySQL family (MariaDB, MySQL, Percona Server): its container and my.cnf, readiness
+//! (a real query), its variables read back and the variant verified, and its counters.
 
 pub mod client;
+pub mod flavor;
+pub mod maps;
 pub mod mycnf;
 pub mod verify;
 
@@ -15,10 +17,11 @@ use mysql_async::prelude::Queryable;
 use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::tail;
 use super::family::{BoxFuture, Family, Readiness, Setup};
-use super::spec::ConfigSpec;
+use super::spec::{ConfigSpec, ServerSpec};
 use crate::measure::counters::{self, Status};
 use crate::model::ResultRow;
 pub use client::MysqlClient;
+use flavor::Flavor;
 use verify::check_settings;
 
 pub const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
@@ -97,6 +100,29 @@ impl Family for Mysql {
         Box::pin(read_back(endpoint, config))
     }
 
+    /// MySQL and Percona name no allocator in their variables: the server process's mapped
+    /// libraries replace the check `read_back` could not make.
+    fn inspect(&self, config: &ConfigSpec, pid: u32, deployed: &mut Deployed) {
+        let Some(allocator) = config.allocator else {
+            return;
+        };
+        if Flavor::reported(&deployed.variables) == Flavor::Mariadb {
+            return;
+        }
+        let check = maps::check(allocator, maps::server_maps(Path::new("/proc"), pid));
+        deployed.checks.retain(|c| c.setting != "allocator");
+        deployed.checks.push(check);
+    }
+
+    /// The server answers as the flavor its image or build name promised.
+    fn confirm(&self, spec: &ServerSpec, deployed: &mut Deployed) {
+        if let Some(expected) = Flavor::of_spec(spec) {
+            deployed
+                .checks
+                .push(flavor::check(expected, &deployed.variables));
+        }
+    }
+
     fn failed_start(&self, log: &str) -> String {
         server_error_lines(log)
     }
@@ -123,7 +149,17 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         .into_iter()
         .map(|(k, v)| (k.to_lowercase(), v))
         .collect();
-    let checks = check_settings(&config.mycnf, config.allocator, &variables);
+    // MariaDB names its allocator in `version_malloc_library`; for the others `inspect` reads
+    // the server's maps, which an external server's host does not show.
+    let by_variable = Flavor::reported(&variables) == Flavor::Mariadb;
+    let allocator = config.allocator.filter(|_| by_variable);
+    let mut checks = check_settings(&config.mycnf, allocator, &variables);
+    if let (Some(a), false) = (config.allocator, by_variable) {
+        checks.push(maps::check(
+            a,
+            Err("the server's maps are read only for a container rmatrix started".into()),
+        ));
+    }
     Ok(Deployed {
         endpoint,
         container: None,
