@@ -13,6 +13,8 @@ use bollard::query_parameters::{
     ListContainersOptionsBuilder, LogsOptionsBuilder, RemoveContainerOptionsBuilder,
 };
 use bollard::Docker;
+
+use super::address::{EngineAddr, Transport};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 
@@ -27,9 +29,28 @@ pub const INSTANCE_LABEL: &str = "rmatrix.instance";
 #[error("Docker engine unavailable: {0}\nhint: run containers/setup-docker.sh (installs and starts dockerd when none runs)")]
 pub struct EngineUnavailable(pub String);
 
+/// Seconds bollard allows one request (a cell's client container is waited on in steps).
+const TIMEOUT_S: u64 = 120;
+/// How long connecting (version negotiation and a ping) may take.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 #[derive(Clone)]
 pub struct Engine {
     docker: Docker,
+    /// The engine's name in the pool ("local" for the default one).
+    name: String,
+}
+
+/// An engine's host, from Docker's /info: what the manifest records per engine.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HostFacts {
+    pub name: String,
+    pub cpus: i64,
+    pub memory_bytes: i64,
+    pub kernel: String,
+    pub os: String,
+    pub server_version: String,
+    pub api_version: String,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -67,36 +88,82 @@ pub struct ContainerSpec {
     pub cpuset: Option<String>,
 }
 
-/// Only a local engine over its unix socket is supported: any other `DOCKER_HOST` is refused
-/// rather than silently replaced by the local socket (which would run the matrix somewhere
-/// the user did not ask for).
-pub fn check_docker_host(value: Option<&str>) -> Result<(), EngineUnavailable> {
-    match value.map(str::trim) {
-        None | Some("") => Ok(()),
-        Some(v) if v.starts_with("unix://") => Ok(()),
-        Some(v) => Err(EngineUnavailable(format!(
-            "DOCKER_HOST={} is not supported: rmatrix reaches a local engine through its unix \
-             socket only (unset DOCKER_HOST, or set it to unix:///path/to/docker.sock)",
-            crate::input::untrusted::printable(v)
-        ))),
-    }
-}
-
 impl Engine {
-    /// Connect through the local socket and negotiate the API version down to the engine's
-    /// (Debian's docker.io 20.10 speaks 1.41 at most).
+    /// The engine the Docker CLI would use here (`DOCKER_HOST`, a context, the default
+    /// socket).
     pub async fn connect() -> Result<Engine> {
-        check_docker_host(std::env::var("DOCKER_HOST").ok().as_deref())?;
-        let docker = Docker::connect_with_local_defaults()
-            .map_err(|e| EngineUnavailable(e.to_string()))?
-            .negotiate_version()
-            .await
-            .map_err(|e| EngineUnavailable(e.to_string()))?;
-        docker
-            .ping()
-            .await
-            .map_err(|e| EngineUnavailable(e.to_string()))?;
-        Ok(Engine { docker })
+        let addr =
+            super::address::from_env(&super::address::Env::current()).map_err(EngineUnavailable)?;
+        Engine::connect_to(&addr).await
+    }
+
+    /// Connect and negotiate the API version down to the engine's (Debian's docker.io 20.10
+    /// speaks 1.41 at most), whatever the transport.
+    pub async fn connect_to(addr: &EngineAddr) -> Result<Engine> {
+        use bollard::API_DEFAULT_VERSION as V;
+        let unavailable =
+            |e: String| EngineUnavailable(format!("engine {} ({}): {e}", addr.name, addr.url()));
+        let docker = match &addr.transport {
+            Transport::Unix(p) => Docker::connect_with_unix(&p.display().to_string(), TIMEOUT_S, V),
+            Transport::Tcp {
+                authority,
+                tls: None,
+            } => Docker::connect_with_http(&format!("tcp://{authority}"), TIMEOUT_S, V),
+            Transport::Tcp {
+                authority,
+                tls: Some(t),
+            } => Docker::connect_with_ssl(
+                &format!("tcp://{authority}"),
+                &t.key(),
+                &t.cert(),
+                &t.ca(),
+                TIMEOUT_S,
+                V,
+            ),
+            Transport::Ssh(a) => {
+                Docker::connect_with_ssh(&format!("ssh://{a}"), TIMEOUT_S, V, None)
+            }
+        }
+        .map_err(|e| unavailable(e.to_string()))?;
+        // An address that never answers must not hang the run for bollard's 2 minutes.
+        let docker = tokio::time::timeout(CONNECT_TIMEOUT, async {
+            let d = docker.negotiate_version().await?;
+            d.ping().await?;
+            Ok::<_, bollard::errors::Error>(d)
+        })
+        .await
+        .map_err(|_| unavailable(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())))?
+        .map_err(|e| unavailable(e.to_string()))?;
+        Ok(Engine {
+            docker,
+            name: addr.name.clone(),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Does the engine still answer (a short ping)?
+    pub async fn alive(&self) -> bool {
+        matches!(
+            tokio::time::timeout(CONNECT_TIMEOUT, self.docker.ping()).await,
+            Ok(Ok(_))
+        )
+    }
+
+    /// The engine's host as Docker's /info describes it.
+    pub async fn host_facts(&self) -> Result<HostFacts> {
+        let i = self.docker.info().await?;
+        Ok(HostFacts {
+            name: i.name.unwrap_or_default(),
+            cpus: i.ncpu.unwrap_or(0),
+            memory_bytes: i.mem_total.unwrap_or(0),
+            kernel: i.kernel_version.unwrap_or_default(),
+            os: i.operating_system.unwrap_or_default(),
+            server_version: i.server_version.unwrap_or_default(),
+            api_version: self.docker.client_version().to_string(),
+        })
     }
 
     pub async fn info(&self) -> Result<EngineInfo> {
@@ -431,21 +498,6 @@ fn file_mode(_: &Path) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn only_local_unix_engines() {
-        assert!(check_docker_host(None).is_ok());
-        assert!(check_docker_host(Some("")).is_ok());
-        assert!(check_docker_host(Some("unix:///run/docker.sock")).is_ok());
-        for bad in [
-            "tcp://10.0.0.1:2376",
-            "ssh://me@host",
-            "npipe:////./pipe/docker",
-        ] {
-            let e = check_docker_host(Some(bad)).unwrap_err().to_string();
-            assert!(e.contains("is not supported"), "{e}");
-        }
-    }
-
     use super::*;
 
     #[test]
