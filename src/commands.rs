@@ -22,7 +22,21 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             only,
             template,
             quiet,
+            engines,
+            engines_file,
         } => {
+            let env = crate::servers::address::Env::current();
+            let (mut pool, client_engine) = match &engines_file {
+                Some(f) => crate::servers::address::load_hosts_file(f, &env).map_err(UsageError)?,
+                None => (Vec::new(), None),
+            };
+            for e in &engines {
+                pool.push(
+                    crate::servers::address::resolve(&env, e)
+                        .map_err(crate::servers::docker::EngineUnavailable)?,
+                );
+            }
+            crate::servers::address::name_engines(&mut pool);
             if let Some(m) = &matrix {
                 // Validate --only against the matrix before anything starts.
                 parse_only(&crate::matrix::load_file(m)?, &only)?;
@@ -39,6 +53,8 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 only_text: only,
                 template,
                 quiet,
+                engines: pool,
+                client_engine,
             })
             .await?;
             Ok(if outcome.failed > 0 {
@@ -46,6 +62,12 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             } else {
                 exit::OK
             })
+        }
+        Command::DriveCell => {
+            let mut input = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+            crate::drive::drive_cell(&input).await?;
+            Ok(exit::OK)
         }
         Command::Plan { matrix, only } => {
             let loaded = crate::matrix::load_file(&matrix)?;

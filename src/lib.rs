@@ -30,6 +30,7 @@ pub mod export;
 pub mod cli;
 pub mod commands;
 pub mod progress;
+pub mod drive;
 pub mod run;
 
 /// Exit codes, documented in the README and `rmatrix --help`.

@@ -157,6 +157,7 @@ impl Launch<'_> {
             host_network: self.host_network,
             publish: (!self.host_network).then_some((container_port, port)),
             cpuset: self.cpuset.clone(),
+            ..ContainerSpec::default()
         }
     }
 

@@ -65,6 +65,8 @@ pub struct ImageInfo {
     pub id: String,
     /// `pulled`, `present`, `built` or `cached` (built earlier from the same content).
     pub origin: String,
+    /// The registry digest (`name@sha256:...`), for an image that came from a registry.
+    pub digest: Option<String>,
 }
 
 /// What to start: the image, its arguments and environment, files to mount read-only.
@@ -86,6 +88,12 @@ pub struct ContainerSpec {
     pub publish: Option<(u16, u16)>,
     /// Host CPUs the container may run on (`--cpuset-cpus`), all when None.
     pub cpuset: Option<String>,
+    /// Files copied into the container before it starts (path in it, content): they go
+    /// through the API, so they reach an engine on another host too.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The host's process namespace (`--pid host`): a client container reads the server's
+    /// cgroup through the server's pid.
+    pub pid_host: bool,
 }
 
 impl Engine {
@@ -174,6 +182,16 @@ impl Engine {
         })
     }
 
+    /// The first registry digest of an image (none for one built here).
+    async fn digest(&self, reference: &str) -> Option<String> {
+        self.docker
+            .inspect_image(reference)
+            .await
+            .ok()
+            .and_then(|i| i.repo_digests)
+            .and_then(|d| d.into_iter().next())
+    }
+
     async fn image_id(&self, reference: &str) -> Option<String> {
         self.docker
             .inspect_image(reference)
@@ -189,6 +207,7 @@ impl Engine {
                 reference: reference.into(),
                 id,
                 origin: "present".into(),
+                digest: self.digest(reference).await,
             });
         }
         let (name, tag) = match reference.rsplit_once(':') {
@@ -211,6 +230,7 @@ impl Engine {
             reference: reference.into(),
             id,
             origin: "pulled".into(),
+            digest: self.digest(reference).await,
         })
     }
 
@@ -233,6 +253,7 @@ impl Engine {
                 reference,
                 id,
                 origin: "cached".into(),
+                digest: None,
             });
         }
         let opts = BuildImageOptionsBuilder::default()
@@ -278,6 +299,7 @@ impl Engine {
             reference,
             id,
             origin: "built".into(),
+            digest: None,
         })
     }
 
@@ -296,6 +318,7 @@ impl Engine {
                     .collect(),
             ),
             cpuset_cpus: spec.cpuset.clone(),
+            pid_mode: spec.pid_host.then(|| "host".to_string()),
             ..Default::default()
         };
         let mut exposed = None;
@@ -337,6 +360,12 @@ impl Engine {
                     spec.name, spec.image
                 )
             })?;
+        if !spec.files.is_empty() {
+            if let Err(e) = self.upload(&created.id, &spec.files).await {
+                let _ = self.remove(&created.id).await;
+                return Err(e.context(format!("failed to copy files into {}", spec.name)));
+            }
+        }
         if let Err(e) = self.docker.start_container(&created.id, None).await {
             let _ = self.remove(&created.id).await;
             return Err(e).with_context(|| format!("failed to start container {}", spec.name));
@@ -344,7 +373,51 @@ impl Engine {
         Ok(created.id)
     }
 
-    /// Still running? When not, its exit code.
+    /// Copy files into a created container (one tar at `/`).
+    async fn upload(&self, id: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (path, data) in files {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            builder.append_data(&mut header, path.trim_start_matches('/'), data.as_slice())?;
+        }
+        let opts = bollard::query_parameters::UploadToContainerOptionsBuilder::default()
+            .path("/")
+            .build();
+        self.docker
+            .upload_to_container(id, Some(opts), bollard::body_full(builder.into_inner()?.into()))
+            .await?;
+        Ok(())
+    }
+
+    /// Wait until the container exits, at most `limit`; its exit code. A container still
+    /// running then is an error (the caller removes it).
+    pub async fn wait_exit(&self, id: &str, limit: std::time::Duration) -> Result<i64> {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if let Some(code) = self.exit_code(id).await? {
+                return Ok(code);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                bail!("still running after {} s", limit.as_secs());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }
+
+    /// What the container wrote to its standard output only.
+    pub async fn stdout(&self, id: &str) -> Result<Vec<u8>> {
+        let opts = LogsOptionsBuilder::default().stdout(true).stderr(false).build();
+        let mut stream = self.docker.logs(id, Some(opts));
+        let mut out = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            out.extend_from_slice(&chunk?.into_bytes());
+        }
+        Ok(out)
+    }
+
     /// The container's main process as this host sees it (for its cgroup).
     pub async fn pid(&self, id: &str) -> Result<Option<u32>> {
         let info = self.docker.inspect_container(id, None).await?;
