@@ -35,11 +35,20 @@ start() {
     answers || { say "dockerd did not come up:"; tail -20 "$log" >&2; exit 3; }
   fi
   # Its own image store: copy what the tests name (docker save | docker load) when missing.
-  for image in "$@"; do
-    if ! d2 image inspect "$image" >/dev/null 2>&1; then
-      say "copying $image"
-      docker save "$image" | d2 load -q >/dev/null
+  # A name without a tag copies every tag of that repository the default engine has.
+  local image
+  for name in "$@"; do
+    if [[ $name == *:* ]]; then
+      images=("$name")
+    else
+      mapfile -t images < <(docker images --format '{{.Repository}}:{{.Tag}}' "$name")
     fi
+    for image in "${images[@]}"; do
+      if ! d2 image inspect "$image" >/dev/null 2>&1; then
+        say "copying $image"
+        docker save "$image" | d2 load -q >/dev/null
+      fi
+    done
   done
 }
 
