@@ -29,8 +29,8 @@ pub mod export;
 // Layer 9: the application.
 pub mod cli;
 pub mod commands;
-pub mod progress;
 pub mod drive;
+pub mod progress;
 pub mod run;
 
 /// Exit codes, documented in the README and `rmatrix --help`.

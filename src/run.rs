@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use rand::distr::{Alphanumeric, SampleString};
 
+use crate::drive::{self, CellOutput, CellSpec};
 use crate::matrix::model::{Matrix, Network, Selector};
 use crate::matrix::schedule::schedule;
 use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
@@ -18,10 +19,8 @@ use crate::measure::seconds::Live;
 use crate::model::CellKey;
 use crate::progress::Progress;
 use crate::report;
-use crate::drive::{self, CellOutput, CellSpec};
 use crate::results::manifest::{
-    self, DeploymentFacts, DeploymentStatus, DockerFacts, EngineFacts, Host, ImageFacts,
-    Manifest,
+    self, DeploymentFacts, DeploymentStatus, DockerFacts, EngineFacts, Host, ImageFacts, Manifest,
 };
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
 use crate::results::samples::SampleSink;
@@ -121,10 +120,10 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let pooled = !opts.engines.is_empty();
     let addrs = match pooled {
         true => opts.engines.clone(),
-        false => vec![crate::servers::address::from_env(
-            &crate::servers::address::Env::current(),
-        )
-        .map_err(crate::servers::docker::EngineUnavailable)?],
+        false => vec![
+            crate::servers::address::from_env(&crate::servers::address::Env::current())
+                .map_err(crate::servers::docker::EngineUnavailable)?,
+        ],
     };
     let mut pool: Vec<Engine> = Vec::new();
     if needs_docker {
@@ -212,12 +211,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
 
     // From here on, every way out (an error returned with `?`, a panic) removes the
     // containers this run starts; the normal path below removes them itself and disarms it.
-    let mut guard = ContainerGuard::new(
-        addrs.clone(),
-        !pool.is_empty(),
-        &run_id,
-        &instance,
-    );
+    let mut guard = ContainerGuard::new(addrs.clone(), !pool.is_empty(), &run_id, &instance);
     if opts.resume.is_some() {
         for e in &pool {
             // A killed earlier attempt may have left its servers up, under the names this
@@ -252,7 +246,9 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         let client = match (client_engine, addr) {
             (Some(c), Some(_)) => Client::Container(c.clone()),
             (None, Some(a)) if a.client_in_container => Client::Container(
-                engine.cloned().expect("invariant: a pool engine is connected"),
+                engine
+                    .cloned()
+                    .expect("invariant: a pool engine is connected"),
             ),
             _ => Client::Process,
         };
@@ -583,7 +579,12 @@ async fn run_pool(ctxs: Vec<RunCtx<'_>>, todo: &[Deployment]) -> Result<()> {
     let first = ctxs.first().expect("invariant: a pool has engines");
     let m = &first.loaded.matrix;
     let order = schedule(todo.len(), 1, m.repeat.order, first.seed);
-    let queue = Mutex::new(order.into_iter().map(|(d, _)| d).collect::<std::collections::VecDeque<_>>());
+    let queue = Mutex::new(
+        order
+            .into_iter()
+            .map(|(d, _)| d)
+            .collect::<std::collections::VecDeque<_>>(),
+    );
     let workers = ctxs.into_iter().map(|mut ctx| {
         let queue = &queue;
         async move {
@@ -605,7 +606,11 @@ async fn run_pool(ctxs: Vec<RunCtx<'_>>, todo: &[Deployment]) -> Result<()> {
     for r in done {
         last = Some(r?);
     }
-    let left: Vec<usize> = queue.into_inner().expect("queue lock").into_iter().collect();
+    let left: Vec<usize> = queue
+        .into_inner()
+        .expect("queue lock")
+        .into_iter()
+        .collect();
     if let (Some(mut ctx), false) = (last, left.is_empty()) {
         let reason = "no engine of the pool is left to run it".to_string();
         for di in left {
@@ -991,8 +996,7 @@ impl RunCtx<'_> {
             } = out;
             row.docker_engine = self.engine_name.clone().unwrap_or_default();
             SampleSink::new(self.dir, cell, i).write(&samples)?;
-            crate::results::operations::OperationSink::new(self.dir, cell, i)
-                .write(&operations)?;
+            crate::results::operations::OperationSink::new(self.dir, cell, i).write(&operations)?;
             let pos = self.progress.position() + 1;
             let on = match &self.engine_name {
                 Some(n) => format!(" [{n}]"),
@@ -1043,7 +1047,10 @@ impl RunCtx<'_> {
                 self.progress
                     .status(format!("engine {}: building the client image", on.name()));
                 let r = drive::client_image(on).await.map_err(|e| {
-                    format!("the client image could not be built on engine {}: {e:#}", on.name())
+                    format!(
+                        "the client image could not be built on engine {}: {e:#}",
+                        on.name()
+                    )
                 });
                 self.client_image = Some(r.clone());
                 r
@@ -1110,8 +1117,9 @@ impl RunCtx<'_> {
     fn mark_lost(&mut self, why: String) -> Result<()> {
         let name = self.engine_name.clone().unwrap_or_else(|| "local".into());
         let reason = format!("engine {name} {why}");
-        self.progress
-            .line(format!("{reason}: its remaining deployments go to the other engines"));
+        self.progress.line(format!(
+            "{reason}: its remaining deployments go to the other engines"
+        ));
         let mut man = self.man.lock().expect("manifest lock");
         if let Some(f) = man.engines.iter_mut().find(|f| f.name == name) {
             f.lost = Some(reason.clone());

@@ -302,3 +302,104 @@ fn a_stopped_engine_hands_its_queue_to_the_other_and_resume_completes_the_run() 
     assert!(run_containers(LOCAL, id).is_empty());
     assert!(run_containers(SECOND_SOCK, id).is_empty());
 }
+
+/// `image:` by registry reference, pulled on each engine of the pool: a MariaDB image built
+/// from containers/mariadb is pushed to the loopback registry (containers/local-registry.sh),
+/// its registry tag removed locally, and the matrix names it by reference.
+#[test]
+fn an_image_named_by_registry_reference_is_pulled_on_every_engine() {
+    const REF: &str = "127.0.0.1:5000/rmatrix/mariadb:10.11";
+    second_engine_up();
+    let ok = |what: &str, out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    ok(
+        "registry",
+        Command::new(root.join("containers/local-registry.sh"))
+            .arg("start")
+            .output()
+            .unwrap(),
+    );
+    // Built (from the layer cache when another test built it first), pushed, untagged here.
+    ok(
+        "build",
+        Command::new("docker")
+            .args([
+                "build",
+                "-q",
+                "--network",
+                "host",
+                "--build-arg",
+                "suite=bookworm",
+            ])
+            .args(["-t", REF])
+            .arg(root.join("containers/mariadb"))
+            .output()
+            .unwrap(),
+    );
+    ok(
+        "push",
+        Command::new("docker")
+            .args(["push", "-q", REF])
+            .output()
+            .unwrap(),
+    );
+    for host in [LOCAL, SECOND_SOCK] {
+        docker(host, &["rmi", REF]);
+    }
+
+    let tmp = tempfile::tempdir().unwrap();
+    let m = tmp.path().join("registry.yaml");
+    std::fs::write(
+        &m,
+        format!(
+            "servers:\n  db: {{image: '{REF}'}}\nconfigs:\n  a: {{}}\n  b: {{mycnf: {{max_connections: 50}}}}\n\
+             workloads:\n  key: {{slap: {{load_type: key}}}}\nconcurrency: [2]\nnetwork: host\nlength: 200\n"
+        ),
+    )
+    .unwrap();
+    let id = "pool-registry-image";
+    let out_dir = tmp.path().join(id);
+    let _cleanup = Cleanup(id.into());
+    let out = common::rmatrix(&[
+        "run",
+        m.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+        "--engine",
+        LOCAL,
+        "--engine",
+        SECOND_SOCK,
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rows = result_rows(&out_dir);
+    assert_eq!(
+        engine_counts(&rows),
+        BTreeMap::from([("e1".into(), 1), ("e2".into(), 1)])
+    );
+    let man = manifest(&out_dir);
+    let mut ids = Vec::new();
+    for name in ["e1", "e2"] {
+        let img = &man["engine_images"][name]["db"];
+        assert_eq!(img["origin"], "pulled", "{man}");
+        assert_eq!(img["reference"], REF);
+        let digest = img["digest"].as_str().unwrap_or_default();
+        assert!(
+            digest.starts_with("127.0.0.1:5000/rmatrix/mariadb@sha256:"),
+            "{man}"
+        );
+        ids.push(img["id"].as_str().unwrap().to_string());
+    }
+    assert_eq!(ids[0], ids[1], "the same image on both engines");
+    assert!(run_containers(LOCAL, id).is_empty());
+    assert!(run_containers(SECOND_SOCK, id).is_empty());
+    for host in [LOCAL, SECOND_SOCK] {
+        docker(host, &["rmi", REF]);
+    }
+}

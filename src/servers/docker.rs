@@ -387,7 +387,11 @@ impl Engine {
             .path("/")
             .build();
         self.docker
-            .upload_to_container(id, Some(opts), bollard::body_full(builder.into_inner()?.into()))
+            .upload_to_container(
+                id,
+                Some(opts),
+                bollard::body_full(builder.into_inner()?.into()),
+            )
             .await?;
         Ok(())
     }
@@ -409,7 +413,10 @@ impl Engine {
 
     /// What the container wrote to its standard output only.
     pub async fn stdout(&self, id: &str) -> Result<Vec<u8>> {
-        let opts = LogsOptionsBuilder::default().stdout(true).stderr(false).build();
+        let opts = LogsOptionsBuilder::default()
+            .stdout(true)
+            .stderr(false)
+            .build();
         let mut stream = self.docker.logs(id, Some(opts));
         let mut out = Vec::new();
         while let Some(chunk) = stream.next().await {
