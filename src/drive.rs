@@ -52,8 +52,10 @@ pub struct CellSpec {
 /// Where the cell file goes in a client container.
 const SPEC_PATH: &str = "/rmatrix/cell.json";
 
-/// The client image's Dockerfile: this very binary on the Debian it was built on.
-const CLIENT_DOCKERFILE: &str = include_str!("../containers/rmatrix/Dockerfile");
+/// The client image: this very binary (copied in from the running executable) on the
+/// Debian it is built on, from the engine's local base image (no pull). Kept here, not
+/// under containers/, since it is no server a matrix can name.
+const CLIENT_DOCKERFILE: &str = "FROM debian:bookworm\nCOPY rmatrix /usr/local/bin/rmatrix\n";
 
 /// Measure one iteration of `cell` against `deployed`, in this process.
 pub async fn measure(
