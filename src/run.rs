@@ -848,6 +848,7 @@ impl RunCtx<'_> {
                             .and_then(|l| l.as_duration())
                             .unwrap_or(Duration::from_secs(180)),
                         cpuset: m.servers[&d.server].cpuset.clone(),
+                        copy_files: matches!(self.client, Client::Container(_)),
                     };
                     let name = match self.instance {
                         "" => format!("rmatrix-{}-{}", self.run_id, d.slug()),
