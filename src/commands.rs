@@ -36,6 +36,16 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                         .map_err(crate::servers::docker::EngineUnavailable)?,
                 );
             }
+            // The same engine twice would run two deployments on one host at once.
+            for (i, a) in pool.iter().enumerate() {
+                if pool[..i].iter().any(|b| b.transport == a.transport) {
+                    return Err(UsageError(format!(
+                        "engine {} is in the pool twice: one deployment per engine at a time needs each engine once",
+                        a.url()
+                    ))
+                    .into());
+                }
+            }
             crate::servers::address::name_engines(&mut pool);
             if let Some(m) = &matrix {
                 // Validate --only against the matrix before anything starts.

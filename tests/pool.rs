@@ -403,3 +403,61 @@ fn an_image_named_by_registry_reference_is_pulled_on_every_engine() {
         docker(host, &["rmi", REF]);
     }
 }
+
+/// Pool addresses are checked before anything runs: an engine twice is bad usage (exit 2),
+/// a scheme rmatrix has no transport for or an engine that does not answer is exit 3, and
+/// neither leaves a run directory.
+#[test]
+fn bad_pools_are_refused_before_anything_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let m = matrix(tmp.path(), "  default: {}\n", "[1]", "1s");
+    let out_dir = tmp.path().join("never");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            m.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--quiet",
+        ];
+        args.extend(extra);
+        common::rmatrix(&args)
+    };
+    let out = run(&["--engine", LOCAL, "--engine", LOCAL]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("in the pool twice"), "{}", out.stderr);
+    let out = run(&[
+        "--engine",
+        LOCAL,
+        "--engine",
+        "npipe:////./pipe/docker_engine",
+    ]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`npipe` is not supported"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&[
+        "--engine",
+        LOCAL,
+        "--engine",
+        "unix:///nonexistent/docker.sock",
+    ]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unix:///nonexistent/docker.sock"),
+        "{}",
+        out.stderr
+    );
+    let hosts = tmp.path().join("hosts.yaml");
+    std::fs::write(
+        &hosts,
+        "engines:\n  - {name: a, host: 'unix:///a', tls: certs}\n",
+    )
+    .unwrap();
+    let out = run(&["--engines", hosts.to_str().unwrap()]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("hosts.yaml:2:"), "{}", out.stderr);
+    assert!(!out_dir.exists());
+}

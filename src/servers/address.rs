@@ -97,6 +97,9 @@ pub fn parse(name: &str, url: &str, tls: Option<TlsFiles>) -> Result<EngineAddr,
     let (scheme, rest) = url
         .split_once("://")
         .ok_or_else(|| bad("expected unix://PATH, tcp://HOST:PORT or ssh://[USER@]HOST"))?;
+    if tls.is_some() && !matches!(scheme, "tcp" | "https" | "http") {
+        return Err(bad("TLS files go with a tcp:// engine only"));
+    }
     let transport = match scheme {
         "unix" => {
             if !rest.starts_with('/') {
@@ -179,8 +182,12 @@ impl Env {
         }
     }
 
-    fn tls(&self) -> Option<TlsFiles> {
-        // Docker treats any non-empty DOCKER_TLS_VERIFY as on.
+    /// The TLS files for `url`: Docker uses them for tcp:// only, when any non-empty
+    /// DOCKER_TLS_VERIFY is set.
+    fn tls(&self, url: &str) -> Option<TlsFiles> {
+        if !url.trim_start().starts_with("tcp://") && !url.trim_start().starts_with("https://") {
+            return None;
+        }
         self.tls_verify.as_ref()?;
         let dir = match &self.cert_path {
             Some(p) => PathBuf::from(p),
@@ -194,7 +201,7 @@ impl Env {
 /// the config's `currentContext`, else the default socket.
 pub fn from_env(env: &Env) -> Result<EngineAddr, String> {
     if let Some(host) = &env.docker_host {
-        return parse(host, host, env.tls()).map_err(|e| format!("DOCKER_HOST: {e}"));
+        return parse(host, host, env.tls(host)).map_err(|e| format!("DOCKER_HOST: {e}"));
     }
     let context = match &env.context {
         Some(c) => Some(c.clone()),
@@ -210,7 +217,7 @@ pub fn from_env(env: &Env) -> Result<EngineAddr, String> {
 pub fn resolve(env: &Env, value: &str) -> Result<EngineAddr, String> {
     if value.contains("://") {
         // Given explicitly: TLS comes from the same variables as for DOCKER_HOST.
-        parse(value, value, env.tls())
+        parse(value, value, env.tls(value))
     } else if value == "default" {
         parse("default", DEFAULT_SOCKET, None)
     } else {
@@ -591,6 +598,11 @@ mod tests {
         );
         let e = load("engines: []\n").unwrap_err();
         assert!(e.contains("is empty"), "{e}");
+        let e = load("engines:\n  - {name: a, host: 'unix:///a', tls: certs}\n").unwrap_err();
+        assert!(
+            e.contains("hosts.yaml:2:") && e.contains("tcp:// engine only"),
+            "{e}"
+        );
         let e = load("engines:\n  - {name: a}\n").unwrap_err();
         assert!(e.contains("exactly one of"), "{e}");
         let e = load("engines:\n  - {name: a, host: 'unix:///a', port: 1}\n").unwrap_err();
