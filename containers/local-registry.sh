@@ -10,6 +10,15 @@ addr=127.0.0.1:5000
 conf=/etc/rmatrix/registry.yml
 data=/var/lib/rmatrix-registry
 log=/var/log/rmatrix-registry.log
+# A daemon must not keep the descriptors it was started with: a caller under
+# `flock /tmp/rmatrix-docker.lock` would otherwise leave the lock held by the daemon forever.
+close_inherited() {
+  local fd
+  for fd in /proc/"$BASHPID"/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+  done
+}
 say() { echo "local-registry: $*" >&2; }
 answers() { curl -fsS "http://$addr/v2/" >/dev/null 2>&1; }
 
@@ -34,7 +43,7 @@ http:
   addr: $addr
 CONF
   say "starting on $addr (log: $log)"
-  setsid nohup docker-registry serve "$conf" >>"$log" 2>&1 </dev/null &
+  (close_inherited; exec setsid nohup docker-registry serve "$conf" >>"$log" 2>&1 </dev/null) &
   for _ in $(seq 1 30); do answers && return 0; sleep 0.5; done
   say "the registry did not come up:"; tail -20 "$log" >&2; exit 3
 }

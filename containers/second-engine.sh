@@ -16,6 +16,15 @@ tcp=${RMATRIX_D2_TCP:-127.0.0.1:23750}
 pidfile="$root/docker.pid"
 log=/var/log/rmatrix-d2.log
 d2() { docker -H "unix://$sock" "$@"; }
+# A daemon must not keep the descriptors it was started with: a caller under
+# `flock /tmp/rmatrix-docker.lock` would otherwise leave the lock held by the daemon forever.
+close_inherited() {
+  local fd
+  for fd in /proc/"$BASHPID"/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+  done
+}
 say() { echo "second-engine: $*" >&2; }
 
 answers() { d2 info >/dev/null 2>&1; }
@@ -26,11 +35,14 @@ start() {
     # A dead daemon's pidfile would stop the new one from starting.
     if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then rm -f "$pidfile"; fi
     say "starting dockerd on $sock and tcp://$tcp (log: $log)"
-    setsid nohup dockerd \
-      --host "unix://$sock" --host "tcp://$tcp" \
-      --data-root "$data" --exec-root "$root/exec" --pidfile "$pidfile" \
-      --bridge=none --iptables=false --ip-masq=false \
-      >>"$log" 2>&1 </dev/null &
+    (
+      close_inherited
+      exec setsid nohup dockerd \
+        --host "unix://$sock" --host "tcp://$tcp" \
+        --data-root "$data" --exec-root "$root/exec" --pidfile "$pidfile" \
+        --bridge=none --iptables=false --ip-masq=false \
+        >>"$log" 2>&1 </dev/null
+    ) &
     for _ in $(seq 1 60); do answers && break; sleep 1; done
     answers || { say "dockerd did not come up:"; tail -20 "$log" >&2; exit 3; }
   fi
