@@ -257,3 +257,68 @@ async fn collect(r: &Remote<'_>, id: &str) -> Result<CellOutput> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_output_survives_its_trip_through_json() {
+        let out = CellOutput {
+            row: ResultRow {
+                server: "db".into(),
+                qps: Some(1234.5),
+                docker_engine: "e2".into(),
+                ..ResultRow::default()
+            },
+            samples: vec![Sample {
+                second: 1,
+                threads: 4,
+                tps: 0.0,
+                qps: 1234.5,
+                reads_ps: 1234.5,
+                writes_ps: 0.0,
+                others_ps: 0.0,
+                lat_pct_ms: 0.25,
+                errors_ps: 0.0,
+                reconnects_ps: 0.0,
+                target_ps: Some(1000.0),
+            }],
+            operations: vec![Operation {
+                group: "insert".into(),
+                name: "insert_1".into(),
+                loops: 10,
+                statements: 10,
+                seconds: 0.5,
+                server: BTreeMap::from([("Questions".into(), 10)]),
+            }],
+        };
+        let back: CellOutput = serde_json::from_str(&serde_json::to_string(&out).unwrap()).unwrap();
+        assert_eq!(back.row, out.row);
+        assert_eq!(back.samples, out.samples);
+        assert_eq!(back.operations, out.operations);
+    }
+
+    #[tokio::test]
+    async fn a_bad_cell_spec_is_an_error_not_a_panic() {
+        let e = drive_cell("{}").await.unwrap_err();
+        assert!(format!("{e:#}").contains("not a cell spec"), "{e:#}");
+        let spec = CellSpec {
+            matrix: "servers: {db: {image: 'mariadb:11'}}\nengines: [InnoDB]\nworkloads: {w: {slap: {}}}\nlength: 10\n".into(),
+            cell: "nope".into(),
+            iteration: 1,
+            run_seed: 0,
+            host: "127.0.0.1".into(),
+            port: 1,
+            user: "u".into(),
+            password: String::new(),
+            version: String::new(),
+            variables: BTreeMap::new(),
+            server_pid: None,
+        };
+        let e = drive_cell(&serde_json::to_string(&spec).unwrap())
+            .await
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("has no cell nope"), "{e:#}");
+    }
+}
