@@ -152,5 +152,9 @@ pub enum Command {
         format: Format,
     },
     /// Remove every container rmatrix started (found by its label), e.g. after a crash.
-    Clean,
+    Clean {
+        /// Clean these engines (repeatable, as `run --engine`) instead of the default one.
+        #[arg(long = "engine", value_name = "URL")]
+        engines: Vec<String>,
+    },
 }

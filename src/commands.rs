@@ -173,10 +173,22 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             emit(&format.exporter().history(&diffs, &h)?)?;
             Ok(exit::OK)
         }
-        Command::Clean => {
-            let engine = crate::servers::docker::Engine::connect().await?;
-            let n = engine.remove_all().await?;
-            eprintln!("removed {n} rmatrix container(s)");
+        Command::Clean { engines } => {
+            let env = crate::servers::address::Env::current();
+            let addrs = match engines.is_empty() {
+                true => vec![crate::servers::address::from_env(&env)
+                    .map_err(crate::servers::docker::EngineUnavailable)?],
+                false => engines
+                    .iter()
+                    .map(|e| crate::servers::address::resolve(&env, e))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(crate::servers::docker::EngineUnavailable)?,
+            };
+            for a in &addrs {
+                let engine = crate::servers::docker::Engine::connect_to(a).await?;
+                let n = engine.remove_all().await?;
+                eprintln!("removed {n} rmatrix container(s) on {}", a.url());
+            }
             Ok(exit::OK)
         }
     }
