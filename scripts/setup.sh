@@ -7,8 +7,10 @@ cd "$(dirname "$0")/.."
 
 containers/setup-docker.sh bookworm trixie bullseye
 
+# Peers (sysbench, redis-benchmark, mariadb-slap), and chromium for the HTML report's
+# browser test.
 missing=()
-for pkg in sysbench redis-tools mariadb-client; do
+for pkg in sysbench redis-tools mariadb-client chromium; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -63,7 +63,7 @@ pub enum Command {
         #[arg(long, value_name = "KEY=VALUE")]
         only: Vec<String>,
     },
-    /// Re-render the tables of a stored run without running anything.
+    /// Re-render the tables and charts of a stored run without running anything.
     Report {
         /// A run directory written by `rmatrix run`.
         dir: PathBuf,
@@ -73,6 +73,10 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "md")]
         format: Format,
+        /// Store the re-rendered summary.md, charts/ and report.html in DIR instead of
+        /// printing (e.g. after upgrading rmatrix).
+        #[arg(long)]
+        write: bool,
     },
     /// Compare candidate runs with a baseline run, cell by cell (Welch's test on the
     /// logarithms of the iterations, plus the run-to-run noise learned from --noise-from);

@@ -89,8 +89,9 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             dir,
             template,
             format,
+            write,
         } => {
-            report(&dir, template.as_deref(), format)?;
+            report(&dir, template.as_deref(), format, write)?;
             Ok(exit::OK)
         }
         Command::Compare {
@@ -291,7 +292,7 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
     out
 }
 
-fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
+fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> Result<()> {
     use crate::results::{check, rundir};
     let run = RunDir::open(dir)?;
     check::read_manifest(&run.file(rundir::MANIFEST))?;
@@ -301,31 +302,43 @@ fn report(dir: &Path, template: Option<&Path>, format: Format) -> Result<()> {
         true => Some(check::read_results(&csv)?),
         false => None,
     };
-    // The matrix copy is read for Markdown only: the machine formats are the stored rows.
+    // The matrix copy is read for the rendered formats only: the machine formats are the
+    // stored rows.
     let loaded = match format {
-        Format::Md => {
-            let copy = run.file(crate::results::rundir::MATRIX_COPY);
-            let text = std::fs::read_to_string(&copy)?;
-            let loaded =
-                crate::matrix::load_str(&text, &copy).or_else(|first| -> Result<LoadedMatrix> {
-                    // build: dirs may not resolve from the copy; the tables do not need them.
-                    // A copy that does not parse is reported where it fails (exit 2).
-                    let matrix = crate::input::yaml::from_str(&text).map_err(|_| first)?;
-                    Ok(LoadedMatrix {
-                        matrix,
-                        path: dir.into(),
-                        text: text.clone(),
-                        sha256: String::new(),
-                        build_dirs: Default::default(),
-                    })
-                })?;
-            if let Some(r) = &results {
-                check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
-            }
-            Some(loaded)
-        }
+        Format::Md | Format::Html => Some(()),
+        Format::Csv | Format::Json if write => Some(()),
         Format::Csv | Format::Json => None,
-    };
+    }
+    .map(|()| {
+        let copy = run.file(crate::results::rundir::MATRIX_COPY);
+        let text = std::fs::read_to_string(&copy)?;
+        let loaded =
+            crate::matrix::load_str(&text, &copy).or_else(|first| -> Result<LoadedMatrix> {
+                // build: dirs may not resolve from the copy; the tables do not need them.
+                // A copy that does not parse is reported where it fails (exit 2).
+                let matrix = crate::input::yaml::from_str(&text).map_err(|_| first)?;
+                Ok(LoadedMatrix {
+                    matrix,
+                    path: dir.into(),
+                    text: text.clone(),
+                    sha256: String::new(),
+                    build_dirs: Default::default(),
+                })
+            })?;
+        if let Some(r) = &results {
+            check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
+        }
+        Ok::<_, anyhow::Error>(loaded)
+    })
+    .transpose()?;
+    if let (true, Some(l)) = (write, &loaded) {
+        crate::run::store_reports(&run, &l.matrix, template)?;
+        eprintln!(
+            "rendered summary.md, charts/ and report.html in {}",
+            dir.display()
+        );
+        return Ok(());
+    }
     emit(&format.exporter().run(&RunView {
         dir: &run,
         matrix: loaded.as_ref().map(|l| &l.matrix),

@@ -27,6 +27,9 @@ use crate::workloads::Ctx;
 pub struct CellOutput {
     pub row: ResultRow,
     pub samples: Vec<Sample>,
+    /// The warm-up's seconds (samples.csv's `warmup` phase).
+    #[serde(default)]
+    pub warmup_samples: Vec<Sample>,
     pub operations: Vec<Operation>,
 }
 
@@ -92,6 +95,7 @@ pub async fn measure(
             return CellOutput {
                 row: row.failed(&format!("{e:#}")),
                 samples: Vec::new(),
+                warmup_samples: Vec::new(),
                 operations: Vec::new(),
             }
         }
@@ -125,6 +129,7 @@ pub async fn measure(
     CellOutput {
         row,
         samples: std::mem::take(&mut meas.samples),
+        warmup_samples: std::mem::take(&mut meas.warmup_samples),
         operations: std::mem::take(&mut meas.operations),
     }
 }
@@ -280,10 +285,12 @@ mod tests {
                 writes_ps: 0.0,
                 others_ps: 0.0,
                 lat_pct_ms: 0.25,
+                lat_p99_ms: Some(0.5),
                 errors_ps: 0.0,
                 reconnects_ps: 0.0,
                 target_ps: Some(1000.0),
             }],
+            warmup_samples: Vec::new(),
             operations: vec![Operation {
                 group: "insert".into(),
                 name: "insert_1".into(),

@@ -36,6 +36,25 @@ pub fn md_text(text: &str) -> String {
     out
 }
 
+/// For HTML text and attribute values: the five markup characters become entities, control
+/// characters other than line breaks and tabs become spaces.
+pub fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// For the terminal (and error messages): control characters (escape sequences from a
 /// server's error message, a newline in a name) are shown escaped instead of interpreted.
 pub fn terminal(text: &str) -> String {
@@ -72,6 +91,14 @@ mod tests {
         assert_eq!(csv_text("-1+2"), "'-1+2");
         assert_eq!(csv_text("ERROR 1064"), "ERROR 1064");
         assert_eq!(csv_text(""), "");
+    }
+
+    #[test]
+    fn html_text() {
+        assert_eq!(
+            html("<a href=\"x\">'&'</a>\u{1b}[31m\n"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt; [31m\n"
+        );
     }
 
     #[test]

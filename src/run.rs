@@ -314,12 +314,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     man.iterations_ok = rows.iter().filter(|r| r.is_ok()).count();
     man.iterations_failed = rows.len() - man.iterations_ok;
     save_manifest(&dir, &man)?;
-    report::summary::write_charts(&dir, m)?;
-    let summary = report::summary::render(&dir, m, opts.template.as_deref())?;
-    crate::results::rundir::replace_file(
-        &dir.file(crate::results::rundir::SUMMARY_MD),
-        summary.as_bytes(),
-    )?;
+    let summary = store_reports(&dir, m, opts.template.as_deref())?;
     if !opts.quiet {
         println!("{summary}");
     }
@@ -993,10 +988,14 @@ impl RunCtx<'_> {
             let CellOutput {
                 mut row,
                 samples,
+                warmup_samples,
                 operations,
             } = out;
             row.docker_engine = self.engine_name.clone().unwrap_or_default();
             SampleSink::new(self.dir, cell, i).write(&samples)?;
+            SampleSink::new(self.dir, cell, i)
+                .warmup()
+                .write(&warmup_samples)?;
             crate::results::operations::OperationSink::new(self.dir, cell, i).write(&operations)?;
             let pos = self.progress.position() + 1;
             let on = match &self.engine_name {
@@ -1040,6 +1039,7 @@ impl RunCtx<'_> {
         let failed = |e: String| CellOutput {
             row: ResultRow::for_cell(cell, kind, i).failed(&e),
             samples: Vec::new(),
+            warmup_samples: Vec::new(),
             operations: Vec::new(),
         };
         let image = match &self.client_image {
@@ -1157,4 +1157,26 @@ impl RunCtx<'_> {
             }
         })
     }
+}
+
+/// The HTML report in a run directory.
+pub const REPORT_HTML: &str = "report.html";
+
+/// Draw a run's charts into charts/, then render summary.md and report.html from what the
+/// directory holds; returns the summary.
+pub fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
+    let charts = report::summary::write_charts(dir, m)?;
+    let summary = report::summary::render(dir, m, template)?;
+    crate::results::rundir::replace_file(
+        &dir.file(crate::results::rundir::SUMMARY_MD),
+        summary.as_bytes(),
+    )?;
+    let view = crate::export::RunView {
+        dir,
+        matrix: Some(m),
+        template,
+    };
+    let page = crate::export::html::run_page(&view, charts)?;
+    crate::results::rundir::replace_file(&dir.file(REPORT_HTML), page.as_bytes())?;
+    Ok(summary)
 }

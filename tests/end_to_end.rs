@@ -620,13 +620,15 @@ fn a_write_error_after_start_leaves_no_container() {
     assert_eq!(listed(), "", "containers left behind; stderr: {stderr}");
 }
 
-/// A slap iteration writes its per-second lines: SELECTs as reads, INSERTs as writes.
+/// A slap iteration writes its per-second lines: SELECTs as reads, INSERTs as writes, a p99
+/// at or above the p95; its warm-up's seconds go to warmup.csv; the run's per-second chart
+/// is drawn into charts/ and report.html.
 #[test]
 fn slap_iterations_write_per_second_samples() {
     let tmp = tempfile::tempdir().unwrap();
     let m = write_matrix(
         tmp.path(),
-        "engines: [InnoDB]\nworkloads:\n  w: {slap: {load_type: mixed}}\nconcurrency: [2]\nlength: 2500ms\n",
+        "engines: [InnoDB]\nworkloads:\n  w: {slap: {load_type: mixed}}\nconcurrency: [2]\nwarmup: 2s\nlength: 2500ms\n",
     );
     let out_dir = tmp.path().join("slap-samples");
     run_ok(&m, &out_dir);
@@ -637,5 +639,26 @@ fn slap_iterations_write_per_second_samples() {
             s["writes_ps"].parse().unwrap(),
         );
         assert!(r > 0.0 && w > 0.0, "mixed reads and writes: {s:?}");
+        let (p95, p99): (f64, f64) = (
+            s["lat_p95_ms"].parse().unwrap(),
+            s["lat_p99_ms"].parse().unwrap(),
+        );
+        assert!(p99 >= p95 && p95 > 0.0, "{s:?}");
     }
+    let warmup = common::csv_rows(&out_dir.join("warmup.csv"));
+    let seconds: Vec<&str> = warmup.iter().map(|s| s["second"].as_str()).collect();
+    assert_eq!(seconds, ["1", "2"], "the warm-up's two seconds");
+    assert!(warmup
+        .iter()
+        .all(|s| s["qps"].parse::<f64>().unwrap() > 0.0));
+    let charts: Vec<String> = std::fs::read_dir(out_dir.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        charts.iter().any(|c| c.starts_with("seconds-")),
+        "{charts:?}"
+    );
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    assert_eq!(html.matches("<svg").count(), charts.len());
 }

@@ -3,6 +3,7 @@
 //! here and one line in `Format`.
 
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod markdown;
 
@@ -22,6 +23,8 @@ pub enum Format {
     Md,
     Csv,
     Json,
+    /// One self-contained page: the Markdown's tables, the charts inline, the manifest.
+    Html,
 }
 
 impl Format {
@@ -30,6 +33,7 @@ impl Format {
             Format::Md => &markdown::Markdown,
             Format::Csv => &csv::Csv,
             Format::Json => &json::Json,
+            Format::Html => &html::Html,
         }
     }
 }

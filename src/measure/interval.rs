@@ -114,6 +114,7 @@ impl IntervalStats {
             writes_ps: r(c.writes),
             others_ps: r(c.others),
             lat_pct_ms: self.percentile_ms(pct),
+            lat_p99_ms: Some(self.percentile_ms(99.0)),
             errors_ps: r(c.errors),
             reconnects_ps: r(c.reconnects),
             target_ps: None,
@@ -133,6 +134,8 @@ pub struct Sample {
     pub writes_ps: f64,
     pub others_ps: f64,
     pub lat_pct_ms: f64,
+    /// The second's p99 where the driver keeps a histogram (sysbench prints one percentile).
+    pub lat_p99_ms: Option<f64>,
     pub errors_ps: f64,
     pub reconnects_ps: f64,
     /// Open loop: arrivals scheduled in this second (the target, as the pacer drew it).

@@ -33,6 +33,8 @@ pub struct Measurement {
     pub operations: Vec<super::operation::Operation>,
     /// One line per complete second of the measured phase (samples.csv).
     pub samples: Vec<super::interval::Sample>,
+    /// The same for the warm-up, where the driver records one (warmup.csv).
+    pub warmup_samples: Vec<super::interval::Sample>,
     /// Open loop: what the pacer saw; `latency` then runs from each intended start.
     pub open: Option<PaceStats>,
     /// Open loop: service time, from each request's actual send to its reply.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use super::chart::{timeline, Chart, NamedChart};
 use crate::matrix::model::Matrix;
 use crate::results::manifest::Manifest;
 use crate::results::rundir::MANIFEST;
@@ -14,6 +15,20 @@ use crate::results::RunDir;
 /// `run` stores it, `report` prints it and leaves the stored run untouched).
 /// A failed attempt that a later attempt measured is left out (`RunDir::current_rows`).
 pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
+    // Charts are linked when the run directory holds them (runs before charts had none, and
+    // their summaries stay as they were).
+    let stored = |file: &str| dir.file(CHARTS).join(file).is_file();
+    render_linking(dir, m, template, &stored)
+}
+
+/// `render`, linking the charts `link` accepts by file name (the HTML report links all of
+/// them: it draws them itself).
+pub fn render_linking(
+    dir: &RunDir,
+    m: &Matrix,
+    template: Option<&Path>,
+    link: &dyn Fn(&str) -> bool,
+) -> Result<String> {
     let rows = dir.current_rows()?;
     let man: Manifest = std::fs::read_to_string(dir.file(MANIFEST))
         .ok()
@@ -43,13 +58,11 @@ pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<Strin
     };
     let series = metric_series(dir, m)?;
     let mut ctx = super::markdown::context(m, &rows, &facts, &series);
-    // Charts are linked when the run directory holds them (runs before charts had none, and
-    // their summaries stay as they were).
-    ctx.charts = run_charts(m, &rows, &series)
+    ctx.charts = run_charts(dir, m, &rows, &series)?
         .into_iter()
-        .filter(|c| dir.file(CHARTS).join(&c.file).is_file())
+        .filter(|c| link(&c.file))
         .map(|c| super::markdown::ChartLink {
-            title: crate::escape::md_text(&c.chart.title),
+            title: crate::escape::md_text(c.chart.title()),
             file: c.file,
         })
         .collect();
@@ -75,18 +88,55 @@ pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<Strin
 /// Folder of the SVG charts in a run directory.
 pub const CHARTS: &str = "charts";
 
-fn run_charts(
+/// Every chart of a run (none when the matrix turns them off): against the load level, then
+/// per second.
+pub fn run_charts(
+    dir: &RunDir,
     m: &Matrix,
     rows: &[crate::results::ResultRow],
     series: &crate::results::samples::Series,
-) -> Vec<super::chart::NamedChart> {
+) -> Result<Vec<NamedChart<Chart>>> {
     if !m.report.charts {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let metric = crate::model::metric::Metric::find(&m.report.metric)
         .unwrap_or(&crate::model::metric::METRICS[0]);
     let stats = super::pivot::cell_stats(m, rows, metric, series, m.report.confidence());
-    super::chart::for_run(m, rows, &stats, metric)
+    let mut charts: Vec<NamedChart<Chart>> = super::chart::for_run(m, rows, &stats, metric)
+        .into_iter()
+        .map(|c| NamedChart {
+            file: c.file,
+            chart: Chart::Curve(c.chart),
+        })
+        .collect();
+    let throughput = match m.report.metric.as_str() {
+        "tps" => "tps",
+        _ => "qps",
+    };
+    let seconds = timeline_seconds(dir, throughput)?;
+    charts.extend(
+        timeline::for_run(rows, &seconds, throughput)
+            .into_iter()
+            .map(|c| NamedChart {
+                file: c.file,
+                chart: Chart::Timeline(c.chart),
+            }),
+    );
+    Ok(charts)
+}
+
+/// The series the per-second charts read, from samples.csv and warmup.csv.
+fn timeline_seconds(dir: &RunDir, throughput: &str) -> Result<timeline::Seconds> {
+    use crate::results::samples::{read_series, SAMPLES_CSV, WARMUP_CSV};
+    let (measured, warmup) = (dir.file(SAMPLES_CSV), dir.file(WARMUP_CSV));
+    Ok(timeline::Seconds {
+        throughput: read_series(&measured, throughput)?,
+        p99: read_series(&measured, "lat_p99_ms")?,
+        p95: read_series(&measured, "lat_p95_ms")?,
+        warmup_throughput: read_series(&warmup, throughput)?,
+        warmup_p99: read_series(&warmup, "lat_p99_ms")?,
+        warmup_p95: read_series(&warmup, "lat_p95_ms")?,
+    })
 }
 
 /// The per-second samples of the report metric (only qps and tps have them): they give cells
@@ -101,34 +151,50 @@ fn metric_series(dir: &RunDir, m: &Matrix) -> Result<crate::results::samples::Se
     })
 }
 
-/// Draw the run's charts into `charts/` (each replaced whole, by a rename).
-pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<usize> {
-    let rows = dir.current_rows()?;
-    let series = metric_series(dir, m)?;
-    let charts = run_charts(m, &rows, &series);
-    if charts.is_empty() {
-        return Ok(0);
+/// Draw the run's charts into `charts/` (each replaced whole, by a rename); returns them.
+pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>> {
+    let drawn = draw_charts(dir, m)?;
+    if drawn.is_empty() {
+        return Ok(drawn);
     }
     let folder = dir.file(CHARTS);
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("failed to create {}", folder.display()))?;
-    let mut written = 0;
-    for c in &charts {
-        // A chart that cannot be drawn (nothing positive on a log scale) is left out; the
-        // tables hold the numbers either way.
-        let svg = match super::chart::svg(&c.chart) {
-            Ok(svg) => svg,
-            Err(e) => {
-                eprintln!("warning: chart {} left out: {e:#}", c.file);
-                continue;
+    // Charts an earlier rendering drew under other names go (a re-render after an upgrade).
+    if let Ok(entries) = std::fs::read_dir(&folder) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".svg") && !drawn.iter().any(|c| c.file == name) {
+                let _ = std::fs::remove_file(e.path());
             }
-        };
+        }
+    }
+    for c in &drawn {
         let path = folder.join(&c.file);
         let tmp = folder.join(format!(".{}.tmp", c.file));
-        std::fs::write(&tmp, svg).with_context(|| format!("failed to write {}", tmp.display()))?;
+        std::fs::write(&tmp, &c.chart)
+            .with_context(|| format!("failed to write {}", tmp.display()))?;
         std::fs::rename(&tmp, &path)
             .with_context(|| format!("failed to write {}", path.display()))?;
-        written += 1;
     }
-    Ok(written)
+    Ok(drawn)
+}
+
+/// Every chart of the run drawn as SVG text, by file name. A chart that cannot be drawn
+/// (nothing positive on a log scale) is left out with a warning; the tables hold the numbers
+/// either way.
+pub fn draw_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>> {
+    let rows = dir.current_rows()?;
+    let series = metric_series(dir, m)?;
+    let mut drawn = Vec::new();
+    for c in run_charts(dir, m, &rows, &series)? {
+        match c.chart.svg() {
+            Ok(svg) => drawn.push(NamedChart {
+                file: c.file,
+                chart: svg,
+            }),
+            Err(e) => eprintln!("warning: chart {} left out: {e:#}", c.file),
+        }
+    }
+    Ok(drawn)
 }

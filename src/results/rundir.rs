@@ -187,6 +187,11 @@ impl RunDir {
         super::samples::retain(&samples, |key, iteration| {
             ok.contains(&(key.to_string(), iteration))
         })?;
+        let warmup = self.file(super::samples::WARMUP_CSV);
+        cut_torn_line(&warmup)?;
+        super::samples::retain(&warmup, |key, iteration| {
+            ok.contains(&(key.to_string(), iteration))
+        })?;
         // operations.csv has the same key columns.
         let operations = self.file(super::operations::OPERATIONS_CSV);
         cut_torn_line(&operations)?;

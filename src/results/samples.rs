@@ -11,6 +11,9 @@ use crate::matrix::Cell;
 use crate::measure::interval::Sample;
 
 pub const SAMPLES_CSV: &str = "samples.csv";
+/// The warm-up's seconds, in the same columns (numbered from its own start): kept apart so
+/// that every reader of samples.csv sees the measured phase only.
+pub const WARMUP_CSV: &str = "warmup.csv";
 
 /// Where an iteration's per-second samples go; `disabled()` drops them (tests, tools).
 #[derive(Debug, Clone, Default)]
@@ -55,6 +58,10 @@ struct SampleRow<'a> {
     /// Open loop: arrivals scheduled in this second.
     #[serde(skip_serializing_if = "Option::is_none")]
     target_ps: Option<f64>,
+    /// The second's p99, empty where the driver has none (sysbench). Left out (outer None)
+    /// when appending to a file written before the column existed (a resumed older run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lat_p99_ms: Option<Option<f64>>,
 }
 
 impl SampleSink {
@@ -77,6 +84,12 @@ impl SampleSink {
         SampleSink::default()
     }
 
+    /// The same cell's warm-up seconds, which go to warmup.csv.
+    pub fn warmup(mut self) -> SampleSink {
+        self.path = self.path.map(|p| p.with_file_name(WARMUP_CSV));
+        self
+    }
+
     pub fn write(&self, samples: &[Sample]) -> Result<()> {
         let Some(path) = &self.path else {
             return Ok(());
@@ -85,6 +98,7 @@ impl SampleSink {
             return Ok(());
         }
         let fresh = !path.exists();
+        let with_p99 = fresh || has_column(path, "lat_p99_ms")?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -112,6 +126,7 @@ impl SampleSink {
                 reconnects_ps: round2(s.reconnects_ps),
                 rate: c.rate,
                 target_ps: s.target_ps,
+                lat_p99_ms: with_p99.then(|| s.lat_p99_ms.map(round3)),
             });
         }
         // One write for the iteration's lines: a kill leaves all of them or none.
@@ -119,7 +134,17 @@ impl SampleSink {
     }
 }
 
-/// The per-second series of one column (`qps`, `tps`, `lat_p95_ms`, or `served`: open loop's
+/// Whether the header line of the CSV file at `path` names `column`.
+fn has_column(path: &std::path::Path, column: &str) -> Result<bool> {
+    use std::io::BufRead as _;
+    let file =
+        std::fs::File::open(path).with_context(|| format!("failed to read {}", path.display()))?;
+    let mut header = String::new();
+    std::io::BufReader::new(file).read_line(&mut header)?;
+    Ok(header.trim_end().split(',').any(|c| c == column))
+}
+
+/// The per-second series of one column (`qps`, `tps`, `lat_p95_ms`, `lat_p99_ms`, or `served`: open loop's
 /// served share of each second's target) of a run's samples.csv, by cell key
 /// (`ResultRow::cell_key`) and iteration, in second order. An absent file is no samples; a
 /// damaged one is an error naming the file and line.
@@ -142,6 +167,8 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
         rate: Option<u32>,
         #[serde(default)]
         target_ps: Option<f64>,
+        #[serde(default)]
+        lat_p99_ms: Option<f64>,
     }
     let mut out = Series::new();
     if !path.exists() {
@@ -162,6 +189,11 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
             },
             "tps" => l.tps,
             "lat_p95_ms" => l.lat_p95_ms,
+            // Absent in files of older runs and for sysbench: no series.
+            "lat_p99_ms" => match l.lat_p99_ms {
+                Some(v) => v,
+                None => continue,
+            },
             _ => l.qps,
         };
         let mut key = [
@@ -268,6 +300,7 @@ mod tests {
             writes_ps: 40.0,
             others_ps: 20.0,
             lat_pct_ms: 1.23456,
+            lat_p99_ms: None,
             errors_ps: 0.0,
             reconnects_ps: 0.0,
         };
@@ -282,7 +315,7 @@ mod tests {
         assert!(lines[0].starts_with("server,config,engine,workload,concurrency,iteration,second"));
         assert_eq!(
             lines[2],
-            "s,c,,w,4,2,1,4,10.0,200.0,140.0,40.0,20.0,1.235,0.0,0.0"
+            "s,c,,w,4,2,1,4,10.0,200.0,140.0,40.0,20.0,1.235,0.0,0.0,"
         );
     }
 }

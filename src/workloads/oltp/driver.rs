@@ -102,9 +102,12 @@ pub async fn run_iteration(
     // threads at their next event: they would go on loading the server under the next one.
     let cancel = Cancel::default();
     let pace = pace.cloned();
+    let mut warmup_samples = Vec::new();
     if let Some(w) = warmup {
         let (live, stop, pace) = (live.clone(), cancel.flag(), pace.clone());
-        let (back, ..) = blocking(move || run_phase(workers, w, pace, live, stop, None)).await?;
+        let (back, got, seconds, _) =
+            blocking(move || run_phase(workers, w, pace, live, stop, None)).await?;
+        warmup_samples = got.samples(seconds, threads, SAMPLE_PERCENTILE);
         workers = back;
     }
 
@@ -143,6 +146,7 @@ pub async fn run_iteration(
     }
     Ok(Measurement {
         samples: got.samples(seconds, threads, SAMPLE_PERCENTILE),
+        warmup_samples,
         open,
         service,
         ..measurement(&spec, &got, seconds, server, cpu0.zip(cpu1))

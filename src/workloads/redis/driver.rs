@@ -121,8 +121,21 @@ impl Job {
         let opened = (0..self.clients).map(|_| stream::connect(&self.load, &self.password));
         let mut streams = futures_util::future::try_join_all(opened).await?;
         let pace = self.pace.as_ref();
+        let mut warmup_samples = Vec::new();
         if let Some(w) = self.warmup {
-            let (back, _, _) = run_load(streams, &plan, w, pace, self.live.clone(), None).await?;
+            let started = Instant::now();
+            let per_second = Seconds::new(started);
+            let (back, _, _) = run_load(
+                streams,
+                &plan,
+                w,
+                pace,
+                self.live.clone(),
+                Some(&per_second),
+            )
+            .await?;
+            let seconds = started.elapsed().as_secs_f64();
+            warmup_samples = per_second.samples(seconds, self.clients, SAMPLE_PERCENTILE);
             streams = back;
         }
 
@@ -151,6 +164,7 @@ impl Job {
             seconds,
             client_cpu_s: cpu,
             samples: per_second.samples(seconds, self.clients, SAMPLE_PERCENTILE),
+            warmup_samples,
             open,
             ..Measurement::default()
         };

@@ -77,14 +77,19 @@ pub async fn run_iteration(
     let keys = Arc::new(keys);
 
     let mut conns = open_clients(endpoint, concurrency, spec.commit > 0).await?;
+    let mut warmup_samples = Vec::new();
     if let Some(w) = warmup {
+        let started = Instant::now();
+        let per_second = Seconds::new(started);
         let load = Load {
             length: w,
             pace,
-            per_second: None,
+            per_second: Some(&per_second),
         };
         let (back, _, _) =
             run_clients(conns, &sql, &keys, spec.commit, &load, live.clone()).await?;
+        let seconds = started.elapsed().as_secs_f64();
+        warmup_samples = per_second.samples(seconds, concurrency, SAMPLE_PERCENTILE);
         conns = back;
     }
 
@@ -119,6 +124,7 @@ pub async fn run_iteration(
         seconds,
         server,
         samples: per_second.samples(seconds, concurrency, SAMPLE_PERCENTILE),
+        warmup_samples,
         open,
         ..Measurement::default()
     };

@@ -65,6 +65,7 @@ fn interval(line: &str) -> Option<Sample> {
         writes_ps: w,
         others_ps: o,
         lat_pct_ms: after(line, "%): ").and_then(num).unwrap_or(0.0),
+        lat_p99_ms: None,
         errors_ps: num(after(line, "err/s: ")?)?,
         reconnects_ps: num(after(line, "reconn/s: ")?)?,
         target_ps: None,

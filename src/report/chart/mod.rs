@@ -1,16 +1,16 @@
-//! Charts as SVG, drawn by plotters' SVG backend (no fonts to load, no browser): the report
-//! metric against concurrency with each point's interval, one line per server/config and the
-//! baseline drawn heavier; and the latency percentiles against concurrency per deployment.
-//! Pure: statistics in, SVG text out; writing the files is the caller's job.
+//! Charts as SVG, drawn by plotters' SVG backend (no fonts to load, no browser). This file
+//! draws a line chart; which charts a run gets is in `curves` (against the load level) and
+//! `timeline` (per second), and `bars` draws a comparison's changes. Pure: statistics in,
+//! SVG text out; writing the files is the caller's job.
+
+pub mod bars;
+pub mod curves;
+pub mod timeline;
+
+pub use curves::for_run;
 
 use anyhow::{anyhow, Result};
-use indexmap::IndexMap;
 use plotters::prelude::*;
-
-use super::pivot::CellStats;
-use crate::matrix::model::Matrix;
-use crate::model::metric::Metric;
-use crate::results::ResultRow;
 
 /// One point: a mean with the bounds of its interval, when it has one.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,9 +39,34 @@ pub struct LineChart {
 
 /// A chart and the file name it goes to under `charts/` (names are `[A-Za-z0-9._-]`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct NamedChart {
+pub struct NamedChart<C = LineChart> {
     pub file: String,
-    pub chart: LineChart,
+    pub chart: C,
+}
+
+/// Any chart a run has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Chart {
+    /// Against the load level (`curves`).
+    Curve(LineChart),
+    /// Per second (`timeline`).
+    Timeline(timeline::Timeline),
+}
+
+impl Chart {
+    pub fn title(&self) -> &str {
+        match self {
+            Chart::Curve(c) => &c.title,
+            Chart::Timeline(t) => &t.title,
+        }
+    }
+
+    pub fn svg(&self) -> Result<String> {
+        match self {
+            Chart::Curve(c) => svg(c),
+            Chart::Timeline(t) => timeline::svg(t),
+        }
+    }
 }
 
 const SIZE: (u32, u32) = (720, 420);
@@ -159,7 +184,7 @@ pub fn svg(c: &LineChart) -> Result<String> {
 }
 
 /// Ten colours that stay apart on white and for most colour-blind readers (Tableau 10).
-fn color(i: usize) -> RGBAColor {
+pub(super) fn color(i: usize) -> RGBAColor {
     const PALETTE: [(u8, u8, u8); 10] = [
         (31, 119, 180),
         (214, 39, 40),
@@ -177,7 +202,7 @@ fn color(i: usize) -> RGBAColor {
 }
 
 /// An axis label: integers without decimals, small values with as many as they need.
-fn number(v: f64) -> String {
+pub(super) fn number(v: f64) -> String {
     if v.abs() >= 100.0 || v == v.round() {
         format!("{v:.0}")
     } else if v.abs() >= 1.0 {
@@ -187,162 +212,11 @@ fn number(v: f64) -> String {
     }
 }
 
-fn draw<E: std::fmt::Debug>(e: E) -> anyhow::Error {
+pub(super) fn draw<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a chart failed: {e:?}")
 }
 
-/// Every chart of a run: the report metric against concurrency, then latency percentiles.
-/// A curve needs two load levels: charts where no line has two points are left out (the
-/// tables say it all for a matrix with one concurrency).
-pub fn for_run(
-    matrix: &Matrix,
-    rows: &[ResultRow],
-    stats: &[CellStats],
-    metric: &Metric,
-) -> Vec<NamedChart> {
-    let mut charts = metric_vs_concurrency(matrix, stats, metric);
-    charts.extend(latency_vs_concurrency(rows));
-    charts.retain(|c| c.chart.lines.iter().any(|l| l.points.len() >= 2));
-    charts
-}
-
-/// `metric` against concurrency: one chart per workload (and engine), one line per server /
-/// config, each point the cell's mean with its interval.
-pub fn metric_vs_concurrency(
-    matrix: &Matrix,
-    stats: &[CellStats],
-    metric: &Metric,
-) -> Vec<NamedChart> {
-    // (workload, engine) -> (server, config) -> points.
-    type Lines = IndexMap<(String, String), Vec<Point>>;
-    let mut charts: IndexMap<(String, String), Lines> = IndexMap::new();
-    for s in stats {
-        let dim = |d: &str| s.dims.get(d).cloned().unwrap_or_default();
-        let Ok(x) = dim("concurrency").parse::<f64>() else {
-            continue;
-        };
-        let interval = s
-            .half_pct
-            .map(|h| (s.mean * (1.0 - h / 100.0), s.mean * (1.0 + h / 100.0)));
-        charts
-            .entry((dim("workload"), dim("engine")))
-            .or_default()
-            .entry((dim("server"), dim("config")))
-            .or_default()
-            .push(Point {
-                x,
-                y: s.mean,
-                interval,
-            });
-    }
-    let baseline = &matrix.report.baseline;
-    charts
-        .into_iter()
-        .map(|((workload, engine), lines)| {
-            let lines = lines
-                .into_iter()
-                .map(|((server, config), mut points)| {
-                    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                    let is_baseline = !baseline.is_empty()
-                        && baseline.iter().all(|(d, v)| match d.as_str() {
-                            "server" => *v == server,
-                            "config" => *v == config,
-                            _ => true,
-                        })
-                        && baseline.keys().any(|d| d == "server" || d == "config");
-                    Line {
-                        label: format!("{server} / {config}"),
-                        points,
-                        baseline: is_baseline,
-                    }
-                })
-                .collect();
-            NamedChart {
-                file: file_name(&[metric.name, &workload, &engine]),
-                chart: LineChart {
-                    title: title(metric.title, &workload, &engine),
-                    x_label: "concurrency".into(),
-                    y_label: format!("{} ({})", metric.name, metric.unit),
-                    lines,
-                    log_y: false,
-                },
-            }
-        })
-        .collect()
-}
-
-/// The latency percentiles (p50, p95, p99, max; means over iterations) against concurrency:
-/// one chart per deployment and workload (and engine), on a log scale.
-pub fn latency_vs_concurrency(rows: &[ResultRow]) -> Vec<NamedChart> {
-    type Key = (String, String, String, String);
-    let mut cells: IndexMap<Key, IndexMap<u32, Vec<&ResultRow>>> = IndexMap::new();
-    for r in rows.iter().filter(|r| r.is_ok()) {
-        cells
-            .entry((
-                r.server.clone(),
-                r.config.clone(),
-                r.workload.clone(),
-                r.engine.clone(),
-            ))
-            .or_default()
-            .entry(r.concurrency)
-            .or_default()
-            .push(r);
-    }
-    type Get = fn(&ResultRow) -> Option<f64>;
-    let percentiles: [(&str, Get); 4] = [
-        ("p50", |r| r.lat_p50_ms),
-        ("p95", |r| r.lat_p95_ms),
-        ("p99", |r| r.lat_p99_ms),
-        ("max", |r| r.lat_max_ms),
-    ];
-    cells
-        .into_iter()
-        .filter_map(|((server, config, workload, engine), by_c)| {
-            let lines: Vec<Line> = percentiles
-                .iter()
-                .filter_map(|(name, get)| {
-                    let mut points: Vec<Point> = by_c
-                        .iter()
-                        .filter_map(|(c, rs)| {
-                            let v: Vec<f64> = rs.iter().filter_map(|r| get(r)).collect();
-                            (!v.is_empty() && v.iter().all(|x| *x > 0.0)).then(|| Point {
-                                x: *c as f64,
-                                y: v.iter().sum::<f64>() / v.len() as f64,
-                                interval: None,
-                            })
-                        })
-                        .collect();
-                    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                    (!points.is_empty()).then(|| Line {
-                        label: name.to_string(),
-                        points,
-                        baseline: false,
-                    })
-                })
-                .collect();
-            (!lines.is_empty()).then(|| NamedChart {
-                file: file_name(&["latency", &server, &config, &workload, &engine]),
-                chart: LineChart {
-                    title: format!(
-                        "Latency percentiles: {server} / {config}, {}",
-                        title_tail(&workload, &engine)
-                    ),
-                    x_label: "concurrency".into(),
-                    y_label: "latency (ms)".into(),
-                    lines,
-                    log_y: true,
-                },
-            })
-        })
-        .collect()
-}
-
-fn title(what: &str, workload: &str, engine: &str) -> String {
-    format!("{what}: {}", title_tail(workload, engine))
-}
-
-fn title_tail(workload: &str, engine: &str) -> String {
+pub(super) fn title_tail(workload: &str, engine: &str) -> String {
     if engine.is_empty() {
         workload.to_string()
     } else {
@@ -350,7 +224,7 @@ fn title_tail(workload: &str, engine: &str) -> String {
     }
 }
 
-fn file_name(parts: &[&str]) -> String {
+pub(super) fn file_name(parts: &[&str]) -> String {
     let parts: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
     format!("{}.svg", parts.join("-"))
 }

@@ -1,0 +1,310 @@
+//! The per-second time series of a run (samples.csv, and warmup.csv before it): throughput
+//! above, the latency percentile below on a log scale, one line per load level of a
+//! deployment, the warm-up shaded. Iteration 1 of each cell: the later ones repeat it.
+
+use anyhow::{anyhow, Result};
+use indexmap::IndexMap;
+use plotters::prelude::*;
+
+use super::{color, draw, file_name, number, title_tail, NamedChart};
+use crate::results::samples::Series;
+use crate::results::ResultRow;
+
+/// One load level's seconds: x is the second (the warm-up's are 0 and below), y the value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trace {
+    pub label: String,
+    pub throughput: Vec<(f64, f64)>,
+    pub latency: Vec<(f64, f64)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timeline {
+    pub title: String,
+    pub throughput_label: String,
+    /// `p99` where the samples have it, else `p95` (sysbench, runs before p99 was kept).
+    pub latency_label: String,
+    pub traces: Vec<Trace>,
+    /// The longest warm-up shown, in seconds (shaded left of 0).
+    pub warmup_s: f64,
+}
+
+/// The per-second series a run's timelines are drawn from, by (cell key, iteration).
+#[derive(Debug, Default)]
+pub struct Seconds {
+    pub throughput: Series,
+    pub p99: Series,
+    pub p95: Series,
+    pub warmup_throughput: Series,
+    pub warmup_p99: Series,
+    pub warmup_p95: Series,
+}
+
+/// One timeline per deployment and workload (and engine) with per-second samples.
+pub fn for_run(
+    rows: &[ResultRow],
+    seconds: &Seconds,
+    throughput: &str,
+) -> Vec<NamedChart<Timeline>> {
+    // A run is all open or all closed loop: open-loop lines are named by their rate.
+    let open = rows.iter().any(|r| r.rate.is_some());
+    type Key = (String, String, String, String);
+    let mut groups: IndexMap<Key, Vec<Trace>> = IndexMap::new();
+    let mut warmup_s: IndexMap<Key, f64> = IndexMap::new();
+    for r in rows.iter().filter(|r| r.is_ok() && r.iteration == 1) {
+        let id = (r.cell_key().to_string(), 1);
+        let Some(measured) = seconds.throughput.get(&id).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        // p99 where both phases have it, else p95 for both.
+        let (lat, warm_lat) = match seconds.p99.get(&id) {
+            Some(p) if !p.is_empty() => (p, seconds.warmup_p99.get(&id)),
+            _ => match seconds.p95.get(&id) {
+                Some(p) => (p, seconds.warmup_p95.get(&id)),
+                None => continue,
+            },
+        };
+        let warm = seconds.warmup_throughput.get(&id);
+        let w = warm.map_or(0, Vec::len) as f64;
+        // The warm-up's last second ends at 0, the measured phase's first at 1.
+        let at = |i: usize, offset: f64| i as f64 + 1.0 - offset;
+        let mut throughput: Vec<(f64, f64)> = Vec::new();
+        let mut latency: Vec<(f64, f64)> = Vec::new();
+        if let Some(warm) = warm {
+            throughput.extend(warm.iter().enumerate().map(|(i, v)| (at(i, w), *v)));
+        }
+        if let Some(warm) = warm_lat {
+            let wl = warm.len() as f64;
+            latency.extend(warm.iter().enumerate().map(|(i, v)| (at(i, wl), *v)));
+        }
+        throughput.extend(measured.iter().enumerate().map(|(i, v)| (at(i, 0.0), *v)));
+        latency.extend(lat.iter().enumerate().map(|(i, v)| (at(i, 0.0), *v)));
+        let key = (
+            r.server.clone(),
+            r.config.clone(),
+            r.workload.clone(),
+            r.engine.clone(),
+        );
+        let label = match r.rate {
+            Some(rate) if open => format!("{rate}/s, {} conns", r.concurrency),
+            _ => format!("{} conns", r.concurrency),
+        };
+        let max_w = warmup_s.entry(key.clone()).or_default();
+        *max_w = max_w.max(w);
+        groups.entry(key).or_default().push(Trace {
+            label,
+            throughput,
+            latency,
+        });
+    }
+    let p99 = !seconds.p99.is_empty();
+    groups
+        .into_iter()
+        .map(|(key, traces)| {
+            let (server, config, workload, engine) = &key;
+            NamedChart {
+                file: file_name(&["seconds", server, config, workload, engine]),
+                chart: Timeline {
+                    title: format!(
+                        "Per second: {server} / {config}, {}",
+                        title_tail(workload, engine)
+                    ),
+                    throughput_label: format!("{throughput} (/s)"),
+                    latency_label: if p99 { "p99 (ms)" } else { "p95 (ms)" }.into(),
+                    warmup_s: warmup_s.get(&key).copied().unwrap_or_default(),
+                    traces,
+                },
+            }
+        })
+        .collect()
+}
+
+const SIZE: (u32, u32) = (720, 520);
+
+pub fn svg(t: &Timeline) -> Result<String> {
+    let xs = || {
+        t.traces
+            .iter()
+            .flat_map(|tr| tr.throughput.iter().chain(&tr.latency).map(|p| p.0))
+    };
+    let x_min = xs().fold(f64::INFINITY, f64::min).min(1.0 - t.warmup_s);
+    let x_max = xs().fold(f64::NEG_INFINITY, f64::max);
+    if !x_max.is_finite() {
+        return Err(anyhow!("a timeline with no seconds"));
+    }
+    let top = t
+        .traces
+        .iter()
+        .flat_map(|tr| tr.throughput.iter().map(|p| p.1))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let lat = || {
+        t.traces
+            .iter()
+            .flat_map(|tr| tr.latency.iter().map(|p| p.1))
+            .filter(|v| v.is_finite() && *v > 0.0)
+    };
+    let lat_min = lat().fold(f64::INFINITY, f64::min);
+    let lat_max = lat().fold(0.0, f64::max);
+    let x_range = (x_min - 0.5)..(x_max + 0.5);
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        root.fill(&WHITE).map_err(draw)?;
+        let root = root.titled(&t.title, ("sans-serif", 18)).map_err(draw)?;
+        let (upper, lower) = root.split_vertically(SIZE.1 / 2 - 10);
+        let shade = RGBColor(230, 230, 230).filled();
+
+        // Throughput; the legend (one entry per load level) goes here.
+        let mut chart = ChartBuilder::on(&upper)
+            .margin(10)
+            .x_label_area_size(20)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x_range.clone(), 0f64..(top * 1.15).max(1.0))
+            .map_err(draw)?;
+        chart
+            .configure_mesh()
+            .y_label_formatter(&|v| number(*v))
+            .x_label_formatter(&|v| number(*v))
+            .light_line_style(RGBColor(240, 240, 240))
+            .y_desc(t.throughput_label.as_str())
+            .draw()
+            .map_err(draw)?;
+        if t.warmup_s > 0.0 {
+            let area = [(x_min - 0.5, 0.0), (0.5, (top * 1.15).max(1.0))];
+            chart
+                .draw_series(std::iter::once(Rectangle::new(area, shade)))
+                .map_err(draw)?
+                .label("warm-up")
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 18, y + 5)], shade));
+        }
+        for (i, tr) in t.traces.iter().enumerate() {
+            let c = color(i);
+            chart
+                .draw_series(LineSeries::new(tr.throughput.clone(), c.stroke_width(2)))
+                .map_err(draw)?
+                .label(tr.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3))
+                });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK.mix(0.3))
+            .draw()
+            .map_err(draw)?;
+
+        // Latency, log scale: seconds with no event (latency 0) are gaps, not zeros.
+        if lat_max > 0.0 {
+            let (lo, hi) = (lat_min / 1.5, lat_max * 1.5);
+            let mut chart = ChartBuilder::on(&lower)
+                .margin(10)
+                .x_label_area_size(35)
+                .y_label_area_size(70)
+                .build_cartesian_2d(x_range, (lo..hi).log_scale())
+                .map_err(draw)?;
+            chart
+                .configure_mesh()
+                .y_label_formatter(&|v| number(*v))
+                .x_label_formatter(&|v| number(*v))
+                .light_line_style(RGBColor(240, 240, 240))
+                .x_desc("second (warm-up at 0 and before)")
+                .y_desc(t.latency_label.as_str())
+                .draw()
+                .map_err(draw)?;
+            if t.warmup_s > 0.0 {
+                let area = [(x_min - 0.5, lo), (0.5, hi)];
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(area, shade)))
+                    .map_err(draw)?;
+            }
+            for (i, tr) in t.traces.iter().enumerate() {
+                let c = color(i);
+                for run in tr.latency.split(|p| p.1.is_nan() || p.1 <= 0.0) {
+                    if !run.is_empty() {
+                        chart
+                            .draw_series(LineSeries::new(run.to_vec(), c.stroke_width(2)))
+                            .map_err(draw)?;
+                    }
+                }
+            }
+        }
+        root.present().map_err(draw)?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn series(key: &str, v: &[f64]) -> Series {
+        [((key.to_string(), 1), v.to_vec())].into_iter().collect()
+    }
+
+    fn row(server: &str, concurrency: u32) -> ResultRow {
+        ResultRow {
+            server: server.into(),
+            config: "default".into(),
+            workload: "w".into(),
+            concurrency,
+            iteration: 1,
+            status: crate::model::row::Status::Ok,
+            ..ResultRow::default()
+        }
+    }
+
+    #[test]
+    fn warmup_seconds_end_at_zero_and_p99_is_preferred() {
+        let r = row("s", 4);
+        let key = r.cell_key().to_string();
+        let seconds = Seconds {
+            throughput: series(&key, &[10.0, 11.0, 12.0]),
+            p99: series(&key, &[1.0, 2.0, 3.0]),
+            p95: series(&key, &[0.5, 0.6, 0.7]),
+            warmup_throughput: series(&key, &[5.0, 6.0]),
+            warmup_p99: series(&key, &[4.0, 5.0]),
+            ..Seconds::default()
+        };
+        let charts = for_run(&[r], &seconds, "qps");
+        assert_eq!(charts.len(), 1);
+        let t = &charts[0].chart;
+        assert_eq!(t.warmup_s, 2.0);
+        assert_eq!(t.latency_label, "p99 (ms)");
+        let tr = &t.traces[0];
+        assert_eq!(tr.throughput.first(), Some(&(-1.0, 5.0)));
+        assert_eq!(tr.throughput[2], (1.0, 10.0));
+        assert_eq!(tr.latency.last(), Some(&(3.0, 3.0)));
+        let text = svg(t).unwrap();
+        roxmltree::Document::parse(&text).unwrap();
+    }
+
+    /// One trace per load level, one chart per deployment; the SVG has a legend entry each.
+    #[test]
+    fn one_trace_per_level_and_one_chart_per_deployment() {
+        let rows = [row("a", 1), row("a", 2), row("b", 1)];
+        let mut seconds = Seconds::default();
+        for r in &rows {
+            let key = r.cell_key().to_string();
+            seconds.throughput.extend(series(&key, &[1.0, 2.0]));
+            seconds.p95.extend(series(&key, &[0.1, 0.0]));
+        }
+        let charts = for_run(&rows, &seconds, "qps");
+        assert_eq!(charts.len(), 2);
+        assert_eq!(charts[0].chart.traces.len(), 2);
+        assert_eq!(charts[0].chart.latency_label, "p95 (ms)");
+        let text = svg(&charts[0].chart).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter_map(|n| n.text())
+            .map(str::trim)
+            .collect();
+        assert!(
+            texts.contains(&"1 conns") && texts.contains(&"2 conns"),
+            "{texts:?}"
+        );
+    }
+}
