@@ -377,8 +377,17 @@ fn an_image_named_by_registry_reference_is_pulled_on_every_engine() {
         "--engine",
         SECOND_SOCK,
     ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
     let rows = result_rows(&out_dir);
+    let why: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{} on {}: {} {}",
+                r["config"], r["docker_engine"], r["status"], r["error"]
+            )
+        })
+        .collect();
+    assert_eq!(out.code, 0, "{}\n{why:?}", out.stderr);
     assert_eq!(
         engine_counts(&rows),
         BTreeMap::from([("e1".into(), 1), ("e2".into(), 1)])
