@@ -359,7 +359,7 @@ fn an_image_named_by_registry_reference_is_pulled_on_every_engine() {
         &m,
         format!(
             "servers:\n  db: {{image: '{REF}'}}\nconfigs:\n  a: {{}}\n  b: {{mycnf: {{max_connections: 50}}}}\n\
-             engines: [InnoDB]\nworkloads:\n  key: {{slap: {{load_type: key}}}}\nconcurrency: [2]\nnetwork: host\nlength: 200\n"
+             engines: [InnoDB]\nworkloads:\n  key: {{slap: {{load_type: key, primary_key: autoincrement}}}}\nconcurrency: [2]\nnetwork: host\nlength: 200\n"
         ),
     )
     .unwrap();
