@@ -20,6 +20,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The pool tests' registry on 127.0.0.1:5000 (Debian's docker-registry; `image:` pulls).
+containers/local-registry.sh start
+
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust from https://rustup.rs" >&2
   exit 1

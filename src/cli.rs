@@ -42,7 +42,19 @@ pub enum Command {
         /// No progress and no summary on stdout; errors still go to stderr.
         #[arg(long, short)]
         quiet: bool,
+        /// A Docker engine of the pool (repeatable): unix://PATH, tcp://HOST:PORT (TLS from
+        /// DOCKER_TLS_VERIFY/DOCKER_CERT_PATH), ssh://[USER@]HOST, or a Docker context name.
+        /// Deployments are spread across the engines, one at a time on each.
+        #[arg(long = "engine", value_name = "URL")]
+        engines: Vec<String>,
+        /// A hosts file listing the pool's engines (`engines:`), kept apart from the matrix.
+        #[arg(long = "engines", value_name = "FILE", conflicts_with = "engines")]
+        engines_file: Option<PathBuf>,
     },
+    /// (Internal) Measure one cell iteration from a JSON cell spec on stdin and print the
+    /// measurement as JSON: what a client container of a pooled run executes.
+    #[command(hide = true)]
+    DriveCell,
     /// Show the cells a matrix expands to, their count and a rough time estimate.
     Plan {
         /// The matrix file (YAML).
@@ -144,5 +156,9 @@ pub enum Command {
         format: Format,
     },
     /// Remove every container rmatrix started (found by its label), e.g. after a crash.
-    Clean,
+    Clean {
+        /// Clean these engines (repeatable, as `run --engine`) instead of the default one.
+        #[arg(long = "engine", value_name = "URL")]
+        engines: Vec<String>,
+    },
 }

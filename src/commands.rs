@@ -22,7 +22,31 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             only,
             template,
             quiet,
+            engines,
+            engines_file,
         } => {
+            let env = crate::servers::address::Env::current();
+            let (mut pool, client_engine) = match &engines_file {
+                Some(f) => crate::servers::address::load_hosts_file(f, &env).map_err(UsageError)?,
+                None => (Vec::new(), None),
+            };
+            for e in &engines {
+                pool.push(
+                    crate::servers::address::resolve(&env, e)
+                        .map_err(crate::servers::docker::EngineUnavailable)?,
+                );
+            }
+            // The same engine twice would run two deployments on one host at once.
+            for (i, a) in pool.iter().enumerate() {
+                if pool[..i].iter().any(|b| b.transport == a.transport) {
+                    return Err(UsageError(format!(
+                        "engine {} is in the pool twice: one deployment per engine at a time needs each engine once",
+                        a.url()
+                    ))
+                    .into());
+                }
+            }
+            crate::servers::address::name_engines(&mut pool);
             if let Some(m) = &matrix {
                 // Validate --only against the matrix before anything starts.
                 parse_only(&crate::matrix::load_file(m)?, &only)?;
@@ -39,6 +63,8 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 only_text: only,
                 template,
                 quiet,
+                engines: pool,
+                client_engine,
             })
             .await?;
             Ok(if outcome.failed > 0 {
@@ -46,6 +72,12 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             } else {
                 exit::OK
             })
+        }
+        Command::DriveCell => {
+            let mut input = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+            crate::drive::drive_cell(&input).await?;
+            Ok(exit::OK)
         }
         Command::Plan { matrix, only } => {
             let loaded = crate::matrix::load_file(&matrix)?;
@@ -142,10 +174,22 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             emit(&format.exporter().history(&diffs, &h)?)?;
             Ok(exit::OK)
         }
-        Command::Clean => {
-            let engine = crate::servers::docker::Engine::connect().await?;
-            let n = engine.remove_all().await?;
-            eprintln!("removed {n} rmatrix container(s)");
+        Command::Clean { engines } => {
+            let env = crate::servers::address::Env::current();
+            let addrs = match engines.is_empty() {
+                true => vec![crate::servers::address::from_env(&env)
+                    .map_err(crate::servers::docker::EngineUnavailable)?],
+                false => engines
+                    .iter()
+                    .map(|e| crate::servers::address::resolve(&env, e))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(crate::servers::docker::EngineUnavailable)?,
+            };
+            for a in &addrs {
+                let engine = crate::servers::docker::Engine::connect_to(a).await?;
+                let n = engine.remove_all().await?;
+                eprintln!("removed {n} rmatrix container(s) on {}", a.url());
+            }
             Ok(exit::OK)
         }
     }

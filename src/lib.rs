@@ -29,6 +29,7 @@ pub mod export;
 // Layer 9: the application.
 pub mod cli;
 pub mod commands;
+pub mod drive;
 pub mod progress;
 pub mod run;
 

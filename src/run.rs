@@ -5,30 +5,29 @@ use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use rand::distr::{Alphanumeric, SampleString};
 
+use crate::drive::{self, CellOutput, CellSpec};
 use crate::matrix::model::{Matrix, Network, Selector};
 use crate::matrix::schedule::schedule;
 use crate::matrix::{expand, Cell, Deployment, LoadedMatrix};
-use crate::measure::cgroup::Window;
 use crate::measure::seconds::Live;
 use crate::model::CellKey;
 use crate::progress::Progress;
 use crate::report;
 use crate::results::manifest::{
-    self, DeploymentFacts, DeploymentStatus, DockerFacts, Host, ImageFacts, Manifest,
+    self, DeploymentFacts, DeploymentStatus, DockerFacts, EngineFacts, Host, ImageFacts, Manifest,
 };
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
 use crate::results::samples::SampleSink;
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
+use crate::servers::address::EngineAddr;
 use crate::servers::docker::Engine;
 use crate::servers::{self, Deployed, Launch};
-use crate::workloads::stall::DEFAULT_STALL_TIMEOUT;
-use crate::workloads::Ctx;
 
 pub struct RunOptions {
     pub matrix: Option<PathBuf>,
@@ -39,6 +38,10 @@ pub struct RunOptions {
     pub only_text: Vec<String>,
     pub template: Option<PathBuf>,
     pub quiet: bool,
+    /// The pool (`--engine`, `--engines`); empty: the one engine Docker's CLI would use.
+    pub engines: Vec<EngineAddr>,
+    /// The engine every client container runs on (`client_engine:` of a hosts file).
+    pub client_engine: Option<String>,
 }
 
 pub struct RunOutcome {
@@ -104,11 +107,47 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         .deployments
         .iter()
         .any(|d| has_work(d) && m.servers[&d.server].external.is_none());
-    let engine = if needs_docker {
-        Some(Engine::connect().await?)
-    } else {
-        None
+    if let (Some(old), true) = (&opened.old, opts.engines.is_empty()) {
+        if !old.engines.is_empty() {
+            let names: Vec<&str> = old.engines.iter().map(|e| e.name.as_str()).collect();
+            return Err(crate::UsageError(format!(
+                "this run was pooled across engines {}: pass the same --engine/--engines to resume it",
+                names.join(", ")
+            ))
+            .into());
+        }
+    }
+    let pooled = !opts.engines.is_empty();
+    let addrs = match pooled {
+        true => opts.engines.clone(),
+        false => vec![
+            crate::servers::address::from_env(&crate::servers::address::Env::current())
+                .map_err(crate::servers::docker::EngineUnavailable)?,
+        ],
     };
+    let mut pool: Vec<Engine> = Vec::new();
+    if needs_docker {
+        for a in &addrs {
+            pool.push(Engine::connect_to(a).await?);
+        }
+    }
+    let mut engine_facts = Vec::new();
+    if pooled {
+        for (a, e) in addrs.iter().zip(&pool) {
+            engine_facts.push(EngineFacts {
+                name: a.name.clone(),
+                address: a.url(),
+                client: match (&opts.client_engine, a.client_in_container) {
+                    (Some(c), _) => format!("engine:{c}"),
+                    (None, true) => "container".into(),
+                    (None, false) => "process".into(),
+                },
+                host: e.host_facts().await?,
+                lost: None,
+            });
+        }
+    }
+    let engine = pool.first().cloned();
     let docker = match &engine {
         Some(e) => {
             let info = e.info().await?;
@@ -124,12 +163,16 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         Some(dir) => dir,
         None => create_run_dir(&opts, loaded)?,
     };
-    let mut man = match opened.old {
+    let man = match opened.old {
         // Resuming: the run keeps its identity (id, host, start, schedule); what this
         // attempt adds is appended to what earlier attempts learnt.
         Some(old) => Manifest {
             docker: docker.or(old.docker.clone()),
             finished_at: None,
+            engines: match pooled {
+                true => engine_facts,
+                false => old.engines.clone(),
+            },
             ..old
         },
         None => Manifest {
@@ -151,6 +194,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
                 Network::Bridge => "tcp 127.0.0.1, bridge network with published port".into(),
             },
             only: opts.only_text.clone(),
+            engines: engine_facts,
             cells_planned: plan.cell_count(),
             schedule: manifest::ScheduleFacts {
                 order: format!("{:?}", m.repeat.order).to_lowercase(),
@@ -167,16 +211,21 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
 
     // From here on, every way out (an error returned with `?`, a panic) removes the
     // containers this run starts; the normal path below removes them itself and disarms it.
-    let mut guard = ContainerGuard::new(engine.is_some(), &run_id, &instance);
-    if let (Some(e), true) = (&engine, opts.resume.is_some()) {
-        // A killed earlier attempt may have left its servers up, under the names this one
-        // is about to use.
-        let n = e
-            .remove_run(&run_id, &instance)
-            .await
-            .context("failed to remove the containers an earlier attempt left")?;
-        if n > 0 {
-            eprintln!("removed {n} container(s) an earlier attempt of run {run_id} left");
+    let mut guard = ContainerGuard::new(addrs.clone(), !pool.is_empty(), &run_id, &instance);
+    if opts.resume.is_some() {
+        for e in &pool {
+            // A killed earlier attempt may have left its servers up, under the names this
+            // one is about to use.
+            let n = e
+                .remove_run(&run_id, &instance)
+                .await
+                .context("failed to remove the containers an earlier attempt left")?;
+            if n > 0 {
+                eprintln!(
+                    "removed {n} container(s) an earlier attempt of run {run_id} left on engine {}",
+                    e.name()
+                );
+            }
         }
     }
 
@@ -188,33 +237,78 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         total,
         dir.path.display()
     ));
-    let mut ctx = RunCtx {
-        loaded,
-        dir: &dir,
-        done,
-        engine: engine.as_ref(),
-        run_id: &run_id,
-        instance: &instance,
-        password: Alphanumeric.sample_string(&mut rand::rng(), 24),
-        progress: &progress,
-        man: &mut man,
-        images: BTreeMap::new(),
-        seed,
+    let shared = Mutex::new(man);
+    let client_engine = opts
+        .client_engine
+        .as_ref()
+        .and_then(|c| pool.iter().find(|e| e.name() == c));
+    let ctx_for = |engine: Option<&Engine>, addr: Option<&EngineAddr>| {
+        let client = match (client_engine, addr) {
+            (Some(c), Some(_)) => Client::Container(c.clone()),
+            (None, Some(a)) if a.client_in_container => Client::Container(
+                engine
+                    .cloned()
+                    .expect("invariant: a pool engine is connected"),
+            ),
+            _ => Client::Process,
+        };
+        RunCtx {
+            loaded,
+            dir: &dir,
+            done,
+            engine: engine.cloned(),
+            engine_name: if pooled {
+                engine.map(|e| e.name().to_string())
+            } else {
+                None
+            },
+            client,
+            client_image: None,
+            run_id: &run_id,
+            instance: &instance,
+            password: Alphanumeric.sample_string(&mut rand::rng(), 24),
+            progress: &progress,
+            man: &shared,
+            images: BTreeMap::new(),
+            seed,
+            lost: None,
+        }
+    };
+    let work = async {
+        if pool.len() <= 1 {
+            let mut ctx = ctx_for(engine.as_ref(), addrs.first().filter(|_| pooled));
+            ctx.run_deployments(&plan.deployments).await
+        } else {
+            let ctxs = pool
+                .iter()
+                .zip(&addrs)
+                .map(|(e, a)| ctx_for(Some(e), Some(a)))
+                .collect();
+            run_pool(ctxs, &plan.deployments).await
+        }
     };
     let interrupted = tokio::select! {
-        r = ctx.run_deployments(&plan.deployments) => { r?; false }
+        r = work => { r?; false }
         _ = tokio::signal::ctrl_c() => true,
         // A CI job's timeout or `kill` sends SIGTERM: the same clean stop as Ctrl-C.
         _ = terminated() => true,
     };
     progress.finish();
-    if let Some(e) = &engine {
-        // Also on Ctrl-C: whatever this run started goes away.
-        match e.remove_run(&run_id, &instance).await {
-            Ok(_) => guard.disarm(),
-            Err(err) => eprintln!("warning: failed to remove this run's containers: {err:#}"),
+    // Also on Ctrl-C: whatever this run started goes away, on every engine.
+    let mut all_removed = true;
+    for e in &pool {
+        if let Err(err) = e.remove_run(&run_id, &instance).await {
+            all_removed = false;
+            eprintln!(
+                "warning: failed to remove this run's containers on engine {}: {err:#}",
+                e.name()
+            );
         }
     }
+    if all_removed {
+        guard.disarm();
+    }
+    let mut man = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     let rows = dir.current_rows()?;
     man.finished_at = Some(manifest::now());
     man.iterations_ok = rows.iter().filter(|r| r.is_ok()).count();
@@ -376,17 +470,6 @@ fn past_the_stop(m: &Matrix, stops: &Stops, c: &Cell) -> bool {
     crate::report::load_curve::skipped(stops, &ResultRow::for_cell(c, kind, 1))
 }
 
-/// A cell iteration's own arrivals seed, from the run's (recorded in the manifest): the same
-/// run seed gives the same Poisson schedule for each cell and iteration.
-fn cell_seed(run_seed: u64, cell: &Cell, iteration: u32) -> u64 {
-    // FNV-1a: stable across builds and platforms, unlike the std hasher.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in cell.key().as_str().bytes().chain(iteration.to_le_bytes()) {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h ^ run_seed
-}
-
 fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
     dir.write_json(MANIFEST, &serde_json::to_value(man)?)
 }
@@ -394,14 +477,16 @@ fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
 /// Removes the run's containers (by label) when dropped while armed. Drop cannot await, and
 /// the run's own runtime may be the one unwinding, so it connects afresh on its own thread.
 struct ContainerGuard {
+    addrs: Vec<EngineAddr>,
     run_id: String,
     instance: String,
     armed: bool,
 }
 
 impl ContainerGuard {
-    fn new(armed: bool, run_id: &str, instance: &str) -> ContainerGuard {
+    fn new(addrs: Vec<EngineAddr>, armed: bool, run_id: &str, instance: &str) -> ContainerGuard {
         ContainerGuard {
+            addrs,
             run_id: run_id.to_string(),
             instance: instance.to_string(),
             armed,
@@ -419,14 +504,22 @@ impl Drop for ContainerGuard {
             return;
         }
         let (run_id, instance) = (self.run_id.clone(), self.instance.clone());
+        let addrs = self.addrs.clone();
         let removed = std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .ok()?;
             rt.block_on(async {
-                let engine = Engine::connect().await.ok()?;
-                engine.remove_run(&run_id, &instance).await.ok()
+                let mut all = Some(0);
+                for a in &addrs {
+                    let one = match Engine::connect_to(a).await {
+                        Ok(engine) => engine.remove_run(&run_id, &instance).await.ok(),
+                        Err(_) => None,
+                    };
+                    all = all.zip(one).map(|(x, y)| x + y);
+                }
+                all
             })
         })
         .join();
@@ -443,16 +536,87 @@ struct RunCtx<'a> {
     loaded: &'a LoadedMatrix,
     dir: &'a RunDir,
     done: &'a Done,
-    engine: Option<&'a Engine>,
+    /// This worker's engine (each engine of a pool has its own worker).
+    engine: Option<Engine>,
+    /// Its name in a pooled run (results.csv's `docker_engine`), None for one engine.
+    engine_name: Option<String>,
+    /// Where this worker's cells are driven from.
+    client: Client,
+    /// The client image on the client's engine, built on first use.
+    client_image: Option<Result<String, String>>,
     run_id: &'a str,
     instance: &'a str,
     password: String,
     progress: &'a Progress,
-    man: &'a mut Manifest,
+    /// Shared by the pool's workers; never held across an await.
+    man: &'a Mutex<Manifest>,
     /// Image reference per server, or why it could not be had.
     images: BTreeMap<String, Result<String, String>>,
     /// Seed of the shuffled order (recorded in the manifest).
     seed: u64,
+    /// Why this worker's engine stopped answering, once it did: it takes no more work.
+    lost: Option<String>,
+}
+
+/// Where a worker's load generator runs.
+enum Client {
+    /// In this process (the local engine: its servers share this host's loopback).
+    Process,
+    /// In an rmatrix container on this engine's host, with host networking.
+    Container(Engine),
+}
+
+/// Run the deployments across the pool: each engine's worker takes the next deployment from
+/// one queue (in the matrix's order) and runs all its rounds, so one engine runs one
+/// deployment at a time. A worker whose engine stops answering leaves the pool; the queue
+/// goes on with the others, and what no engine is left for fails with that reason.
+async fn run_pool(ctxs: Vec<RunCtx<'_>>, todo: &[Deployment]) -> Result<()> {
+    let first = ctxs.first().expect("invariant: a pool has engines");
+    let m = &first.loaded.matrix;
+    let order = schedule(todo.len(), 1, m.repeat.order, first.seed);
+    let queue = Mutex::new(
+        order
+            .into_iter()
+            .map(|(d, _)| d)
+            .collect::<std::collections::VecDeque<_>>(),
+    );
+    let workers = ctxs.into_iter().map(|mut ctx| {
+        let queue = &queue;
+        async move {
+            loop {
+                let next = queue.lock().expect("queue lock").pop_front();
+                let Some(di) = next else { return Ok(ctx) };
+                ctx.run_deployments(&todo[di..=di]).await?;
+                if ctx.lost.is_none() && !ctx.engine_alive().await {
+                    ctx.mark_lost("stopped answering".into())?;
+                }
+                if ctx.lost.is_some() {
+                    return Ok(ctx);
+                }
+            }
+        }
+    });
+    let done: Vec<Result<RunCtx<'_>>> = futures_util::future::join_all(workers).await;
+    let mut last = None;
+    for r in done {
+        last = Some(r?);
+    }
+    let left: Vec<usize> = queue
+        .into_inner()
+        .expect("queue lock")
+        .into_iter()
+        .collect();
+    if let (Some(mut ctx), false) = (last, left.is_empty()) {
+        let reason = "no engine of the pool is left to run it".to_string();
+        for di in left {
+            let cells: Vec<(Cell, u32)> = (1..=m.iterations)
+                .flat_map(|i| todo[di].cells.iter().map(move |c| (c.clone(), i)))
+                .filter(|(c, i)| !ctx.done.contains(&(c.key(), *i)))
+                .collect();
+            ctx.fail_cells(&cells, &reason)?;
+        }
+    }
+    Ok(())
 }
 
 /// Servers of this run by deployment index: running, or failed with a reason.
@@ -607,6 +771,7 @@ impl RunCtx<'_> {
         let spec = &self.loaded.matrix.servers[server];
         let engine = self
             .engine
+            .clone()
             .expect("invariant: docker is connected when a server needs it");
         self.progress.status(format!("{server}: preparing image"));
         let res = match (&spec.image, self.loaded.build_dirs.get(server)) {
@@ -616,16 +781,26 @@ impl RunCtx<'_> {
         };
         let r = match res {
             Ok(info) => {
+                let on = match &self.engine_name {
+                    Some(n) => format!(" on engine {n}"),
+                    None => String::new(),
+                };
                 self.progress
-                    .line(format!("image {} ({})", info.reference, info.origin));
-                self.man.images.insert(
-                    server.to_string(),
-                    ImageFacts {
-                        reference: info.reference.clone(),
-                        id: info.id,
-                        origin: info.origin,
-                    },
-                );
+                    .line(format!("image {} ({}){on}", info.reference, info.origin));
+                let facts = ImageFacts {
+                    reference: info.reference.clone(),
+                    id: info.id,
+                    origin: info.origin,
+                    digest: info.digest,
+                };
+                let mut man = self.man.lock().expect("manifest lock");
+                if let Some(n) = &self.engine_name {
+                    man.engine_images
+                        .entry(n.clone())
+                        .or_default()
+                        .insert(server.to_string(), facts.clone());
+                }
+                man.images.entry(server.to_string()).or_insert(facts);
                 Ok(info.reference)
             }
             Err(e) => Err(format!("{e:#}")),
@@ -643,6 +818,7 @@ impl RunCtx<'_> {
         let mut facts = DeploymentFacts {
             server: d.server.clone(),
             config: d.config.clone(),
+            engine: self.engine_name.clone(),
             started_at: manifest::now(),
             ..DeploymentFacts::default()
         };
@@ -657,7 +833,7 @@ impl RunCtx<'_> {
                 Err(e) => Err(anyhow::anyhow!(e)),
                 Ok(image) => {
                     let launch = Launch {
-                        engine: self.engine.expect("invariant: docker connected"),
+                        engine: self.engine.as_ref().expect("invariant: docker connected"),
                         run_id: self.run_id,
                         instance: self.instance,
                         password: &self.password,
@@ -667,6 +843,7 @@ impl RunCtx<'_> {
                             .and_then(|l| l.as_duration())
                             .unwrap_or(Duration::from_secs(180)),
                         cpuset: m.servers[&d.server].cpuset.clone(),
+                        copy_files: matches!(self.client, Client::Container(_)),
                     };
                     let name = match self.instance {
                         "" => format!("rmatrix-{}-{}", self.run_id, d.slug()),
@@ -710,7 +887,7 @@ impl RunCtx<'_> {
                 .line(format!("{}/{}: {reason}", d.server, d.config));
             facts.status = DeploymentStatus::ConfigMismatch;
             facts.error = Some(reason.clone());
-            if let Err(e) = servers::teardown(self.engine, &deployed, &ddir).await {
+            if let Err(e) = servers::teardown(self.engine.as_ref(), &deployed, &ddir).await {
                 self.progress.line(format!("warning: {e:#}"));
             }
             facts.finished_at = Some(manifest::now());
@@ -728,45 +905,45 @@ impl RunCtx<'_> {
             return Ok(());
         };
         let ddir = self.dir.deployment_dir(&d.slug())?;
-        if let Err(e) = servers::teardown(self.engine, &deployed, &ddir).await {
+        if let Err(e) = servers::teardown(self.engine.as_ref(), &deployed, &ddir).await {
             self.progress.line(format!("warning: {e:#}"));
         }
-        if let Some(f) = self
-            .man
+        let mut man = self.man.lock().expect("manifest lock");
+        if let Some(f) = man
             .deployments
             .iter_mut()
             .find(|f| f.server == d.server && f.config == d.config)
         {
             f.finished_at = Some(manifest::now());
         }
-        save_manifest(self.dir, self.man)
+        save_manifest(self.dir, &man)
     }
 
     /// Add or update the manifest entry of a deployment (one per server x config; `starts`
     /// counts restarts).
     fn record_deployment(&mut self, facts: DeploymentFacts) -> Result<()> {
-        let starts = self
-            .man
+        let mut man = self.man.lock().expect("manifest lock");
+        let starts = man
             .deployments
             .iter()
             .find(|f| f.server == facts.server && f.config == facts.config)
             .map(|f| f.starts)
             .unwrap_or(0);
-        self.man
-            .deployments
+        man.deployments
             .retain(|f| !(f.server == facts.server && f.config == facts.config));
-        self.man.deployments.push(DeploymentFacts {
+        man.deployments.push(DeploymentFacts {
             starts: starts + 1,
             ..facts
         });
-        save_manifest(self.dir, self.man)
+        save_manifest(self.dir, &man)
     }
 
     fn fail_cells(&mut self, cells: &[(Cell, u32)], reason: &str) -> Result<()> {
         for (cell, i) in cells {
             let kind = self.loaded.matrix.workloads[&cell.workload].kind();
-            self.dir
-                .append(&ResultRow::for_cell(cell, kind, *i).failed(reason))?;
+            let mut row = ResultRow::for_cell(cell, kind, *i).failed(reason);
+            row.docker_engine = self.engine_name.clone().unwrap_or_default();
+            self.dir.append(&row)?;
             self.progress.advance();
         }
         Ok(())
@@ -776,7 +953,10 @@ impl RunCtx<'_> {
         let m = &self.loaded.matrix;
         for (cell, i) in cells {
             let (cell, i) = (cell, *i);
-            let workload = &m.workloads[&cell.workload];
+            if let Some(reason) = self.lost.clone() {
+                self.fail_cells(&[(cell.clone(), i)], &reason)?;
+                continue;
+            }
             if m.load.until.is_some() {
                 let stops = sweep_stops(m, &self.dir.rows()?);
                 if past_the_stop(m, &stops, cell) {
@@ -787,89 +967,166 @@ impl RunCtx<'_> {
                     continue;
                 }
             }
-            {
-                let row = ResultRow::for_cell(cell, workload.kind(), i);
-                let live = Arc::new(AtomicU64::new(0));
-                let phase = Arc::new(Live::default());
-                let label = format!("{cell} #{i}");
-                let ticker = self.ticker(label.clone(), live.clone(), phase.clone());
-                let ctx = Ctx {
-                    server: deployed,
-                    engine: cell.engine.as_deref(),
-                    concurrency: cell.concurrency,
-                    warmup: m.warmup,
-                    length: m.length,
-                    live,
-                    pace: cell
-                        .rate
-                        .map(|r| m.load.pace(r, cell_seed(self.seed, cell, i))),
-                    phase,
-                    window: Arc::new(Window::new(deployed.cgroup.clone())),
-                };
-                let stall_timeout = m
-                    .stall_timeout
-                    .and_then(|l| l.as_duration())
-                    .unwrap_or(DEFAULT_STALL_TIMEOUT);
-                let result = workload.run(&ctx, stall_timeout).await;
-                ticker.abort();
-                let row = match result {
-                    Ok(mut meas) => {
-                        // Each second's target, where the pacer counted it (not sysbench's).
-                        if let Some(open) = meas.open.as_ref().filter(|o| !o.per_second.is_empty())
-                        {
-                            for s in &mut meas.samples {
-                                let n = open.per_second.get((s.second as usize).saturating_sub(1));
-                                s.target_ps = Some(n.copied().unwrap_or(0) as f64);
-                            }
-                        }
-                        SampleSink::new(self.dir, cell, i).write(&meas.samples)?;
-                        SampleSink::new(self.dir, cell, i)
-                            .warmup()
-                            .write(&meas.warmup_samples)?;
-                        crate::results::operations::OperationSink::new(self.dir, cell, i)
-                            .write(&meas.operations)?;
-                        let mut row = meas.into_row(row);
-                        if row.is_ok() {
-                            let family = m.servers[&cell.server].kind().family();
-                            family.result_columns(&meas.server, &mut row);
-                            if let (Some(used), Some(q)) = (ctx.window.used(), row.queries) {
-                                let cpu_s = used.cpu_ns as f64 / 1e9;
-                                row.srv_cpu_s = Some((cpu_s * 1e6).round() / 1e6);
-                                row.srv_cpu_us_per_op = (q > 0).then(|| cpu_s * 1e6 / q as f64);
-                                row.srv_read_bytes = Some(used.read_bytes);
-                                row.srv_write_bytes = Some(used.write_bytes);
-                                row.srv_ctx_switches = used.ctx_switches;
-                            }
-                            // Only from a histogram: an external tool's summary cannot say.
-                            let t = m.report.apdex_t_ms(&cell.workload);
-                            if let (Some(t), true) = (t, meas.latency.count() > 0) {
-                                row.apdex = meas.latency.apdex(t, meas.errors).score();
-                                row.apdex_t_ms = Some(t);
-                            }
-                        }
-                        row
-                    }
-                    Err(e) => row.failed(&format!("{e:#}")),
-                };
-                let pos = self.progress.position() + 1;
-                self.progress.line(match row.is_ok() {
-                    true => format!(
-                        "[{pos}/{}] {label}: {:.0} qps, p95 {:.3} ms, {} errors",
-                        self.progress.length(),
-                        row.qps.unwrap_or(0.0),
-                        row.lat_p95_ms.unwrap_or(0.0),
-                        row.errors.unwrap_or(0)
-                    ),
-                    false => format!(
-                        "[{pos}/{}] {label}: FAILED: {}",
-                        self.progress.length(),
-                        row.error
-                    ),
-                });
-                self.dir.append(&row)?;
-                self.progress.advance();
+            let label = format!("{cell} #{i}");
+            let external = m.servers[&cell.server].external.is_some();
+            let out = match (&self.client, external) {
+                (Client::Container(on), false) => {
+                    let on = on.clone();
+                    self.progress
+                        .status(format!("{label}: client container on engine {}", on.name()));
+                    self.remote_cell(&on, cell, i, deployed).await
+                }
+                _ => {
+                    let live = Arc::new(AtomicU64::new(0));
+                    let phase = Arc::new(Live::default());
+                    let ticker = self.ticker(label.clone(), live.clone(), phase.clone());
+                    let out = drive::measure(m, cell, i, self.seed, deployed, live, phase).await;
+                    ticker.abort();
+                    out
+                }
+            };
+            let CellOutput {
+                mut row,
+                samples,
+                warmup_samples,
+                operations,
+            } = out;
+            row.docker_engine = self.engine_name.clone().unwrap_or_default();
+            SampleSink::new(self.dir, cell, i).write(&samples)?;
+            SampleSink::new(self.dir, cell, i)
+                .warmup()
+                .write(&warmup_samples)?;
+            crate::results::operations::OperationSink::new(self.dir, cell, i).write(&operations)?;
+            let pos = self.progress.position() + 1;
+            let on = match &self.engine_name {
+                Some(n) => format!(" [{n}]"),
+                None => String::new(),
+            };
+            self.progress.line(match row.is_ok() {
+                true => format!(
+                    "[{pos}/{}] {label}{on}: {:.0} qps, p95 {:.3} ms, {} errors",
+                    self.progress.length(),
+                    row.qps.unwrap_or(0.0),
+                    row.lat_p95_ms.unwrap_or(0.0),
+                    row.errors.unwrap_or(0)
+                ),
+                false => format!(
+                    "[{pos}/{}] {label}{on}: FAILED: {}",
+                    self.progress.length(),
+                    row.error
+                ),
+            });
+            self.dir.append(&row)?;
+            self.progress.advance();
+            if !row.is_ok() && self.lost.is_none() && !self.engine_alive().await {
+                self.mark_lost("stopped answering".into())?;
             }
         }
+        Ok(())
+    }
+
+    /// One cell iteration measured by a client container on `on` (the engine's host):
+    /// a failure to run it is the cell's failure, like any other.
+    async fn remote_cell(
+        &mut self,
+        on: &Engine,
+        cell: &Cell,
+        i: u32,
+        deployed: &Deployed,
+    ) -> CellOutput {
+        let m = &self.loaded.matrix;
+        let kind = m.workloads[&cell.workload].kind();
+        let failed = |e: String| CellOutput {
+            row: ResultRow::for_cell(cell, kind, i).failed(&e),
+            samples: Vec::new(),
+            warmup_samples: Vec::new(),
+            operations: Vec::new(),
+        };
+        let image = match &self.client_image {
+            Some(r) => r.clone(),
+            None => {
+                self.progress
+                    .status(format!("engine {}: building the client image", on.name()));
+                let r = drive::client_image(on).await.map_err(|e| {
+                    format!(
+                        "the client image could not be built on engine {}: {e:#}",
+                        on.name()
+                    )
+                });
+                self.client_image = Some(r.clone());
+                r
+            }
+        };
+        let image = match image {
+            Ok(i) => i,
+            Err(e) => return failed(e),
+        };
+        let pid = match (&self.engine, &deployed.container) {
+            (Some(e), Some(id)) => e.pid(id).await.ok().flatten(),
+            _ => None,
+        };
+        let spec = CellSpec {
+            matrix: self.loaded.text.clone(),
+            cell: cell.key().as_str().to_string(),
+            iteration: i,
+            run_seed: self.seed,
+            host: deployed.endpoint.host.clone(),
+            port: deployed.endpoint.port,
+            user: deployed.endpoint.user.clone(),
+            password: deployed.endpoint.password.clone(),
+            version: deployed.version.clone(),
+            variables: deployed.variables.clone(),
+            server_pid: pid,
+        };
+        let phase = [m.warmup, Some(m.length)]
+            .iter()
+            .flatten()
+            .map(|l| l.as_duration())
+            .sum::<Option<Duration>>();
+        let remote = drive::Remote {
+            engine: on,
+            image: &image,
+            name: format!(
+                "rmatrix-{}-{}-client-{:08x}",
+                self.run_id,
+                self.instance,
+                rand::random::<u32>()
+            ),
+            run_id: self.run_id,
+            instance: self.instance,
+            // Time-bounded phases: twice their length and 10 minutes for preparing; a
+            // count-bounded one: an hour (the client's own stall watchdog comes first).
+            limit: phase
+                .map(|d| d * 2 + Duration::from_secs(600))
+                .unwrap_or(Duration::from_secs(3600)),
+        };
+        match drive::in_container(&remote, &spec).await {
+            Ok(out) => out,
+            Err(e) => failed(format!("{e:#}")),
+        }
+    }
+
+    /// Does this worker's engine still answer? (No engine: nothing to lose.)
+    async fn engine_alive(&self) -> bool {
+        match &self.engine {
+            Some(e) => e.alive().await,
+            None => true,
+        }
+    }
+
+    /// This worker's engine left the pool: say so, and record it in the manifest.
+    fn mark_lost(&mut self, why: String) -> Result<()> {
+        let name = self.engine_name.clone().unwrap_or_else(|| "local".into());
+        let reason = format!("engine {name} {why}");
+        self.progress.line(format!(
+            "{reason}: its remaining deployments go to the other engines"
+        ));
+        let mut man = self.man.lock().expect("manifest lock");
+        if let Some(f) = man.engines.iter_mut().find(|f| f.name == name) {
+            f.lost = Some(reason.clone());
+        }
+        save_manifest(self.dir, &man)?;
+        self.lost = Some(reason);
         Ok(())
     }
 

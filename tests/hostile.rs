@@ -76,21 +76,32 @@ fn injections_are_refused_with_position_and_exit_2() {
 }
 
 #[test]
-fn a_remote_docker_host_is_refused_not_replaced_by_the_local_socket() {
+fn an_unusable_docker_host_is_refused_not_replaced_by_the_local_socket() {
     let tmp = tempfile::tempdir().unwrap();
     let path = matrix(tmp.path(), &format!("{BASE}engines: [InnoDB]\n"));
-    let out_dir = tmp.path().join("run");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rmatrix"))
-        .args(["run", &path, "--out", out_dir.to_str().unwrap(), "--quiet"])
-        .env("DOCKER_HOST", "tcp://127.0.0.1:2375")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{stderr}");
-    assert!(
-        stderr.contains("DOCKER_HOST=tcp://127.0.0.1:2375 is not supported"),
-        "{stderr}"
-    );
+    // A scheme rmatrix has no transport for, and a tcp engine nobody listens at: both exit
+    // 3 naming the address, neither falls back to the local socket.
+    for (host, says) in [
+        (
+            "npipe:////./pipe/docker_engine",
+            "the scheme `npipe` is not supported",
+        ),
+        ("tcp://127.0.0.1:1", "tcp://127.0.0.1:1"),
+    ] {
+        let out_dir = tmp.path().join("run");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+            .args(["run", &path, "--out", out_dir.to_str().unwrap(), "--quiet"])
+            .env("DOCKER_HOST", host)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+        assert!(
+            !out_dir.exists(),
+            "no run directory for a run that cannot start"
+        );
+    }
 }
 
 /// `rmatrix report DIR | head -1`: the reader goes away; rmatrix stops quietly, no panic.

@@ -123,6 +123,16 @@ pub fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
 }
 
 pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
+    load(text, path, true)
+}
+
+/// A matrix as a client container reads it (`rmatrix drive-cell`): checked the same way,
+/// but its `build:` folders are not looked for (they are the orchestrator's, not its).
+pub fn load_for_client(text: &str) -> Result<LoadedMatrix, MatrixError> {
+    load(text, Path::new("matrix.yaml"), false)
+}
+
+fn load(text: &str, path: &Path, builds: bool) -> Result<LoadedMatrix, MatrixError> {
     let file = path.display().to_string();
     if text.len() as u64 > MAX_FILE_BYTES {
         return Err(MatrixError {
@@ -181,7 +191,10 @@ pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
         ));
     }
     v.check_external(&plan)?;
-    let build_dirs = v.build_dirs(base)?;
+    let build_dirs = match builds {
+        true => v.build_dirs(base)?,
+        false => HashMap::new(),
+    };
     Ok(LoadedMatrix {
         sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
         matrix,

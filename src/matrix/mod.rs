@@ -7,6 +7,6 @@ pub mod plan;
 pub mod schedule;
 
 pub use crate::input::Length;
-pub use load::{load_file, load_str, LoadedMatrix, MatrixError};
+pub use load::{load_file, load_for_client, load_str, LoadedMatrix, MatrixError};
 pub use model::*;
 pub use plan::{expand, Cell, Deployment, Plan};

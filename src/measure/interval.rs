@@ -123,7 +123,7 @@ impl IntervalStats {
 }
 
 /// One per-second line, as sysbench prints it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     /// 1-based end of the interval, like sysbench's `[ 1s ]`.
     pub second: u32,

@@ -4,7 +4,7 @@ use super::counters::Status;
 
 /// One named operation of a suite (sql-bench's `Time for <name> (<loops>)`): its time,
 /// its loop count as the suite reports it, and the server's counters around it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Operation {
     /// The test group it belongs to (`insert`, `select`...).
     pub group: String,

@@ -93,6 +93,8 @@ pub struct ResultRow {
     pub srv_ctx_switches: Option<u64>,
     /// The server's own count of fsyncs over the phase (MariaDB/MySQL `Innodb_data_fsyncs`).
     pub srv_fsyncs: Option<u64>,
+    /// The Docker engine of a pooled run that ran the deployment (empty for one engine).
+    pub docker_engine: String,
 }
 
 impl ResultRow {

@@ -25,6 +25,12 @@ pub struct Manifest {
     /// `--only` filters of this run.
     pub only: Vec<String>,
     pub images: BTreeMap<String, ImageFacts>,
+    /// A pooled run (`--engine`, `--engines`): each engine, its host, where its clients ran.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub engines: Vec<EngineFacts>,
+    /// A pooled run: the image of each server on each engine (engine -> server -> image).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub engine_images: BTreeMap<String, BTreeMap<String, ImageFacts>>,
     pub deployments: Vec<DeploymentFacts>,
     /// Order of the runs across deployments, and the seed of a shuffled order.
     pub schedule: ScheduleFacts,
@@ -62,6 +68,24 @@ pub struct ImageFacts {
     pub reference: String,
     pub id: String,
     pub origin: String,
+    /// `name@sha256:...` of a pulled image, as its registry knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+}
+
+/// One engine of a pool: its name, address, where its clients ran, and its host (/info).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EngineFacts {
+    pub name: String,
+    pub address: String,
+    /// `process` (this rmatrix) or `container` (an rmatrix container on the engine's host),
+    /// or `engine:NAME` when `client_engine` puts every client on one engine.
+    pub client: String,
+    pub host: crate::servers::docker::HostFacts,
+    /// Why the engine left the pool mid-run, if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -69,6 +93,9 @@ pub struct DeploymentFacts {
     pub server: String,
     pub config: String,
     pub container: Option<String>,
+    /// The engine of a pooled run that ran it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
     /// `SELECT VERSION()`.
     pub version: Option<String>,
     pub status: DeploymentStatus,

@@ -13,6 +13,8 @@ use bollard::query_parameters::{
     ListContainersOptionsBuilder, LogsOptionsBuilder, RemoveContainerOptionsBuilder,
 };
 use bollard::Docker;
+
+use super::address::{EngineAddr, Transport};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 
@@ -27,9 +29,28 @@ pub const INSTANCE_LABEL: &str = "rmatrix.instance";
 #[error("Docker engine unavailable: {0}\nhint: run containers/setup-docker.sh (installs and starts dockerd when none runs)")]
 pub struct EngineUnavailable(pub String);
 
+/// Seconds bollard allows one request (a cell's client container is waited on in steps).
+const TIMEOUT_S: u64 = 120;
+/// How long connecting (version negotiation and a ping) may take.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 #[derive(Clone)]
 pub struct Engine {
     docker: Docker,
+    /// The engine's name in the pool ("local" for the default one).
+    name: String,
+}
+
+/// An engine's host, from Docker's /info: what the manifest records per engine.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HostFacts {
+    pub name: String,
+    pub cpus: i64,
+    pub memory_bytes: i64,
+    pub kernel: String,
+    pub os: String,
+    pub server_version: String,
+    pub api_version: String,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
@@ -44,6 +65,8 @@ pub struct ImageInfo {
     pub id: String,
     /// `pulled`, `present`, `built` or `cached` (built earlier from the same content).
     pub origin: String,
+    /// The registry digest (`name@sha256:...`), for an image that came from a registry.
+    pub digest: Option<String>,
 }
 
 /// What to start: the image, its arguments and environment, files to mount read-only.
@@ -65,38 +88,90 @@ pub struct ContainerSpec {
     pub publish: Option<(u16, u16)>,
     /// Host CPUs the container may run on (`--cpuset-cpus`), all when None.
     pub cpuset: Option<String>,
-}
-
-/// Only a local engine over its unix socket is supported: any other `DOCKER_HOST` is refused
-/// rather than silently replaced by the local socket (which would run the matrix somewhere
-/// the user did not ask for).
-pub fn check_docker_host(value: Option<&str>) -> Result<(), EngineUnavailable> {
-    match value.map(str::trim) {
-        None | Some("") => Ok(()),
-        Some(v) if v.starts_with("unix://") => Ok(()),
-        Some(v) => Err(EngineUnavailable(format!(
-            "DOCKER_HOST={} is not supported: rmatrix reaches a local engine through its unix \
-             socket only (unset DOCKER_HOST, or set it to unix:///path/to/docker.sock)",
-            crate::input::untrusted::printable(v)
-        ))),
-    }
+    /// Files copied into the container before it starts (path in it, content): they go
+    /// through the API, so they reach an engine on another host too.
+    pub files: Vec<(String, Vec<u8>)>,
+    /// The host's process namespace (`--pid host`): a client container reads the server's
+    /// cgroup through the server's pid.
+    pub pid_host: bool,
 }
 
 impl Engine {
-    /// Connect through the local socket and negotiate the API version down to the engine's
-    /// (Debian's docker.io 20.10 speaks 1.41 at most).
+    /// The engine the Docker CLI would use here (`DOCKER_HOST`, a context, the default
+    /// socket).
     pub async fn connect() -> Result<Engine> {
-        check_docker_host(std::env::var("DOCKER_HOST").ok().as_deref())?;
-        let docker = Docker::connect_with_local_defaults()
-            .map_err(|e| EngineUnavailable(e.to_string()))?
-            .negotiate_version()
-            .await
-            .map_err(|e| EngineUnavailable(e.to_string()))?;
-        docker
-            .ping()
-            .await
-            .map_err(|e| EngineUnavailable(e.to_string()))?;
-        Ok(Engine { docker })
+        let addr =
+            super::address::from_env(&super::address::Env::current()).map_err(EngineUnavailable)?;
+        Engine::connect_to(&addr).await
+    }
+
+    /// Connect and negotiate the API version down to the engine's (Debian's docker.io 20.10
+    /// speaks 1.41 at most), whatever the transport.
+    pub async fn connect_to(addr: &EngineAddr) -> Result<Engine> {
+        use bollard::API_DEFAULT_VERSION as V;
+        let unavailable =
+            |e: String| EngineUnavailable(format!("engine {} ({}): {e}", addr.name, addr.url()));
+        let docker = match &addr.transport {
+            Transport::Unix(p) => Docker::connect_with_unix(&p.display().to_string(), TIMEOUT_S, V),
+            Transport::Tcp {
+                authority,
+                tls: None,
+            } => Docker::connect_with_http(&format!("tcp://{authority}"), TIMEOUT_S, V),
+            Transport::Tcp {
+                authority,
+                tls: Some(t),
+            } => Docker::connect_with_ssl(
+                &format!("tcp://{authority}"),
+                &t.key(),
+                &t.cert(),
+                &t.ca(),
+                TIMEOUT_S,
+                V,
+            ),
+            Transport::Ssh(a) => {
+                Docker::connect_with_ssh(&format!("ssh://{a}"), TIMEOUT_S, V, None)
+            }
+        }
+        .map_err(|e| unavailable(e.to_string()))?;
+        // An address that never answers must not hang the run for bollard's 2 minutes.
+        let docker = tokio::time::timeout(CONNECT_TIMEOUT, async {
+            let d = docker.negotiate_version().await?;
+            d.ping().await?;
+            Ok::<_, bollard::errors::Error>(d)
+        })
+        .await
+        .map_err(|_| unavailable(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())))?
+        .map_err(|e| unavailable(e.to_string()))?;
+        Ok(Engine {
+            docker,
+            name: addr.name.clone(),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Does the engine still answer (a short ping)?
+    pub async fn alive(&self) -> bool {
+        matches!(
+            tokio::time::timeout(CONNECT_TIMEOUT, self.docker.ping()).await,
+            Ok(Ok(_))
+        )
+    }
+
+    /// The engine's host as Docker's /info describes it.
+    pub async fn host_facts(&self) -> Result<HostFacts> {
+        let i = self.docker.info().await?;
+        Ok(HostFacts {
+            name: i.name.unwrap_or_default(),
+            cpus: i.ncpu.unwrap_or(0),
+            memory_bytes: i.mem_total.unwrap_or(0),
+            kernel: i.kernel_version.unwrap_or_default(),
+            os: i.operating_system.unwrap_or_default(),
+            server_version: i.server_version.unwrap_or_default(),
+            api_version: self.docker.client_version().to_string(),
+        })
     }
 
     pub async fn info(&self) -> Result<EngineInfo> {
@@ -105,6 +180,16 @@ impl Engine {
             version: v.version.unwrap_or_default(),
             api_version: self.docker.client_version().to_string(),
         })
+    }
+
+    /// The first registry digest of an image (none for one built here).
+    async fn digest(&self, reference: &str) -> Option<String> {
+        self.docker
+            .inspect_image(reference)
+            .await
+            .ok()
+            .and_then(|i| i.repo_digests)
+            .and_then(|d| d.into_iter().next())
     }
 
     async fn image_id(&self, reference: &str) -> Option<String> {
@@ -122,6 +207,7 @@ impl Engine {
                 reference: reference.into(),
                 id,
                 origin: "present".into(),
+                digest: self.digest(reference).await,
             });
         }
         let (name, tag) = match reference.rsplit_once(':') {
@@ -144,6 +230,7 @@ impl Engine {
             reference: reference.into(),
             id,
             origin: "pulled".into(),
+            digest: self.digest(reference).await,
         })
     }
 
@@ -166,6 +253,7 @@ impl Engine {
                 reference,
                 id,
                 origin: "cached".into(),
+                digest: None,
             });
         }
         let opts = BuildImageOptionsBuilder::default()
@@ -211,6 +299,7 @@ impl Engine {
             reference,
             id,
             origin: "built".into(),
+            digest: None,
         })
     }
 
@@ -229,6 +318,7 @@ impl Engine {
                     .collect(),
             ),
             cpuset_cpus: spec.cpuset.clone(),
+            pid_mode: spec.pid_host.then(|| "host".to_string()),
             ..Default::default()
         };
         let mut exposed = None;
@@ -270,6 +360,12 @@ impl Engine {
                     spec.name, spec.image
                 )
             })?;
+        if !spec.files.is_empty() {
+            if let Err(e) = self.upload(&created.id, &spec.files).await {
+                let _ = self.remove(&created.id).await;
+                return Err(e.context(format!("failed to copy files into {}", spec.name)));
+            }
+        }
         if let Err(e) = self.docker.start_container(&created.id, None).await {
             let _ = self.remove(&created.id).await;
             return Err(e).with_context(|| format!("failed to start container {}", spec.name));
@@ -277,7 +373,58 @@ impl Engine {
         Ok(created.id)
     }
 
-    /// Still running? When not, its exit code.
+    /// Copy files into a created container (one tar at `/`).
+    async fn upload(&self, id: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (path, data) in files {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            builder.append_data(&mut header, path.trim_start_matches('/'), data.as_slice())?;
+        }
+        let opts = bollard::query_parameters::UploadToContainerOptionsBuilder::default()
+            .path("/")
+            .build();
+        self.docker
+            .upload_to_container(
+                id,
+                Some(opts),
+                bollard::body_full(builder.into_inner()?.into()),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Wait until the container exits, at most `limit`; its exit code. A container still
+    /// running then is an error (the caller removes it).
+    pub async fn wait_exit(&self, id: &str, limit: std::time::Duration) -> Result<i64> {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            if let Some(code) = self.exit_code(id).await? {
+                return Ok(code);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                bail!("still running after {} s", limit.as_secs());
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    }
+
+    /// What the container wrote to its standard output only.
+    pub async fn stdout(&self, id: &str) -> Result<Vec<u8>> {
+        let opts = LogsOptionsBuilder::default()
+            .stdout(true)
+            .stderr(false)
+            .build();
+        let mut stream = self.docker.logs(id, Some(opts));
+        let mut out = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            out.extend_from_slice(&chunk?.into_bytes());
+        }
+        Ok(out)
+    }
+
     /// The container's main process as this host sees it (for its cgroup).
     pub async fn pid(&self, id: &str) -> Result<Option<u32>> {
         let info = self.docker.inspect_container(id, None).await?;
@@ -431,21 +578,6 @@ fn file_mode(_: &Path) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn only_local_unix_engines() {
-        assert!(check_docker_host(None).is_ok());
-        assert!(check_docker_host(Some("")).is_ok());
-        assert!(check_docker_host(Some("unix:///run/docker.sock")).is_ok());
-        for bad in [
-            "tcp://10.0.0.1:2376",
-            "ssh://me@host",
-            "npipe:////./pipe/docker",
-        ] {
-            let e = check_docker_host(Some(bad)).unwrap_err().to_string();
-            assert!(e.contains("is not supported"), "{e}");
-        }
-    }
-
     use super::*;
 
     #[test]

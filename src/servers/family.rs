@@ -94,10 +94,21 @@ pub async fn start(
 ) -> Result<Deployed> {
     let port = free_port()?;
     let setup = family.setup(launch, config, dir, port)?;
+    let (copied, mounts): (Vec<_>, Vec<_>) = setup
+        .mounts
+        .into_iter()
+        .partition(|(host, _)| launch.copy_files && host.is_file());
+    let mut files = Vec::new();
+    for (host, in_container) in copied {
+        let data = std::fs::read(&host)
+            .map_err(|e| anyhow::anyhow!("failed to read {}: {e}", host.display()))?;
+        files.push((in_container, data));
+    }
     let spec = ContainerSpec {
         args: setup.args,
         env: setup.env,
-        mounts: setup.mounts,
+        mounts,
+        files,
         writable: setup.writable,
         ..launch.container(name, image, family.container_port(), port)
     };

@@ -1,5 +1,6 @@
 //! Provisioning: Docker through bollard, config rendering, readiness and verification.
 
+pub mod address;
 pub mod deployed;
 pub mod docker;
 pub mod family;

@@ -131,6 +131,7 @@ pub async fn mariadb_10_11(
         host_network: true,
         start_timeout: std::time::Duration::from_secs(180),
         cpuset: None,
+        copy_files: false,
     };
     rmatrix::servers::family::start(
         &rmatrix::servers::mysql::Mysql,

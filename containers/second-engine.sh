@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# A second Docker engine on this machine, for the pool tests: its own socket, data root,
+# exec root and pidfile, no bridge and no iptables (so its containers use host networking),
+# and a tcp listener on 127.0.0.1 so that the tcp:// transport is exercised too.
+# Idempotent. Usage:
+#   containers/second-engine.sh start [image ...]   start it (when not running) and copy
+#                                                    the named images from the default engine
+#   containers/second-engine.sh stop                 stop it (its containers stop with it)
+#   containers/second-engine.sh status               exit 0 when it answers
+set -euo pipefail
+
+root=${RMATRIX_D2_ROOT:-/run/rmatrix-d2}
+data=${RMATRIX_D2_DATA:-/var/lib/rmatrix-d2}
+sock="$root/docker.sock"
+tcp=${RMATRIX_D2_TCP:-127.0.0.1:23750}
+pidfile="$root/docker.pid"
+log=/var/log/rmatrix-d2.log
+d2() { docker -H "unix://$sock" "$@"; }
+# A daemon must not keep the descriptors it was started with: a caller under
+# `flock /tmp/rmatrix-docker.lock` would otherwise leave the lock held by the daemon forever.
+close_inherited() {
+  local fd
+  for fd in /proc/"$BASHPID"/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+  done
+}
+say() { echo "second-engine: $*" >&2; }
+
+answers() { d2 info >/dev/null 2>&1; }
+
+start() {
+  if ! answers; then
+    mkdir -p "$root" "$data"
+    # A dead daemon's pidfile would stop the new one from starting.
+    if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then rm -f "$pidfile"; fi
+    say "starting dockerd on $sock and tcp://$tcp (log: $log)"
+    (
+      close_inherited
+      exec setsid nohup dockerd \
+        --host "unix://$sock" --host "tcp://$tcp" \
+        --data-root "$data" --exec-root "$root/exec" --pidfile "$pidfile" \
+        --bridge=none --iptables=false --ip-masq=false \
+        >>"$log" 2>&1 </dev/null
+    ) &
+    for _ in $(seq 1 60); do answers && break; sleep 1; done
+    answers || { say "dockerd did not come up:"; tail -20 "$log" >&2; exit 3; }
+  fi
+  # Its own image store: copy what the tests name (docker save | docker load) when missing.
+  # A name without a tag copies every tag of that repository the default engine has.
+  local image
+  for name in "$@"; do
+    if [[ $name == *:* ]]; then
+      images=("$name")
+    else
+      mapfile -t images < <(docker images --format '{{.Repository}}:{{.Tag}}' "$name")
+    fi
+    for image in "${images[@]}"; do
+      if ! d2 image inspect "$image" >/dev/null 2>&1; then
+        say "copying $image"
+        docker save "$image" | d2 load -q >/dev/null
+      fi
+    done
+  done
+}
+
+stop() {
+  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    local pid
+    pid=$(cat "$pidfile")
+    kill "$pid"
+    for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  fi
+  # Nothing of this engine may keep the tcp port: a later start binds it again.
+  say "stopped"
+}
+
+case "${1:-}" in
+  start) shift; start "$@" ;;
+  stop) stop ;;
+  status) answers ;;
+  *) echo "usage: $0 start [image ...] | stop | status" >&2; exit 2 ;;
+esac

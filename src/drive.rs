@@ -1,0 +1,331 @@
+//! One cell iteration measured against a ready server, wherever its client runs: in this
+//! process, or in an rmatrix container on the engine's host (`rmatrix drive-cell`), which
+//! reads a `CellSpec` and writes a `CellOutput` as JSON. Both run the same `measure`.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::matrix::{Cell, Matrix};
+use crate::measure::cgroup::{Cgroup, Window};
+use crate::measure::interval::Sample;
+use crate::measure::operation::Operation;
+use crate::measure::seconds::Live;
+use crate::model::ResultRow;
+use crate::servers::docker::{ContainerSpec, Engine};
+use crate::servers::{Deployed, Endpoint};
+use crate::workloads::stall::DEFAULT_STALL_TIMEOUT;
+use crate::workloads::Ctx;
+
+/// What one iteration produced: its results row and the rows of samples.csv and
+/// operations.csv.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct CellOutput {
+    pub row: ResultRow,
+    pub samples: Vec<Sample>,
+    /// The warm-up's seconds (samples.csv's `warmup` phase).
+    #[serde(default)]
+    pub warmup_samples: Vec<Sample>,
+    pub operations: Vec<Operation>,
+}
+
+/// Everything a client container needs to measure one cell iteration. The password is the
+/// run's random one; the file holding it lives only inside the cell's container.
+#[derive(Serialize, Deserialize)]
+pub struct CellSpec {
+    /// The matrix text (the client finds the cell, its workload and lengths in it).
+    pub matrix: String,
+    pub cell: String,
+    pub iteration: u32,
+    pub run_seed: u64,
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+    pub version: String,
+    pub variables: BTreeMap<String, String>,
+    /// The server's main process as the engine's host sees it (for its cgroup).
+    pub server_pid: Option<u32>,
+}
+
+/// Where the cell file goes in a client container.
+const SPEC_PATH: &str = "/rmatrix/cell.json";
+
+/// The client image: this very binary (copied in from the running executable) on the
+/// Debian it is built on, from the engine's local base image (no pull). Kept here, not
+/// under containers/, since it is no server a matrix can name.
+const CLIENT_DOCKERFILE: &str = "FROM debian:bookworm\nCOPY rmatrix /usr/local/bin/rmatrix\n";
+
+/// Measure one iteration of `cell` against `deployed`, in this process.
+pub async fn measure(
+    m: &Matrix,
+    cell: &Cell,
+    iteration: u32,
+    run_seed: u64,
+    deployed: &Deployed,
+    live: Arc<AtomicU64>,
+    phase: Arc<Live>,
+) -> CellOutput {
+    let workload = &m.workloads[&cell.workload];
+    let row = ResultRow::for_cell(cell, workload.kind(), iteration);
+    let ctx = Ctx {
+        server: deployed,
+        engine: cell.engine.as_deref(),
+        concurrency: cell.concurrency,
+        warmup: m.warmup,
+        length: m.length,
+        live,
+        pace: cell
+            .rate
+            .map(|r| m.load.pace(r, cell_seed(run_seed, cell, iteration))),
+        phase,
+        window: Arc::new(Window::new(deployed.cgroup.clone())),
+    };
+    let stall_timeout = m
+        .stall_timeout
+        .and_then(|l| l.as_duration())
+        .unwrap_or(DEFAULT_STALL_TIMEOUT);
+    let mut meas = match workload.run(&ctx, stall_timeout).await {
+        Ok(meas) => meas,
+        Err(e) => {
+            return CellOutput {
+                row: row.failed(&format!("{e:#}")),
+                samples: Vec::new(),
+                warmup_samples: Vec::new(),
+                operations: Vec::new(),
+            }
+        }
+    };
+    // Each second's target, where the pacer counted it (not sysbench's).
+    if let Some(open) = meas.open.as_ref().filter(|o| !o.per_second.is_empty()) {
+        for s in &mut meas.samples {
+            let n = open.per_second.get((s.second as usize).saturating_sub(1));
+            s.target_ps = Some(n.copied().unwrap_or(0) as f64);
+        }
+    }
+    let mut row = meas.into_row(row);
+    if row.is_ok() {
+        let family = m.servers[&cell.server].kind().family();
+        family.result_columns(&meas.server, &mut row);
+        if let (Some(used), Some(q)) = (ctx.window.used(), row.queries) {
+            let cpu_s = used.cpu_ns as f64 / 1e9;
+            row.srv_cpu_s = Some((cpu_s * 1e6).round() / 1e6);
+            row.srv_cpu_us_per_op = (q > 0).then(|| cpu_s * 1e6 / q as f64);
+            row.srv_read_bytes = Some(used.read_bytes);
+            row.srv_write_bytes = Some(used.write_bytes);
+            row.srv_ctx_switches = used.ctx_switches;
+        }
+        // Only from a histogram: an external tool's summary cannot say.
+        let t = m.report.apdex_t_ms(&cell.workload);
+        if let (Some(t), true) = (t, meas.latency.count() > 0) {
+            row.apdex = meas.latency.apdex(t, meas.errors).score();
+            row.apdex_t_ms = Some(t);
+        }
+    }
+    CellOutput {
+        row,
+        samples: std::mem::take(&mut meas.samples),
+        warmup_samples: std::mem::take(&mut meas.warmup_samples),
+        operations: std::mem::take(&mut meas.operations),
+    }
+}
+
+/// A cell iteration's own arrivals seed, from the run's (recorded in the manifest): the same
+/// run seed gives the same Poisson schedule for each cell and iteration.
+pub fn cell_seed(run_seed: u64, cell: &Cell, iteration: u32) -> u64 {
+    // FNV-1a: stable across builds and platforms, unlike the std hasher.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in cell.key().as_str().bytes().chain(iteration.to_le_bytes()) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    h ^ run_seed
+}
+
+/// `rmatrix drive-cell`: read a `CellSpec` (JSON) from `input`, measure, and print the
+/// `CellOutput` as one JSON line on stdout.
+pub async fn drive_cell(input: &str) -> Result<()> {
+    let spec: CellSpec = serde_json::from_str(input).context("not a cell spec")?;
+    let loaded = crate::matrix::load_for_client(&spec.matrix)?;
+    let m = &loaded.matrix;
+    let plan = crate::matrix::expand(m, &[]);
+    let cell = plan
+        .deployments
+        .iter()
+        .flat_map(|d| d.cells.iter())
+        .find(|c| c.key().as_str() == spec.cell)
+        .ok_or_else(|| anyhow!("the matrix has no cell {}", spec.cell))?;
+    let deployed = Deployed {
+        endpoint: Endpoint {
+            host: spec.host.clone(),
+            port: spec.port,
+            user: spec.user.clone(),
+            password: spec.password.clone(),
+        },
+        container: None,
+        version: spec.version.clone(),
+        variables: spec.variables.clone(),
+        checks: Vec::new(),
+        socket: None,
+        cgroup: spec.server_pid.and_then(Cgroup::of_pid),
+    };
+    let out = measure(
+        m,
+        cell,
+        spec.iteration,
+        spec.run_seed,
+        &deployed,
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(Live::default()),
+    )
+    .await;
+    println!("{}", serde_json::to_string(&out)?);
+    Ok(())
+}
+
+/// Build (once per content) the client image on `engine`: this binary in a Debian base.
+/// The context goes through the API, so a remote engine gets it the same way.
+pub async fn client_image(engine: &Engine) -> Result<String> {
+    let exe = std::env::current_exe().context("cannot find this rmatrix binary")?;
+    let tmp = tempdir()?;
+    std::fs::write(tmp.join("Dockerfile"), CLIENT_DOCKERFILE)?;
+    std::fs::copy(&exe, tmp.join("rmatrix"))
+        .with_context(|| format!("failed to copy {}", exe.display()))?;
+    let built = engine.ensure_built("client", &tmp, &BTreeMap::new()).await;
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(built?.reference)
+}
+
+fn tempdir() -> Result<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!(
+        "rmatrix-client-{}-{:08x}",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+/// Where and how a client container runs.
+pub struct Remote<'a> {
+    pub engine: &'a Engine,
+    pub image: &'a str,
+    pub name: String,
+    pub run_id: &'a str,
+    pub instance: &'a str,
+    /// The most the cell may take before its container is stopped.
+    pub limit: Duration,
+}
+
+/// Measure one cell iteration in a client container on `r.engine` (host networking, the
+/// host's pid namespace and cgroups read-only for the server's usage), and collect its
+/// output. The container is removed whatever happens.
+pub async fn in_container(r: &Remote<'_>, spec: &CellSpec) -> Result<CellOutput> {
+    let container = ContainerSpec {
+        name: r.name.clone(),
+        image: r.image.to_string(),
+        args: vec![
+            "sh".into(),
+            "-c".into(),
+            format!("exec rmatrix drive-cell < {SPEC_PATH}"),
+        ],
+        run_id: r.run_id.to_string(),
+        instance: r.instance.to_string(),
+        host_network: true,
+        pid_host: true,
+        mounts: vec![("/sys/fs/cgroup".into(), "/sys/fs/cgroup".into())],
+        files: vec![(SPEC_PATH.into(), serde_json::to_vec(spec)?)],
+        ..ContainerSpec::default()
+    };
+    let id = r.engine.start(&container).await?;
+    let result = collect(r, &id).await;
+    let _ = r.engine.remove(&id).await;
+    result.with_context(|| format!("client container on engine {}", r.engine.name()))
+}
+
+async fn collect(r: &Remote<'_>, id: &str) -> Result<CellOutput> {
+    let code = r.engine.wait_exit(id, r.limit).await?;
+    let out = r.engine.stdout(id).await?;
+    let text = String::from_utf8_lossy(&out);
+    let line = text.lines().rev().find(|l| l.starts_with('{'));
+    match (code, line) {
+        (0, Some(line)) => Ok(serde_json::from_str(line).context("unreadable client output")?),
+        _ => {
+            let log = r.engine.logs(id).await;
+            bail!(
+                "rmatrix drive-cell exited with code {code}: {}",
+                crate::servers::docker::tail(&log, 5)
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_output_survives_its_trip_through_json() {
+        let out = CellOutput {
+            row: ResultRow {
+                server: "db".into(),
+                qps: Some(1234.5),
+                docker_engine: "e2".into(),
+                ..ResultRow::default()
+            },
+            samples: vec![Sample {
+                second: 1,
+                threads: 4,
+                tps: 0.0,
+                qps: 1234.5,
+                reads_ps: 1234.5,
+                writes_ps: 0.0,
+                others_ps: 0.0,
+                lat_pct_ms: 0.25,
+                lat_p99_ms: Some(0.5),
+                errors_ps: 0.0,
+                reconnects_ps: 0.0,
+                target_ps: Some(1000.0),
+            }],
+            warmup_samples: Vec::new(),
+            operations: vec![Operation {
+                group: "insert".into(),
+                name: "insert_1".into(),
+                loops: 10,
+                statements: 10,
+                seconds: 0.5,
+                server: BTreeMap::from([("Questions".into(), 10)]),
+            }],
+        };
+        let back: CellOutput = serde_json::from_str(&serde_json::to_string(&out).unwrap()).unwrap();
+        assert_eq!(back.row, out.row);
+        assert_eq!(back.samples, out.samples);
+        assert_eq!(back.operations, out.operations);
+    }
+
+    #[tokio::test]
+    async fn a_bad_cell_spec_is_an_error_not_a_panic() {
+        let e = drive_cell("{}").await.unwrap_err();
+        assert!(format!("{e:#}").contains("not a cell spec"), "{e:#}");
+        let spec = CellSpec {
+            matrix: "servers: {db: {image: 'mariadb:11'}}\nengines: [InnoDB]\nworkloads: {w: {slap: {}}}\nlength: 10\n".into(),
+            cell: "nope".into(),
+            iteration: 1,
+            run_seed: 0,
+            host: "127.0.0.1".into(),
+            port: 1,
+            user: "u".into(),
+            password: String::new(),
+            version: String::new(),
+            variables: BTreeMap::new(),
+            server_pid: None,
+        };
+        let e = drive_cell(&serde_json::to_string(&spec).unwrap())
+            .await
+            .unwrap_err();
+        assert!(format!("{e:#}").contains("has no cell nope"), "{e:#}");
+    }
+}
