@@ -170,6 +170,7 @@ pub async fn mysql_9_7(
         host_network: true,
         start_timeout: std::time::Duration::from_secs(180),
         cpuset: None,
+        copy_files: false,
     };
     let spec = rmatrix::servers::spec::ServerSpec {
         build: Some(rmatrix::servers::spec::BuildSpec::Name("mysql-9.7".into())),
