@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# A second Docker engine on this machine, for the pool tests: its own socket, data root,
-# exec root and pidfile, no bridge and no iptables (so its containers use host networking),
-# and a tcp listener on 127.0.0.1 so that the tcp:// transport is exercised too.
+# A second Docker engine on this machine, for the pool tests, standing in for an engine on
+# another host: its own socket, data root, exec root and pidfile, no bridge and no iptables
+# (so its containers use host networking), and its own network namespace (`rmatrix-d2`), so
+# that its 127.0.0.1 is not this machine's: a server it runs cannot be reached from here, as
+# on a real remote host. Two forwarders (socat) stand for the network between the hosts:
+#   - tcp://127.0.0.1:23750 here -> the engine's unix socket, so the tcp:// transport is
+#     exercised too;
+#   - 127.0.0.1:5000 in the namespace -> this machine's registry (containers/local-registry.sh).
+# (A dockerd started with --bridge=none in this machine's namespace also deletes the default
+# engine's docker0 bridge at start-up; in its own namespace it has none to delete.)
 # Idempotent. Usage:
 #   containers/second-engine.sh start [image ...]   start it (when not running) and copy
 #                                                    the named images from the default engine
@@ -14,6 +21,8 @@ data=${RMATRIX_D2_DATA:-/var/lib/rmatrix-d2}
 sock="$root/docker.sock"
 tcp=${RMATRIX_D2_TCP:-127.0.0.1:23750}
 pidfile="$root/docker.pid"
+netns=${RMATRIX_D2_NETNS:-rmatrix-d2}
+registry=${RMATRIX_REGISTRY:-127.0.0.1:5000}
 log=/var/log/rmatrix-d2.log
 d2() { docker -H "unix://$sock" "$@"; }
 # A daemon must not keep the descriptors it was started with: a caller under
@@ -29,16 +38,36 @@ say() { echo "second-engine: $*" >&2; }
 
 answers() { d2 info >/dev/null 2>&1; }
 
+# Start a forwarder in the background, detached like the daemon; `pidname` names its pidfile.
+forward() {
+  local pidname=$1
+  shift
+  local pf="$root/$pidname.pid"
+  if [ -f "$pf" ] && kill -0 "$(cat "$pf")" 2>/dev/null; then return 0; fi
+  (
+    close_inherited
+    exec setsid nohup "$@" >>"$log" 2>&1 </dev/null
+  ) &
+  echo $! >"$pf"
+}
+
+namespace() {
+  ip netns list | grep -qw "$netns" || ip netns add "$netns"
+  ip netns exec "$netns" ip link set lo up
+}
+
 start() {
   if ! answers; then
     mkdir -p "$root" "$data"
     # A dead daemon's pidfile would stop the new one from starting.
     if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then rm -f "$pidfile"; fi
-    say "starting dockerd on $sock and tcp://$tcp (log: $log)"
+    command -v socat >/dev/null 2>&1 || { say "socat is missing (apt-get install socat)"; exit 3; }
+    namespace
+    say "starting dockerd in network namespace $netns on $sock (log: $log)"
     (
       close_inherited
-      exec setsid nohup dockerd \
-        --host "unix://$sock" --host "tcp://$tcp" \
+      exec setsid nohup nsenter --net="/run/netns/$netns" dockerd \
+        --host "unix://$sock" \
         --data-root "$data" --exec-root "$root/exec" --pidfile "$pidfile" \
         --bridge=none --iptables=false --ip-masq=false \
         >>"$log" 2>&1 </dev/null
@@ -46,6 +75,11 @@ start() {
     for _ in $(seq 1 60); do answers && break; sleep 1; done
     answers || { say "dockerd did not come up:"; tail -20 "$log" >&2; exit 3; }
   fi
+  forward tcp socat "TCP-LISTEN:${tcp##*:},bind=${tcp%:*},reuseaddr,fork" "UNIX-CONNECT:$sock"
+  forward registry-out socat "UNIX-LISTEN:$root/registry.sock,fork,unlink-early" "TCP:$registry"
+  forward registry-in nsenter --net="/run/netns/$netns" socat \
+    "TCP-LISTEN:${registry##*:},bind=${registry%:*},reuseaddr,fork" "UNIX-CONNECT:$root/registry.sock"
+  for _ in $(seq 1 20); do docker -H "tcp://$tcp" info >/dev/null 2>&1 && break; sleep 0.5; done
   # Its own image store: copy what the tests name (docker save | docker load) when missing.
   # A name without a tag copies every tag of that repository the default engine has.
   local image
@@ -72,6 +106,13 @@ stop() {
     for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
   fi
   # Nothing of this engine may keep the tcp port: a later start binds it again.
+  local f
+  for f in tcp registry-out registry-in; do
+    if [ -f "$root/$f.pid" ]; then
+      kill "$(cat "$root/$f.pid")" 2>/dev/null || true
+      rm -f "$root/$f.pid"
+    fi
+  done
   say "stopped"
 }
 

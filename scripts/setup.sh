@@ -8,9 +8,9 @@ cd "$(dirname "$0")/.."
 containers/setup-docker.sh bookworm trixie bullseye sid
 
 # Peers (sysbench, redis-benchmark, mariadb-slap), and chromium for the HTML report's
-# browser test.
+# browser test; socat for the pool tests' second engine (containers/second-engine.sh).
 missing=()
-for pkg in sysbench redis-tools mariadb-client chromium; do
+for pkg in sysbench redis-tools mariadb-client chromium socat; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

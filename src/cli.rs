@@ -55,6 +55,13 @@ pub enum Command {
     /// measurement as JSON: what a client container of a pooled run executes.
     #[command(hide = true)]
     DriveCell,
+    /// (Internal) Wait for one deployment's server from a JSON spec on stdin, read it back
+    /// and print what it reports as JSON: run on an engine's host for a pooled run.
+    #[command(hide = true)]
+    AwaitServer,
+    /// (Internal) Print a free TCP port of this host as JSON: run on an engine's host.
+    #[command(hide = true)]
+    EnginePort,
     /// Show the cells a matrix expands to, their count and a rough time estimate.
     Plan {
         /// The matrix file (YAML).

@@ -79,6 +79,16 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             crate::drive::drive_cell(&input).await?;
             Ok(exit::OK)
         }
+        Command::AwaitServer => {
+            let mut input = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+            crate::drive::await_server(&input).await?;
+            Ok(exit::OK)
+        }
+        Command::EnginePort => {
+            crate::drive::engine_port()?;
+            Ok(exit::OK)
+        }
         Command::Plan { matrix, only } => {
             let loaded = crate::matrix::load_file(&matrix)?;
             let selectors = parse_only(&loaded, &only)?;

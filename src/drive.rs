@@ -17,6 +17,8 @@ use crate::measure::operation::Operation;
 use crate::measure::seconds::Live;
 use crate::model::ResultRow;
 use crate::servers::docker::{ContainerSpec, Engine};
+use crate::servers::family::{self, BoxFuture, HostSide};
+use crate::servers::mysql::verify::Check;
 use crate::servers::{Deployed, Endpoint};
 use crate::workloads::stall::DEFAULT_STALL_TIMEOUT;
 use crate::workloads::Ctx;
@@ -220,46 +222,248 @@ pub struct Remote<'a> {
     pub limit: Duration,
 }
 
+impl<'a> Remote<'a> {
+    /// A client container of this run on `engine`, named after what it does.
+    pub fn new(
+        engine: &'a Engine,
+        image: &'a str,
+        run_id: &'a str,
+        instance: &'a str,
+        what: &str,
+        limit: Duration,
+    ) -> Remote<'a> {
+        Remote {
+            engine,
+            image,
+            name: format!(
+                "rmatrix-{run_id}-{instance}-{what}-{:08x}",
+                rand::random::<u32>()
+            ),
+            run_id,
+            instance,
+            limit,
+        }
+    }
+}
+
 /// Measure one cell iteration in a client container on `r.engine` (host networking, the
 /// host's pid namespace and cgroups read-only for the server's usage), and collect its
 /// output. The container is removed whatever happens.
 pub async fn in_container(r: &Remote<'_>, spec: &CellSpec) -> Result<CellOutput> {
+    let line = run_json(r, "drive-cell", serde_json::to_vec(spec)?, None).await?;
+    serde_json::from_str(&line).context("unreadable client output")
+}
+
+/// Run `rmatrix <command> < input` in a container on `r.engine` and return the JSON line it
+/// printed last. `watch` is a server container whose exit ends the wait early.
+async fn run_json(
+    r: &Remote<'_>,
+    command: &str,
+    input: Vec<u8>,
+    watch: Option<&str>,
+) -> Result<String> {
     let container = ContainerSpec {
         name: r.name.clone(),
         image: r.image.to_string(),
         args: vec![
             "sh".into(),
             "-c".into(),
-            format!("exec rmatrix drive-cell < {SPEC_PATH}"),
+            format!("exec rmatrix {command} < {SPEC_PATH}"),
         ],
         run_id: r.run_id.to_string(),
         instance: r.instance.to_string(),
         host_network: true,
         pid_host: true,
+        // A server's /proc/<pid>/maps is another user's: reading it needs ptrace's read mode.
+        cap_add: vec!["SYS_PTRACE".into()],
         mounts: vec![("/sys/fs/cgroup".into(), "/sys/fs/cgroup".into())],
-        files: vec![(SPEC_PATH.into(), serde_json::to_vec(spec)?)],
+        files: vec![(SPEC_PATH.into(), input)],
         ..ContainerSpec::default()
     };
     let id = r.engine.start(&container).await?;
-    let result = collect(r, &id).await;
+    let result = collect(r, &id, command, watch).await;
     let _ = r.engine.remove(&id).await;
     result.with_context(|| format!("client container on engine {}", r.engine.name()))
 }
 
-async fn collect(r: &Remote<'_>, id: &str) -> Result<CellOutput> {
-    let code = r.engine.wait_exit(id, r.limit).await?;
+async fn collect(r: &Remote<'_>, id: &str, command: &str, watch: Option<&str>) -> Result<String> {
+    let deadline = tokio::time::Instant::now() + r.limit;
+    let code = loop {
+        if let Some(code) = r.engine.exit_code(id).await? {
+            break code;
+        }
+        if let Some(server) = watch {
+            if let Some(code) = r.engine.exit_code(server).await? {
+                bail!("server exited with code {code} before answering");
+            }
+        }
+        if tokio::time::Instant::now() >= deadline {
+            bail!(
+                "rmatrix {command} still running after {} s",
+                r.limit.as_secs()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
     let out = r.engine.stdout(id).await?;
     let text = String::from_utf8_lossy(&out);
-    let line = text.lines().rev().find(|l| l.starts_with('{'));
-    match (code, line) {
-        (0, Some(line)) => Ok(serde_json::from_str(line).context("unreadable client output")?),
+    match (code, text.lines().rev().find(|l| l.starts_with('{'))) {
+        (0, Some(line)) => Ok(line.to_string()),
         _ => {
             let log = r.engine.logs(id).await;
             bail!(
-                "rmatrix drive-cell exited with code {code}: {}",
+                "rmatrix {command} exited with code {code}: {}",
                 crate::servers::docker::tail(&log, 5)
             )
         }
+    }
+}
+
+/// What an `rmatrix await-server` container needs to wait for one deployment's server and
+/// read it back, on the engine's host.
+#[derive(Serialize, Deserialize)]
+pub struct AwaitSpec {
+    pub matrix: String,
+    pub server: String,
+    pub config: String,
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+    /// The server's main process on the engine's host (for checks of its mapped libraries).
+    pub pid: Option<u32>,
+    pub timeout_s: u64,
+}
+
+/// What the server reported: `Deployed` without what only the orchestrator knows.
+#[derive(Serialize, Deserialize)]
+pub struct ServerFacts {
+    pub version: String,
+    pub variables: BTreeMap<String, String>,
+    pub checks: Vec<Check>,
+}
+
+/// `rmatrix await-server`: read an `AwaitSpec` from `input`, wait until the server answers,
+/// read it back, and print its `ServerFacts` as one JSON line.
+pub async fn await_server(input: &str) -> Result<()> {
+    let spec: AwaitSpec = serde_json::from_str(input).context("not a server spec")?;
+    let loaded = crate::matrix::load_for_client(&spec.matrix)?;
+    let m = &loaded.matrix;
+    let (server, config) = match (m.servers.get(&spec.server), m.configs.get(&spec.config)) {
+        (Some(s), Some(c)) => (s, c),
+        _ => bail!(
+            "the matrix has no deployment {}/{}",
+            spec.server,
+            spec.config
+        ),
+    };
+    let family = server.kind().family();
+    let endpoint = Endpoint {
+        host: spec.host,
+        port: spec.port,
+        user: spec.user,
+        password: spec.password,
+    };
+    let timeout = Duration::from_secs(spec.timeout_s);
+    // The orchestrator watches the server container; here only the answer counts.
+    family::wait_ready(family, &endpoint, timeout, || async { Ok(None) }).await?;
+    let d = family::read_back_and_inspect(family, endpoint, config, spec.pid).await?;
+    let facts = ServerFacts {
+        version: d.version,
+        variables: d.variables,
+        checks: d.checks,
+    };
+    println!("{}", serde_json::to_string(&facts)?);
+    Ok(())
+}
+
+/// `rmatrix engine-port`: print a port nobody listens on now, as JSON (`{"port": N}`).
+pub fn engine_port() -> Result<()> {
+    println!("{{\"port\": {}}}", family::free_port()?);
+    Ok(())
+}
+
+/// The engine-host side of one deployment: its port picked, its server awaited and read
+/// back by client containers on the server's own engine, for an engine whose host this
+/// process cannot reach at 127.0.0.1.
+pub struct OnEngineHost<'a> {
+    pub engine: &'a Engine,
+    /// The client image on `engine`.
+    pub image: String,
+    pub matrix: &'a str,
+    pub server: &'a str,
+    pub config: &'a str,
+    pub run_id: &'a str,
+    pub instance: &'a str,
+    pub start_timeout: Duration,
+}
+
+impl OnEngineHost<'_> {
+    fn remote(&self, what: &str, limit: Duration) -> Remote<'_> {
+        Remote::new(
+            self.engine,
+            &self.image,
+            self.run_id,
+            self.instance,
+            what,
+            limit,
+        )
+    }
+}
+
+impl HostSide for OnEngineHost<'_> {
+    fn free_port(&self) -> BoxFuture<'_, Result<u16>> {
+        Box::pin(async move {
+            #[derive(Deserialize)]
+            struct Port {
+                port: u16,
+            }
+            let r = self.remote("port", Duration::from_secs(120));
+            let line = run_json(&r, "engine-port", Vec::new(), None).await?;
+            let p: Port = serde_json::from_str(&line).context("unreadable port")?;
+            Ok(p.port)
+        })
+    }
+
+    fn await_ready<'a>(
+        &'a self,
+        container: &'a str,
+        endpoint: &'a Endpoint,
+        pid: Option<u32>,
+    ) -> BoxFuture<'a, Result<Deployed>> {
+        Box::pin(async move {
+            let spec = AwaitSpec {
+                matrix: self.matrix.to_string(),
+                server: self.server.to_string(),
+                config: self.config.to_string(),
+                host: endpoint.host.clone(),
+                port: endpoint.port,
+                user: endpoint.user.clone(),
+                password: endpoint.password.clone(),
+                pid,
+                timeout_s: self.start_timeout.as_secs(),
+            };
+            let r = self.remote("await", self.start_timeout + Duration::from_secs(60));
+            let line = run_json(
+                &r,
+                "await-server",
+                serde_json::to_vec(&spec)?,
+                Some(container),
+            )
+            .await?;
+            let facts: ServerFacts =
+                serde_json::from_str(&line).context("unreadable server facts")?;
+            Ok(Deployed {
+                endpoint: endpoint.clone(),
+                container: None,
+                version: facts.version,
+                variables: facts.variables,
+                checks: facts.checks,
+                socket: None,
+                // The server's cgroup is on the engine's host: its client containers read it.
+                cgroup: None,
+            })
+        })
     }
 }
 

@@ -27,6 +27,7 @@ use crate::results::samples::SampleSink;
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
 use crate::servers::address::EngineAddr;
 use crate::servers::docker::Engine;
+use crate::servers::family::HostSide;
 use crate::servers::{self, Deployed, Launch};
 
 pub struct RunOptions {
@@ -263,7 +264,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
                 None
             },
             client,
-            client_image: None,
+            client_images: BTreeMap::new(),
             run_id: &run_id,
             instance: &instance,
             password: Alphanumeric.sample_string(&mut rand::rng(), 24),
@@ -542,8 +543,9 @@ struct RunCtx<'a> {
     engine_name: Option<String>,
     /// Where this worker's cells are driven from.
     client: Client,
-    /// The client image on the client's engine, built on first use.
-    client_image: Option<Result<String, String>>,
+    /// The client image on each engine that runs client containers (by engine name), built
+    /// on first use.
+    client_images: BTreeMap<String, Result<String, String>>,
     run_id: &'a str,
     instance: &'a str,
     password: String,
@@ -832,18 +834,35 @@ impl RunCtx<'_> {
             match self.image(&d.server).await {
                 Err(e) => Err(anyhow::anyhow!(e)),
                 Ok(image) => {
+                    let engine = self.engine.clone().expect("invariant: docker connected");
+                    // With client containers the server is awaited and read back on its
+                    // engine's host too: this process may not reach it at 127.0.0.1.
+                    let host_side = match self.client {
+                        Client::Container(_) => match self.client_image(&engine).await {
+                            Ok(client) => Some(drive::OnEngineHost {
+                                engine: &engine,
+                                image: client,
+                                matrix: &self.loaded.text,
+                                server: &d.server,
+                                config: &d.config,
+                                run_id: self.run_id,
+                                instance: self.instance,
+                                start_timeout: start_timeout(m),
+                            }),
+                            Err(e) => return self.start_failed(facts, d, e),
+                        },
+                        Client::Process => None,
+                    };
                     let launch = Launch {
-                        engine: self.engine.as_ref().expect("invariant: docker connected"),
+                        engine: &engine,
                         run_id: self.run_id,
                         instance: self.instance,
                         password: &self.password,
                         host_network: m.network == Network::Host,
-                        start_timeout: m
-                            .start_timeout
-                            .and_then(|l| l.as_duration())
-                            .unwrap_or(Duration::from_secs(180)),
+                        start_timeout: start_timeout(m),
                         cpuset: m.servers[&d.server].cpuset.clone(),
-                        copy_files: matches!(self.client, Client::Container(_)),
+                        copy_files: host_side.is_some(),
+                        host_side: host_side.as_ref().map(|h| h as &dyn HostSide),
                     };
                     let name = match self.instance {
                         "" => format!("rmatrix-{}-{}", self.run_id, d.slug()),
@@ -856,15 +875,7 @@ impl RunCtx<'_> {
         };
         let deployed = match deployed {
             Ok(dep) => dep,
-            Err(e) => {
-                let reason = format!("server failed to start: {e:#}");
-                self.progress
-                    .line(format!("{}/{}: {reason}", d.server, d.config));
-                facts.status = DeploymentStatus::Failed;
-                facts.error = Some(reason.clone());
-                self.record_deployment(facts)?;
-                return Ok(Err(reason));
-            }
+            Err(e) => return self.start_failed(facts, d, format!("{e:#}")),
         };
         facts.version = Some(deployed.version.clone());
         self.progress.line(format!(
@@ -897,6 +908,23 @@ impl RunCtx<'_> {
         facts.status = DeploymentStatus::Ok;
         self.record_deployment(facts)?;
         Ok(Ok(deployed))
+    }
+
+    /// A deployment whose server did not start: say why and record it; the reason is what
+    /// its cells fail with.
+    fn start_failed(
+        &mut self,
+        mut facts: DeploymentFacts,
+        d: &Deployment,
+        why: String,
+    ) -> Result<Result<Deployed, String>> {
+        let reason = format!("server failed to start: {why}");
+        self.progress
+            .line(format!("{}/{}: {reason}", d.server, d.config));
+        facts.status = DeploymentStatus::Failed;
+        facts.error = Some(reason.clone());
+        self.record_deployment(facts)?;
+        Ok(Err(reason))
     }
 
     /// Save the server's log and remove its container, if it is running.
@@ -1042,22 +1070,7 @@ impl RunCtx<'_> {
             warmup_samples: Vec::new(),
             operations: Vec::new(),
         };
-        let image = match &self.client_image {
-            Some(r) => r.clone(),
-            None => {
-                self.progress
-                    .status(format!("engine {}: building the client image", on.name()));
-                let r = drive::client_image(on).await.map_err(|e| {
-                    format!(
-                        "the client image could not be built on engine {}: {e:#}",
-                        on.name()
-                    )
-                });
-                self.client_image = Some(r.clone());
-                r
-            }
-        };
-        let image = match image {
+        let image = match self.client_image(on).await {
             Ok(i) => i,
             Err(e) => return failed(e),
         };
@@ -1083,27 +1096,33 @@ impl RunCtx<'_> {
             .flatten()
             .map(|l| l.as_duration())
             .sum::<Option<Duration>>();
-        let remote = drive::Remote {
-            engine: on,
-            image: &image,
-            name: format!(
-                "rmatrix-{}-{}-client-{:08x}",
-                self.run_id,
-                self.instance,
-                rand::random::<u32>()
-            ),
-            run_id: self.run_id,
-            instance: self.instance,
-            // Time-bounded phases: twice their length and 10 minutes for preparing; a
-            // count-bounded one: an hour (the client's own stall watchdog comes first).
-            limit: phase
-                .map(|d| d * 2 + Duration::from_secs(600))
-                .unwrap_or(Duration::from_secs(3600)),
-        };
+        // Time-bounded phases: twice their length and 10 minutes for preparing; a
+        // count-bounded one: an hour (the client's own stall watchdog comes first).
+        let limit = phase
+            .map(|d| d * 2 + Duration::from_secs(600))
+            .unwrap_or(Duration::from_secs(3600));
+        let remote = drive::Remote::new(on, &image, self.run_id, self.instance, "client", limit);
         match drive::in_container(&remote, &spec).await {
             Ok(out) => out,
             Err(e) => failed(format!("{e:#}")),
         }
+    }
+
+    /// The client image on `on`, built once per engine and run.
+    async fn client_image(&mut self, on: &Engine) -> Result<String, String> {
+        if let Some(r) = self.client_images.get(on.name()) {
+            return r.clone();
+        }
+        self.progress
+            .status(format!("engine {}: building the client image", on.name()));
+        let r = drive::client_image(on).await.map_err(|e| {
+            format!(
+                "the client image could not be built on engine {}: {e:#}",
+                on.name()
+            )
+        });
+        self.client_images.insert(on.name().to_string(), r.clone());
+        r
     }
 
     /// Does this worker's engine still answer? (No engine: nothing to lose.)
@@ -1179,4 +1198,11 @@ pub fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resul
     let page = crate::export::html::run_page(&view, charts)?;
     crate::results::rundir::replace_file(&dir.file(REPORT_HTML), page.as_bytes())?;
     Ok(summary)
+}
+
+/// How long a server may take to answer after its container starts.
+fn start_timeout(m: &Matrix) -> Duration {
+    m.start_timeout
+        .and_then(|l| l.as_duration())
+        .unwrap_or(Duration::from_secs(180))
 }

@@ -1,6 +1,9 @@
 //! A matrix across a pool of two Docker engines on this machine: the default one and a
 //! second daemon (containers/second-engine.sh: its own socket and data root, no bridge, so
-//! host networking), reached over tcp://127.0.0.1 to exercise that transport too.
+//! host networking), reached over tcp://127.0.0.1 to exercise that transport too. The second
+//! runs in a network namespace of its own, as if on another host: the servers it starts are
+//! not reachable at this machine's 127.0.0.1, so rmatrix must pick their ports, wait for
+//! them, read them back and drive them from containers on that engine.
 //! Needs root and dockerd; the tests take the second engine down and up themselves.
 
 mod common;
@@ -190,7 +193,8 @@ fn a_matrix_runs_across_two_engines_with_the_client_next_to_each_server() {
     assert!(deployments.iter().all(|d| d["status"] == "ok"));
 
     // The clients of the second engine's cells ran in rmatrix containers there (one per
-    // iteration), none on the default engine.
+    // iteration), as did the server's port pick and its wait and read-back (one each per
+    // deployment); none on the default engine.
     let until = (now_s() + 1).to_string();
     let started = |host: &str| {
         docker(
@@ -206,17 +210,20 @@ fn a_matrix_runs_across_two_engines_with_the_client_next_to_each_server() {
                 "--filter",
                 "label=rmatrix.run=pool-two-engines",
                 "--format",
-                "{{.From}}",
+                "{{.From}} {{.Actor.Attributes.name}}",
             ],
         )
     };
     let second = started(SECOND_SOCK);
-    assert_eq!(
+    let jobs = |what: &str| {
         second
             .lines()
-            .filter(|l| l.starts_with("rmatrix/client:"))
-            .count(),
-        2,
+            .filter(|l| l.starts_with("rmatrix/client:") && l.contains(&format!("-{what}-")))
+            .count()
+    };
+    assert_eq!(
+        [jobs("client"), jobs("port"), jobs("await")],
+        [2, 1, 1],
         "{second}"
     );
     assert!(!started(LOCAL).contains("rmatrix/client:"));

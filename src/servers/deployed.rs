@@ -135,6 +135,8 @@ pub struct Launch<'a> {
     /// Copy the config files in through the API instead of bind-mounting them: the engine
     /// may be on another host, where this run directory's paths do not exist.
     pub copy_files: bool,
+    /// Set when the server's port is reachable only from its engine's host.
+    pub host_side: Option<&'a dyn super::family::HostSide>,
 }
 
 impl Launch<'_> {

@@ -94,6 +94,8 @@ pub struct ContainerSpec {
     /// The host's process namespace (`--pid host`): a client container reads the server's
     /// cgroup through the server's pid.
     pub pid_host: bool,
+    /// Capabilities added to Docker's default set (e.g. `SYS_PTRACE`).
+    pub cap_add: Vec<String>,
 }
 
 impl Engine {
@@ -319,6 +321,7 @@ impl Engine {
             ),
             cpuset_cpus: spec.cpuset.clone(),
             pid_mode: spec.pid_host.then(|| "host".to_string()),
+            cap_add: (!spec.cap_add.is_empty()).then(|| spec.cap_add.clone()),
             ..Default::default()
         };
         let mut exposed = None;

@@ -82,6 +82,25 @@ pub trait Family: Sync {
     fn result_columns(&self, _counters: &Status, _row: &mut ResultRow) {}
 }
 
+/// Where a server's port is reachable only from its engine's host (an engine on another
+/// machine): the port is picked, and the waiting and read-back done, there (in an rmatrix
+/// container with host networking), not in this process. Implemented by the client side
+/// (`drive::OnEngineHost`), which runs those containers.
+pub trait HostSide: Sync {
+    /// A free port on the engine's host.
+    fn free_port(&self) -> BoxFuture<'_, Result<u16>>;
+
+    /// Wait until the server of `container` (main process `pid` on the engine's host)
+    /// answers at `endpoint`, then read back what it runs with, on the engine's host; fail
+    /// early when the container exits.
+    fn await_ready<'a>(
+        &'a self,
+        container: &'a str,
+        endpoint: &'a Endpoint,
+        pid: Option<u32>,
+    ) -> BoxFuture<'a, Result<Deployed>>;
+}
+
 /// Start `image` for one deployment: its container, readiness, read-back. On failure the
 /// container is removed and the error carries the server's own log lines.
 pub async fn start(
@@ -92,7 +111,10 @@ pub async fn start(
     config: &ConfigSpec,
     dir: &Path,
 ) -> Result<Deployed> {
-    let port = free_port()?;
+    let port = match launch.host_side {
+        Some(h) => h.free_port().await?,
+        None => free_port()?,
+    };
     let setup = family.setup(launch, config, dir, port)?;
     let (copied, mounts): (Vec<_>, Vec<_>) = setup
         .mounts
@@ -114,18 +136,55 @@ pub async fn start(
     };
     let id = launch.engine.start(&spec).await?;
     let endpoint = launch.endpoint(port, family.user());
-    if let Err(e) = wait_ready(family, launch, &id, &endpoint).await {
-        let log = launch.discard(&id, dir).await;
-        return Err(e.context(family.failed_start(&log)));
-    }
+    let ready = match launch.host_side {
+        // The pid and its cgroup are the engine host's: only a client there reads them.
+        Some(h) => match launch.engine.pid(&id).await {
+            Ok(pid) => h.await_ready(&id, &endpoint, pid).await,
+            Err(e) => Err(e),
+        },
+        None => ready_here(family, launch, &id, endpoint, config).await,
+    };
+    let mut deployed = match ready {
+        Ok(d) => d,
+        Err(e) => {
+            let log = launch.discard(&id, dir).await;
+            return Err(e.context(family.failed_start(&log)));
+        }
+    };
+    deployed.container = Some(id);
+    deployed.socket = setup.socket;
+    Ok(deployed)
+}
+
+/// Wait for a server this process reaches, read it back, and inspect its process here.
+async fn ready_here(
+    family: &dyn Family,
+    launch: &Launch<'_>,
+    id: &str,
+    endpoint: Endpoint,
+    config: &ConfigSpec,
+) -> Result<Deployed> {
+    wait_ready(family, &endpoint, launch.start_timeout, || {
+        launch.engine.exit_code(id)
+    })
+    .await?;
+    let pid = launch.engine.pid(id).await?;
+    read_back_and_inspect(family, endpoint, config, pid).await
+}
+
+/// The server's settings, and the checks only its process answers, where `pid` is in this
+/// host's /proc (or, in a client container, the engine host's).
+pub async fn read_back_and_inspect(
+    family: &dyn Family,
+    endpoint: Endpoint,
+    config: &ConfigSpec,
+    pid: Option<u32>,
+) -> Result<Deployed> {
     let mut deployed = family.read_back(endpoint, config).await?;
-    let pid = launch.engine.pid(&id).await?;
     if let Some(pid) = pid {
         family.inspect(config, pid, &mut deployed);
     }
     deployed.cgroup = pid.and_then(Cgroup::of_pid);
-    deployed.container = Some(id);
-    deployed.socket = setup.socket;
     Ok(deployed)
 }
 
@@ -139,17 +198,22 @@ pub async fn attach(
     attach_retrying(&endpoint, || family.read_back(endpoint.clone(), config)).await
 }
 
-/// The one waiting loop: probe until ready; fail early when the container exits.
-async fn wait_ready(
+/// The one waiting loop: probe until ready or `timeout`; fail early when `exited` reports
+/// the server's exit code.
+pub async fn wait_ready<F, Fut>(
     family: &dyn Family,
-    launch: &Launch<'_>,
-    id: &str,
     endpoint: &Endpoint,
-) -> Result<()> {
+    timeout: Duration,
+    mut exited: F,
+) -> Result<()>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<Option<i64>>>,
+{
     let ready = family.readiness();
     let start = Instant::now();
     loop {
-        if let Some(code) = launch.engine.exit_code(id).await? {
+        if let Some(code) = exited().await? {
             bail!("server exited with code {code} before {}", ready.what);
         }
         let last_err =
@@ -158,10 +222,10 @@ async fn wait_ready(
                 Ok(Err(e)) => format!("{e:#}"),
                 Err(_) => "connection attempt timed out".to_string(),
             };
-        if start.elapsed() > launch.start_timeout {
+        if start.elapsed() > timeout {
             bail!(
                 "server did not answer within {}s (last error: {last_err})",
-                launch.start_timeout.as_secs()
+                timeout.as_secs()
             );
         }
         tokio::time::sleep(ready.every).await;

@@ -123,16 +123,7 @@ pub async fn mariadb_10_11(
         .ensure_built("mariadb-10.11", &build, &args)
         .await
         .expect("image");
-    let launch = rmatrix::servers::Launch {
-        engine: &engine,
-        run_id,
-        instance: "",
-        password,
-        host_network: true,
-        start_timeout: std::time::Duration::from_secs(180),
-        cpuset: None,
-        copy_files: false,
-    };
+    let launch = local_launch(&engine, run_id, password);
     rmatrix::servers::family::start(
         &rmatrix::servers::mysql::Mysql,
         &launch,
@@ -162,16 +153,7 @@ pub async fn mysql_9_7(
         .ensure_built("mysql-9.7", &build, &args)
         .await
         .expect("image");
-    let launch = rmatrix::servers::Launch {
-        engine: &engine,
-        run_id,
-        instance: "",
-        password,
-        host_network: true,
-        start_timeout: std::time::Duration::from_secs(180),
-        cpuset: None,
-        copy_files: false,
-    };
+    let launch = local_launch(&engine, run_id, password);
     let spec = rmatrix::servers::spec::ServerSpec {
         build: Some(rmatrix::servers::spec::BuildSpec::Name("mysql-9.7".into())),
         ..Default::default()
@@ -186,4 +168,23 @@ pub async fn mysql_9_7(
     )
     .await
     .expect("server starts")
+}
+
+/// How the tests start a server: this machine's engine, host networking, files mounted.
+fn local_launch<'a>(
+    engine: &'a rmatrix::servers::docker::Engine,
+    run_id: &'a str,
+    password: &'a str,
+) -> rmatrix::servers::Launch<'a> {
+    rmatrix::servers::Launch {
+        engine,
+        run_id,
+        instance: "",
+        password,
+        host_network: true,
+        start_timeout: std::time::Duration::from_secs(180),
+        cpuset: None,
+        copy_files: false,
+        host_side: None,
+    }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::servers::spec::{Allocator, CnfValue};
 
@@ -18,6 +18,35 @@ pub struct Check {
     pub actual: Option<String>,
     /// `ok`, `mismatch`, or `unverifiable` (no variable of that name: an option only).
     pub status: &'static str,
+}
+
+/// A check read back from JSON (a client container's answer): its status one of the three.
+#[derive(Deserialize)]
+struct CheckJson {
+    setting: String,
+    variable: String,
+    expected: String,
+    actual: Option<String>,
+    status: String,
+}
+
+impl<'de> Deserialize<'de> for Check {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Check, D::Error> {
+        let c = CheckJson::deserialize(d)?;
+        let status = ["ok", "mismatch", "unverifiable"]
+            .into_iter()
+            .find(|k| *k == c.status)
+            .ok_or_else(|| {
+                serde::de::Error::custom(format!("unknown check status {:?}", c.status))
+            })?;
+        Ok(Check {
+            setting: c.setting,
+            variable: c.variable,
+            expected: c.expected,
+            actual: c.actual,
+            status,
+        })
+    }
 }
 
 pub fn check_settings(
@@ -134,6 +163,27 @@ pub fn same_value(expected: &str, actual: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_check_survives_json_and_an_unknown_status_is_refused() {
+        let c = Check {
+            setting: "log_bin".into(),
+            variable: "log_bin".into(),
+            expected: "OFF".into(),
+            actual: Some("ON".into()),
+            status: "mismatch",
+        };
+        let back: Check = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+        let bad = serde_json::to_string(&c)
+            .unwrap()
+            .replace("mismatch", "fine");
+        let e = serde_json::from_str::<Check>(&bad).unwrap_err();
+        assert!(
+            e.to_string().contains("unknown check status \"fine\""),
+            "{e}"
+        );
+    }
 
     fn vars(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs
