@@ -6,6 +6,8 @@
 # on a real remote host. Two forwarders (socat) stand for the network between the hosts:
 #   - tcp://127.0.0.1:23750 here -> the engine's unix socket, so the tcp:// transport is
 #     exercised too;
+#   - tcp://127.0.0.1:23760 here -> the engine's own TLS listener (mutual TLS, certificates
+#     made here once under $root/tls: ca.pem, and client/{ca,cert,key}.pem for DOCKER_CERT_PATH);
 #   - 127.0.0.1:5000 in the namespace -> this machine's registry (containers/local-registry.sh).
 # (A dockerd started with --bridge=none in this machine's namespace also deletes the default
 # engine's docker0 bridge at start-up; in its own namespace it has none to delete.)
@@ -20,6 +22,8 @@ root=${RMATRIX_D2_ROOT:-/run/rmatrix-d2}
 data=${RMATRIX_D2_DATA:-/var/lib/rmatrix-d2}
 sock="$root/docker.sock"
 tcp=${RMATRIX_D2_TCP:-127.0.0.1:23750}
+tls_tcp=${RMATRIX_D2_TLS_TCP:-127.0.0.1:23760}
+tls="$root/tls"
 pidfile="$root/docker.pid"
 netns=${RMATRIX_D2_NETNS:-rmatrix-d2}
 registry=${RMATRIX_REGISTRY:-127.0.0.1:5000}
@@ -51,6 +55,30 @@ forward() {
   echo $! >"$pf"
 }
 
+# A CA, the engine's certificate (for 127.0.0.1, where the forwarder makes it reachable)
+# and a client certificate, as Docker's "Protect the Docker daemon socket" makes them.
+certificates() {
+  [ -f "$tls/client/key.pem" ] && return 0
+  mkdir -p "$tls/client"
+  (
+    cd "$tls"
+    openssl genrsa -out ca-key.pem 2048 2>/dev/null
+    openssl req -new -x509 -days 30 -key ca-key.pem -sha256 -subj "/CN=rmatrix-test-ca" -out ca.pem
+    openssl genrsa -out server-key.pem 2048 2>/dev/null
+    openssl req -new -key server-key.pem -subj "/CN=rmatrix-d2" -out server.csr
+    printf 'subjectAltName = IP:127.0.0.1\nextendedKeyUsage = serverAuth\n' >server.ext
+    openssl x509 -req -days 30 -sha256 -in server.csr -CA ca.pem -CAkey ca-key.pem \
+      -CAcreateserial -out server-cert.pem -extfile server.ext 2>/dev/null
+    openssl genrsa -out client/key.pem 2048 2>/dev/null
+    openssl req -new -key client/key.pem -subj "/CN=rmatrix-test" -out client.csr
+    printf 'extendedKeyUsage = clientAuth\n' >client.ext
+    openssl x509 -req -days 30 -sha256 -in client.csr -CA ca.pem -CAkey ca-key.pem \
+      -CAcreateserial -out client/cert.pem -extfile client.ext 2>/dev/null
+    cp ca.pem client/ca.pem
+    chmod 600 ca-key.pem server-key.pem client/key.pem
+  )
+}
+
 namespace() {
   ip netns list | grep -qw "$netns" || ip netns add "$netns"
   ip netns exec "$netns" ip link set lo up
@@ -63,11 +91,14 @@ start() {
     if [ -f "$pidfile" ] && ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then rm -f "$pidfile"; fi
     command -v socat >/dev/null 2>&1 || { say "socat is missing (apt-get install socat)"; exit 3; }
     namespace
+    certificates
     say "starting dockerd in network namespace $netns on $sock (log: $log)"
     (
       close_inherited
       exec setsid nohup nsenter --net="/run/netns/$netns" dockerd \
-        --host "unix://$sock" \
+        --host "unix://$sock" --host "tcp://127.0.0.1:2376" \
+        --tlsverify --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" \
+        --tlskey "$tls/server-key.pem" \
         --data-root "$data" --exec-root "$root/exec" --pidfile "$pidfile" \
         --bridge=none --iptables=false --ip-masq=false \
         >>"$log" 2>&1 </dev/null
@@ -76,6 +107,10 @@ start() {
     answers || { say "dockerd did not come up:"; tail -20 "$log" >&2; exit 3; }
   fi
   forward tcp socat "TCP-LISTEN:${tcp##*:},bind=${tcp%:*},reuseaddr,fork" "UNIX-CONNECT:$sock"
+  forward tls-out socat "TCP-LISTEN:${tls_tcp##*:},bind=${tls_tcp%:*},reuseaddr,fork" \
+    "UNIX-CONNECT:$root/tls.sock"
+  forward tls-in nsenter --net="/run/netns/$netns" socat "UNIX-LISTEN:$root/tls.sock,fork,unlink-early" \
+    "TCP:127.0.0.1:2376"
   forward registry-out socat "UNIX-LISTEN:$root/registry.sock,fork,unlink-early" "TCP:$registry"
   forward registry-in nsenter --net="/run/netns/$netns" socat \
     "TCP-LISTEN:${registry##*:},bind=${registry%:*},reuseaddr,fork" "UNIX-CONNECT:$root/registry.sock"
@@ -107,7 +142,7 @@ stop() {
   fi
   # Nothing of this engine may keep the tcp port: a later start binds it again.
   local f
-  for f in tcp registry-out registry-in; do
+  for f in tcp tls-out tls-in registry-out registry-in; do
     if [ -f "$root/$f.pid" ]; then
       kill "$(cat "$root/$f.pid")" 2>/dev/null || true
       rm -f "$root/$f.pid"

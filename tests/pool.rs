@@ -18,6 +18,8 @@ use common::result_rows;
 const LOCAL: &str = "unix:///var/run/docker.sock";
 const SECOND_SOCK: &str = "unix:///run/rmatrix-d2/docker.sock";
 const SECOND_TCP: &str = "tcp://127.0.0.1:23750";
+/// The second engine's TLS listener (certificates under /run/rmatrix-d2/tls).
+const SECOND_TLS: &str = "tcp://127.0.0.1:23760";
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/second-engine.sh")
@@ -476,4 +478,118 @@ fn bad_pools_are_refused_before_anything_runs() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("hosts.yaml:2:"), "{}", out.stderr);
     assert!(!out_dir.exists());
+}
+
+/// A tcp:// engine with mutual TLS (the second engine's own TLS listener, certificates made
+/// by containers/second-engine.sh), named by `DOCKER_TLS_VERIFY`/`DOCKER_CERT_PATH` as the
+/// Docker CLI reads them: with its client certificate the run goes through; without TLS, or
+/// trusting another CA, the engine is unavailable (exit 3) and nothing is written.
+#[test]
+fn a_tls_engine_is_used_with_its_certificates_and_refused_without() {
+    second_engine_up();
+    let tmp = tempfile::tempdir().unwrap();
+    let m = matrix(tmp.path(), "  default: {}\n", "[1]", "1s");
+    let _cleanup = Cleanup("pool-tls".into());
+    let certs = Path::new("/run/rmatrix-d2/tls/client");
+    let run = |out: &Path, certs: Option<&Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rmatrix"));
+        cmd.args(["run", m.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .args(["--quiet", "--engine", SECOND_TLS])
+            .env_remove("DOCKER_TLS_VERIFY")
+            .env_remove("DOCKER_CERT_PATH");
+        if let Some(c) = certs {
+            cmd.env("DOCKER_TLS_VERIFY", "1").env("DOCKER_CERT_PATH", c);
+        }
+        let o = cmd.output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+
+    let out_dir = tmp.path().join("pool-tls");
+    let (code, stderr) = run(&out_dir, Some(certs));
+    assert_eq!(code, Some(0), "{stderr}");
+    let rows = result_rows(&out_dir);
+    assert_eq!(rows.len(), 1, "{stderr}");
+    assert_eq!(rows[0]["status"], "ok", "{rows:?}");
+    let man = manifest(&out_dir);
+    let address = man["engines"][0]["address"].as_str().unwrap_or_default();
+    assert_eq!(address, "tcp://127.0.0.1:23760 (TLS)", "{man}");
+    assert_eq!(man["engines"][0]["client"], "container", "{man}");
+
+    // Plain HTTP to the TLS port: the engine does not answer as an engine.
+    let never = tmp.path().join("never");
+    let (code, stderr) = run(&never, None);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("tcp://127.0.0.1:23760"), "{stderr}");
+    // A CA that did not sign the engine's certificate: verification fails.
+    let other = tmp.path().join("other-ca");
+    std::fs::create_dir(&other).unwrap();
+    for f in ["cert.pem", "key.pem"] {
+        std::fs::copy(certs.join(f), other.join(f)).unwrap();
+    }
+    std::fs::copy(certs.join("cert.pem"), other.join("ca.pem")).unwrap();
+    let (code, stderr) = run(&never, Some(&other));
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(!never.exists(), "a refused pool writes no run directory");
+    assert!(run_containers(SECOND_SOCK, "pool-tls").is_empty());
+}
+
+/// Ctrl-C in the middle of a pooled run: exit 130, every container of the run removed on
+/// both engines, the rows measured so far kept with a summary.
+#[test]
+fn ctrl_c_in_a_pooled_run_removes_its_containers_on_every_engine() {
+    second_engine_up();
+    let tmp = tempfile::tempdir().unwrap();
+    let configs: String = (1..=6)
+        .map(|i| format!("  hz{i}0: {{redis_conf: {{hz: {i}0}}}}\n"))
+        .collect();
+    let m = matrix(tmp.path(), &configs, "[1]", "3s");
+    let out_dir = tmp.path().join("pool-sigint");
+    let _cleanup = Cleanup("pool-sigint".into());
+    let log = std::fs::File::create(tmp.path().join("stderr.log")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args([
+            "run",
+            m.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .args(["--quiet", "--engine", LOCAL, "--engine", SECOND_TCP])
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap();
+    // Wait for a measured row, then for a container of the run on each engine at once.
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let both_busy = || {
+        !run_containers(LOCAL, "pool-sigint").is_empty()
+            && !run_containers(SECOND_SOCK, "pool-sigint").is_empty()
+    };
+    while !(out_dir.join("results.csv").exists()
+        && !result_rows(&out_dir).is_empty()
+        && both_busy())
+    {
+        assert!(Instant::now() < deadline, "the pooled run never got going");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended first");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    let stderr = std::fs::read_to_string(tmp.path().join("stderr.log")).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(run_containers(LOCAL, "pool-sigint").is_empty(), "{stderr}");
+    assert!(
+        run_containers(SECOND_SOCK, "pool-sigint").is_empty(),
+        "{stderr}"
+    );
+    let rows = result_rows(&out_dir);
+    assert!(!rows.is_empty() && rows.len() < 6, "{rows:?}");
+    assert!(out_dir.join("summary.md").exists());
+    assert!(manifest(&out_dir)["finished_at"].is_string());
 }
