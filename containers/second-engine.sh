@@ -9,6 +9,11 @@
 #   - tcp://127.0.0.1:23760 here -> the engine's own TLS listener (mutual TLS, certificates
 #     made here once under $root/tls: ca.pem, and client/{ca,cert,key}.pem for DOCKER_CERT_PATH);
 #   - 127.0.0.1:5000 in the namespace -> this machine's registry (containers/local-registry.sh).
+# And an sshd of its own on 127.0.0.1:2222 (when openssh-server is installed) whose sessions
+# talk to this engine (`SetEnv DOCKER_HOST`), known to ssh as the host alias `rmatrix-d2`
+# (/etc/ssh/ssh_config.d/rmatrix-d2.conf: address, port, key, known_hosts file of its own),
+# so that ssh://root@rmatrix-d2 reaches it as `docker -H ssh://` does (bollard's ssh://
+# takes no port: an alias is how a port is given).
 # (A dockerd started with --bridge=none in this machine's namespace also deletes the default
 # engine's docker0 bridge at start-up; in its own namespace it has none to delete.)
 # Idempotent. Usage:
@@ -24,6 +29,8 @@ sock="$root/docker.sock"
 tcp=${RMATRIX_D2_TCP:-127.0.0.1:23750}
 tls_tcp=${RMATRIX_D2_TLS_TCP:-127.0.0.1:23760}
 tls="$root/tls"
+ssh_keys="$data/ssh" # kept across reboots: known_hosts entries stay valid
+ssh_port=${RMATRIX_D2_SSH_PORT:-2222}
 pidfile="$root/docker.pid"
 netns=${RMATRIX_D2_NETNS:-rmatrix-d2}
 registry=${RMATRIX_REGISTRY:-127.0.0.1:5000}
@@ -79,6 +86,43 @@ certificates() {
   )
 }
 
+# sshd for ssh:// (skipped without openssh-server), and the host alias naming it.
+ssh_server() {
+  [ -x /usr/sbin/sshd ] || { say "no /usr/sbin/sshd: ssh:// not served"; return 0; }
+  mkdir -p "$ssh_keys" /run/sshd
+  [ -f "$ssh_keys/host_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$ssh_keys/host_key"
+  [ -f "$ssh_keys/client_key" ] || ssh-keygen -q -t ed25519 -N '' -C rmatrix-test -f "$ssh_keys/client_key"
+  cp "$ssh_keys/client_key.pub" "$ssh_keys/authorized_keys"
+  printf '[127.0.0.1]:%s %s\n' "$ssh_port" "$(cut -d' ' -f1,2 "$ssh_keys/host_key.pub")" \
+    >"$ssh_keys/known_hosts"
+  cat >"$root/sshd_config" <<CONF
+ListenAddress 127.0.0.1:$ssh_port
+HostKey $ssh_keys/host_key
+PidFile $root/sshd.pid
+AuthorizedKeysFile $ssh_keys/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+SetEnv DOCKER_HOST=unix://$sock
+CONF
+  mkdir -p /etc/ssh/ssh_config.d
+  cat >/etc/ssh/ssh_config.d/rmatrix-d2.conf <<CONF
+# rmatrix's test engine (containers/second-engine.sh): ssh://root@rmatrix-d2
+Host rmatrix-d2
+  HostName 127.0.0.1
+  Port $ssh_port
+  IdentityFile $ssh_keys/client_key
+  IdentitiesOnly yes
+  UserKnownHostsFile $ssh_keys/known_hosts
+  StrictHostKeyChecking yes
+CONF
+  if ! { [ -f "$root/sshd.pid" ] && kill -0 "$(cat "$root/sshd.pid")" 2>/dev/null; }; then
+    (close_inherited; exec /usr/sbin/sshd -f "$root/sshd_config" -E "$log")
+  fi
+}
+
 namespace() {
   ip netns list | grep -qw "$netns" || ip netns add "$netns"
   ip netns exec "$netns" ip link set lo up
@@ -114,6 +158,7 @@ start() {
   forward registry-out socat "UNIX-LISTEN:$root/registry.sock,fork,unlink-early" "TCP:$registry"
   forward registry-in nsenter --net="/run/netns/$netns" socat \
     "TCP-LISTEN:${registry##*:},bind=${registry%:*},reuseaddr,fork" "UNIX-CONNECT:$root/registry.sock"
+  ssh_server
   for _ in $(seq 1 20); do docker -H "tcp://$tcp" info >/dev/null 2>&1 && break; sleep 0.5; done
   # Its own image store: copy what the tests name (docker save | docker load) when missing.
   # A name without a tag copies every tag of that repository the default engine has.
@@ -142,7 +187,7 @@ stop() {
   fi
   # Nothing of this engine may keep the tcp port: a later start binds it again.
   local f
-  for f in tcp tls-out tls-in registry-out registry-in; do
+  for f in tcp tls-out tls-in registry-out registry-in sshd; do
     if [ -f "$root/$f.pid" ]; then
       kill "$(cat "$root/$f.pid")" 2>/dev/null || true
       rm -f "$root/$f.pid"

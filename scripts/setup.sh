@@ -20,6 +20,25 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# The pool tests' ssh:// engine needs sshd's binary only: the package would also start and
+# enable the system's sshd, which a test set-up has no business doing, so service starts are
+# denied during the install (policy-rc.d) and the units it enabled are disabled again.
+if ! dpkg -s openssh-server >/dev/null 2>&1; then
+  echo "setup: installing openssh-server (binary only: the system sshd is left off)" >&2
+  sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  own_policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | sudo_ tee /usr/sbin/policy-rc.d >/dev/null
+    sudo_ chmod +x /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server >/dev/null
+  [ -n "$own_policy" ] && sudo_ rm -f /usr/sbin/policy-rc.d
+  if command -v systemctl >/dev/null 2>&1; then
+    sudo_ systemctl disable --quiet ssh.service ssh.socket 2>/dev/null || true
+  fi
+fi
+
 # The pool tests' registry on 127.0.0.1:5000 (Debian's docker-registry; `image:` pulls).
 containers/local-registry.sh start
 

@@ -593,3 +593,56 @@ fn ctrl_c_in_a_pooled_run_removes_its_containers_on_every_engine() {
     assert!(out_dir.join("summary.md").exists());
     assert!(manifest(&out_dir)["finished_at"].is_string());
 }
+
+/// An ssh:// engine, as `docker -H ssh://` reaches one: the system ssh runs `docker system
+/// dial-stdio` on the host. containers/second-engine.sh serves the second engine that way
+/// (its own sshd on 127.0.0.1:2222, named by the ssh host alias `rmatrix-d2`).
+#[test]
+fn an_ssh_engine_is_used_through_the_system_ssh() {
+    second_engine_up();
+    let tmp = tempfile::tempdir().unwrap();
+    let m = matrix(tmp.path(), "  default: {}\n", "[1]", "1s");
+    let _cleanup = Cleanup("pool-ssh".into());
+    let out_dir = tmp.path().join("pool-ssh");
+    let since = now_s().to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args([
+            "run",
+            m.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .args(["--quiet", "--engine", "ssh://root@rmatrix-d2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let rows = result_rows(&out_dir);
+    assert_eq!(rows.len(), 1, "{stderr}");
+    assert_eq!(rows[0]["status"], "ok", "{rows:?}");
+    let man = manifest(&out_dir);
+    assert_eq!(
+        man["engines"][0]["address"], "ssh://root@rmatrix-d2",
+        "{man}"
+    );
+    // The server ran on the second engine (the one the sshd's sessions talk to).
+    let until = (now_s() + 1).to_string();
+    let started = docker(
+        SECOND_SOCK,
+        &[
+            "events",
+            "--since",
+            &since,
+            "--until",
+            &until,
+            "--filter",
+            "event=start",
+            "--filter",
+            "label=rmatrix.run=pool-ssh",
+            "--format",
+            "{{.From}}",
+        ],
+    );
+    assert!(started.contains("rmatrix/redis-7.0"), "{started}");
+    assert!(run_containers(SECOND_SOCK, "pool-ssh").is_empty());
+}

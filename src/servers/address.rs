@@ -135,7 +135,19 @@ pub fn parse(name: &str, url: &str, tls: Option<TlsFiles>) -> Result<EngineAddr,
         "ssh" => {
             let authority = rest.trim_end_matches('/');
             if authority.is_empty() || authority.contains('/') || authority.starts_with('-') {
-                return Err(bad("expected ssh://[USER@]HOST[:PORT]"));
+                return Err(bad("expected ssh://[USER@]HOST"));
+            }
+            // bollard hands `USER@HOST:PORT` to ssh as the host name, port and all: the
+            // connection would fail later with a bare "Connect" error. Say how instead.
+            if authority
+                .rsplit('@')
+                .next()
+                .is_some_and(|h| h.contains(':'))
+            {
+                return Err(bad(
+                    "a port in ssh:// is not supported by rmatrix's ssh transport: name the \
+                     host in ~/.ssh/config (Host NAME, HostName, Port) and use ssh://[USER@]NAME",
+                ));
             }
             Transport::Ssh(authority.to_string())
         }
@@ -468,8 +480,8 @@ mod tests {
                 tls: None
             }
         );
-        let s = parse("x", "ssh://me@lab:2222", None).unwrap();
-        assert_eq!(s.transport, Transport::Ssh("me@lab:2222".into()));
+        let s = parse("x", "ssh://me@lab", None).unwrap();
+        assert_eq!(s.transport, Transport::Ssh("me@lab".into()));
         for (bad, why) in [
             ("npipe:////./pipe/docker_engine", "not supported"),
             ("fd://", "not supported"),
@@ -477,6 +489,7 @@ mod tests {
             ("tcp://host:x", "expected tcp://HOST:PORT"),
             ("unix://relative", "absolute path"),
             ("ssh://-oProxyCommand=x", "expected ssh://"),
+            ("ssh://me@lab:2222", "a port in ssh:// is not supported"),
             ("/var/run/docker.sock", "expected unix://"),
             ("https://h:1", "needs the client certificates"),
         ] {
