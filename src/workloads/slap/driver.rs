@@ -300,6 +300,7 @@ async fn client(
     };
     let mut done: u64 = 0;
     let mut since_commit = 0u32;
+    let mut text_buf = String::with_capacity(256);
     let list = &sql.queries;
     // Each statement's class in the per-second lines: a SELECT reads, the rest write.
     let class: Vec<Counts> = list
@@ -329,7 +330,7 @@ async fn client(
         };
         let i = (done % list.len() as u64) as usize;
         let stmt: &Statement = &list[i];
-        let text = stmt.render(&keys, &mut rng);
+        let text = stmt.render_into(&keys, &mut rng, &mut text_buf);
         let t0 = Instant::now();
         let res = conn.query_drop(text).await;
         let end = Instant::now();

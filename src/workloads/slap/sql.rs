@@ -21,11 +21,28 @@ pub enum Statement {
 
 impl Statement {
     pub fn render(&self, keys: &[String], rng: &mut impl Rng) -> String {
+        let mut buf = String::new();
+        self.render_into(keys, rng, &mut buf).to_string()
+    }
+
+    /// The statement's text: a fixed one as it is, a keyed one written into `buf` (reused
+    /// from query to query, so the hot loop allocates nothing for it).
+    pub fn render_into<'a>(
+        &'a self,
+        keys: &[String],
+        rng: &mut impl Rng,
+        buf: &'a mut String,
+    ) -> &'a str {
         match self {
-            Statement::Fixed(s) => s.clone(),
+            Statement::Fixed(s) => s,
             Statement::WithKey(prefix) => {
                 let key = &keys[rng.random_range(0..keys.len())];
-                format!("{prefix}'{key}'")
+                buf.clear();
+                buf.push_str(prefix);
+                buf.push('\'');
+                buf.push_str(key);
+                buf.push('\'');
+                buf
             }
         }
     }
