@@ -17,7 +17,8 @@
 #            --requests=REQUESTS/50 (per client); keys `memtier-` + the number
 # Key names differ, so before the rounds both tools' 100,000 keys are written once (32-byte
 # values, redis-cli --pipe): every GET of either tool hits; the server's keyspace_hits and
-# keyspace_misses per run are printed with the count check.
+# keyspace_misses per run are printed with the count check, with what reached the server
+# per request (requests per server read, bytes in and out, from INFO stats).
 #
 # Count check, every run: INFO commandstats before and after (redis-cli, outside the CPU
 # window): SET calls must equal the tool's SET count and GET calls its GET count (memtier:
@@ -161,7 +162,8 @@ def read(p):
         if line.startswith("cmdstat_"):
             name, rest = line[8:].split(":", 1)
             calls[name] = int(dict(kv.split("=") for kv in rest.split(","))["calls"])
-        elif line.startswith("keyspace_"):
+        elif line.split(":")[0] in ("keyspace_hits", "keyspace_misses", "total_reads_processed",
+                                    "total_net_input_bytes", "total_net_output_bytes"):
             k, v = line.split(":")
             stats[k] = int(v)
     return calls, stats
@@ -173,12 +175,15 @@ d["info"] = d.get("info", 0) - 1
 d["auth"] = d.get("auth", 0) - 1
 d = {k: v for k, v in d.items() if v}
 got_set, got_get = d.pop("set", 0), d.pop("get", 0)
-hits = as_["keyspace_hits"] - bs["keyspace_hits"]
-misses = as_["keyspace_misses"] - bs["keyspace_misses"]
+s = {k: as_[k] - bs[k] for k in as_}
 over = " ".join(f"{k}={v}" for k, v in sorted(d.items())) or "none"
 verdict = "ok" if (got_set, got_get) == (sets, gets) else "MISMATCH"
+n = max(sets + gets, 1)
 print(f"{verdict} tool {sets} SET + {gets} GET; server cmdstat_set {got_set}, cmdstat_get "
-      f"{got_get}; GET hits {hits}, misses {misses}; other calls (overhead): {over}")
+      f"{got_get}; GET hits {s['keyspace_hits']}, misses {s['keyspace_misses']}; other calls "
+      f"(overhead): {over}; per request: {n / max(s['total_reads_processed'], 1):.1f} requests "
+      f"per server read, {s['total_net_input_bytes'] / n:.1f} bytes in, "
+      f"{s['total_net_output_bytes'] / n:.1f} bytes out")
 PY
 )
   bench_check "$1" "$2" "$3" "${text%% *}" "${text#* }"
