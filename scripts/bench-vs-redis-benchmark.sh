@@ -1,83 +1,182 @@
 #!/usr/bin/env bash
 # rmatrix's redis workload vs redis-benchmark, side by side: one Redis 7.0 server (no
-# persistence), the same clients, pipeline, keyspace (-r 100000) and request count, runs
-# alternating between the two tools. Prints a Markdown table: median requests/s of each, the
-# ratio rmatrix / redis-benchmark, and client CPU (user + sys of the whole process, from
-# /usr/bin/time) per 10,000 requests. The server is pinned to CPU 0 and both tools to CPU 1
-# (as the redis-benchmark docs advise), so neither tool gains from where the scheduler puts it.
-# Usage: scripts/bench-vs-redis-benchmark.sh [rounds]   (default 3)
+# persistence), the same clients, pipeline, keyspace (-r 100000) and request count. The server
+# is pinned to SERVER_CPU and both tools to CLIENT_CPU (as the redis-benchmark docs advise),
+# so neither tool gains from where the scheduler puts it. Rounds alternate which tool goes
+# first (round 1 rmatrix, round 2 redis-benchmark, ...). Per point and round: requests/s of
+# each, client CPU per request (user + sys of the whole process, from the kernel's rusage as
+# GNU time reads it, to the microsecond) and the server's CPU per request under that tool's
+# load (the Redis container's cgroup CPU counter read before and after the run); then per
+# point the MEDIAN OF THE PER-ROUND RATIOS rmatrix / redis-benchmark.
+#
+# Count check, every run: INFO commandstats before and after the run (read with redis-cli,
+# outside the CPU window): the calls of the test's command (cmdstat_set / cmdstat_get) must
+# equal the tool's own count (redis-benchmark: "N requests completed"; rmatrix: `queries` in
+# results.csv, with `errors` 0). Everything else the server counted is the tool's fixed
+# overhead and is printed with the check: redis-benchmark sends AUTH on each connection
+# and CONFIG GET save / appendonly; rmatrix sends AUTH per connection, INFO (server,
+# commandstats) and CONFIG GET to record the server. A difference prints MISMATCH with the
+# numbers; the script goes on and exits 1 at the end.
+#
+# Usage: scripts/bench-vs-redis-benchmark.sh [rounds, default 3]
+# Env:   POINTS  "clients pipeline requests" triples separated by commas
+#                (default "1 1 100000, 50 1 300000, 50 16 2000000"),
+#        TESTS (default "set get"), SERVER_CPU / CLIENT_CPU (default 0 / 1),
+#        SETTLE (seconds of rest before each run, default 1),
+#        RMATRIX (default: cargo build --release, then target/release/rmatrix).
+# Needs: docker, redis-benchmark and redis-cli (apt-get install redis-tools), taskset, python3.
+# The server: image rmatrix-bench/redis-7.0 built from containers/redis (Debian bookworm's
+# redis-server), host network on 127.0.0.1, labelled rmatrix.run=bench-vs-redis-benchmark,
+# removed on exit.
+# Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 a missing tool.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-vs-lib.sh
+. scripts/bench-vs-lib.sh
 
-rounds=${1:-3}
-target=${CARGO_TARGET_DIR:-target}
-cargo build --release --quiet
-rmatrix="$target/release/rmatrix"
-command -v redis-benchmark >/dev/null || { echo "install Debian's redis-tools" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "install Debian's time package" >&2; exit 1; }
+ROUNDS=${1:-3}
+POINTS=${POINTS:-"1 1 100000, 50 1 300000, 50 16 2000000"}
+TESTS=${TESTS:-"set get"}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+SETTLE=${SETTLE:-1}
+NAME=rmatrix-bench-vs-redis-benchmark
+LABEL=bench-vs-redis-benchmark
+IMAGE=rmatrix-bench/redis-7.0
 
-work=$(mktemp -d)
-label="bench-vs-rb-$$"
-name="rmatrix-$label"
-cleanup() { docker rm -f "$name" >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
+bench_need redis-benchmark "apt-get install redis-tools"
+bench_need redis-cli "apt-get install redis-tools"
+bench_need docker "install Docker (containers/setup-docker.sh)"
+bench_need taskset "apt-get install util-linux"
+bench_need python3 "apt-get install python3"
+bench_rmatrix
 
-image=rmatrix-bench/redis-7.0
+WORK=$(mktemp -d /tmp/bench-vs-redis-benchmark.XXXXXX)
+: >"$WORK/runs.tsv"
+: >"$WORK/checks.tsv"
+trap 'docker rm -f "$NAME" >/dev/null 2>&1 || true' EXIT
+
 docker build -q --network host --build-arg suite=bookworm --build-arg package=redis-server \
-  -t "$image" containers/redis >/dev/null
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-export BENCH_REDIS_PASSWORD
+  -t "$IMAGE" containers/redis >/dev/null
+PORT=$(bench_free_port)
 BENCH_REDIS_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
-printf 'save ""\nappendonly no\n' >"$work/redis.conf"
-docker run -d --name "$name" --label "rmatrix.run=$label" --network host --cpuset-cpus 0 \
-  -e REDIS_PASSWORD="$BENCH_REDIS_PASSWORD" -v "$work/redis.conf:/etc/rmatrix/redis.conf:ro" \
-  "$image" --port "$port" --bind 127.0.0.1 >/dev/null
+export BENCH_REDIS_PASSWORD
+export REDISCLI_AUTH=$BENCH_REDIS_PASSWORD
+printf 'save ""\nappendonly no\n' >"$WORK/redis.conf"
+docker rm -f "$NAME" >/dev/null 2>&1 || true
+docker run -d --name "$NAME" --label "rmatrix.run=$LABEL" --network host \
+  --cpuset-cpus "$SERVER_CPU" -e REDIS_PASSWORD="$BENCH_REDIS_PASSWORD" \
+  -v "$WORK/redis.conf:/etc/rmatrix/redis.conf:ro" \
+  "$IMAGE" --port "$PORT" --bind 127.0.0.1 >/dev/null
 for _ in $(seq 50); do
-  redis-cli -p "$port" -a "$BENCH_REDIS_PASSWORD" --no-auth-warning ping 2>/dev/null | grep -q PONG && break
+  redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG && break
   sleep 0.2
 done
+redis-cli -p "$PORT" ping | grep -q PONG
+read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
+echo "server $IMAGE on CPU $SERVER_CPU, port $PORT; clients on CPU $CLIENT_CPU; $RMATRIX" >&2
 
-# Prints "rps cpu_seconds" for one redis-benchmark run.
-run_rb() { # test clients pipeline requests
-  /usr/bin/time -f '%U %S' -o "$work/time" taskset -c 1 redis-benchmark -h 127.0.0.1 -p "$port" \
-    -a "$BENCH_REDIS_PASSWORD" -c "$2" -P "$3" -n "$4" -r 100000 -t "$1" --csv >"$work/rb.csv" 2>/dev/null
-  rps=$(awk -F'","' 'NR==2 {print $2}' "$work/rb.csv")
-  echo "$rps $(awk '{print $1 + $2}' "$work/time")"
+commandstats() { redis-cli -p "$PORT" info commandstats | tr -d '\r' >"$1"; }
+
+# Each prints "rate count status" (count: the tool's own).
+run_rb() { # test clients pipeline requests out
+  # -a: redis-benchmark reads a password nowhere else (a throwaway one, this script's server).
+  bench_time "$5.time" taskset -c "$CLIENT_CPU" redis-benchmark -h 127.0.0.1 -p "$PORT" \
+    -a "$BENCH_REDIS_PASSWORD" -c "$2" -P "$3" -n "$4" -r 100000 -t "$1" >"$5.log" 2>&1 \
+    || { echo "0 0 failed:exit-$?"; return; }
+  tr '\r' '\n' <"$5.log" | awk '/requests completed in/ {n = $1}
+    /throughput summary:/ {r = $3}
+    END { if (r > 0) print r, n, "ok"; else print 0, n + 0, "failed:no-summary" }'
 }
-
-# Prints "rps cpu_seconds" for one rmatrix run against the same (external) server.
-run_rm() { # test clients pipeline requests
-  local dir="$work/run-$RANDOM$RANDOM"
-  cat >"$work/m.yaml" <<EOF
+run_rm() { # test clients pipeline requests out
+  cat >"$5.yaml" <<EOF
+name: bench-vs-redis-benchmark
 servers:
-  redis: {kind: redis, external: {port: $port, password_env: BENCH_REDIS_PASSWORD}}
+  redis: {kind: redis, external: {port: $PORT, password_env: BENCH_REDIS_PASSWORD}}
 workloads:
   w: {redis: {test: $1, keyspace: 100000, pipeline: $3}}
 concurrency: [$2]
 length: $4
 EOF
-  /usr/bin/time -f '%U %S' -o "$work/time" taskset -c 1 "$rmatrix" run "$work/m.yaml" --out "$dir" --quiet 2>/dev/null
-  rps=$(python3 -c 'import csv,sys; r=next(csv.DictReader(open(sys.argv[1]))); print(r["qps"] if r["status"]=="ok" else 0)' "$dir/results.csv")
-  echo "$rps $(awk '{print $1 + $2}' "$work/time")"
+  bench_time "$5.time" taskset -c "$CLIENT_CPU" "$RMATRIX" run "$5.yaml" --out "$5" --quiet \
+    >"$5.log" 2>&1 || true
+  python3 - "$5/results.csv" <<'PY'
+import csv, sys
+try:
+    r = next(csv.DictReader(open(sys.argv[1])))
+except (OSError, StopIteration):
+    print("0 0 no-results")
+    sys.exit()
+ok = r["status"] == "ok" and r["errors"] in ("", "0")
+print(r["qps"] or 0, r["queries"] or 0, "ok" if ok else "failed:" + r["error"].replace(" ", "_")[:200])
+PY
 }
 
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+check() { # point round tool test count before after
+  local text
+  text=$(python3 - "$4" "$5" "$6" "$7" <<'PY'
+import sys
+cmd, count, before, after = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+def calls(p):
+    out = {}
+    for line in open(p):
+        if line.startswith("cmdstat_"):
+            name, rest = line.strip()[8:].split(":", 1)
+            out[name] = int(dict(kv.split("=") for kv in rest.split(","))["calls"])
+    return out
+b, a = calls(before), calls(after)
+d = {k: a[k] - b.get(k, 0) for k in a if a[k] != b.get(k, 0)}
+# This script's own calls: the first INFO (counted once it ran, so in `after`) and the
+# second connection's AUTH; the second INFO is not in its own output.
+d["info"] = d.get("info", 0) - 1
+d["auth"] = d.get("auth", 0) - 1  # the second redis-cli connection authenticates first
+d = {k: v for k, v in d.items() if v}
+got = d.pop(cmd, 0)
+over = " ".join(f"{k}={v}" for k, v in sorted(d.items())) or "none"
+verdict = "ok" if got == count else "MISMATCH"
+print(f"{verdict} tool count {count}; server cmdstat_{cmd} calls {got}; other calls (overhead): {over}")
+PY
+)
+  bench_check "$1" "$2" "$3" "${text%% *}" "${text#* }"
+}
 
-echo "| test | clients | pipeline | requests | redis-benchmark req/s | rmatrix req/s | ratio | redis-benchmark CPU ms/10k | rmatrix CPU ms/10k |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-for cfg in "1 1 100000" "50 1 300000" "50 16 2000000"; do
+run_one() { # tool test clients pipeline requests round point
+  local out="$WORK/$1-$2-c$3-p$4-r$6" cpu0 cpu1 rate count st
+  sleep "$SETTLE"
+  commandstats "$out.before"
+  cpu0=$(bench_cpu_us "$CPU_KIND" "$CPU_FILE")
+  if [ "$1" = rmatrix ]; then
+    read -r rate count st < <(run_rm "$2" "$3" "$4" "$5" "$out")
+  else
+    read -r rate count st < <(run_rb "$2" "$3" "$4" "$5" "$out")
+  fi
+  cpu1=$(bench_cpu_us "$CPU_KIND" "$CPU_FILE")
+  commandstats "$out.after"
+  if [ "$st" != ok ]; then
+    echo "$1 run failed ($st): $out.log" >&2
+    tail -5 "$out.log" >&2
+    exit 1
+  fi
+  check "$7" "$6" "$1" "$2" "$count" "$out.before" "$out.after"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$7" "$6" "$FIRST" "$1" "$rate" "$count" \
+    "$(awk '{print $2 + $3}' "$out.time")" "$((cpu1 - cpu0))" >>"$WORK/runs.tsv"
+}
+
+IFS=, read -r -a points <<<"$POINTS"
+for cfg in "${points[@]}"; do
   read -r c p n <<<"$cfg"
-  for t in set get; do
-    : >"$work/rb.txt"; : >"$work/rm.txt"
-    for _ in $(seq "$rounds"); do
-      run_rb "$t" "$c" "$p" "$n" >>"$work/rb.txt"
-      run_rm "$t" "$c" "$p" "$n" >>"$work/rm.txt"
+  for t in $TESTS; do
+    point="$t c=$c P=$p n=$n"
+    for round in $(seq "$ROUNDS"); do
+      if [ $((round % 2)) -eq 1 ]; then order="rmatrix redis-benchmark"; else order="redis-benchmark rmatrix"; fi
+      FIRST=${order%% *}
+      for tool in $order; do run_one "$tool" "$t" "$c" "$p" "$n" "$round" "$point"; done
+      echo "done: $point round $round" >&2
     done
-    rb_rps=$(cut -d' ' -f1 "$work/rb.txt" | median)
-    rm_rps=$(cut -d' ' -f1 "$work/rm.txt" | median)
-    rb_cpu=$(cut -d' ' -f2 "$work/rb.txt" | median)
-    rm_cpu=$(cut -d' ' -f2 "$work/rm.txt" | median)
-    awk -v t="$t" -v c="$c" -v p="$p" -v n="$n" -v a="$rb_rps" -v b="$rm_rps" -v ca="$rb_cpu" -v cb="$rm_cpu" \
-      'BEGIN { printf "| %s | %d | %d | %d | %.0f | %.0f | %.2f | %.1f | %.1f |\n", t, c, p, n, a, b, b / a, ca * 1e7 / n, cb * 1e7 / n }'
   done
 done
+
+echo "rmatrix redis vs $(redis-benchmark --version), server $(redis-cli -p "$PORT" info server | tr -d '\r' | sed -n 's/^redis_version:/Redis /p'), keyspace 100000, 3-byte values"
+echo
+bench_report redis-benchmark request
+bench_finish

@@ -1,34 +1,81 @@
 #!/usr/bin/env bash
 # rmatrix's native oltp driver vs sysbench 1.0, side by side, against the same MariaDB
-# container and the same sbtest tables. For each test and thread count the two clients run
-# alternately; the table shows throughput and client CPU seconds per 1,000 transactions,
-# both from the processes' own accounting (GNU time: user + system of the whole process).
-# The server is pinned to one core and the clients to another.
+# container and the same sbtest tables. The server is pinned to SERVER_CPU and both clients
+# to CLIENT_CPU. For each test and thread count the two clients run alternately, odd rounds
+# rmatrix first, even rounds sysbench first. Per point and round: transactions/s of each,
+# client CPU per transaction (user + sys of the whole client process, from the kernel's
+# rusage as GNU time reads it, so rmatrix's start-up and result writing are included), the
+# server's CPU per transaction under that tool's load (the server container's cgroup CPU
+# counter read before and after the run) and max RSS; then per point the median of each
+# tool's values and the MEDIAN OF THE PER-ROUND RATIOS rmatrix / sysbench. Finally rmatrix
+# runs oltp_point_select at 512 connections for its memory.
 #
-# Usage: scripts/bench-vs-sysbench.sh [seconds per run, default 10] [rounds, default 1]
-# Needs: docker, sysbench 1.0 (apt-get install sysbench), GNU time, a release build
-# (cargo build --release; RMATRIX=path/to/rmatrix overrides).
+# Count check, every run: SHOW GLOBAL STATUS before and after the run (docker exec ...
+# mariadb, outside the CPU window). Statements that failed are sent and counted by the
+# server, so the load is the tool's queries + its errors:
+#   sysbench: Questions = queries + ignored errors + one Quit per thread; Com_select =
+#             reads; Com_commit = transactions (tests with BEGIN/COMMIT) else 0.
+#   rmatrix:  Questions = queries + errors + 14 + 2 x threads, Com_select = reads + 6 +
+#             threads, Com_commit = commits (tests with BEGIN/COMMIT) else 0, from its
+#             results.csv row; the fixed part, from the server's general log: each of its
+#             3 + threads connections runs the driver's SELECT @@max_allowed_packet[,...]
+#             and a Quit; SELECT VERSION(), SHOW GLOBAL VARIABLES, CREATE DATABASE IF NOT
+#             EXISTS, USE, SELECT signature FROM rmatrix_oltp_prepared (tables already
+#             there), 2 x SHOW GLOBAL STATUS, SELECT COUNT(*) FROM processlist (repeated
+#             every 10 ms while its clients' connections are still closing: each repeat is
+#             one more in Questions and Com_select; up to 100 are accepted and printed).
+#   this script: 2 in Questions (its first status connection's Quit, its second SHOW).
+# A difference prints MISMATCH with the numbers; the script goes on and exits 1 at the end.
+#
+# Usage: scripts/bench-vs-sysbench.sh [seconds per run, default 10] [rounds, default 3]
+# Env:   TESTS (default "oltp_point_select oltp_read_write"), THREADS (default "1 4 16 64"),
+#        TABLES / TABLE_SIZE (default 4 / 100000), SERVER_CPU / CLIENT_CPU (default 0 / 1),
+#        MEM_CONNECTIONS (the memory run's connections, default 512; 0 skips it),
+#        PORT (default a free one), IMAGE (default the first rmatrix/mariadb-10.11 image),
+#        RMATRIX (default: cargo build --release, then target/release/rmatrix).
+# Needs: docker, an rmatrix/mariadb-10.11 image (any matrix with `build: mariadb-10.11` makes
+#        it), sysbench 1.0 (apt-get install sysbench), taskset, python3.
+# The server: host network on 127.0.0.1, labelled rmatrix.run=bench-vs-sysbench, removed on
+# exit; buffer pool 512M, innodb_flush_log_at_trx_commit=2.
+# Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 a missing tool or image.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/bench-vs-lib.sh
+. scripts/bench-vs-lib.sh
+
 SECS=${1:-10}
-ROUNDS=${2:-1}
-RMATRIX=${RMATRIX:-${CARGO_TARGET_DIR:-target}/release/rmatrix}
+ROUNDS=${2:-3}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 TABLES=${TABLES:-4}
 TABLE_SIZE=${TABLE_SIZE:-100000}
 THREADS=${THREADS:-"1 4 16 64"}
 TESTS=${TESTS:-"oltp_point_select oltp_read_write"}
-PORT=${PORT:-33961}
+MEM_CONNECTIONS=${MEM_CONNECTIONS:-512}
 NAME=rmatrix-bench-vs-sysbench
-export BENCH_PW=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-WORK=$(mktemp -d /tmp/bench-vs-sysbench.XXXXXX)
-trap 'docker rm -f "$NAME" >/dev/null 2>&1 || true' EXIT
+LABEL=bench-vs-sysbench
 
-IMAGE=$(docker images --format '{{.Repository}}:{{.Tag}}' rmatrix/mariadb-10.11 | head -1)
+bench_need sysbench "apt-get install sysbench"
+bench_need docker "install Docker (containers/setup-docker.sh)"
+bench_need taskset "apt-get install util-linux"
+bench_need python3 "apt-get install python3"
+bench_rmatrix
+IMAGE=${IMAGE:-$(docker images --format '{{.Repository}}:{{.Tag}}' rmatrix/mariadb-10.11 | head -1)}
 [ -n "$IMAGE" ] || { echo "no rmatrix/mariadb-10.11 image: run any matrix with it once (e.g. matrices/quick.yaml)" >&2; exit 2; }
+PORT=${PORT:-$(bench_free_port)}
+
+BENCH_PW=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+export BENCH_PW
+WORK=$(mktemp -d /tmp/bench-vs-sysbench.XXXXXX)
+: >"$WORK/runs.tsv"
+: >"$WORK/checks.tsv"
+: >"$WORK/rss.tsv"
+trap 'docker rm -f "$NAME" >/dev/null 2>&1 || true' EXIT
+# sysbench reads the password from a 0600 config file, rmatrix from BENCH_PW.
+(umask 077; printf 'mysql-password=%s\n' "$BENCH_PW" >"$WORK/sysbench.cnf")
+
 docker rm -f "$NAME" >/dev/null 2>&1 || true
-docker run -d --name "$NAME" --label rmatrix.run=bench-vs-sysbench --network host \
+docker run -d --name "$NAME" --label "rmatrix.run=$LABEL" --network host \
   --cpuset-cpus="$SERVER_CPU" -e MARIADB_ROOT_PASSWORD="$BENCH_PW" "$IMAGE" \
   --port="$PORT" --bind-address=127.0.0.1 --max-connections=1000 \
   --max-prepared-stmt-count=100000 --innodb-buffer-pool-size=512M \
@@ -37,11 +84,15 @@ for _ in $(seq 120); do
   docker exec "$NAME" mariadb -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
   sleep 1
 done
+docker exec "$NAME" mariadb -uroot -e 'SELECT 1' >/dev/null
+read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
+echo "server $IMAGE on CPU $SERVER_CPU, port $PORT; clients on CPU $CLIENT_CPU; $RMATRIX" >&2
 
-SB=(sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$PORT" --mysql-user=root
-    --mysql-password="$BENCH_PW" --mysql-db=sbtest --tables="$TABLES" --table_size="$TABLE_SIZE")
+SB=(sysbench --config-file="$WORK/sysbench.cnf" --db-driver=mysql --mysql-host=127.0.0.1
+    --mysql-port="$PORT" --mysql-user=root --mysql-db=sbtest --tables="$TABLES"
+    --table_size="$TABLE_SIZE")
 
-matrix() { # test threads
+matrix() { # test threads length
   cat >"$WORK/m.yaml" <<YAML
 name: bench
 servers:
@@ -49,98 +100,128 @@ servers:
 workloads:
   w: {oltp: {test: $1, tables: $TABLES, table_size: $TABLE_SIZE}}
 concurrency: [$2]
-length: ${SECS}s
+length: $3
 YAML
 }
 
 # rmatrix loads the tables (parallel prepare); sysbench then uses the same ones.
-matrix oltp_point_select 1
-sed -i "s/length: .*/length: 1/" "$WORK/m.yaml"
+matrix oltp_point_select 1 1
 start=$(date +%s.%N)
 "$RMATRIX" run "$WORK/m.yaml" --out "$WORK/prepare" --quiet >/dev/null 2>&1
 echo "prepare (rmatrix, ${TABLES}x${TABLE_SIZE} rows): $(echo "$(date +%s.%N) - $start" | bc) s" >&2
 
-# %U %S: user and system CPU seconds; %M: max RSS in KB.
+status() { # file
+  docker exec "$NAME" mariadb -uroot -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN
+    ('Questions','Com_select','Com_commit')" >"$1"
+}
+
+# Each prints "tps transactions queries errors reads status" (the tool's own counts).
 run_rmatrix() { # test threads out
-  matrix "$1" "$2"
-  /usr/bin/time -f '%U %S %M' -o "$3.time" taskset -c "$CLIENT_CPU" \
-    "$RMATRIX" run "$WORK/m.yaml" --out "$3" --quiet >/dev/null 2>"$3.err"
+  matrix "$1" "$2" "${SECS}s"
+  bench_time "$3.time" taskset -c "$CLIENT_CPU" \
+    "$RMATRIX" run "$WORK/m.yaml" --out "$3" --quiet >/dev/null 2>"$3.err" || true
   python3 - "$3/results.csv" <<'PY'
 import csv, sys
-r = next(csv.DictReader(open(sys.argv[1])))
-print(r["tps"], r["commits"], r["status"])
+try:
+    r = next(csv.DictReader(open(sys.argv[1])))
+except (OSError, StopIteration):
+    print("0 0 0 0 0 no-results")
+    sys.exit()
+n = lambda k: r[k] or "0"
+print(n("tps"), n("commits"), n("queries"), n("errors"), n("reads"), r["status"])
 PY
 }
 run_sysbench() { # test threads out
-  /usr/bin/time -f '%U %S %M' -o "$3.time" taskset -c "$CLIENT_CPU" \
-    "${SB[@]}" --threads="$2" --time="$SECS" "$1" run >"$3.out" 2>&1
-  awk '/transactions:/ {gsub(/[()]/, "", $3); print $3, $2, "ok"}' "$3.out"
+  bench_time "$3.time" taskset -c "$CLIENT_CPU" \
+    "${SB[@]}" --threads="$2" --time="$SECS" "$1" run >"$3.out" 2>&1 || true
+  awk '/transactions:/ {gsub(/[()]/, "", $3); tps = $3; tx = $2}
+       /^ *queries:/ {q = $2} /ignored errors:/ {e = $3} /^ *read:/ {r = $2}
+       END { if (tx > 0) print tps, tx, q, e, r, "ok"; else print "0 0 0 0 0 failed" }' "$3.out"
 }
-cpu_of() { awk '{print $1 + $2}' "$1.time"; }
-rss_mb() { awk '{printf "%.0f", $3 / 1024}' "$1.time"; }
 
-# One line per run pair: test threads round rmatrix-tps sysbench-tps rmatrix-cpu rmatrix-tx
-# sysbench-cpu sysbench-tx rmatrix-rss sysbench-rss. Odd rounds start with rmatrix, even
-# rounds with sysbench, so a drifting machine does not favour one side.
-: >"$WORK/pairs.tsv"
+check() { # point round tool test threads transactions queries errors reads before after
+  local text
+  text=$(python3 - "$@" <<'PY'
+import sys
+point, rnd, tool, test, c, tx, q, err, reads, before, after = sys.argv[1:12]
+c, tx, q, err, reads = int(c), int(tx), int(q), int(err), int(reads)
+def read(p):
+    return {k: int(v) for k, v in (l.split() for l in open(p) if l.strip())}
+b, a = read(before), read(after)
+got = {k: a[k] - b[k] for k in a}
+trx = test in ("oltp_read_write", "oltp_read_only", "oltp_write_only")
+if tool == "rmatrix":
+    exp = {"Questions": q + err + 14 + 2 * c, "Com_select": reads + 6 + c}
+else:
+    exp = {"Questions": q + err + c, "Com_select": reads}
+exp["Questions"] += 2
+exp["Com_commit"] = tx if trx else 0
+polls = 0
+if tool == "rmatrix":
+    # rmatrix repeats its processlist poll (one SELECT) every 10 ms until its clients are
+    # gone: equal extras in Questions and Com_select, a few at most.
+    extra = got["Questions"] - exp["Questions"]
+    if extra == got["Com_select"] - exp["Com_select"] and 0 < extra <= 100:
+        polls = extra
+        exp["Questions"] += polls
+        exp["Com_select"] += polls
+bad = [k for k in exp if exp[k] != got[k]]
+detail = ", ".join(f"{k} {got[k]} (expected {exp[k]})" for k in exp)
+if polls:
+    detail += f" (with {polls} repeated processlist poll(s))"
+print(("MISMATCH " + "; ".join(bad) + ": " if bad else "ok ") +
+      f"tool: {q} queries, {err} errors, {reads} reads, {tx} transactions; server {detail}")
+PY
+)
+  bench_check "$1" "$2" "$3" "${text%% *}" "${text#* }"
+}
+
+run_one() { # tool test threads round point
+  local out="$WORK/$1-$2-$3-$4" cpu0 cpu1 tps tx q err reads st
+  status "$out.before"
+  cpu0=$(bench_cpu_us "$CPU_KIND" "$CPU_FILE")
+  if [ "$1" = rmatrix ]; then
+    read -r tps tx q err reads st < <(run_rmatrix "$2" "$3" "$out")
+  else
+    read -r tps tx q err reads st < <(run_sysbench "$2" "$3" "$out")
+  fi
+  cpu1=$(bench_cpu_us "$CPU_KIND" "$CPU_FILE")
+  status "$out.after"
+  [ "$st" = ok ] || { echo "$1 run failed: $out.*" >&2; exit 1; }
+  check "$5" "$4" "$1" "$2" "$3" "$tx" "$q" "$err" "$reads" "$out.before" "$out.after"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$5" "$4" "$FIRST" "$1" "$tps" "$tx" \
+    "$(awk '{print $2 + $3}' "$out.time")" "$((cpu1 - cpu0))" >>"$WORK/runs.tsv"
+  printf '%s\t%s\t%s\n' "$5" "$1" "$(awk '{printf "%.0f", $4 / 1024}' "$out.time")" >>"$WORK/rss.tsv"
+}
+
 for test in $TESTS; do
   for t in $THREADS; do
+    point="$test x$t"
     for round in $(seq "$ROUNDS"); do
-      r="$WORK/r-$test-$t-$round"; s="$WORK/s-$test-$t-$round"
-      if [ $((round % 2)) -eq 1 ]; then
-        read -r rtps rtx rstatus < <(run_rmatrix "$test" "$t" "$r")
-        read -r stps stx sstatus < <(run_sysbench "$test" "$t" "$s")
-      else
-        read -r stps stx sstatus < <(run_sysbench "$test" "$t" "$s")
-        read -r rtps rtx rstatus < <(run_rmatrix "$test" "$t" "$r")
-      fi
-      [ "$rstatus" = ok ] || { echo "rmatrix run failed: $r.err $r/results.csv" >&2; exit 1; }
-      [ "$sstatus" = ok ] || { echo "sysbench run failed: $s.out" >&2; exit 1; }
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$test" "$t" "$round" \
-        "$rtps" "$stps" "$(cpu_of "$r")" "$rtx" "$(cpu_of "$s")" "$stx" "$(rss_mb "$r")" \
-        "$(rss_mb "$s")" >>"$WORK/pairs.tsv"
-      echo "done: $test $t threads, round $round" >&2
+      if [ $((round % 2)) -eq 1 ]; then order="rmatrix sysbench"; else order="sysbench rmatrix"; fi
+      FIRST=${order%% *}
+      for tool in $order; do run_one "$tool" "$test" "$t" "$round" "$point"; done
+      echo "done: $point round $round" >&2
     done
   done
 done
 
-python3 - "$WORK/pairs.tsv" "$ROUNDS" <<'PY'
-import statistics, sys
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
-rounds = int(sys.argv[2])
-head = ("| test | threads | rmatrix tps | sysbench tps | ratio | rmatrix CPU s/1k tx "
-        "| sysbench CPU s/1k tx | rmatrix RSS MB | sysbench RSS MB |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-def line(test, t, rtps, stps, rcpk, scpk, rrss, srss):
-    return (f"| {test} | {t} | {rtps:.0f} | {stps:.0f} | {rtps / stps:.2f} | "
-            f"{rcpk:.3f} | {scpk:.3f} | {rrss} | {srss} |")
-points = {}
-for test, t, rnd, rtps, stps, rcpu, rtx, scpu, stx, rrss, srss in rows:
-    rtps, stps, rcpu, rtx, scpu, stx = map(float, (rtps, stps, rcpu, rtx, scpu, stx))
-    points.setdefault((test, int(t)), []).append(
-        (rtps, stps, 1000 * rcpu / rtx, 1000 * scpu / stx, rrss, srss, rnd))
-if rounds > 1:
-    print("Every round:\n")
-    print(head.replace("| threads |", "| threads | round |").replace("|---:|", "|---:|---:|", 1))
-    for (test, t), ps in points.items():
-        for rtps, stps, rcpk, scpk, rrss, srss, rnd in ps:
-            print(line(test, f"{t} | {rnd}", rtps, stps, rcpk, scpk, rrss, srss))
-    print(f"\nMedians over {rounds} rounds (the ratio is the median of the per-round ratios):\n")
-print(head)
-med = statistics.median
-for (test, t), ps in points.items():
-    ratio = med(p[0] / p[1] for p in ps)
-    rtps, stps = med(p[0] for p in ps), med(p[1] for p in ps)
-    l = line(test, t, rtps, stps, med(p[2] for p in ps), med(p[3] for p in ps),
-             max(p[4] for p in ps), max(p[5] for p in ps))
-    cells = l.split(" | ")
-    cells[4] = f"{ratio:.2f}"
-    print(" | ".join(cells))
-PY
-
-# Client memory at 512 connections (rmatrix, point selects).
-r="$WORK/r-mem-512"
-read -r rtps _ rstatus < <(run_rmatrix oltp_point_select 512 "$r")
+echo "rmatrix oltp vs $(sysbench --version), ${SECS} s per run, ${TABLES}x${TABLE_SIZE} rows, server $IMAGE"
 echo
-echo "rmatrix at 512 connections (oltp_point_select): max RSS $(rss_mb "$r") MB, $rtps tps ($rstatus)"
-echo "raw outputs: $WORK" >&2
+bench_report sysbench transaction
+echo
+echo "Max RSS of the client process, MB (largest over the rounds):"
+echo
+echo "| point | rmatrix | sysbench |"
+echo "|---|---:|---:|"
+awk -F'\t' '{k = $1; if (!(k in seen)) {seen[k] = 1; order[++n] = k}
+  if ($3 > m[k, $2]) m[k, $2] = $3}
+  END {for (i = 1; i <= n; i++) printf "| %s | %d | %d |\n", order[i], m[order[i], "rmatrix"], m[order[i], "sysbench"]}' "$WORK/rss.tsv"
+
+if [ "$MEM_CONNECTIONS" -gt 0 ]; then
+  r="$WORK/r-mem-$MEM_CONNECTIONS"
+  read -r tps _ _ _ _ st < <(run_rmatrix oltp_point_select "$MEM_CONNECTIONS" "$r")
+  echo
+  echo "rmatrix at $MEM_CONNECTIONS connections (oltp_point_select): max RSS $(awk '{printf "%.0f", $4 / 1024}' "$r.time") MB, $(printf '%.0f' "$tps") tps ($st)"
+fi
+bench_finish

@@ -1,0 +1,174 @@
+# Helpers shared by the side-by-side scripts (scripts/bench-vs-*.sh). Sourced, not run.
+#
+# Every side-by-side script runs rmatrix and a peer tool against the same server container,
+# alternating which goes first (odd rounds rmatrix, even rounds the peer), and records one
+# line per tool run in $WORK/runs.tsv:
+#   point  round  first  tool  rate(op/s)  ops  client_cpu_s  server_cpu_us
+# bench_report renders that file: every round, then per point the median of each tool's
+# values and the MEDIAN OF THE PER-ROUND RATIOS rmatrix / peer (throughput, client CPU per
+# operation, server CPU per operation), and issue 16's targets. Each run's count check goes
+# through bench_check; bench_finish prints the checks and exits 1 if one failed.
+# shellcheck shell=bash
+
+bench_need() { # command, hint
+  command -v "$1" >/dev/null 2>&1 || { echo "missing $1: $2" >&2; exit 2; }
+}
+
+# RMATRIX as given, else the release build (cargo builds it when out of date).
+bench_rmatrix() {
+  if [ -z "${RMATRIX:-}" ]; then
+    bench_need cargo "install Rust, or point RMATRIX at an rmatrix binary"
+    cargo build --release --quiet
+    RMATRIX=${CARGO_TARGET_DIR:-target}/release/rmatrix
+  fi
+  [ -x "$RMATRIX" ] || { echo "no rmatrix binary at $RMATRIX" >&2; exit 2; }
+}
+
+# Where a container's CPU counter is, as "v1 FILE" (cpuacct.usage, ns) or "v2 FILE"
+# (cpu.stat usage_usec), found through its main process's /proc/<pid>/cgroup; the systemd
+# driver's docker-<id>.scope as a fallback.
+bench_cpu_file() { # container
+  local pid id line ctl path f root
+  pid=$(docker inspect -f '{{.State.Pid}}' "$1")
+  id=$(docker inspect -f '{{.Id}}' "$1")
+  if [ -r "/proc/$pid/cgroup" ]; then
+    line=$(grep -E '^[0-9]+:([^:]*,)?cpuacct(,[^:]*)?:' "/proc/$pid/cgroup" || true)
+    if [ -n "$line" ]; then
+      ctl=$(cut -d: -f2 <<<"$line")
+      path=$(cut -d: -f3- <<<"$line")
+      f="/sys/fs/cgroup/$ctl$path/cpuacct.usage"
+      [ -r "$f" ] && { echo "v1 $f"; return; }
+    fi
+    path=$(sed -n 's/^0:://p' "/proc/$pid/cgroup")
+    for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+      f="$root$path/cpu.stat"
+      [ -n "$path" ] && [ -r "$f" ] && { echo "v2 $f"; return; }
+    done
+  fi
+  for f in "/sys/fs/cgroup/system.slice/docker-$id.scope/cpu.stat" \
+           "/sys/fs/cgroup/cpuacct/docker/$id/cpuacct.usage"; do
+    [ -r "$f" ] || continue
+    case $f in *cpu.stat) echo "v2 $f" ;; *) echo "v1 $f" ;; esac
+    return
+  done
+  echo "cannot find the cgroup CPU counter of container $1 (pid $pid)" >&2
+  return 1
+}
+
+# CPU microseconds a container has used, from the file bench_cpu_file found.
+bench_cpu_us() { # "v1 FILE" | "v2 FILE" (one word each)
+  case $1 in
+    v1) echo $(($(cat "$2") / 1000)) ;;
+    v2) awk '$1 == "usage_usec" {print $2}' "$2" ;;
+  esac
+}
+
+# Runs a command and writes "elapsed user sys maxrss_kb" of its whole process tree to FILE:
+# the kernel's accounting of the waited-for children (wait4's rusage, what GNU time reads),
+# printed to the microsecond instead of GNU time's 10 ms. Exits with the command's status.
+bench_time() { # FILE command...
+  python3 -c '
+import os, subprocess, sys, time
+t0 = time.monotonic()
+p = subprocess.Popen(sys.argv[2:])
+_, status, ru = os.wait4(p.pid, 0)
+p.returncode = os.waitstatus_to_exitcode(status)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{time.monotonic() - t0:.6f} {ru.ru_utime:.6f} {ru.ru_stime:.6f} {ru.ru_maxrss}\n")
+sys.exit(p.returncode if p.returncode >= 0 else 128 - p.returncode)
+' "$@"
+}
+
+# A free TCP port on 127.0.0.1.
+bench_free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# One count check: prints it, appends it to $WORK/checks.tsv; MISMATCH lines make
+# bench_finish exit 1.
+bench_check() { # point round tool ok|MISMATCH text
+  printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$WORK/checks.tsv"
+  if [ "$4" = ok ]; then
+    echo "count check ok: $1 round $2 $3: $5" >&2
+  else
+    echo "MISMATCH: $1 round $2 $3: $5" >&2
+  fi
+}
+
+# The tables. unit: what one operation is (query, request, transaction).
+bench_report() { # peer-name unit
+  python3 - "$WORK/runs.tsv" "$1" "$2" <<'PY'
+import statistics, sys
+path, peer, unit = sys.argv[1:4]
+med = statistics.median
+points, runs = [], {}
+for line in open(path):
+    if not line.strip():
+        continue
+    point, rnd, first, tool, rate, ops, cli, srv = line.rstrip("\n").split("\t")
+    if point not in points:
+        points.append(point)
+    ops = float(ops)
+    runs.setdefault((point, int(rnd)), {})[tool] = {
+        "first": first, "rate": float(rate),
+        "cli": 1e6 * float(cli) / ops, "srv": float(srv) / ops}
+
+def f(x):
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+def pairs(point):
+    out = []
+    for (p, rnd), t in sorted(runs.items(), key=lambda kv: kv[0][1]):
+        if p == point and "rmatrix" in t and peer in t:
+            r, s = t["rmatrix"], t[peer]
+            out.append((rnd, r["first"], r, s,
+                        r["rate"] / s["rate"], r["cli"] / s["cli"], r["srv"] / s["srv"]))
+    return out
+
+cols = (f"rmatrix {unit}/s | {peer} {unit}/s | ratio | rmatrix client us/{unit} | "
+        f"{peer} client us/{unit} | ratio | rmatrix server us/{unit} | {peer} server us/{unit} | ratio")
+print("Every round (ratio = rmatrix / " + peer + "; client CPU = user+sys of the whole client "
+      "process; server CPU = the server container's cgroup over that tool's run):\n")
+print(f"| point | round | first | {cols} |")
+print("|---|---:|---|" + "---:|" * 9)
+for point in points:
+    for rnd, first, r, s, tr, cr, sr in pairs(point):
+        print(f"| {point} | {rnd} | {first} | {r['rate']:.0f} | {s['rate']:.0f} | {tr:.2f} | "
+              f"{f(r['cli'])} | {f(s['cli'])} | {cr:.2f} | {f(r['srv'])} | {f(s['srv'])} | {sr:.2f} |")
+nrounds = max((len(pairs(p)) for p in points), default=0)
+print(f"\nMedians over {nrounds} round(s); each ratio is the MEDIAN OF THE PER-ROUND RATIOS "
+      "(issue 16 targets: throughput >= 0.98, client CPU/op <= 0.80, server CPU/op <= 1.02):\n")
+print(f"| point | {cols} | targets thr / cli / srv |")
+print("|---|" + "---:|" * 9 + "---|")
+met = 0
+for point in points:
+    ps = pairs(point)
+    if not ps:
+        continue
+    tr, cr, sr = med(p[4] for p in ps), med(p[5] for p in ps), med(p[6] for p in ps)
+    ok = [tr >= 0.98, cr <= 0.80, sr <= 1.02]
+    met += all(ok)
+    marks = " / ".join("ok" if o else "MISS" for o in ok)
+    print(f"| {point} | {med(p[2]['rate'] for p in ps):.0f} | {med(p[3]['rate'] for p in ps):.0f} | "
+          f"{tr:.2f} | {f(med(p[2]['cli'] for p in ps))} | {f(med(p[3]['cli'] for p in ps))} | "
+          f"{cr:.2f} | {f(med(p[2]['srv'] for p in ps))} | {f(med(p[3]['srv'] for p in ps))} | "
+          f"{sr:.2f} | {marks} |")
+print(f"\nAll three targets met at {met} of {len(points)} points.")
+PY
+}
+
+# The count checks' verdict; exit 1 if any failed.
+bench_finish() {
+  local n bad
+  n=$(wc -l <"$WORK/checks.tsv")
+  bad=$(awk -F'\t' '$4 != "ok"' "$WORK/checks.tsv" | wc -l)
+  echo
+  if [ "$bad" -gt 0 ]; then
+    echo "COUNT CHECKS: $bad of $n runs MISMATCH (the tool's own count differs from the server's):"
+    awk -F'\t' '$4 != "ok" {print "  MISMATCH: " $1 " round " $2 " " $3 ": " $5}' "$WORK/checks.tsv"
+    echo "raw outputs: $WORK" >&2
+    exit 1
+  fi
+  echo "Count checks: all $n runs ok (each tool's count = the server's counters minus that tool's fixed overhead)."
+  echo "raw outputs: $WORK" >&2
+}
