@@ -141,8 +141,8 @@ pub async fn run_iteration(
         anyhow::bail!("a client stopped on an error: {e}");
     }
     let mut service = crate::measure::latency::Latency::default();
-    for w in &got.workers {
-        service.merge(&w.service);
+    for w in got.workers.iter().filter_map(|w| w.service.as_ref()) {
+        service.merge(w);
     }
     Ok(Measurement {
         samples: got.samples(seconds, threads, SAMPLE_PERCENTILE),
