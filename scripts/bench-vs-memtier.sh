@@ -14,6 +14,10 @@
 #            is the default), concurrency 50, length = REQUESTS; keys `key:` + 12 digits
 #   memtier  --threads=1 --clients=50 --pipeline=16 --ratio=1:10 --data-size=32
 #            --key-pattern=R:R --key-minimum=1 --key-maximum=100000 (memtier refuses 0)
+#            --distinct-client-seed (without it memtier seeds every client alike: all 50
+#            send the same key sequence; on an empty server they SET the same ~1,800 keys and
+#            96-98% of their GETs miss, a lighter load than rmatrix's, whose clients draw
+#            their own keys: measured 2026-11-30, INFO keyspace_hits/misses)
 #            --requests=REQUESTS/50 (per client); keys `memtier-` + the number
 # Key names differ, so before the rounds both tools' 100,000 keys are written once (32-byte
 # values, redis-cli --pipe): every GET of either tool hits; the server's keyspace_hits and
@@ -113,7 +117,7 @@ run_memtier() { # out
   bench_time "$1.time" taskset -c "$CLIENT_CPU" "$MEMTIER" --server=127.0.0.1 --port="$PORT" \
     --authenticate="$BENCH_REDIS_PASSWORD" --protocol=redis --threads=1 --clients="$CLIENTS" \
     --pipeline="$PIPELINE" --ratio=1:10 --data-size=32 --key-pattern=R:R --key-minimum=1 \
-    --key-maximum="$KEYS" --requests=$((REQUESTS / CLIENTS)) --hide-histogram \
+    --key-maximum="$KEYS" --distinct-client-seed --requests=$((REQUESTS / CLIENTS)) --hide-histogram \
     --json-out-file="$1.json" >"$1.log" 2>&1 || { echo "0 0 0 failed:exit-$?"; return; }
   python3 - "$1.json" <<'PY'
 import json, sys
