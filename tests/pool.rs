@@ -596,7 +596,8 @@ fn ctrl_c_in_a_pooled_run_removes_its_containers_on_every_engine() {
 
 /// An ssh:// engine, as `docker -H ssh://` reaches one: the system ssh runs `docker system
 /// dial-stdio` on the host. containers/second-engine.sh serves the second engine that way
-/// (its own sshd on 127.0.0.1:2222, named by the ssh host alias `rmatrix-d2`).
+/// (its own sshd on 127.0.0.1:2222, the ssh host alias `rmatrix-d2` giving its key and
+/// known_hosts; the port is in the URL). No ssh process of the run outlives it.
 #[test]
 fn an_ssh_engine_is_used_through_the_system_ssh() {
     second_engine_up();
@@ -612,7 +613,7 @@ fn an_ssh_engine_is_used_through_the_system_ssh() {
             "--out",
             out_dir.to_str().unwrap(),
         ])
-        .args(["--quiet", "--engine", "ssh://root@rmatrix-d2"])
+        .args(["--quiet", "--engine", "ssh://root@rmatrix-d2:2222"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -622,7 +623,7 @@ fn an_ssh_engine_is_used_through_the_system_ssh() {
     assert_eq!(rows[0]["status"], "ok", "{rows:?}");
     let man = manifest(&out_dir);
     assert_eq!(
-        man["engines"][0]["address"], "ssh://root@rmatrix-d2",
+        man["engines"][0]["address"], "ssh://root@rmatrix-d2:2222",
         "{man}"
     );
     // The server ran on the second engine (the one the sshd's sessions talk to).
@@ -645,4 +646,23 @@ fn an_ssh_engine_is_used_through_the_system_ssh() {
     );
     assert!(started.contains("rmatrix/redis-7.0"), "{started}");
     assert!(run_containers(SECOND_SOCK, "pool-ssh").is_empty());
+    let ssh_left = Command::new("pgrep")
+        .args(["-af", "docker system dial-stdio|sshd: root@"])
+        .output()
+        .unwrap();
+    let ssh_left = String::from_utf8_lossy(&ssh_left.stdout);
+    assert!(ssh_left.trim().is_empty(), "ssh processes left: {ssh_left}");
+
+    // A host that refuses: exit 3, with what ssh said.
+    let never = tmp.path().join("never");
+    let out = common::rmatrix(&[
+        "run",
+        m.to_str().unwrap(),
+        "--out",
+        never.to_str().unwrap(),
+        "--engine",
+        "ssh://root@127.0.0.1:1",
+    ]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("Connection refused"), "{}", out.stderr);
 }

@@ -135,19 +135,16 @@ pub fn parse(name: &str, url: &str, tls: Option<TlsFiles>) -> Result<EngineAddr,
         "ssh" => {
             let authority = rest.trim_end_matches('/');
             if authority.is_empty() || authority.contains('/') || authority.starts_with('-') {
-                return Err(bad("expected ssh://[USER@]HOST"));
+                return Err(bad("expected ssh://[USER@]HOST[:PORT]"));
             }
-            // bollard hands `USER@HOST:PORT` to ssh as the host name, port and all: the
-            // connection would fail later with a bare "Connect" error. Say how instead.
-            if authority
+            if let Some((_, port)) = authority
                 .rsplit('@')
                 .next()
-                .is_some_and(|h| h.contains(':'))
+                .and_then(|h| h.rsplit_once(':'))
             {
-                return Err(bad(
-                    "a port in ssh:// is not supported by rmatrix's ssh transport: name the \
-                     host in ~/.ssh/config (Host NAME, HostName, Port) and use ssh://[USER@]NAME",
-                ));
+                if port.parse::<u16>().is_err() {
+                    return Err(bad("expected ssh://[USER@]HOST[:PORT]"));
+                }
             }
             Transport::Ssh(authority.to_string())
         }
@@ -480,8 +477,8 @@ mod tests {
                 tls: None
             }
         );
-        let s = parse("x", "ssh://me@lab", None).unwrap();
-        assert_eq!(s.transport, Transport::Ssh("me@lab".into()));
+        let s = parse("x", "ssh://me@lab:2222", None).unwrap();
+        assert_eq!(s.transport, Transport::Ssh("me@lab:2222".into()));
         for (bad, why) in [
             ("npipe:////./pipe/docker_engine", "not supported"),
             ("fd://", "not supported"),
@@ -489,7 +486,7 @@ mod tests {
             ("tcp://host:x", "expected tcp://HOST:PORT"),
             ("unix://relative", "absolute path"),
             ("ssh://-oProxyCommand=x", "expected ssh://"),
-            ("ssh://me@lab:2222", "a port in ssh:// is not supported"),
+            ("ssh://me@lab:x", "expected ssh://[USER@]HOST[:PORT]"),
             ("/var/run/docker.sock", "expected unix://"),
             ("https://h:1", "needs the client certificates"),
         ] {

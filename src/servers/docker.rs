@@ -39,6 +39,9 @@ pub struct Engine {
     docker: Docker,
     /// The engine's name in the pool ("local" for the default one).
     name: String,
+    /// For an ssh:// engine: the socket whose ssh processes carry the API (kept alive as
+    /// long as the engine is).
+    _tunnel: Option<super::ssh::SshTunnel>,
 }
 
 /// An engine's host, from Docker's /info: what the manifest records per engine.
@@ -113,6 +116,17 @@ impl Engine {
         use bollard::API_DEFAULT_VERSION as V;
         let unavailable =
             |e: String| EngineUnavailable(format!("engine {} ({}): {e}", addr.name, addr.url()));
+        let tunnel = match &addr.transport {
+            Transport::Ssh(a) => {
+                Some(super::ssh::SshTunnel::start(a).map_err(|e| unavailable(format!("{e:#}")))?)
+            }
+            _ => None,
+        };
+        // What ssh said, where it said anything: the reason an ssh:// engine did not answer.
+        let why = |e: String| match tunnel.as_ref().map(|t| t.last_error()) {
+            Some(ssh) if !ssh.is_empty() => unavailable(format!("{e} (ssh: {ssh})")),
+            _ => unavailable(e),
+        };
         let docker = match &addr.transport {
             Transport::Unix(p) => Docker::connect_with_unix(&p.display().to_string(), TIMEOUT_S, V),
             Transport::Tcp {
@@ -130,11 +144,12 @@ impl Engine {
                 TIMEOUT_S,
                 V,
             ),
-            Transport::Ssh(a) => {
-                Docker::connect_with_ssh(&format!("ssh://{a}"), TIMEOUT_S, V, None)
+            Transport::Ssh(_) => {
+                let path = tunnel.as_ref().expect("invariant: ssh has a tunnel").path();
+                Docker::connect_with_unix(&path.display().to_string(), TIMEOUT_S, V)
             }
         }
-        .map_err(|e| unavailable(e.to_string()))?;
+        .map_err(|e| why(e.to_string()))?;
         // An address that never answers must not hang the run for bollard's 2 minutes.
         let docker = tokio::time::timeout(CONNECT_TIMEOUT, async {
             let d = docker.negotiate_version().await?;
@@ -142,11 +157,12 @@ impl Engine {
             Ok::<_, bollard::errors::Error>(d)
         })
         .await
-        .map_err(|_| unavailable(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())))?
-        .map_err(|e| unavailable(e.to_string()))?;
+        .map_err(|_| why(format!("no answer within {} s", CONNECT_TIMEOUT.as_secs())))?
+        .map_err(|e| why(e.to_string()))?;
         Ok(Engine {
             docker,
             name: addr.name.clone(),
+            _tunnel: tunnel,
         })
     }
 

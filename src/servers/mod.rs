@@ -7,6 +7,7 @@ pub mod family;
 pub mod mysql;
 pub mod redis;
 pub mod spec;
+pub mod ssh;
 
 pub use deployed::{Deployed, Endpoint, Launch};
 
