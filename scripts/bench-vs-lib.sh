@@ -172,3 +172,32 @@ bench_finish() {
   echo "Count checks: all $n runs ok (each tool's count = the server's counters minus that tool's fixed overhead)."
   echo "raw outputs: $WORK" >&2
 }
+
+# Start the Redis 7.0 server both Redis scripts measure against: built from containers/redis,
+# pinned to SERVER_CPU, host networking on a free port, a throwaway password, no persistence.
+# Needs NAME, IMAGE, LABEL, SERVER_CPU and WORK; sets PORT, BENCH_REDIS_PASSWORD (exported,
+# with REDISCLI_AUTH), CPU_KIND and CPU_FILE, and removes the container on exit.
+bench_start_redis() {
+  : >"$WORK/runs.tsv"
+  : >"$WORK/checks.tsv"
+  trap 'docker rm -f "$NAME" >/dev/null 2>&1 || true' EXIT
+  docker build -q --network host --build-arg suite=bookworm --build-arg package=redis-server \
+    -t "$IMAGE" containers/redis >/dev/null
+  PORT=$(bench_free_port)
+  BENCH_REDIS_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+  export BENCH_REDIS_PASSWORD
+  export REDISCLI_AUTH=$BENCH_REDIS_PASSWORD
+  printf 'save ""\nappendonly no\n' >"$WORK/redis.conf"
+  docker rm -f "$NAME" >/dev/null 2>&1 || true
+  docker run -d --name "$NAME" --label "rmatrix.run=$LABEL" --network host \
+    --cpuset-cpus "$SERVER_CPU" -e REDIS_PASSWORD="$BENCH_REDIS_PASSWORD" \
+    -v "$WORK/redis.conf:/etc/rmatrix/redis.conf:ro" \
+    "$IMAGE" --port "$PORT" --bind 127.0.0.1 >/dev/null
+  for _ in $(seq 50); do
+    redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG && break
+    sleep 0.2
+  done
+  redis-cli -p "$PORT" ping | grep -q PONG
+  # shellcheck disable=SC2034 # the caller reads them (bench_cpu_us)
+  read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
+}

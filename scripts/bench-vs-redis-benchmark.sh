@@ -52,28 +52,7 @@ bench_need python3 "apt-get install python3"
 bench_rmatrix
 
 WORK=$(mktemp -d /tmp/bench-vs-redis-benchmark.XXXXXX)
-: >"$WORK/runs.tsv"
-: >"$WORK/checks.tsv"
-trap 'docker rm -f "$NAME" >/dev/null 2>&1 || true' EXIT
-
-docker build -q --network host --build-arg suite=bookworm --build-arg package=redis-server \
-  -t "$IMAGE" containers/redis >/dev/null
-PORT=$(bench_free_port)
-BENCH_REDIS_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
-export BENCH_REDIS_PASSWORD
-export REDISCLI_AUTH=$BENCH_REDIS_PASSWORD
-printf 'save ""\nappendonly no\n' >"$WORK/redis.conf"
-docker rm -f "$NAME" >/dev/null 2>&1 || true
-docker run -d --name "$NAME" --label "rmatrix.run=$LABEL" --network host \
-  --cpuset-cpus "$SERVER_CPU" -e REDIS_PASSWORD="$BENCH_REDIS_PASSWORD" \
-  -v "$WORK/redis.conf:/etc/rmatrix/redis.conf:ro" \
-  "$IMAGE" --port "$PORT" --bind 127.0.0.1 >/dev/null
-for _ in $(seq 50); do
-  redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG && break
-  sleep 0.2
-done
-redis-cli -p "$PORT" ping | grep -q PONG
-read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
+bench_start_redis
 echo "server $IMAGE on CPU $SERVER_CPU, port $PORT; clients on CPU $CLIENT_CPU; $RMATRIX" >&2
 
 commandstats() { redis-cli -p "$PORT" info commandstats | tr -d '\r' >"$1"; }
