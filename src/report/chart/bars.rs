@@ -6,7 +6,7 @@ use anyhow::{anyhow, Result};
 use indexmap::IndexMap;
 use plotters::prelude::*;
 
-use super::{color, draw, number, NamedChart};
+use super::{color, draw, legend, number, NamedChart};
 use crate::matrix::model::Matrix;
 use crate::model::metric::Metric;
 use crate::report::pivot::CellStats;
@@ -281,13 +281,7 @@ pub fn svg(c: &BarChart) -> Result<String> {
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], fill.filled()));
         }
         if !c.legend.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.9))
-                .border_style(BLACK.mix(0.3))
-                .draw()
-                .map_err(draw)?;
+            legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         }
         chart
             .draw_series(c.bars.iter().enumerate().filter_map(|(i, b)| {

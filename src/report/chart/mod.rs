@@ -162,13 +162,7 @@ pub fn svg(c: &LineChart) -> Result<String> {
                         }))
                         .map_err(draw)?;
                 }
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .background_style(WHITE.mix(0.9))
-                    .border_style(BLACK.mix(0.3))
-                    .draw()
-                    .map_err(draw)?;
+                legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
             }};
         }
         // Headroom above the highest point for the legend.
@@ -214,6 +208,24 @@ pub(super) fn number(v: f64) -> String {
     } else {
         format!("{v:.3}")
     }
+}
+
+/// The legend box every chart draws (white, thin border) at `at`.
+pub(super) fn legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    at: SeriesLabelPosition,
+) -> Result<()>
+where
+    DB: DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(at)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.3))
+        .draw()
+        .map_err(draw)
 }
 
 pub(super) fn draw<E: std::fmt::Debug>(e: E) -> anyhow::Error {

@@ -6,7 +6,7 @@ use anyhow::{anyhow, Result};
 use indexmap::IndexMap;
 use plotters::prelude::*;
 
-use super::{color, draw, file_name, number, title_tail, NamedChart};
+use super::{color, draw, file_name, legend, number, title_tail, NamedChart};
 use crate::results::samples::Series;
 use crate::results::ResultRow;
 
@@ -188,13 +188,7 @@ pub fn svg(t: &Timeline) -> Result<String> {
                     PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(3))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK.mix(0.3))
-            .draw()
-            .map_err(draw)?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
 
         // Latency, log scale: seconds with no event (latency 0) are gaps, not zeros.
         if lat_max > 0.0 {

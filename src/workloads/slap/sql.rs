@@ -20,6 +20,7 @@ pub enum Statement {
 }
 
 impl Statement {
+    #[cfg(test)]
     pub fn render(&self, keys: &[String], rng: &mut impl Rng) -> String {
         let mut buf = String::new();
         self.render_into(keys, rng, &mut buf).to_string()
