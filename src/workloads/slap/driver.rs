@@ -1,8 +1,9 @@
-//! Running a slap cell: one connection prepares the schema, `concurrency` clients run their
-//! share of the statements, and the server's counters are read around the measured phase.
+//! Running a slap cell: one connection prepares the schema, `concurrency` blocking clients (an
+//! OS thread each, client.rs) run their share of the statements, and the server's counters
+//! are read around the measured phase.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -11,19 +12,18 @@ use mysql_async::Conn;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
+use super::client::{Client, ClientResult, Shared};
 use super::SlapSpec;
 use crate::input::Length;
 use crate::measure::cgroup::Window;
 use crate::measure::counters;
-use crate::measure::interval::Counts;
-use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
-use crate::measure::seconds::{Live, Recorder, Seconds};
+use crate::measure::seconds::{Live, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
-use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
-use crate::workloads::slap::sql::{self, SlapSql, Statement, SCHEMA};
+use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets, Until};
+use crate::workloads::slap::sql::{self, SlapSql, SCHEMA};
 use crate::workloads::{Ctx, Driver};
 
 impl Driver for SlapSpec {
@@ -67,44 +67,45 @@ pub async fn run_iteration(
     live: Arc<AtomicU64>,
     window: &Window,
     pace: Option<&Pace>,
-    phase: &Live,
+    phase: &Arc<Live>,
 ) -> Result<Measurement> {
     let mut rng = SmallRng::from_os_rng();
     let sql = sql::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
     let mut control = endpoint.connect(None).await?;
     let keys = prepare(&mut control, &sql, engine, &live).await?;
-    let sql = Arc::new(sql);
-    let keys = Arc::new(keys);
+    let load = Arc::new(Load {
+        sql,
+        keys,
+        commit: spec.commit,
+        live,
+        cancelled: AtomicBool::new(false),
+    });
+    // Dropped midway (the stall watchdog gave up on the iteration), this stops the client
+    // threads at their next statement: they would go on loading the server under the next.
+    let _cancel = Cancel(load.clone());
 
-    let mut conns = open_clients(endpoint, concurrency, spec.commit > 0).await?;
+    let mut clients = blocking({
+        let (endpoint, no_autocommit) = (endpoint.clone(), spec.commit > 0);
+        move || open_all(&endpoint, concurrency, no_autocommit)
+    })
+    .await?;
     let mut warmup_samples = Vec::new();
     if let Some(w) = warmup {
-        let started = Instant::now();
-        let per_second = Seconds::new(started);
-        let load = Load {
-            length: w,
-            pace,
-            per_second: Some(&per_second),
-        };
-        let (back, _, _) =
-            run_clients(conns, &sql, &keys, spec.commit, &load, live.clone()).await?;
-        let seconds = started.elapsed().as_secs_f64();
-        warmup_samples = per_second.samples(seconds, concurrency, SAMPLE_PERCENTILE);
-        conns = back;
+        let (load, pace) = (load.clone(), pace.cloned());
+        let (back, done) = blocking(move || run_phase(clients, &load, w, pace, None)).await?;
+        warmup_samples = done
+            .seconds
+            .samples(done.elapsed, concurrency, SAMPLE_PERCENTILE);
+        clients = back;
     }
 
     let before = mysql::status(&mut control).await?;
     window.open();
-    let started = Instant::now();
-    let per_second = Seconds::new(started);
-    phase.set(&per_second);
-    let load = Load {
-        length,
-        pace,
-        per_second: Some(&per_second),
-    };
-    let (conns, results, open) = run_clients(conns, &sql, &keys, spec.commit, &load, live).await?;
-    let seconds = started.elapsed().as_secs_f64();
+    let (clients, done) = blocking({
+        let (load, pace, phase) = (load.clone(), pace.cloned(), phase.clone());
+        move || run_phase(clients, &load, length, pace, Some(&phase))
+    })
+    .await?;
     window.close();
     let after = mysql::status(&mut control).await?;
     let mut server = counters::delta(&before, &after);
@@ -112,24 +113,27 @@ pub async fn run_iteration(
     if let Some(q) = server.get_mut("Questions") {
         *q = q.saturating_sub(1);
     }
-    for c in conns {
-        let _ = c.disconnect().await;
-    }
+    blocking(move || {
+        drop(clients);
+        Ok(())
+    })
+    .await?;
     let _ = control
         .query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
         .await;
     let _ = control.disconnect().await;
 
     let mut m = Measurement {
-        seconds,
+        seconds: done.elapsed,
         server,
-        samples: per_second.samples(seconds, concurrency, SAMPLE_PERCENTILE),
+        samples: done
+            .seconds
+            .samples(done.elapsed, concurrency, SAMPLE_PERCENTILE),
         warmup_samples,
-        open,
+        open: done.open,
         ..Measurement::default()
     };
-    for r in results {
-        let r = r?;
+    for r in done.results {
         m.queries += r.queries;
         m.errors += r.errors;
         m.commits += r.commits;
@@ -196,187 +200,157 @@ async fn prepare(
     }
 }
 
-async fn open_clients(endpoint: &Endpoint, n: u32, no_autocommit: bool) -> Result<Vec<Conn>> {
-    let futures = (0..n).map(|_| async {
-        let mut c = endpoint.connect(Some(SCHEMA)).await?;
-        if no_autocommit {
-            c.query_drop("SET AUTOCOMMIT=0").await?;
-        }
-        anyhow::Ok(c)
-    });
-    futures_util::future::try_join_all(futures).await
-}
-
-struct ClientResult {
-    queries: u64,
-    errors: u64,
-    commits: u64,
-    first_error: Option<String>,
-    latency: Latency,
-    /// Open loop: from each statement's send to its reply.
-    /// Open loop only (a touched histogram is 190 KB per client).
-    service: Option<Latency>,
-}
-
-/// One phase's load: how long, open or closed loop, and where its seconds go (the measured
-/// phase's).
-struct Load<'a> {
-    length: Length,
-    pace: Option<&'a Pace>,
-    per_second: Option<&'a Arc<Seconds>>,
-}
-
-/// Run every client to the end of its share (or the deadline, or the pacer's end); give the
-/// connections back, with what the pacer saw in open loop.
-async fn run_clients(
-    conns: Vec<Conn>,
-    sql: &Arc<SlapSql>,
-    keys: &Arc<Vec<String>>,
+/// What the clients of every phase share.
+struct Load {
+    sql: SlapSql,
+    keys: Vec<String>,
     commit: u32,
-    load: &Load<'_>,
     live: Arc<AtomicU64>,
-) -> Result<(Vec<Conn>, Vec<Result<ClientResult>>, Option<PaceStats>)> {
-    let n = conns.len() as u64;
-    let length = load.length;
-    let deadline = length.as_duration().map(|d| Instant::now() + d);
-    let pacer = load.pace.map(|p| Pacer::start(p, length)).transpose()?;
-    let handles: Vec<_> = conns
-        .into_iter()
-        .enumerate()
-        .map(|(i, conn)| {
-            let share = length.share(i, n as usize);
-            let (sql, keys, live) = (sql.clone(), keys.clone(), live.clone());
-            let rec = load.per_second.map(|s| s.recorder());
-            let until = match &pacer {
-                Some(p) => Until::Paced(p.tickets()),
-                None => Until::Closed { share, deadline },
-            };
-            tokio::spawn(client(conn, sql, keys, commit, until, live, rec))
-        })
-        .collect();
-    // Dropped before the clients end (the stall watchdog gave up on the iteration): stop
-    // them, or they would go on loading the server under the next iteration.
-    let _abort = AbortOnDrop(handles.iter().map(|h| h.abort_handle()).collect());
-    let mut back = Vec::new();
-    let mut results = Vec::new();
-    for h in handles {
-        match h.await {
-            Ok((conn, r)) => {
-                back.extend(conn);
-                results.push(Ok(r));
-            }
-            Err(e) => results.push(Err(anyhow::anyhow!("client task failed: {e}"))),
-        }
-    }
-    Ok((back, results, pacer.map(Pacer::finish)))
+    cancelled: AtomicBool,
 }
 
-/// Aborts the client tasks when dropped (after they ended, aborting does nothing).
-struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+/// Sets the load's `cancelled` when dropped.
+struct Cancel(Arc<Load>);
 
-impl Drop for AbortOnDrop {
+impl Drop for Cancel {
     fn drop(&mut self) {
-        for h in &self.0 {
-            h.abort();
-        }
+        self.0.cancelled.store(true, Ordering::Relaxed);
     }
 }
 
-#[allow(clippy::too_many_arguments)] // the client's whole state; called from one place
-async fn client(
-    mut conn: Conn,
-    sql: Arc<SlapSql>,
-    keys: Arc<Vec<String>>,
-    commit: u32,
-    until: Until,
-    live: Arc<AtomicU64>,
-    mut rec: Option<Recorder>,
-) -> (Option<Conn>, ClientResult) {
-    let mut rng = SmallRng::from_os_rng();
-    let mut r = ClientResult {
-        queries: 0,
-        errors: 0,
-        commits: 0,
-        first_error: None,
-        latency: Latency::default(),
-        service: None,
+/// Run blocking client work off the async runtime.
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| anyhow::anyhow!("a client thread failed: {e}"))?
+}
+
+/// Connect `n` clients in parallel.
+fn open_all(endpoint: &Endpoint, n: u32, no_autocommit: bool) -> Result<Vec<Client>> {
+    std::thread::scope(|s| {
+        let opening: Vec<_> = (0..n)
+            .map(|_| s.spawn(|| Client::open(endpoint, no_autocommit)))
+            .collect();
+        let mut clients = Vec::with_capacity(n as usize);
+        for h in opening {
+            let opened = h
+                .join()
+                .map_err(|_| anyhow::anyhow!("a client thread panicked while connecting"))?;
+            clients.push(opened.context("failed to open the client connections")?);
+        }
+        Ok(clients)
+    })
+}
+
+/// What one phase gave: each client's totals, its seconds, its wall time, what the pacer saw.
+struct Done {
+    results: Vec<ClientResult>,
+    seconds: Arc<Seconds>,
+    elapsed: f64,
+    open: Option<PaceStats>,
+}
+
+/// Run every client to the end of its share (or the deadline, or the pacer's end), each on
+/// its own thread; give the clients back. The clock starts once every thread exists, so
+/// starting 512 threads is not measured.
+fn run_phase(
+    clients: Vec<Client>,
+    load: &Load,
+    length: Length,
+    pace: Option<Pace>,
+    shown: Option<&Live>,
+) -> Result<(Vec<Client>, Done)> {
+    let n = clients.len();
+    let shared = Shared {
+        sql: &load.sql,
+        keys: &load.keys,
+        commit: load.commit,
+        live: &load.live,
+        cancelled: &load.cancelled,
     };
-    let mut done: u64 = 0;
-    let mut since_commit = 0u32;
-    let mut text_buf = String::with_capacity(256);
-    let list = &sql.queries;
-    // Each statement's class in the per-second lines: a SELECT reads, the rest write.
-    let class: Vec<Counts> = list
-        .iter()
-        .map(|s| match s {
-            Statement::Fixed(t) | Statement::WithKey(t) => t.starts_with("SELECT"),
-        })
-        .map(|select| match select {
-            true => Counts::READ,
-            false => Counts::WRITE,
-        })
-        .collect();
-    loop {
-        // The latency's origin: the intended start in open loop, the send in closed loop.
-        let intended = match &until {
-            Until::Closed { share, deadline } => {
-                if share.is_some_and(|s| done >= s) || deadline.is_some_and(|d| Instant::now() >= d)
-                {
+    // What the threads read once the gate opens: the phase's seconds, deadline and pacer.
+    let started: OnceLock<(Arc<Seconds>, Option<Instant>, Option<Tickets>)> = OnceLock::new();
+    let gate = RwLock::new(());
+    std::thread::scope(|s| {
+        let closed = gate.write().unwrap_or_else(|e| e.into_inner());
+        let mut spawned = Vec::with_capacity(n);
+        let mut spawn_error = None;
+        for (i, mut client) in clients.into_iter().enumerate() {
+            let (started, gate, shared) = (&started, &gate, &shared);
+            let thread = std::thread::Builder::new()
+                .name(format!("slap-{i}"))
+                .spawn_scoped(s, move || {
+                    drop(gate.read());
+                    let r = match started.get() {
+                        Some((seconds, deadline, tickets)) => {
+                            let until = match tickets {
+                                Some(t) => Until::Paced(t.clone()),
+                                None => Until::Closed {
+                                    share: length.share(i, n),
+                                    deadline: *deadline,
+                                },
+                            };
+                            client.run(shared, &until, Some(seconds.recorder()))
+                        }
+                        None => ClientResult::default(),
+                    };
+                    (client, r)
+                });
+            match thread {
+                Ok(h) => spawned.push(h),
+                Err(e) => {
+                    spawn_error = Some(anyhow::Error::from(e));
                     break;
                 }
-                None
             }
-            Until::Paced(t) => match t.next().await {
-                Some(at) => Some(at),
-                None => break,
-            },
-        };
-        let i = (done % list.len() as u64) as usize;
-        let stmt: &Statement = &list[i];
-        let text = stmt.render_into(&keys, &mut rng, &mut text_buf);
-        let t0 = Instant::now();
-        let res = conn.query_drop(text).await;
-        let end = Instant::now();
-        let us = end.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
-        if intended.is_some() {
-            r.service
-                .get_or_insert_with(Latency::default)
-                .record_us(end.duration_since(t0).as_micros() as u64);
         }
-        done += 1;
-        match res {
-            Ok(()) => {
-                r.queries += 1;
-                r.latency.record_us(us);
-                if let Some(rec) = rec.as_mut() {
-                    rec.event(end, us, &class[i]);
-                }
-                live.fetch_add(1, Ordering::Relaxed);
+        let start = Instant::now();
+        let seconds = Seconds::new(start);
+        let mut pacer = None;
+        if spawn_error.is_none() {
+            match pace.as_ref().map(|p| Pacer::start(p, length)).transpose() {
+                Ok(p) => pacer = p,
+                Err(e) => spawn_error = Some(e.into()),
             }
-            Err(e) => {
-                r.errors += 1;
-                if let Some(rec) = rec.as_mut() {
-                    rec.counts(end, &Counts::ERROR);
+        }
+        if spawn_error.is_none() {
+            let deadline = length.as_duration().map(|d| start + d);
+            let _ = started.set((
+                seconds.clone(),
+                deadline,
+                pacer.as_ref().map(Pacer::tickets),
+            ));
+            if let Some(l) = shown {
+                l.set(&seconds);
+            }
+        }
+        drop(closed);
+        let mut back = Vec::with_capacity(n);
+        let mut results = Vec::with_capacity(n);
+        for h in spawned {
+            match h.join() {
+                Ok((client, r)) => {
+                    back.push(client);
+                    results.push(r);
                 }
-                r.first_error.get_or_insert_with(|| e.to_string());
-                if matches!(e, mysql_async::Error::Io(_) | mysql_async::Error::Driver(_)) {
-                    // The connection is gone: this client stops, the others go on.
-                    return (None, r);
+                Err(_) => {
+                    spawn_error.get_or_insert(anyhow::anyhow!("a client thread panicked"));
                 }
             }
         }
-        if commit > 0 {
-            since_commit += 1;
-            if since_commit == commit {
-                since_commit = 0;
-                if conn.query_drop("COMMIT").await.is_ok() {
-                    r.commits += 1;
-                }
-            }
+        let elapsed = start.elapsed().as_secs_f64();
+        let open = pacer.map(Pacer::finish);
+        match spawn_error {
+            Some(e) => Err(e.context(format!("failed to run {n} client threads"))),
+            None => Ok((
+                back,
+                Done {
+                    results,
+                    seconds,
+                    elapsed,
+                    open,
+                },
+            )),
         }
-    }
-    if commit > 0 && since_commit > 0 && conn.query_drop("COMMIT").await.is_ok() {
-        r.commits += 1;
-    }
-    (Some(conn), r)
+    })
 }
