@@ -178,6 +178,43 @@ async fn every_test_runs_and_the_server_counts_the_same() {
         .map(|l| l.split(',').nth(8).unwrap().parse::<f64>().unwrap())
         .sum();
     assert!(per_second > 0.0 && per_second <= m.commits as f64, "{text}");
+    dropped_results_leave_the_connection_in_step(ep);
+}
+
+/// vendor/mysql's patch: a dropped result's rows are skipped, not decoded. Whatever was
+/// dropped (many rows, several result sets, an error after some rows), the next statement on
+/// the connection gets its own answer.
+fn dropped_results_leave_the_connection_in_step(ep: &Endpoint) {
+    use mysql::prelude::Queryable;
+    let mut c = mysql::Conn::new(ep.blocking_opts(None)).unwrap();
+    c.query_drop("CREATE DATABASE IF NOT EXISTS rmatrix_drop_test")
+        .unwrap();
+    c.query_drop("USE rmatrix_drop_test").unwrap();
+    c.query_drop("SELECT seq, REPEAT('x', 300) FROM seq_1_to_20000")
+        .unwrap();
+    assert_eq!(c.query_first::<u64, _>("SELECT 7").unwrap(), Some(7));
+    c.query_drop(
+        "CREATE OR REPLACE PROCEDURE rmatrix_drop_test.two_sets() \
+         BEGIN SELECT seq FROM seq_1_to_500; SELECT 'second' FROM seq_1_to_3; END",
+    )
+    .unwrap();
+    c.query_drop("CALL rmatrix_drop_test.two_sets()").unwrap();
+    assert_eq!(c.query_first::<u64, _>("SELECT 8").unwrap(), Some(8));
+    // The error comes after rows: the procedure's SIGNAL fails it once its first result set
+    // was sent.
+    c.query_drop(
+        "CREATE OR REPLACE PROCEDURE rmatrix_drop_test.fails() \
+         BEGIN SELECT seq FROM seq_1_to_500; \
+         SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'rmatrix-after-rows'; END",
+    )
+    .unwrap();
+    let err = c.query_drop("CALL rmatrix_drop_test.fails()");
+    assert_eq!(
+        c.query_first::<u64, _>("SELECT 9").unwrap(),
+        Some(9),
+        "{err:?}"
+    );
+    c.query_drop("DROP DATABASE rmatrix_drop_test").unwrap();
 }
 
 /// Connections killed by the server mid-run: each client reconnects, re-prepares and goes on;
