@@ -12,6 +12,7 @@ pub mod slap;
 pub mod sqlbench;
 pub mod stall;
 pub mod sysbench;
+pub mod threads;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! are blocking connections on OS threads (see worker.rs); the control connection that reads
 //! the counters stays async.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::Instant;
 
@@ -25,6 +25,7 @@ use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::pace::{Pace, PaceStats, Pacer};
+use crate::workloads::threads::{blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The percentile of the per-second lines (sysbench's `--percentile` default).
@@ -184,29 +185,6 @@ fn measurement(
             .collect(),
         ..Measurement::default()
     }
-}
-
-/// Sets its flag when dropped.
-#[derive(Default)]
-struct Cancel(Arc<AtomicBool>);
-
-impl Cancel {
-    fn flag(&self) -> Arc<AtomicBool> {
-        self.0.clone()
-    }
-}
-
-impl Drop for Cancel {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Run blocking client work off the async runtime.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| anyhow!("a client thread failed: {e}"))?
 }
 
 /// Connect `threads` clients in parallel, each preparing its statements.

@@ -24,6 +24,7 @@ use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets, Until};
 use crate::workloads::slap::sql::{self, SlapSql, SCHEMA};
+use crate::workloads::threads::{blocking, Cancel};
 use crate::workloads::{Ctx, Driver};
 
 impl Driver for SlapSpec {
@@ -73,16 +74,14 @@ pub async fn run_iteration(
     let sql = sql::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
     let mut control = endpoint.connect(None).await?;
     let keys = prepare(&mut control, &sql, engine, &live).await?;
+    let cancel = Cancel::default();
     let load = Arc::new(Load {
         sql,
         keys,
         commit: spec.commit,
         live,
-        cancelled: AtomicBool::new(false),
+        cancelled: cancel.flag(),
     });
-    // Dropped midway (the stall watchdog gave up on the iteration), this stops the client
-    // threads at their next statement: they would go on loading the server under the next.
-    let _cancel = Cancel(load.clone());
 
     let mut clients = blocking({
         let (endpoint, no_autocommit) = (endpoint.clone(), spec.commit > 0);
@@ -206,23 +205,7 @@ struct Load {
     keys: Vec<String>,
     commit: u32,
     live: Arc<AtomicU64>,
-    cancelled: AtomicBool,
-}
-
-/// Sets the load's `cancelled` when dropped.
-struct Cancel(Arc<Load>);
-
-impl Drop for Cancel {
-    fn drop(&mut self) {
-        self.0.cancelled.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Run blocking client work off the async runtime.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| anyhow::anyhow!("a client thread failed: {e}"))?
+    cancelled: Arc<AtomicBool>,
 }
 
 /// Connect `n` clients in parallel.
