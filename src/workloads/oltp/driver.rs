@@ -4,8 +4,7 @@
 //! the counters stays async.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
-use std::sync::{Arc, OnceLock, RwLock};
-use std::time::Instant;
+use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
 use rand::Rng;
@@ -25,7 +24,7 @@ use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::pace::{Pace, PaceStats, Pacer};
-use crate::workloads::threads::{blocking, Cancel};
+use crate::workloads::threads::{self, blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The percentile of the per-second lines (sysbench's `--percentile` default).
@@ -220,8 +219,7 @@ fn open_all(endpoint: &Endpoint, spec: &Arc<OltpSpec>, threads: u32) -> Result<V
 
 /// Run every worker for `length` (a duration, or a total event count), each on its own
 /// thread (in open loop, taking arrivals from a pacer); give them back with what the
-/// collector gathered, the phase's wall time and what the pacer saw. The clock starts once
-/// every thread exists, so starting 512 threads is not measured.
+/// collector gathered, the phase's wall time and what the pacer saw.
 fn run_phase(
     workers: Vec<Worker>,
     length: Length,
@@ -231,46 +229,16 @@ fn run_phase(
     shown: Option<Arc<Live>>,
 ) -> Result<(Vec<Worker>, Collected, f64, Option<PaceStats>)> {
     let threads = workers.len() as u32;
-    let phase = OnceLock::new();
-    let gate = RwLock::new(());
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::scope(|s| {
-        let closed = gate.write().unwrap_or_else(|e| e.into_inner());
-        let mut spawned = Vec::with_capacity(workers.len());
-        let mut spawn_error = None;
-        for mut w in workers {
-            let (phase, gate, tx) = (&phase, &gate, tx.clone());
-            let started = std::thread::Builder::new()
-                .name(format!("oltp-{}", w.tid))
-                .spawn_scoped(s, move || {
-                    drop(gate.read());
-                    if let Some(p) = phase.get() {
-                        w.run(p, &tx);
-                    }
-                    w
-                });
-            match started {
-                Ok(h) => spawned.push(h),
-                Err(e) => {
-                    spawn_error = Some(e);
-                    break;
-                }
-            }
-        }
-        drop(tx);
-        let start = Instant::now();
-        let mut pacer = None;
-        if spawn_error.is_none() {
-            pacer = match pace.as_ref().map(|p| Pacer::start(p, length)).transpose() {
-                Ok(p) => p,
-                Err(e) => {
-                    spawn_error = Some(e);
-                    None
-                }
-            };
-        }
-        if spawn_error.is_none() {
-            let _ = phase.set(Phase {
+    let items: Vec<_> = workers.into_iter().map(|w| (w, tx.clone())).collect();
+    drop(tx);
+    let mut pacer = None;
+    let ran = threads::gated(
+        "oltp",
+        items,
+        |start| {
+            pacer = pace.as_ref().map(|p| Pacer::start(p, length)).transpose()?;
+            Ok(Phase {
                 start,
                 seconds: Seconds::new(start),
                 deadline: length.as_duration().map(|d| start + d),
@@ -284,27 +252,30 @@ fn run_phase(
                 threads,
                 unique: AtomicU32::new(0),
                 unique_offset: rand::rng().random(),
-            });
-        }
-        drop(closed);
-        let seconds = match phase.get() {
-            Some(p) => p.seconds.clone(),
-            None => Seconds::new(start),
-        };
-        if let Some(l) = &shown {
-            l.set(&seconds);
-        }
-        let got = collector::collect(rx, seconds);
-        // A panicked worker is lost; its stats were sent up to its last second.
-        let back: Vec<Worker> = spawned.into_iter().filter_map(|h| h.join().ok()).collect();
-        let seconds = start.elapsed().as_secs_f64();
-        let open = pacer.map(Pacer::finish);
-        match spawn_error {
-            Some(e) => Err(anyhow!(
-                "failed to start client thread {} of {threads}: {e}",
-                back.len() + 1
-            )),
-            None => Ok((back, got, seconds, open)),
-        }
-    })
+            })
+        },
+        |_, (mut w, tx): (Worker, _), phase| {
+            if let Some(p) = phase {
+                w.run(p, &tx);
+            }
+            w
+        },
+        |start, phase| {
+            let seconds = phase.map_or_else(|| Seconds::new(start), |p| p.seconds.clone());
+            if let Some(l) = &shown {
+                l.set(&seconds);
+            }
+            collector::collect(rx, seconds)
+        },
+    );
+    // A panicked worker is lost; its stats were sent up to its last second.
+    match ran.error {
+        Some(e) => Err(e),
+        None => Ok((
+            ran.outputs,
+            ran.during,
+            ran.elapsed,
+            pacer.map(Pacer::finish),
+        )),
+    }
 }

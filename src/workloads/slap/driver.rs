@@ -3,7 +3,7 @@
 //! are read around the measured phase.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -22,9 +22,9 @@ use crate::measure::seconds::{Live, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
-use crate::workloads::pace::{Pace, PaceStats, Pacer, Tickets, Until};
+use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
 use crate::workloads::slap::sql::{self, SlapSql, SCHEMA};
-use crate::workloads::threads::{blocking, Cancel};
+use crate::workloads::threads::{self, blocking, Cancel};
 use crate::workloads::{Ctx, Driver};
 
 impl Driver for SlapSpec {
@@ -234,8 +234,7 @@ struct Done {
 }
 
 /// Run every client to the end of its share (or the deadline, or the pacer's end), each on
-/// its own thread; give the clients back. The clock starts once every thread exists, so
-/// starting 512 threads is not measured.
+/// its own thread; give the clients back.
 fn run_phase(
     clients: Vec<Client>,
     load: &Load,
@@ -251,89 +250,61 @@ fn run_phase(
         live: &load.live,
         cancelled: &load.cancelled,
     };
-    // What the threads read once the gate opens: the phase's seconds, deadline and pacer.
-    let started: OnceLock<(Arc<Seconds>, Option<Instant>, Option<Tickets>)> = OnceLock::new();
-    let gate = RwLock::new(());
-    std::thread::scope(|s| {
-        let closed = gate.write().unwrap_or_else(|e| e.into_inner());
-        let mut spawned = Vec::with_capacity(n);
-        let mut spawn_error = None;
-        for (i, mut client) in clients.into_iter().enumerate() {
-            let (started, gate, shared) = (&started, &gate, &shared);
-            let thread = std::thread::Builder::new()
-                .name(format!("slap-{i}"))
-                .spawn_scoped(s, move || {
-                    drop(gate.read());
-                    let r = match started.get() {
-                        Some((seconds, deadline, tickets)) => {
-                            let until = match tickets {
-                                Some(t) => Until::Paced(t.clone()),
-                                None => Until::Closed {
-                                    share: length.share(i, n),
-                                    deadline: *deadline,
-                                },
-                            };
-                            client.run(shared, &until, Some(seconds.recorder()))
-                        }
-                        None => ClientResult::default(),
-                    };
-                    (client, r)
-                });
-            match thread {
-                Ok(h) => spawned.push(h),
-                Err(e) => {
-                    spawn_error = Some(anyhow::Error::from(e));
-                    break;
-                }
-            }
-        }
-        let start = Instant::now();
-        let seconds = Seconds::new(start);
-        let mut pacer = None;
-        if spawn_error.is_none() {
-            match pace.as_ref().map(|p| Pacer::start(p, length)).transpose() {
-                Ok(p) => pacer = p,
-                Err(e) => spawn_error = Some(e.into()),
-            }
-        }
-        if spawn_error.is_none() {
-            let deadline = length.as_duration().map(|d| start + d);
-            let _ = started.set((
-                seconds.clone(),
-                deadline,
-                pacer.as_ref().map(Pacer::tickets),
-            ));
+    let mut pacer = None;
+    let ran = threads::gated(
+        "slap",
+        clients,
+        // What the threads read once the gate opens: the phase's seconds, deadline and pacer.
+        |start| {
+            pacer = pace.as_ref().map(|p| Pacer::start(p, length)).transpose()?;
+            let seconds = Seconds::new(start);
             if let Some(l) = shown {
                 l.set(&seconds);
             }
-        }
-        drop(closed);
-        let mut back = Vec::with_capacity(n);
-        let mut results = Vec::with_capacity(n);
-        for h in spawned {
-            match h.join() {
-                Ok((client, r)) => {
-                    back.push(client);
-                    results.push(r);
+            Ok((
+                seconds,
+                length.as_duration().map(|d| start + d),
+                pacer.as_ref().map(Pacer::tickets),
+            ))
+        },
+        |i, mut client: Client, phase| {
+            let r = match phase {
+                Some((seconds, deadline, tickets)) => {
+                    let until = match tickets {
+                        Some(t) => Until::Paced(t.clone()),
+                        None => Until::Closed {
+                            share: length.share(i, n),
+                            deadline: *deadline,
+                        },
+                    };
+                    client.run(&shared, &until, Some(seconds.recorder()))
                 }
-                Err(_) => {
-                    spawn_error.get_or_insert(anyhow::anyhow!("a client thread panicked"));
-                }
-            }
-        }
-        let elapsed = start.elapsed().as_secs_f64();
-        let open = pacer.map(Pacer::finish);
-        match spawn_error {
-            Some(e) => Err(e.context(format!("failed to run {n} client threads"))),
-            None => Ok((
-                back,
-                Done {
-                    results,
-                    seconds,
-                    elapsed,
-                    open,
-                },
-            )),
-        }
-    })
+                None => ClientResult::default(),
+            };
+            (client, r)
+        },
+        |_, _| (),
+    );
+    let error = match (ran.error, ran.panicked) {
+        (Some(e), _) => Some(e),
+        (None, 0) => None,
+        (None, k) => Some(anyhow::anyhow!("{k} client thread(s) panicked")),
+    };
+    if let Some(e) = error {
+        return Err(e.context(format!("failed to run {n} client threads")));
+    }
+    let seconds = match ran.state {
+        Some((seconds, _, _)) => seconds,
+        None => Seconds::new(Instant::now()),
+    };
+    let (back, results) = ran.outputs.into_iter().unzip();
+    Ok((
+        back,
+        Done {
+            results,
+            seconds,
+            elapsed: ran.elapsed,
+            open: pacer.map(Pacer::finish),
+        },
+    ))
 }
