@@ -6,7 +6,12 @@
 #   point  round  first  tool  rate(op/s)  ops  client_cpu_s  server_cpu_us
 # bench_report renders that file: every round, then per point the median of each tool's
 # values and the MEDIAN OF THE PER-ROUND RATIOS rmatrix / peer (throughput, client CPU per
-# operation, server CPU per operation), and issue 16's targets. Each run's count check goes
+# operation, server CPU per operation) with the 95% interval of their geometric mean (the
+# per-round ratios on the log scale, Student's t), and issue 16's targets: "ok" when the
+# median meets a target, "MISS" when the whole interval is on the wrong side, "noise" when the
+# median misses but the interval reaches the target (these rounds cannot tell). Last, the
+# server ratio by which tool went first: a slot effect larger than the tool effect says the
+# machine drifted during the rounds. Each run's count check goes
 # through bench_check; bench_finish prints the checks and exits 1 if one failed.
 # shellcheck shell=bash
 
@@ -98,7 +103,7 @@ bench_check() { # point round tool ok|MISMATCH text
 # The tables. unit: what one operation is (query, request, transaction).
 bench_report() { # peer-name unit
   python3 - "$WORK/runs.tsv" "$1" "$2" <<'PY'
-import statistics, sys
+import math, statistics, sys
 path, peer, unit = sys.argv[1:4]
 med = statistics.median
 points, runs = [], {}
@@ -136,8 +141,37 @@ for point in points:
         print(f"| {point} | {rnd} | {first} | {r['rate']:.0f} | {s['rate']:.0f} | {tr:.2f} | "
               f"{f(r['cli'])} | {f(s['cli'])} | {cr:.2f} | {f(r['srv'])} | {f(s['srv'])} | {sr:.2f} |")
 nrounds = max((len(pairs(p)) for p in points), default=0)
-print(f"\nMedians over {nrounds} round(s); each ratio is the MEDIAN OF THE PER-ROUND RATIOS "
-      "(issue 16 targets: throughput >= 0.98, client CPU/op <= 0.80, server CPU/op <= 1.02):\n")
+
+# Two-sided 95% Student t quantiles by degrees of freedom (then the normal's 1.96).
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+       2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
+
+def interval(ratios):
+    """95% interval of the geometric mean of per-round ratios; None under 2 rounds."""
+    if len(ratios) < 2:
+        return None
+    logs = [math.log(r) for r in ratios]
+    m, sd = statistics.mean(logs), statistics.stdev(logs)
+    t = T95[len(logs) - 2] if len(logs) - 2 < len(T95) else 1.96
+    h = t * sd / math.sqrt(len(logs))
+    return math.exp(m - h), math.exp(m + h)
+
+def judged(ratios, target, higher_is_better):
+    m, ci = med(ratios), interval(ratios)
+    meets = (lambda x: x >= target) if higher_is_better else (lambda x: x <= target)
+    if meets(m):
+        verdict = "ok"
+    elif ci is None or not (meets(ci[1]) if higher_is_better else meets(ci[0])):
+        verdict = "MISS"
+    else:
+        verdict = "noise"
+    shown = f"{m:.2f}" if ci is None else f"{m:.2f} [{ci[0]:.2f}, {ci[1]:.2f}]"
+    return shown, verdict
+
+print(f"\nMedians over {nrounds} round(s); each ratio is the MEDIAN OF THE PER-ROUND RATIOS, "
+      "[the 95% interval of their geometric mean] (issue 16 targets: throughput >= 0.98, "
+      "client CPU/op <= 0.80, server CPU/op <= 1.02; ok = the median meets it, MISS = the "
+      "whole interval misses it, noise = the median misses but the interval reaches it):\n")
 print(f"| point | {cols} | targets thr / cli / srv |")
 print("|---|" + "---:|" * 9 + "---|")
 met = 0
@@ -145,15 +179,28 @@ for point in points:
     ps = pairs(point)
     if not ps:
         continue
-    tr, cr, sr = med(p[4] for p in ps), med(p[5] for p in ps), med(p[6] for p in ps)
-    ok = [tr >= 0.98, cr <= 0.80, sr <= 1.02]
-    met += all(ok)
-    marks = " / ".join("ok" if o else "MISS" for o in ok)
+    (tr, tv), (cr, cv), (sr, sv) = (judged([p[4] for p in ps], 0.98, True),
+                                    judged([p[5] for p in ps], 0.80, False),
+                                    judged([p[6] for p in ps], 1.02, False))
+    met += (tv, cv, sv) == ("ok", "ok", "ok")
     print(f"| {point} | {med(p[2]['rate'] for p in ps):.0f} | {med(p[3]['rate'] for p in ps):.0f} | "
-          f"{tr:.2f} | {f(med(p[2]['cli'] for p in ps))} | {f(med(p[3]['cli'] for p in ps))} | "
-          f"{cr:.2f} | {f(med(p[2]['srv'] for p in ps))} | {f(med(p[3]['srv'] for p in ps))} | "
-          f"{sr:.2f} | {marks} |")
+          f"{tr} | {f(med(p[2]['cli'] for p in ps))} | {f(med(p[3]['cli'] for p in ps))} | "
+          f"{cr} | {f(med(p[2]['srv'] for p in ps))} | {f(med(p[3]['srv'] for p in ps))} | "
+          f"{sr} | {tv} / {cv} / {sv} |")
 print(f"\nAll three targets met at {met} of {len(points)} points.")
+
+# The slot effect: the same server ratio split by which tool ran first in the round.
+if nrounds >= 4:
+    print(f"\nServer CPU ratio by order in the round (median of the rounds where rmatrix / "
+          f"{peer} ran first):\n")
+    print(f"| point | rmatrix first | {peer} first |")
+    print("|---|---:|---:|")
+    for point in points:
+        ps = pairs(point)
+        a = [p[6] for p in ps if p[1] == "rmatrix"]
+        b = [p[6] for p in ps if p[1] != "rmatrix"]
+        if a and b:
+            print(f"| {point} | {med(a):.2f} | {med(b):.2f} |")
 PY
 }
 
