@@ -296,14 +296,29 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     };
     progress.finish();
     // Also on Ctrl-C: whatever this run started goes away, on every engine.
+    // After an interrupt, a create request the dropped work had already sent can land after
+    // a pass has listed the containers: passes then repeat, a second apart, until one finds
+    // none anywhere (at most five).
     let mut all_removed = true;
-    for e in &pool {
-        if let Err(err) = e.remove_run(&run_id, &instance).await {
-            all_removed = false;
-            eprintln!(
-                "warning: failed to remove this run's containers on engine {}: {err:#}",
-                e.name()
-            );
+    for pass in 0..5 {
+        if pass > 0 {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        }
+        let mut found = 0;
+        for e in &pool {
+            match e.remove_run(&run_id, &instance).await {
+                Ok(n) => found += n,
+                Err(err) => {
+                    all_removed = false;
+                    eprintln!(
+                        "warning: failed to remove this run's containers on engine {}: {err:#}",
+                        e.name()
+                    );
+                }
+            }
+        }
+        if !interrupted || !all_removed || (pass > 0 && found == 0) {
+            break;
         }
     }
     if all_removed {
