@@ -72,9 +72,22 @@ measure() { # point round tool ops counters-fn check-fn command...
   "$counters" "$out.after"
   "$verdict" "$point" "$round" "$tool" "$out"
   read -r el u s _ <"$out.time"
-  python3 -c 'import sys; p,r,t=sys.argv[1:4]; n,el,cpu,srv=map(float,sys.argv[4:])
-print(f"{p}\t{r}\t{t}\t{n/el:.0f}\t{1e6*cpu/n:.2f}\t{srv/n:.2f}")' \
-    "$point" "$round" "$tool" "$ops" "$el" "$(python3 -c "print($u+$s)")" "$((c1 - c0))" >>"$WORK/floor.tsv"
+  awk -v p="$point" -v r="$round" -v t="$tool" -v n="$ops" -v el="$el" -v u="$u" -v s="$s" \
+    -v srv=$((c1 - c0)) 'BEGIN {
+      printf "%s\t%s\t%s\t%.0f\t%.2f\t%.2f\n", p, r, t, n / el, 1e6 * (u + s) / n, srv / n }' \
+    >>"$WORK/floor.tsv"
+}
+# Every round of one point: the three tools in rotated order, each through measure with the
+# family's counters, check and command line (FAMILY_cmd sets CMD).
+rounds() { # point ops family peer
+  local round tool
+  for round in $(seq "$ROUNDS"); do
+    for tool in $(rotated "$round" rmatrix "$4" floor); do
+      "${3}_cmd" "$tool" "$round"
+      measure "$1" "$round" "$tool" "$2" "${3}_counters" "${3}_check" "${CMD[@]}"
+    done
+    echo "done: $1 round $round" >&2
+  done
 }
 # Tools in the order of round r: rotate the list r-1 places.
 rotated() { local r=$1; shift; local a=("$@") n=$#; for i in $(seq 0 $((n - 1))); do echo "${a[$(((i + r - 1) % n))]}"; done; }
@@ -97,6 +110,14 @@ PY
 }
 redis-benchmark -h 127.0.0.1 -p "$PORT" -a "$BENCH_REDIS_PASSWORD" -c 10 -P 16 -n 300000 \
   -r 100000 -t set -q >/dev/null 2>&1  # every key present, so GETs hit
+redis_cmd() { # tool round
+  case $1 in
+    rmatrix) CMD=("$RMATRIX" run "$WORK/redis-$TEST.yaml" --out "$WORK/rm-$TEST-$2" --quiet) ;;
+    redis-benchmark) CMD=(redis-benchmark -h 127.0.0.1 -p "$PORT" -a "$BENCH_REDIS_PASSWORD"
+                          -c 1 -P 1 -n "$REDIS_N" -r 100000 -t "$TEST" -q) ;;
+    floor) CMD=("$WORK/redis-floor" "$PORT" "$BENCH_REDIS_PASSWORD" "$REDIS_N" "$TEST") ;;
+  esac
+}
 for TEST in get set; do
   point="redis $TEST c=1 n=$REDIS_N"
   cat >"$WORK/redis-$TEST.yaml" <<YAML
@@ -108,43 +129,18 @@ workloads:
 concurrency: [1]
 length: $REDIS_N
 YAML
-  for round in $(seq "$ROUNDS"); do
-    for tool in $(rotated "$round" rmatrix redis-benchmark floor); do
-      case $tool in
-        rmatrix) measure "$point" "$round" rmatrix "$REDIS_N" redis_counters redis_check \
-                   "$RMATRIX" run "$WORK/redis-$TEST.yaml" --out "$WORK/rm-$TEST-$round" --quiet ;;
-        redis-benchmark) measure "$point" "$round" redis-benchmark "$REDIS_N" redis_counters redis_check \
-                   redis-benchmark -h 127.0.0.1 -p "$PORT" -a "$BENCH_REDIS_PASSWORD" -c 1 -P 1 \
-                   -n "$REDIS_N" -r 100000 -t "$TEST" -q ;;
-        floor) measure "$point" "$round" floor "$REDIS_N" redis_counters redis_check \
-                   "$WORK/redis-floor" "$PORT" "$BENCH_REDIS_PASSWORD" "$REDIS_N" "$TEST" ;;
-      esac
-    done
-    echo "done: $point round $round" >&2
-  done
+  rounds "$point" "$REDIS_N" redis redis-benchmark
 done
 docker rm -f "$NAME" >/dev/null
 
 # --- MariaDB ------------------------------------------------------------------------------
 NAME=$MYSQL_NAME
 PORT=$(bench_free_port)
-BENCH_PW=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
-export BENCH_PW
-(umask 077; printf '[client]\nuser=root\npassword=%s\nhost=127.0.0.1\nport=%s\nskip-ssl\n' \
-  "$BENCH_PW" "$PORT" >"$WORK/client.cnf")
-docker run -d --name "$NAME" --label "rmatrix.run=$LABEL" --network host \
-  --cpuset-cpus="$SERVER_CPU" -e MARIADB_ROOT_PASSWORD="$BENCH_PW" "$MARIADB_IMAGE" \
-  --port="$PORT" --bind-address=127.0.0.1 --innodb-buffer-pool-size=256M \
-  --innodb-flush-log-at-trx-commit=2 >/dev/null
-for _ in $(seq 120); do
-  docker exec "$NAME" mariadb -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
-  sleep 1
-done
+bench_start_mariadb "$MARIADB_IMAGE"
 # The floor's own user (no password: its handshake does no hashing) and mysqlslap's table.
 docker exec "$NAME" mariadb -uroot -e "CREATE DATABASE floor;
   CREATE TABLE floor.t1 (id serial, intcol1 INT(32), charcol1 VARCHAR(128)) ENGINE=InnoDB;
   CREATE USER floor@'127.0.0.1'; GRANT INSERT ON floor.* TO floor@'127.0.0.1'"
-read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
 mysql_counters() { docker exec "$NAME" mariadb -uroot -N -B -e "SHOW GLOBAL STATUS LIKE 'Com_insert'" >"$1"; }
 mysql_check() { # point round tool out
   local b a want
@@ -164,22 +160,16 @@ workloads:
 concurrency: [2]
 length: $MYSQL_N
 YAML
-point="mariadb write-autoinc c=2 n=$MYSQL_N"
-for round in $(seq "$ROUNDS"); do
-  for tool in $(rotated "$round" rmatrix mariadb-slap floor); do
-    case $tool in
-      rmatrix) measure "$point" "$round" rmatrix "$MYSQL_N" mysql_counters mysql_check \
-                 "$RMATRIX" run "$WORK/slap.yaml" --out "$WORK/rm-slap-$round" --quiet ;;
-      mariadb-slap) measure "$point" "$round" mariadb-slap "$MYSQL_N" mysql_counters mysql_check \
-                 "$MARIADB_SLAP" --defaults-extra-file="$WORK/client.cnf" --auto-generate-sql \
-                 --auto-generate-sql-load-type=write --auto-generate-sql-add-autoincrement \
-                 --number-of-queries="$MYSQL_N" --concurrency=2 ;;
-      floor) measure "$point" "$round" floor "$MYSQL_N" mysql_counters mysql_check \
-                 "$WORK/mysql-floor" "$PORT" floor floor "$MYSQL_N" 2 ;;
-    esac
-  done
-  echo "done: $point round $round" >&2
-done
+mysql_cmd() { # tool round
+  case $1 in
+    rmatrix) CMD=("$RMATRIX" run "$WORK/slap.yaml" --out "$WORK/rm-slap-$2" --quiet) ;;
+    mariadb-slap) CMD=("$MARIADB_SLAP" --defaults-extra-file="$WORK/client.cnf" --auto-generate-sql
+                       --auto-generate-sql-load-type=write --auto-generate-sql-add-autoincrement
+                       --number-of-queries="$MYSQL_N" --concurrency=2) ;;
+    floor) CMD=("$WORK/mysql-floor" "$PORT" floor floor "$MYSQL_N" 2) ;;
+  esac
+}
+rounds "mariadb write-autoinc c=2 n=$MYSQL_N" "$MYSQL_N" mysql mariadb-slap
 
 # --- Report -------------------------------------------------------------------------------
 python3 - "$WORK/floor.tsv" <<'PY'

@@ -248,3 +248,28 @@ bench_start_redis() {
   # shellcheck disable=SC2034 # the caller reads them (bench_cpu_us)
   read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
 }
+
+# Start the MariaDB server the MySQL-protocol scripts measure against: image $1 (an
+# rmatrix/mariadb-10.11 build), pinned to SERVER_CPU, host networking on PORT, a throwaway
+# root password, innodb_flush_log_at_trx_commit=2 (writes measure CPU, not fsync).
+# Needs NAME, LABEL, SERVER_CPU, PORT and WORK; sets BENCH_PW (exported), writes
+# $WORK/client.cnf (0600: mariadb-slap reads the password there, rmatrix from BENCH_PW, none
+# on a command line), sets CPU_KIND and CPU_FILE. The caller removes the container on exit.
+bench_start_mariadb() { # image
+  BENCH_PW=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
+  export BENCH_PW
+  (umask 077; printf '[client]\nuser=root\npassword=%s\nhost=127.0.0.1\nport=%s\nskip-ssl\n' \
+    "$BENCH_PW" "$PORT" >"$WORK/client.cnf")
+  docker rm -f "$NAME" >/dev/null 2>&1 || true
+  docker run -d --name "$NAME" --label "rmatrix.run=$LABEL" --network host \
+    --cpuset-cpus="$SERVER_CPU" -e MARIADB_ROOT_PASSWORD="$BENCH_PW" "$1" \
+    --port="$PORT" --bind-address=127.0.0.1 --max-connections=1000 \
+    --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 >/dev/null
+  for _ in $(seq 120); do
+    docker exec "$NAME" mariadb -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
+    sleep 1
+  done
+  docker exec "$NAME" mariadb -uroot -e 'SELECT 1' >/dev/null
+  # shellcheck disable=SC2034 # the caller reads them (bench_cpu_us)
+  read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
+}

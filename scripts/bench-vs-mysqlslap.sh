@@ -91,23 +91,7 @@ WORK=$(mktemp -d /tmp/bench-vs-mysqlslap.XXXXXX)
 : >"$WORK/runs.tsv"
 : >"$WORK/checks.tsv"
 trap 'docker rm -f "$NAME" >/dev/null 2>&1 || true' EXIT
-BENCH_PW=$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')
-export BENCH_PW
-# mariadb-slap reads the password from a 0600 file, rmatrix from BENCH_PW: none on a command line.
-(umask 077; printf '[client]\nuser=root\npassword=%s\nhost=127.0.0.1\nport=%s\nskip-ssl\n' \
-  "$BENCH_PW" "$PORT" >"$WORK/client.cnf")
-
-docker rm -f "$NAME" >/dev/null 2>&1 || true
-docker run -d --name "$NAME" --label "rmatrix.run=$LABEL" --network host \
-  --cpuset-cpus="$SERVER_CPU" -e MARIADB_ROOT_PASSWORD="$BENCH_PW" "$IMAGE" \
-  --port="$PORT" --bind-address=127.0.0.1 --max-connections=1000 \
-  --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=2 >/dev/null
-for _ in $(seq 120); do
-  docker exec "$NAME" mariadb -uroot -e 'SELECT 1' >/dev/null 2>&1 && break
-  sleep 1
-done
-docker exec "$NAME" mariadb -uroot -e 'SELECT 1' >/dev/null
-read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
+bench_start_mariadb "$IMAGE"
 echo "server $IMAGE on CPU $SERVER_CPU, port $PORT; clients on CPU $CLIENT_CPU; $MARIADB_SLAP; $RMATRIX" >&2
 
 status() { # file

@@ -4,7 +4,6 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use mysql_async::prelude::Queryable;
@@ -285,17 +284,11 @@ fn run_phase(
         },
         |_, _| (),
     );
-    let error = match (ran.error, ran.panicked) {
-        (Some(e), _) => Some(e),
-        (None, 0) => None,
-        (None, k) => Some(anyhow::anyhow!("{k} client thread(s) panicked")),
-    };
-    if let Some(e) = error {
-        return Err(e.context(format!("failed to run {n} client threads")));
-    }
-    let seconds = match ran.state {
-        Some((seconds, _, _)) => seconds,
-        None => Seconds::new(Instant::now()),
+    // The phase began (a state) unless a thread could not start or the pacer failed.
+    let seconds = match (ran.error, ran.panicked, ran.state) {
+        (None, 0, Some((seconds, _, _))) => seconds,
+        (Some(e), _, _) => return Err(e.context(format!("failed to run {n} client threads"))),
+        (None, k, _) => bail!("failed to run {n} client threads: {k} of them panicked"),
     };
     let (back, results) = ran.outputs.into_iter().unzip();
     Ok((
