@@ -209,10 +209,18 @@ fn a_sweep_on_a_server_pinned_to_one_core_stops_at_its_knee() {
         redis_server("    cpuset: \"1\"\n")
     );
     let (dir, rows, _g) = run(tmp.path(), "ol-sweep-knee", &m);
-    let levels: Vec<u32> = rows
+    // The levels run, in order (a level the stop rule measured again has more rows).
+    let mut levels: Vec<u32> = rows
         .iter()
         .map(|r| r["concurrency"].parse().unwrap())
         .collect();
+    levels.dedup_by(|a, b| a <= b);
+    let max_tries = rows
+        .iter()
+        .map(|r| r["iteration"].parse::<u32>().unwrap())
+        .max()
+        .unwrap();
+    assert!(max_tries <= 4, "max_measurements is 4: {rows:?}");
     assert!(
         levels.len() >= 3 && levels.len() < 11,
         "the sweep stopped before 1024 connections: {levels:?}"

@@ -229,10 +229,18 @@ pub struct LoadCurveSpec {
     /// Stress limit on failed operations, in percent of all.
     #[serde(default)]
     pub error_pct: Option<f64>,
+    /// Measurements of one level the knee and limit rules may ask for, when a step is too
+    /// noisy to tell, before the sweep goes on (default 4).
+    #[serde(default = "four")]
+    pub max_measurements: u32,
 }
 
 fn five() -> f64 {
     5.0
+}
+
+fn four() -> u32 {
+    4
 }
 
 impl Default for LoadCurveSpec {
@@ -241,6 +249,7 @@ impl Default for LoadCurveSpec {
             min_gain_pct: five(),
             p99: None,
             error_pct: None,
+            max_measurements: four(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! row, the metrics read from it). Nothing here imports a module of a higher layer.
 
 pub mod cell;
+pub mod curve;
 pub mod metric;
 pub mod row;
 

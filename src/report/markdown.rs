@@ -229,12 +229,8 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             .collect(),
         rows: rows.to_vec(),
         charts: Vec::new(),
-        // Asked for, or implied by a sweep's stop rule (which reads the same curve).
-        load_curves: match (&matrix.report.load_curve, matrix.load.until) {
-            (Some(spec), _) => super::load_curve::curves(spec, rows),
-            (None, Some(_)) => super::load_curve::curves(&Default::default(), rows),
-            (None, None) => Vec::new(),
-        },
+        // Filled in by `report::summary`, which reads the per-second samples they need.
+        load_curves: Vec::new(),
         drift: Vec::new(),
         drift_served: false,
     }

@@ -66,6 +66,7 @@ pub fn render_linking(
             file: c.file,
         })
         .collect();
+    ctx.load_curves = load_curves(dir, m, &rows)?;
     if m.report.drift {
         let read = |col| {
             crate::results::samples::read_series(
@@ -83,6 +84,34 @@ pub fn render_linking(
     }
     let text = super::markdown::render(&template, &ctx)? + &super::operations::section(dir, m)?;
     Ok(text)
+}
+
+/// The load-curve tables, asked for or implied by a sweep's stop rule (which reads the same
+/// curves): a level measured once reads its interval from its per-second batch means.
+fn load_curves(
+    dir: &RunDir,
+    m: &Matrix,
+    rows: &[crate::results::ResultRow],
+) -> Result<Vec<super::load_curve::LoadCurve>> {
+    let spec = match (&m.report.load_curve, m.load.until) {
+        (Some(spec), _) => spec.clone(),
+        (None, Some(_)) => Default::default(),
+        (None, None) => return Ok(Vec::new()),
+    };
+    let qps = crate::results::samples::read_series(
+        &dir.file(crate::results::samples::SAMPLES_CSV),
+        "qps",
+    )?;
+    let batches = |r: &crate::results::ResultRow| {
+        let s = qps.get(&(r.cell_key().as_str().to_string(), r.iteration))?;
+        crate::stats::batch_means(s).map(|b| b.means)
+    };
+    Ok(super::load_curve::curves(
+        &spec,
+        m.report.confidence(),
+        rows,
+        &batches,
+    ))
 }
 
 /// Folder of the SVG charts in a run directory.

@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use rand::distr::{Alphanumeric, SampleString};
 
+mod sweep;
+
 use crate::drive::{self, CellOutput, CellSpec};
 use crate::matrix::model::{Matrix, Network, Selector};
 use crate::matrix::schedule::schedule;
@@ -66,9 +68,9 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         Some(dir) => dir.rows()?,
         None => Vec::new(),
     };
-    let stops = sweep_stops(m, &rows);
+    let sweeps = read_sweeps(m, &rows, opened.dir.as_ref())?;
     let missing = |c: &Cell| {
-        if past_the_stop(m, &stops, c) {
+        if sweeps.skips(c) {
             return 0;
         }
         (1..=m.iterations)
@@ -273,6 +275,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
             images: BTreeMap::new(),
             seed,
             lost: None,
+            measured: Done::new(),
         }
     };
     let work = async {
@@ -466,24 +469,24 @@ fn noisy(m: &Matrix, key: &CellKey, rows: &[ResultRow], target: f64) -> bool {
             .is_some_and(|cv| cv * 100.0 > target)
 }
 
-/// Where each curve's sweep stopped (`load.until`), from the rows so far; empty without a
-/// stop rule.
-fn sweep_stops(m: &Matrix, rows: &[ResultRow]) -> Stops {
-    match m.load.until {
-        Some(until) => {
-            let spec = m.report.load_curve.clone().unwrap_or_default();
-            crate::report::load_curve::sweep_stops(&spec, until, rows)
-        }
-        None => Stops::default(),
+/// Where each sweep with a stop rule stands (`load.until`), from the rows so far; the
+/// batch means of a level measured once come from the run's samples.csv.
+fn read_sweeps(m: &Matrix, rows: &[ResultRow], dir: Option<&RunDir>) -> Result<sweep::Sweeps> {
+    if m.load.until.is_none() {
+        return Ok(sweep::Sweeps::default());
     }
-}
-
-type Stops = indexmap::IndexMap<crate::report::load_curve::CurveKey, u32>;
-
-/// A cell above the level where its curve's sweep stopped: not run.
-fn past_the_stop(m: &Matrix, stops: &Stops, c: &Cell) -> bool {
-    let kind = m.workloads[&c.workload].kind();
-    crate::report::load_curve::skipped(stops, &ResultRow::for_cell(c, kind, 1))
+    let qps = match dir {
+        Some(d) => crate::results::samples::read_series(
+            &d.file(crate::results::samples::SAMPLES_CSV),
+            "qps",
+        )?,
+        None => Default::default(),
+    };
+    let batches = |r: &ResultRow| {
+        let s = qps.get(&(r.cell_key().as_str().to_string(), r.iteration))?;
+        crate::stats::batch_means(s).map(|b| b.means)
+    };
+    Ok(sweep::Sweeps::read(m, rows, &batches))
 }
 
 fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
@@ -573,6 +576,9 @@ struct RunCtx<'a> {
     seed: u64,
     /// Why this worker's engine stopped answering, once it did: it takes no more work.
     lost: Option<String>,
+    /// (cell, iteration) pairs this attempt has measured or tried (a sweep measures some
+    /// levels' later iterations early; their rounds then leave them be).
+    measured: Done,
 }
 
 /// Where a worker's load generator runs.
@@ -662,7 +668,7 @@ impl RunCtx<'_> {
             let cells: Vec<(Cell, u32)> = d
                 .cells
                 .iter()
-                .filter(|c| !self.done.contains(&(c.key(), round)))
+                .filter(|c| !self.is_done(c, round))
                 .map(|c| (c.clone(), round))
                 .collect();
             if !cells.is_empty() {
@@ -733,7 +739,7 @@ impl RunCtx<'_> {
                 any |= !noisy_cells.is_empty();
                 let cells: Vec<(Cell, u32)> = noisy_cells
                     .into_iter()
-                    .filter(|c| !self.done.contains(&(c.key(), round)))
+                    .filter(|c| !self.is_done(c, round))
                     .map(|c| (c.clone(), round))
                     .collect();
                 if cells.is_empty() {
@@ -777,7 +783,7 @@ impl RunCtx<'_> {
                 }
             }
         }
-        self.run_cells(cells, &servers.live[&di]).await
+        self.run_cells(cells, &d.cells, &servers.live[&di]).await
     }
 
     /// Image of a container server: built or pulled once per run.
@@ -992,7 +998,15 @@ impl RunCtx<'_> {
         Ok(())
     }
 
-    async fn run_cells(&mut self, cells: &[(Cell, u32)], deployed: &Deployed) -> Result<()> {
+    /// Measure `cells` (each with its iteration) on `deployed`; a sweep's cells above its
+    /// stop are skipped, and the levels its stop rule asks to measure again (`all` holds the
+    /// deployment's cells) are measured as soon as it asks.
+    async fn run_cells(
+        &mut self,
+        cells: &[(Cell, u32)],
+        all: &[Cell],
+        deployed: &Deployed,
+    ) -> Result<()> {
         let m = &self.loaded.matrix;
         for (cell, i) in cells {
             let (cell, i) = (cell, *i);
@@ -1001,8 +1015,8 @@ impl RunCtx<'_> {
                 continue;
             }
             if m.load.until.is_some() {
-                let stops = sweep_stops(m, &self.dir.rows()?);
-                if past_the_stop(m, &stops, cell) {
+                let sweeps = read_sweeps(m, &self.dir.rows()?, Some(self.dir))?;
+                if sweeps.skips(cell) {
                     self.progress.line(format!(
                         "{cell} #{i}: not run: the sweep stopped below it (load.until)"
                     ));
@@ -1010,60 +1024,107 @@ impl RunCtx<'_> {
                     continue;
                 }
             }
-            let label = format!("{cell} #{i}");
-            let external = m.servers[&cell.server].external.is_some();
-            let out = match (&self.client, external) {
-                (Client::Container(on), false) => {
-                    let on = on.clone();
-                    self.progress
-                        .status(format!("{label}: client container on engine {}", on.name()));
-                    self.remote_cell(&on, cell, i, deployed).await
-                }
-                _ => {
-                    let live = Arc::new(AtomicU64::new(0));
-                    let phase = Arc::new(Live::default());
-                    let ticker = self.ticker(label.clone(), live.clone(), phase.clone());
-                    let out = drive::measure(m, cell, i, self.seed, deployed, live, phase).await;
-                    ticker.abort();
-                    out
-                }
-            };
-            let CellOutput {
-                mut row,
-                samples,
-                warmup_samples,
-                operations,
-            } = out;
-            row.docker_engine = self.engine_name.clone().unwrap_or_default();
-            SampleSink::new(self.dir, cell, i).write(&samples)?;
-            SampleSink::new(self.dir, cell, i)
-                .warmup()
-                .write(&warmup_samples)?;
-            crate::results::operations::OperationSink::new(self.dir, cell, i).write(&operations)?;
-            let pos = self.progress.position() + 1;
-            let on = match &self.engine_name {
-                Some(n) => format!(" [{n}]"),
-                None => String::new(),
-            };
-            self.progress.line(match row.is_ok() {
-                true => format!(
-                    "[{pos}/{}] {label}{on}: {:.0} qps, p95 {:.3} ms, {} errors",
-                    self.progress.length(),
-                    row.qps.unwrap_or(0.0),
-                    row.lat_p95_ms.unwrap_or(0.0),
-                    row.errors.unwrap_or(0)
-                ),
-                false => format!(
-                    "[{pos}/{}] {label}{on}: FAILED: {}",
-                    self.progress.length(),
-                    row.error
-                ),
-            });
-            self.dir.append(&row)?;
-            self.progress.advance();
-            if !row.is_ok() && self.lost.is_none() && !self.engine_alive().await {
-                self.mark_lost("stopped answering".into())?;
+            self.measure_one(cell, i, deployed).await?;
+            self.settle_sweeps(all, deployed).await?;
+        }
+        self.settle_sweeps(all, deployed).await
+    }
+
+    /// Measure again what the sweeps' stop rules ask for before they can tell a step, until
+    /// they ask for nothing (each (cell, iteration) at most once per attempt: the rule's own
+    /// bound, `max_measurements`, ends it sooner).
+    async fn settle_sweeps(&mut self, all: &[Cell], deployed: &Deployed) -> Result<()> {
+        let m = &self.loaded.matrix;
+        if m.load.until.is_none() {
+            return Ok(());
+        }
+        loop {
+            if self.lost.is_some() {
+                return Ok(());
             }
+            let sweeps = read_sweeps(m, &self.dir.rows()?, Some(self.dir))?;
+            let wanted: Vec<(Cell, u32)> = sweeps
+                .wanted(all)
+                .into_iter()
+                .filter(|(c, i)| !self.is_done(c, *i))
+                .map(|(c, i)| (c.clone(), i))
+                .collect();
+            if wanted.is_empty() {
+                return Ok(());
+            }
+            for (cell, i) in wanted {
+                self.progress.add(1);
+                self.progress.line(format!(
+                    "{cell} #{i}: measured again: the sweep cannot tell its step yet (load.until)"
+                ));
+                self.measure_one(&cell, i, deployed).await?;
+            }
+        }
+    }
+
+    /// Measured (or tried) already: before this attempt, or by it.
+    fn is_done(&self, c: &Cell, i: u32) -> bool {
+        let key = (c.key(), i);
+        self.done.contains(&key) || self.measured.contains(&key)
+    }
+
+    /// Measure one cell iteration and record its row, samples and operations.
+    async fn measure_one(&mut self, cell: &Cell, i: u32, deployed: &Deployed) -> Result<()> {
+        let m = &self.loaded.matrix;
+        self.measured.insert((cell.key(), i));
+        let label = format!("{cell} #{i}");
+        let external = m.servers[&cell.server].external.is_some();
+        let out = match (&self.client, external) {
+            (Client::Container(on), false) => {
+                let on = on.clone();
+                self.progress
+                    .status(format!("{label}: client container on engine {}", on.name()));
+                self.remote_cell(&on, cell, i, deployed).await
+            }
+            _ => {
+                let live = Arc::new(AtomicU64::new(0));
+                let phase = Arc::new(Live::default());
+                let ticker = self.ticker(label.clone(), live.clone(), phase.clone());
+                let out = drive::measure(m, cell, i, self.seed, deployed, live, phase).await;
+                ticker.abort();
+                out
+            }
+        };
+        let CellOutput {
+            mut row,
+            samples,
+            warmup_samples,
+            operations,
+        } = out;
+        row.docker_engine = self.engine_name.clone().unwrap_or_default();
+        SampleSink::new(self.dir, cell, i).write(&samples)?;
+        SampleSink::new(self.dir, cell, i)
+            .warmup()
+            .write(&warmup_samples)?;
+        crate::results::operations::OperationSink::new(self.dir, cell, i).write(&operations)?;
+        let pos = self.progress.position() + 1;
+        let on = match &self.engine_name {
+            Some(n) => format!(" [{n}]"),
+            None => String::new(),
+        };
+        self.progress.line(match row.is_ok() {
+            true => format!(
+                "[{pos}/{}] {label}{on}: {:.0} qps, p95 {:.3} ms, {} errors",
+                self.progress.length(),
+                row.qps.unwrap_or(0.0),
+                row.lat_p95_ms.unwrap_or(0.0),
+                row.errors.unwrap_or(0)
+            ),
+            false => format!(
+                "[{pos}/{}] {label}{on}: FAILED: {}",
+                self.progress.length(),
+                row.error
+            ),
+        });
+        self.dir.append(&row)?;
+        self.progress.advance();
+        if !row.is_ok() && self.lost.is_none() && !self.engine_alive().await {
+            self.mark_lost("stopped answering".into())?;
         }
         Ok(())
     }
