@@ -1,4 +1,4 @@
-# Helpers shared by the side-by-side scripts (scripts/bench-vs-*.sh). Sourced, not run.
+# Helpers shared by the side-by-side scripts (scripts/bench/bench-vs-*.sh). Sourced, not run.
 #
 # Every side-by-side script runs rmatrix and a peer tool against the same server container,
 # alternating which goes first (odd rounds rmatrix, even rounds the peer), and records one

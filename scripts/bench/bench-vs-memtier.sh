@@ -31,7 +31,7 @@
 # connection; rmatrix's INFO and CONFIG GET) are the tool's fixed overhead and printed. A
 # difference prints MISMATCH with the numbers; the script goes on and exits 1 at the end.
 #
-# Usage: MEMTIER=/path/to/memtier_benchmark scripts/bench-vs-memtier.sh [rounds, default 3]
+# Usage: MEMTIER=/path/to/memtier_benchmark scripts/bench/bench-vs-memtier.sh [rounds, default 3]
 # Env:   MEMTIER (default: memtier_benchmark on PATH), REQUESTS (total per run, a multiple of
 #        50, default 4000000), SERVER_CPU / CLIENT_CPU (default 0 / 1), SETTLE (seconds of
 #        rest before each run, default 1), RMATRIX (default: cargo build --release, then
@@ -44,9 +44,9 @@
 # on exit.
 # Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 memtier_benchmark or another tool missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-vs-lib.sh
-. scripts/bench-vs-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/bench/bench-vs-lib.sh
+. scripts/bench/bench-vs-lib.sh
 
 ROUNDS=${1:-3}
 REQUESTS=${REQUESTS:-4000000}
