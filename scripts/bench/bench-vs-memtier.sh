@@ -36,8 +36,8 @@
 #        50, default 4000000), SERVER_CPU / CLIENT_CPU (default 0 / 1), SETTLE (seconds of
 #        rest before each run, default 1), RMATRIX (default: cargo build --release, then
 #        target/release/rmatrix).
-# Needs: memtier_benchmark (not packaged in Debian 12; to build it see the README section
-#        "Side by side with the peer tools"), docker, redis-cli (apt-get install redis-tools),
+# Needs: memtier_benchmark (not packaged in Debian 12; docs/peers.md shows how to build it),
+#        docker, redis-cli (apt-get install redis-tools),
 #        taskset, python3.
 # The server: image rmatrix-bench/redis-7.0 built from containers/redis (Debian bookworm's
 # redis-server), host network on 127.0.0.1, labelled rmatrix.run=bench-vs-memtier, removed
@@ -63,7 +63,7 @@ IMAGE=rmatrix-bench/redis-7.0
 MEMTIER=${MEMTIER:-$(command -v memtier_benchmark || true)}
 if [ -z "$MEMTIER" ] || [ ! -x "$MEMTIER" ]; then
   echo "memtier_benchmark not found: set MEMTIER=/path/to/memtier_benchmark (Debian 12 has no" >&2
-  echo "package; the README section \"Side by side with the peer tools\" shows how to build it)" >&2
+  echo "package; docs/peers.md shows how to build it)" >&2
   exit 2
 fi
 [ $((REQUESTS % CLIENTS)) -eq 0 ] || { echo "REQUESTS must be a multiple of $CLIENTS" >&2; exit 2; }
