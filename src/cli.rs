@@ -162,6 +162,14 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "md")]
         format: Format,
     },
+    /// Read per-round values `A B` (one round per line) on stdin and print, as one JSON line,
+    /// the median of the per-round ratios A / B and their geometric mean with its interval
+    /// (Student's t on the logarithms): what the side-by-side scripts in scripts/bench/ report.
+    Ratio {
+        /// Confidence level of the interval (`95`, `95%` or `0.95`).
+        #[arg(long, default_value = "95%")]
+        confidence: String,
+    },
     /// Remove every container rmatrix started (found by its label), e.g. after a crash.
     Clean {
         /// Clean these engines (repeatable, as `run --engine`) instead of the default one.

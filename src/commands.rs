@@ -184,6 +184,16 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             emit(&format.exporter().history(&diffs, &h)?)?;
             Ok(exit::OK)
         }
+        Command::Ratio { confidence } => {
+            use crate::stats::paired;
+            let mut input = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+            let pairs = paired::parse_pairs(&input).map_err(UsageError)?;
+            let ratio = paired::paired_ratio(&pairs, confidence_of(&confidence, None)?)
+                .expect("invariant: parse_pairs returns rounds of positive values");
+            emit(&format!("{}\n", serde_json::to_string(&ratio)?))?;
+            Ok(exit::OK)
+        }
         Command::Clean { engines } => {
             let env = crate::servers::address::Env::current();
             let addrs = match engines.is_empty() {

@@ -140,7 +140,7 @@ fn same_config_is_not_flagged_and_durable_writes_are() {
 
     // The same config twice: not a regression at the default threshold (5%), here at 99%
     // confidence: at the default 95% a false alarm happens by design up to 1 time in 20,
-    // which would make this a flaky test (scripts/bench-aa.sh measures the default's rate).
+    // which would make this a flaky test (scripts/bench/bench-aa.sh measures the default's rate).
     let o = rmatrix(&["compare", "--confidence", "99%", &path(0), &path(1)]);
     let md = String::from_utf8_lossy(&o.stdout).to_string();
     assert_eq!(o.status.code(), Some(0), "false positive:\n{md}");

@@ -9,6 +9,8 @@
 //! - [`change`]: the change between two cells as a ratio, tested and bounded on the log
 //!   scale (never below -100%), optionally with a run-to-run variance learned from history.
 //! - [`dist`]: Student's t distribution (the only t quantile in the crate).
+//! - [`paired`]: two tools measured in the same rounds: the per-round ratios, their median
+//!   and geometric mean with its interval (`rmatrix ratio`).
 //! - [`apdex`], [`knee`], [`drift`]: what a load study asks of its curves: Apdex[T], the knee
 //!   of a sweep and the maximum sustainable load, drift between the ends of a long run.
 
@@ -19,6 +21,7 @@ pub mod dist;
 pub mod drift;
 pub mod knee;
 pub mod level;
+pub mod paired;
 pub mod summary;
 
 pub use batch::{batch_means, BatchMeans};

@@ -1,7 +1,7 @@
 //! The load clients' connections: a raw byte stream (TCP_NODELAY, or a unix socket),
 //! authenticated with one hand-framed AUTH. The clients write templates and frame replies
 //! themselves (`proto`): on this hot path that is measured to pay (see
-//! `scripts/bench-vs-redis-benchmark.sh`); control work uses `servers::redis::control`.
+//! `scripts/bench/bench-vs-redis-benchmark.sh`); control work uses `servers::redis::control`.
 
 use anyhow::{bail, Context, Result};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};

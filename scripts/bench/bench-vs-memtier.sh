@@ -31,22 +31,22 @@
 # connection; rmatrix's INFO and CONFIG GET) are the tool's fixed overhead and printed. A
 # difference prints MISMATCH with the numbers; the script goes on and exits 1 at the end.
 #
-# Usage: MEMTIER=/path/to/memtier_benchmark scripts/bench-vs-memtier.sh [rounds, default 3]
+# Usage: MEMTIER=/path/to/memtier_benchmark scripts/bench/bench-vs-memtier.sh [rounds, default 3]
 # Env:   MEMTIER (default: memtier_benchmark on PATH), REQUESTS (total per run, a multiple of
 #        50, default 4000000), SERVER_CPU / CLIENT_CPU (default 0 / 1), SETTLE (seconds of
 #        rest before each run, default 1), RMATRIX (default: cargo build --release, then
 #        target/release/rmatrix).
-# Needs: memtier_benchmark (not packaged in Debian 12; to build it see the README section
-#        "Side by side with the peer tools"), docker, redis-cli (apt-get install redis-tools),
+# Needs: memtier_benchmark (not packaged in Debian 12; docs/peers.md shows how to build it),
+#        docker, redis-cli (apt-get install redis-tools),
 #        taskset, python3.
 # The server: image rmatrix-bench/redis-7.0 built from containers/redis (Debian bookworm's
 # redis-server), host network on 127.0.0.1, labelled rmatrix.run=bench-vs-memtier, removed
 # on exit.
 # Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 memtier_benchmark or another tool missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-vs-lib.sh
-. scripts/bench-vs-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/bench/bench-vs-lib.sh
+. scripts/bench/bench-vs-lib.sh
 
 ROUNDS=${1:-3}
 REQUESTS=${REQUESTS:-4000000}
@@ -63,7 +63,7 @@ IMAGE=rmatrix-bench/redis-7.0
 MEMTIER=${MEMTIER:-$(command -v memtier_benchmark || true)}
 if [ -z "$MEMTIER" ] || [ ! -x "$MEMTIER" ]; then
   echo "memtier_benchmark not found: set MEMTIER=/path/to/memtier_benchmark (Debian 12 has no" >&2
-  echo "package; the README section \"Side by side with the peer tools\" shows how to build it)" >&2
+  echo "package; docs/peers.md shows how to build it)" >&2
   exit 2
 fi
 [ $((REQUESTS % CLIENTS)) -eq 0 ] || { echo "REQUESTS must be a multiple of $CLIENTS" >&2; exit 2; }

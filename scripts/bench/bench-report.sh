@@ -6,9 +6,9 @@
 # of each (best of ROUNDS) against the 2 s target. The numbers in the rows are made up: this
 # measures the renderer, not a server.
 #
-#   scripts/bench-report.sh            # ROUNDS=3 by default
+#   scripts/bench/bench-report.sh            # ROUNDS=3 by default
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
 BIN=${RMATRIX:-target/release/rmatrix}
 [[ -x $BIN ]] || cargo build --release --quiet
@@ -22,7 +22,7 @@ configs=(c1 c2 c3 c4)
 levels=(1 2 4 8 16 32 64 128 256 512)
 {
   echo "name: bench-report"
-  echo "description: A synthetic run for scripts/bench-report.sh."
+  echo "description: A synthetic run for scripts/bench/bench-report.sh."
   echo "servers:"
   for s in "${servers[@]}"; do echo "  $s: {image: 'mariadb:11.8'}"; done
   echo "configs:"

@@ -1,4 +1,4 @@
-# Helpers shared by the side-by-side scripts (scripts/bench-vs-*.sh). Sourced, not run.
+# Helpers shared by the side-by-side scripts (scripts/bench/bench-vs-*.sh). Sourced, not run.
 #
 # Every side-by-side script runs rmatrix and a peer tool against the same server container,
 # alternating which goes first (odd rounds rmatrix, even rounds the peer), and records one
@@ -6,10 +6,10 @@
 #   point  round  first  tool  rate(op/s)  ops  client_cpu_s  server_cpu_us
 # bench_report renders that file: every round, then per point the median of each tool's
 # values and the MEDIAN OF THE PER-ROUND RATIOS rmatrix / peer (throughput, client CPU per
-# operation, server CPU per operation) with the 95% interval of their geometric mean (the
-# per-round ratios on the log scale, Student's t), and issue 16's targets: "ok" when the
-# median meets a target, "MISS" when the whole interval is on the wrong side, "noise" when the
-# median misses but the interval reaches the target (these rounds cannot tell). Last, the
+# operation, server CPU per operation) with the 95% interval of their geometric mean (from
+# `rmatrix ratio`: the per-round ratios on the log scale, Student's t), and the targets:
+# "ok" when the median meets a target, "MISS" when the whole interval is on the wrong side,
+# "noise" when the median misses but the interval reaches the target (these rounds cannot tell). Last, the
 # server ratio by which tool went first: a slot effect larger than the tool effect says the
 # machine drifted during the rounds. Each run's count check goes
 # through bench_check; bench_finish prints the checks and exits 1 if one failed.
@@ -102,9 +102,9 @@ bench_check() { # point round tool ok|MISMATCH text
 
 # The tables. unit: what one operation is (query, request, transaction).
 bench_report() { # peer-name unit
-  python3 - "$WORK/runs.tsv" "$1" "$2" <<'PY'
-import math, statistics, sys
-path, peer, unit = sys.argv[1:4]
+  python3 - "$WORK/runs.tsv" "$1" "$2" "$RMATRIX" <<'PY'
+import json, statistics, subprocess, sys
+path, peer, unit, rmatrix = sys.argv[1:5]
 med = statistics.median
 points, runs = [], {}
 for line in open(path):
@@ -142,22 +142,16 @@ for point in points:
               f"{f(r['cli'])} | {f(s['cli'])} | {cr:.2f} | {f(r['srv'])} | {f(s['srv'])} | {sr:.2f} |")
 nrounds = max((len(pairs(p)) for p in points), default=0)
 
-# Two-sided 95% Student t quantiles by degrees of freedom (then the normal's 1.96).
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-       2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086]
+def ratio(values):
+    """`rmatrix ratio` on (rmatrix, peer) values per round: the median of the per-round
+    ratios and the 95% interval of their geometric mean (low/high null under 2 rounds)."""
+    text = "".join(f"{a!r} {b!r}\n" for a, b in values)
+    out = subprocess.run([rmatrix, "ratio"], input=text, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
-def interval(ratios):
-    """95% interval of the geometric mean of per-round ratios; None under 2 rounds."""
-    if len(ratios) < 2:
-        return None
-    logs = [math.log(r) for r in ratios]
-    m, sd = statistics.mean(logs), statistics.stdev(logs)
-    t = T95[len(logs) - 2] if len(logs) - 2 < len(T95) else 1.96
-    h = t * sd / math.sqrt(len(logs))
-    return math.exp(m - h), math.exp(m + h)
-
-def judged(ratios, target, higher_is_better):
-    m, ci = med(ratios), interval(ratios)
+def judged(values, target, higher_is_better):
+    r = ratio(values)
+    m, ci = r["median"], None if r["low"] is None else (r["low"], r["high"])
     meets = (lambda x: x >= target) if higher_is_better else (lambda x: x <= target)
     if meets(m):
         verdict = "ok"
@@ -169,7 +163,7 @@ def judged(ratios, target, higher_is_better):
     return shown, verdict
 
 print(f"\nMedians over {nrounds} round(s); each ratio is the MEDIAN OF THE PER-ROUND RATIOS, "
-      "[the 95% interval of their geometric mean] (issue 16 targets: throughput >= 0.98, "
+      "[the 95% interval of their geometric mean] (targets: throughput >= 0.98, "
       "client CPU/op <= 0.80, server CPU/op <= 1.02; ok = the median meets it, MISS = the "
       "whole interval misses it, noise = the median misses but the interval reaches it):\n")
 print(f"| point | {cols} | targets thr / cli / srv |")
@@ -179,9 +173,9 @@ for point in points:
     ps = pairs(point)
     if not ps:
         continue
-    (tr, tv), (cr, cv), (sr, sv) = (judged([p[4] for p in ps], 0.98, True),
-                                    judged([p[5] for p in ps], 0.80, False),
-                                    judged([p[6] for p in ps], 1.02, False))
+    (tr, tv), (cr, cv), (sr, sv) = (judged([(p[2]["rate"], p[3]["rate"]) for p in ps], 0.98, True),
+                                    judged([(p[2]["cli"], p[3]["cli"]) for p in ps], 0.80, False),
+                                    judged([(p[2]["srv"], p[3]["srv"]) for p in ps], 1.02, False))
     met += (tv, cv, sv) == ("ok", "ok", "ok")
     print(f"| {point} | {med(p[2]['rate'] for p in ps):.0f} | {med(p[3]['rate'] for p in ps):.0f} | "
           f"{tr} | {f(med(p[2]['cli'] for p in ps))} | {f(med(p[3]['cli'] for p in ps))} | "

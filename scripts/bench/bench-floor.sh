@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How low can a client's CPU per operation go? The floor under issue 16's client-CPU target
-# (rmatrix <= 0.8x the peer tool): two minimal C clients (scripts/floor/*.c) that make the
+# (rmatrix <= 0.8x the peer tool): two minimal C clients (scripts/bench/floor/*.c) that make the
 # fewest system calls a closed-loop client can make (one blocking send, one blocking recv per
 # operation; no parsing, no latency recording) run beside rmatrix and the peer tool, in
 # rounds that rotate which of the three goes first, against one server pinned to SERVER_CPU
@@ -16,7 +16,7 @@
 # MariaDB: Com_insert = the statements sent, plus 99 pre-populated rows for rmatrix and
 # mariadb-slap (both make mysqlslap's table). A MISMATCH makes the script exit 1.
 #
-# Usage: scripts/bench-floor.sh [rounds, default 3]
+# Usage: scripts/bench/bench-floor.sh [rounds, default 3]
 # Env:   REDIS_N (requests, default 100000), MYSQL_N (statements, default 20000),
 #        SERVER_CPU / CLIENT_CPU (default 0 / 1), SETTLE (default 1), MARIADB_SLAP,
 #        RMATRIX (default: cargo build --release, then target/release/rmatrix), CC (default cc).
@@ -24,9 +24,9 @@
 #        rmatrix/mariadb-10.11 image (any matrix with `build: mariadb-10.11` makes it).
 # Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 a missing tool or image.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-vs-lib.sh
-. scripts/bench-vs-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/bench/bench-vs-lib.sh
+. scripts/bench/bench-vs-lib.sh
 
 ROUNDS=${1:-3}
 REDIS_N=${REDIS_N:-100000}
@@ -48,8 +48,8 @@ MARIADB_IMAGE=$(docker images --format '{{.Repository}}:{{.Tag}}' | grep -m1 '^r
 bench_rmatrix
 
 WORK=$(mktemp -d /tmp/bench-floor.XXXXXX)
-"$CC" -O2 -o "$WORK/redis-floor" scripts/floor/redis-floor.c
-"$CC" -O2 -o "$WORK/mysql-floor" scripts/floor/mysql-floor.c
+"$CC" -O2 -o "$WORK/redis-floor" scripts/bench/floor/redis-floor.c
+"$CC" -O2 -o "$WORK/mysql-floor" scripts/bench/floor/mysql-floor.c
 NAME=rmatrix-bench-floor-redis LABEL=bench-floor IMAGE=rmatrix-bench/redis-7.0
 MYSQL_NAME=rmatrix-bench-floor-mariadb
 bench_start_redis

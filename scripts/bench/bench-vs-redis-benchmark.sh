@@ -18,7 +18,7 @@
 # commandstats) and CONFIG GET to record the server. A difference prints MISMATCH with the
 # numbers; the script goes on and exits 1 at the end.
 #
-# Usage: scripts/bench-vs-redis-benchmark.sh [rounds, default 3]
+# Usage: scripts/bench/bench-vs-redis-benchmark.sh [rounds, default 3]
 # Env:   POINTS  "clients pipeline requests" triples separated by commas
 #                (default "1 1 100000, 50 1 300000, 50 16 2000000"),
 #        TESTS (default "set get"), SERVER_CPU / CLIENT_CPU (default 0 / 1),
@@ -30,9 +30,9 @@
 # removed on exit.
 # Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 a missing tool.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-vs-lib.sh
-. scripts/bench-vs-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/bench/bench-vs-lib.sh
+. scripts/bench/bench-vs-lib.sh
 
 ROUNDS=${1:-3}
 POINTS=${POINTS:-"1 1 100000, 50 1 300000, 50 16 2000000"}

@@ -14,11 +14,11 @@
 # It prints every compare's verdicts and the two counts. N=20 (45 runs of ~30 s) took 30 min
 # here on 2026-11-30, sharing the machine; the figures are in docs/compare.md.
 #
-# Usage: scripts/bench-aa.sh [N, default 20] [CALIBRATION, default 5]
+# Usage: scripts/bench/bench-aa.sh [N, default 20] [CALIBRATION, default 5]
 # Env: RMATRIX (default target/release/rmatrix), OUT (kept run directories, default a temp
 #      dir), CONFIDENCE (default 95%), LOCK (a flock file serialising Docker users, optional).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 N=${1:-20}
 CAL=${2:-5}
 RMATRIX=${RMATRIX:-${CARGO_TARGET_DIR:-target}/release/rmatrix}
@@ -34,7 +34,7 @@ matrix() { # durable(0|1) -> matrix text
   [ "$1" = 1 ] && flush=1
   cat <<YAML
 name: aa
-description: A/A and A/B proof for compare (scripts/bench-aa.sh)
+description: A/A and A/B proof for compare (scripts/bench/bench-aa.sh)
 servers:
   mariadb-10.11: {build: {dir: $(pwd)/containers/mariadb, args: {suite: bookworm}}}
 configs:

@@ -36,7 +36,7 @@
 #   this script:  2 in Questions (its first status connection's Quit, its second SHOW)
 # A difference prints MISMATCH with the numbers; the script goes on and exits 1 at the end.
 #
-# Usage: scripts/bench-vs-mysqlslap.sh [queries per run, default 20000] [rounds, default 3]
+# Usage: scripts/bench/bench-vs-mysqlslap.sh [queries per run, default 20000] [rounds, default 3]
 # Env:   LOADS (default "write-guid write-autoinc key read update mixed"),
 #        CONCURRENCY (default "2 16"; each must divide the query count),
 #        INT_COLS / CHAR_COLS (default 1 / 1, mysqlslap's defaults), ENGINE (default InnoDB),
@@ -50,9 +50,9 @@
 # exit; innodb_flush_log_at_trx_commit=2 so that writes measure CPU, not the disk's fsync.
 # Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 a missing tool, image or bad argument.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-vs-lib.sh
-. scripts/bench-vs-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/bench/bench-vs-lib.sh
+. scripts/bench/bench-vs-lib.sh
 
 QUERIES=${1:-20000}
 ROUNDS=${2:-3}

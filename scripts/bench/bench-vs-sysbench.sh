@@ -27,7 +27,7 @@
 #   this script: 2 in Questions (its first status connection's Quit, its second SHOW).
 # A difference prints MISMATCH with the numbers; the script goes on and exits 1 at the end.
 #
-# Usage: scripts/bench-vs-sysbench.sh [seconds per run, default 10] [rounds, default 3]
+# Usage: scripts/bench/bench-vs-sysbench.sh [seconds per run, default 10] [rounds, default 3]
 # Env:   TESTS (default "oltp_point_select oltp_read_write"), THREADS (default "1 4 16 64"),
 #        TABLES / TABLE_SIZE (default 4 / 100000), SERVER_CPU / CLIENT_CPU (default 0 / 1),
 #        MEM_CONNECTIONS (the memory run's connections, default 512; 0 skips it),
@@ -39,9 +39,9 @@
 # exit; buffer pool 512M, innodb_flush_log_at_trx_commit=2.
 # Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 a missing tool or image.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-# shellcheck source=scripts/bench-vs-lib.sh
-. scripts/bench-vs-lib.sh
+cd "$(dirname "$0")/../.."
+# shellcheck source=scripts/bench/bench-vs-lib.sh
+. scripts/bench/bench-vs-lib.sh
 
 SECS=${1:-10}
 ROUNDS=${2:-3}
