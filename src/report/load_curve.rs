@@ -114,12 +114,14 @@ fn means(level: &LevelRows) -> Means {
     }
 }
 
-/// The knee and limit rules of a matrix's load curves.
-pub fn rule(spec: &LoadCurveSpec, conf: Confidence) -> Rule {
+/// The knee and limit rules of a matrix's load curves; `can_measure`: a running sweep, which
+/// may measure a level again.
+pub fn rule(spec: &LoadCurveSpec, conf: Confidence, can_measure: bool) -> Rule {
     Rule {
         min_gain_pct: spec.min_gain_pct,
         max_measurements: spec.max_measurements,
         conf,
+        can_measure,
     }
 }
 
@@ -141,7 +143,7 @@ pub fn curves(
     rows: &[ResultRow],
     batches: Batches,
 ) -> Vec<LoadCurve> {
-    let (rule, limits) = (rule(spec, conf), limits(spec));
+    let (rule, limits) = (rule(spec, conf, false), limits(spec));
     let has_limits = limits.p99_ms.is_some() || limits.error_rate.is_some();
     let mut out = Vec::new();
     for ((server, config, engine, workload, conns), level_rows) in curve::curves(rows) {
@@ -452,7 +454,7 @@ mod tests {
             "{}",
             c[0].knee
         );
-        // Measured once per level, nothing can be told: it says what it waits for.
+        // Measured once per level by a run that did not ask for more: nothing can be told.
         let once = curves(
             &spec,
             Confidence::default(),

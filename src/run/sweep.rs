@@ -28,7 +28,7 @@ impl Sweeps {
             return Sweeps::default();
         };
         let spec = m.report.load_curve.clone().unwrap_or_default();
-        let rule = rule(&spec, m.report.confidence());
+        let rule = rule(&spec, m.report.confidence(), true);
         let mut out = Sweeps::default();
         for (key, level_rows) in curve::curves(rows) {
             let levels: Vec<knee::Level> = level_rows.iter().map(|l| l.level(batches)).collect();

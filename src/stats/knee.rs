@@ -58,6 +58,9 @@ pub struct Rule {
     /// Measurements of one level the rule may ask for before it goes on.
     pub max_measurements: u32,
     pub conf: Confidence,
+    /// Whether more can be measured (a running sweep); a stored run's reading uses what it
+    /// has, and a step its measurements cannot tell is too noisy to tell.
+    pub can_measure: bool,
 }
 
 /// What one step from level `from` to level `to` showed.
@@ -270,7 +273,7 @@ fn more(levels: &[Level], d: &mut Depths, ask: &[usize], rule: &Rule) -> More {
     // left or tries left.
     let can = |i: usize| {
         let (l, n) = (&levels[i], d.0[i]);
-        n < max && (l.obs.len() > n || l.tried.len() < max)
+        n < max && (l.obs.len() > n || (rule.can_measure && l.tried.len() < max))
     };
     let open: Vec<usize> = ask.iter().copied().filter(|&i| can(i)).collect();
     let Some(fewest) = open.iter().map(|&i| d.0[i]).min() else {
@@ -414,6 +417,7 @@ mod tests {
             min_gain_pct: 5.0,
             max_measurements: max,
             conf: Confidence::default(),
+            can_measure: true,
         }
     }
 
@@ -522,6 +526,30 @@ mod tests {
         // The next step has level 4's one measurement and the pooled noise: still unclear,
         // so level 4 (the one with fewer) is asked for again.
         assert_eq!(r.outcome, Outcome::Measure(vec![(2, 2)]), "{r:#?}");
+    }
+
+    #[test]
+    fn a_stored_run_reads_what_it_has() {
+        // Measured once per level by a run that could not ask for more: too noisy to tell.
+        let c = [lvl(1.0, &[(1000.0, 1.0)]), lvl(2.0, &[(1010.0, 2.0)])];
+        let stored = Rule {
+            can_measure: false,
+            ..rule(4)
+        };
+        let r = knee(&c, &stored);
+        assert_eq!(r.outcome, Outcome::GoOn);
+        assert_eq!(r.steps[0].verdict, Verdict::TooNoisy);
+        assert_eq!(r.steps[0].gain, None);
+        let (checks, out) = limit(
+            &c,
+            &stored,
+            Limits {
+                p99_ms: Some(1.5),
+                error_rate: None,
+            },
+        );
+        assert_eq!(out, Outcome::Broken(1));
+        assert!(checks[1].by_mean);
     }
 
     #[test]
