@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 
 use crate::escape::md_cell;
 use crate::matrix::model::Matrix;
+use crate::model::Dimension;
 use crate::results::operations::{read, OperationRow, OPERATIONS_CSV};
 use crate::results::RunDir;
 use crate::stats::{change, summarize, Confidence};
@@ -147,8 +148,8 @@ fn columns(m: &Matrix, lines: &[&OperationRow]) -> Vec<Column> {
     let pos = |axis: Vec<String>, v: &str| axis.iter().position(|x| x == v).unwrap_or(usize::MAX);
     cols.sort_by_key(|(s, c), _| {
         (
-            pos(super::pivot::axis(m, "server"), s),
-            pos(super::pivot::axis(m, "config"), c),
+            pos(m.axis(Dimension::Server), s),
+            pos(m.axis(Dimension::Config), c),
         )
     });
     cols.into_values().collect()
