@@ -22,11 +22,11 @@ pub fn section(dir: &RunDir, m: &Matrix) -> Result<String> {
     if lines.is_empty() {
         return Ok(String::new());
     }
-    let ok: std::collections::HashSet<(String, u32)> = dir
+    let ok: std::collections::HashSet<(crate::model::CellKey, u32)> = dir
         .current_rows()?
         .iter()
         .filter(|r| r.is_ok())
-        .map(|r| (r.cell_key().to_string(), r.iteration))
+        .map(|r| (r.cell_key(), r.iteration))
         .collect();
     let lines: Vec<OperationRow> = lines
         .into_iter()
