@@ -47,12 +47,10 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 }
             }
             crate::servers::address::name_engines(&mut pool);
-            if let Some(m) = &matrix {
-                // Validate --only against the matrix before anything starts.
-                parse_only(&crate::matrix::load_file(m)?, &only)?;
-            }
-            let selectors = match &matrix {
-                Some(m) => parse_only(&crate::matrix::load_file(m)?, &only)?,
+            // Checked (with --only against its axes) before anything starts.
+            let loaded = matrix.as_deref().map(crate::matrix::load_file).transpose()?;
+            let selectors = match &loaded {
+                Some(l) => parse_only(l, &only)?,
                 None => only_selectors(&only)?,
             };
             let outcome = crate::run::run(crate::run::RunOptions {
