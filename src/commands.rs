@@ -48,7 +48,10 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             }
             crate::servers::address::name_engines(&mut pool);
             // Checked (with --only against its axes) before anything starts.
-            let loaded = matrix.as_deref().map(crate::matrix::load_file).transpose()?;
+            let loaded = matrix
+                .as_deref()
+                .map(crate::matrix::load_file)
+                .transpose()?;
             let selectors = match &loaded {
                 Some(l) => parse_only(l, &only)?,
                 None => only_selectors(&only)?,

@@ -38,9 +38,10 @@ mod tests {
             axes,
             ["b,a", "on,off", "MyISAM,InnoDB", "w", "4,1", "2000,500"]
         );
-        let closed: Matrix =
-            crate::input::yaml::from_str("servers: {a: {image: y}}\nworkloads: {w: {slap: {}}}\nlength: 10\n")
-                .unwrap();
+        let closed: Matrix = crate::input::yaml::from_str(
+            "servers: {a: {image: y}}\nworkloads: {w: {slap: {}}}\nlength: 10\n",
+        )
+        .unwrap();
         assert!(closed.axis(Dimension::Rate).is_empty());
     }
 }

@@ -150,12 +150,7 @@ fn order_key(m: &Matrix, key: &[String]) -> Vec<usize> {
     Dimension::ALL
         .iter()
         .zip(key)
-        .map(|(d, v)| {
-            m.axis(*d)
-                .iter()
-                .position(|x| x == v)
-                .unwrap_or(usize::MAX)
-        })
+        .map(|(d, v)| m.axis(*d).iter().position(|x| x == v).unwrap_or(usize::MAX))
         .collect()
 }
 

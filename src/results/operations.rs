@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::matrix::Cell;
-use crate::model::{CellKey, Dimension};
 use crate::measure::operation::Operation;
+use crate::model::{CellKey, Dimension};
 
 pub const OPERATIONS_CSV: &str = "operations.csv";
 

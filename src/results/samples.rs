@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use crate::matrix::Cell;
-use crate::model::{CellKey, Dimension};
 use crate::measure::interval::Sample;
+use crate::model::{CellKey, Dimension};
 
 pub const SAMPLES_CSV: &str = "samples.csv";
 /// The warm-up's seconds, in the same columns (numbered from its own start): kept apart so

@@ -2,8 +2,8 @@
 //! within `MAX_CELLS`; each server with one source, and engines where a workload creates
 //! tables.
 
-use super::Validator;
 use super::MatrixError;
+use super::Validator;
 use crate::matrix::model::WorkloadSpec;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.

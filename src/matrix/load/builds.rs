@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 
-use super::Validator;
 use super::MatrixError;
+use super::Validator;
 use crate::input::span::SpanIndex;
 use crate::input::untrusted;
 use crate::matrix::model::{BuildDir, BuildSpec};

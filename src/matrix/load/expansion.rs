@@ -1,8 +1,8 @@
 //! Checks of the expanded plan: some cell is left to run, and no cell would reconfigure an
 //! external server.
 
-use super::Validator;
 use super::MatrixError;
+use super::Validator;
 use crate::matrix::plan::Plan;
 
 impl Validator<'_> {

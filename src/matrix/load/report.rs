@@ -2,8 +2,8 @@
 //! and confidence level, and dimensions and baseline values the matrix has.
 
 use super::validator::choices;
-use super::Validator;
 use super::MatrixError;
+use super::Validator;
 use crate::matrix::model::ApdexT;
 use crate::model::metric::Metric;
 use crate::model::Dimension;

@@ -2,8 +2,8 @@
 //! named (`report.baseline`): each dimension known, each value on the matrix's axis.
 
 use super::validator::choices;
-use super::Validator;
 use super::MatrixError;
+use super::Validator;
 use crate::matrix::model::Selector;
 use crate::model::Dimension;
 

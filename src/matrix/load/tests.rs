@@ -155,9 +155,8 @@ fn injection_is_refused_where_it_is_written() {
         "engines: [InnoDB, \"MyISAM; DROP DATABASE mysql; --\"]",
     ));
     assert!(
-        e.message.starts_with(
-            "engine `MyISAM; DROP DATABASE mysql; --` is not a plain SQL identifier"
-        ),
+        e.message
+            .starts_with("engine `MyISAM; DROP DATABASE mysql; --` is not a plain SQL identifier"),
         "{e}"
     );
     assert_eq!((e.line, e.col), (6, 19), "{e}");

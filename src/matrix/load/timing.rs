@@ -1,8 +1,8 @@
 //! How long and how often each cell runs: iterations, length, timeouts and the `repeat`
 //! block.
 
-use super::Validator;
 use super::MatrixError;
+use super::Validator;
 use crate::input::Length;
 
 /// Most iterations per cell.
@@ -14,9 +14,7 @@ impl Validator<'_> {
         if m.iterations == 0 {
             return Err(self.err("iterations", "iterations must be at least 1".into()));
         }
-        if m.length == Length::Queries(0)
-            || m.length == Length::Time(Default::default())
-        {
+        if m.length == Length::Queries(0) || m.length == Length::Time(Default::default()) {
             return Err(self.err(
                 "length",
                 "length must be more than 0 (queries or time)".into(),

@@ -1,8 +1,8 @@
 //! Names and values that reach a config file, SQL or a container's settings: each checked
 //! by `input::untrusted` and refused at its place in the file.
 
-use super::Validator;
 use super::MatrixError;
+use super::Validator;
 
 impl Validator<'_> {
     /// Names and values that are written into config files and SQL (see `untrusted`).

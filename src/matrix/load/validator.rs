@@ -6,9 +6,9 @@ use crate::input::span::{Pos, SpanIndex};
 use crate::matrix::model::Matrix;
 
 pub(super) struct Validator<'a> {
-    pub file: &'a str,
-    pub spans: &'a SpanIndex,
-    pub m: &'a Matrix,
+    pub(super) file: &'a str,
+    pub(super) spans: &'a SpanIndex,
+    pub(super) m: &'a Matrix,
 }
 
 /// "a, b, c", for the valid choices of a message.
@@ -20,7 +20,7 @@ pub(super) fn choices<'a>(it: impl IntoIterator<Item = &'a String>) -> String {
 }
 
 impl Validator<'_> {
-    pub fn err_at(&self, pos: Pos, message: String) -> MatrixError {
+    pub(super) fn err_at(&self, pos: Pos, message: String) -> MatrixError {
         MatrixError {
             file: self.file.to_string(),
             line: pos.line,
@@ -30,12 +30,12 @@ impl Validator<'_> {
     }
 
     /// An error at the value under `path` (e.g. `configs.on.mycnf.log_bin`).
-    pub fn err(&self, path: &str, message: String) -> MatrixError {
+    pub(super) fn err(&self, path: &str, message: String) -> MatrixError {
         self.err_at(self.spans.find(path), message)
     }
 
     /// Every check that needs only the matrix itself (not its expansion or its folders).
-    pub fn check(&self) -> Result<(), MatrixError> {
+    pub(super) fn check(&self) -> Result<(), MatrixError> {
         self.check_axes_present()?;
         self.check_timing()?;
         self.check_axes_size()?;

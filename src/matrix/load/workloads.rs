@@ -1,8 +1,8 @@
 //! Each workload kind's own checks (`Driver::check`), then which workloads may meet which
 //! servers (`families`).
 
-use super::Validator;
 use super::MatrixError;
+use super::Validator;
 
 impl Validator<'_> {
     /// Each kind's own checks (`Driver::check`), at their place in the file.
