@@ -47,12 +47,13 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 }
             }
             crate::servers::address::name_engines(&mut pool);
-            if let Some(m) = &matrix {
-                // Validate --only against the matrix before anything starts.
-                parse_only(&crate::matrix::load_file(m)?, &only)?;
-            }
-            let selectors = match &matrix {
-                Some(m) => parse_only(&crate::matrix::load_file(m)?, &only)?,
+            // Checked (with --only against its axes) before anything starts.
+            let loaded = matrix
+                .as_deref()
+                .map(crate::matrix::load_file)
+                .transpose()?;
+            let selectors = match &loaded {
+                Some(l) => parse_only(l, &only)?,
                 None => only_selectors(&only)?,
             };
             let outcome = crate::run::run(crate::run::RunOptions {
@@ -239,7 +240,8 @@ fn parse_only(loaded: &LoadedMatrix, only: &[String]) -> Result<Vec<Selector>> {
     let selectors = only_selectors(only)?;
     for sel in &selectors {
         for (dim, values) in sel {
-            let axis = crate::report::pivot::axis(&loaded.matrix, dim);
+            // Names were checked by `only_selectors`.
+            let axis = (Dimension::parse(dim).map(|d| loaded.matrix.axis(d))).unwrap_or_default();
             if let Some(bad) = values.0.iter().find(|v| !axis.contains(v)) {
                 return Err(UsageError(format!(
                     "--only: unknown {dim} `{bad}`; valid choices: {}",
@@ -451,5 +453,33 @@ fn emit(text: &str) -> Result<()> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         r => Ok(r?),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--only rate=...` plans the cells at those rates; an unknown rate lists the matrix's.
+    #[test]
+    fn only_rate_keeps_those_rates_and_lists_the_valid_ones() {
+        let loaded = crate::matrix::load_file(Path::new("matrices/open-loop.yaml")).unwrap();
+        let sel = parse_only(&loaded, &["rate=10000,40000".to_string()]).unwrap();
+        let plan = plan_text(&loaded, &sel);
+        let cells: Vec<&str> = plan.lines().filter(|l| l.starts_with("  ")).collect();
+        assert_eq!(
+            cells,
+            [
+                "  redis-7.0/default/get/c8/r10000",
+                "  redis-7.0/default/get/c8/r40000"
+            ],
+            "{plan}"
+        );
+        let e = parse_only(&loaded, &["rate=5001".to_string()]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--only: unknown rate `5001`; valid choices: 5000, 10000, 20000, 40000, 80000, \
+             160000, 320000, 640000"
+        );
     }
 }

@@ -126,7 +126,7 @@ pub fn change_points(
 pub fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareError> {
     let conf = opts.confidence;
     // (metric, cell key) -> dims and points, in first-seen order.
-    type Key = (&'static str, String);
+    type Key = (&'static str, crate::model::CellKey);
     let mut by_series: IndexMap<Key, (IndexMap<String, String>, Vec<Point>)> = IndexMap::new();
     for (i, run) in runs.iter().enumerate() {
         let own: Vec<&'static Metric> = if opts.metrics.is_empty() {

@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use super::env::{self, RunEnv};
 use super::error::CompareError;
 use crate::model::metric::Metric;
-use crate::model::Dimension;
+use crate::model::{CellKey, Dimension};
 use crate::results::check;
 use crate::results::rundir::{MANIFEST, MATRIX_COPY, RESULTS_CSV};
 use crate::results::ResultRow;
@@ -159,14 +159,19 @@ pub fn check_dims(ignore: &[String]) -> Result<(), CompareError> {
     }
 }
 
+/// The dimensions a join keeps: all but the ignored ones, in column order.
+fn kept(ignore: &[String]) -> impl Iterator<Item = Dimension> + '_ {
+    (Dimension::ALL.into_iter()).filter(|d| !ignore.iter().any(|i| i == d.name()))
+}
+
 /// Join key of a row: its dimension values except the ignored ones.
-pub fn key_of(r: &ResultRow, ignore: &[String]) -> String {
-    Dimension::ALL
-        .iter()
-        .filter(|d| !ignore.iter().any(|i| i == d.name()))
-        .map(|d| r.dim(*d))
-        .collect::<Vec<_>>()
-        .join("|")
+pub fn key_of(r: &ResultRow, ignore: &[String]) -> CellKey {
+    CellKey::over(kept(ignore), |d| r.dim(d))
+}
+
+/// A row's values on the kept dimensions, by name.
+fn dims_of(r: &ResultRow, ignore: &[String]) -> IndexMap<String, String> {
+    kept(ignore).map(|d| (d.to_string(), r.dim(d))).collect()
 }
 
 /// Display name of a cell: its non-empty dimension values, concurrency as `c<N>`.
@@ -195,21 +200,15 @@ impl Run {
 
     /// Ok iterations of `metric` per cell, keyed by the dimensions not in `ignore`, in the
     /// order the cells first appear in results.csv.
-    pub fn samples(&self, metric: &Metric, ignore: &[String]) -> IndexMap<String, CellSamples> {
-        let mut out: IndexMap<String, CellSamples> = IndexMap::new();
+    pub fn samples(&self, metric: &Metric, ignore: &[String]) -> IndexMap<CellKey, CellSamples> {
+        let mut out: IndexMap<CellKey, CellSamples> = IndexMap::new();
         for r in self.rows.iter().filter(|r| r.is_ok()) {
             let Some(v) = metric.value(r).filter(|v| v.is_finite()) else {
                 continue;
             };
-            let dims: IndexMap<String, String> = Dimension::ALL
-                .iter()
-                .filter(|d| !ignore.iter().any(|i| i == d.name()))
-                .map(|d| (d.to_string(), r.dim(*d)))
-                .collect();
-            let key = dims.values().cloned().collect::<Vec<_>>().join("|");
-            out.entry(key)
+            out.entry(key_of(r, ignore))
                 .or_insert_with(|| CellSamples {
-                    dims,
+                    dims: dims_of(r, ignore),
                     values: Vec::new(),
                 })
                 .values
@@ -219,16 +218,11 @@ impl Run {
     }
 
     /// Every cell key in results.csv, whether its iterations succeeded or not.
-    pub fn cells(&self, ignore: &[String]) -> IndexMap<String, IndexMap<String, String>> {
+    pub fn cells(&self, ignore: &[String]) -> IndexMap<CellKey, IndexMap<String, String>> {
         let mut out = IndexMap::new();
         for r in &self.rows {
-            let dims: IndexMap<String, String> = Dimension::ALL
-                .iter()
-                .filter(|d| !ignore.iter().any(|i| i == d.name()))
-                .map(|d| (d.to_string(), r.dim(*d)))
-                .collect();
-            out.entry(dims.values().cloned().collect::<Vec<_>>().join("|"))
-                .or_insert(dims);
+            out.entry(key_of(r, ignore))
+                .or_insert_with(|| dims_of(r, ignore));
         }
         out
     }

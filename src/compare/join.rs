@@ -10,6 +10,7 @@ use super::error::CompareError;
 use super::input::{cell_name, Run};
 use super::noise::Noise;
 use crate::model::metric::Metric;
+use crate::model::CellKey;
 use crate::stats::{change, summarize, Basis, Confidence};
 
 /// Version of the JSON and CSV that `compare` and `history` print. 2: one confidence level
@@ -221,10 +222,10 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
             )
         })
         .collect();
-    let failed_on = |run: &Run, key: &str| {
+    let failed_on = |run: &Run, key: &CellKey| {
         !run.rows
             .iter()
-            .any(|r| r.is_ok() && super::input::key_of(r, &opts.ignore) == key)
+            .any(|r| r.is_ok() && super::input::key_of(r, &opts.ignore) == *key)
     };
     let mut no_successful_iteration = Vec::new();
     for (key, dims) in base_cells
@@ -277,7 +278,7 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
 }
 
 fn judge(
-    key: &str,
+    key: &CellKey,
     dims: &IndexMap<String, String>,
     metric: &Metric,
     base: &[f64],

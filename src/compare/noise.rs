@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::input::Run;
 use crate::model::metric::Metric;
+use crate::model::CellKey;
 use crate::stats::RunNoise;
 
 /// At most this many of the newest runs inform the noise of a cell: older ones may predate
@@ -23,7 +24,7 @@ pub struct Noise {
     /// Runs read (after leaving out the compared candidates).
     pub runs: usize,
     /// By (metric name, join key).
-    table: HashMap<(String, String), RunNoise>,
+    table: HashMap<(String, CellKey), RunNoise>,
 }
 
 impl Noise {
@@ -41,7 +42,7 @@ impl Noise {
             .iter()
             .filter(|r| !excluded.contains(&canon(&r.path)))
             .collect();
-        let mut per_cell: HashMap<(String, String), Vec<Vec<f64>>> = HashMap::new();
+        let mut per_cell: HashMap<(String, CellKey), Vec<Vec<f64>>> = HashMap::new();
         for run in &used {
             for m in metrics {
                 for (key, s) in run.samples(m, ignore) {
@@ -66,7 +67,7 @@ impl Noise {
         }
     }
 
-    pub fn get(&self, metric: &str, key: &str) -> Option<&RunNoise> {
-        self.table.get(&(metric.to_string(), key.to_string()))
+    pub fn get(&self, metric: &str, key: &CellKey) -> Option<&RunNoise> {
+        self.table.get(&(metric.to_string(), key.clone()))
     }
 }

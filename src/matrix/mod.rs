@@ -1,5 +1,6 @@
 //! The matrix: the file's model, validation with positions, and pure expansion into cells.
 
+mod axis;
 pub mod load;
 pub mod model;
 pub mod pacing;

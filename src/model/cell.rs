@@ -111,12 +111,22 @@ impl CellKey {
     /// The key of whatever answers each dimension (a planned cell, a results row). A closed
     /// loop's empty rate is left out, so that keys of runs from before rates still join.
     pub fn of(value: impl Fn(Dimension) -> String) -> CellKey {
-        let key = Dimension::ALL.map(value);
-        let n = match key[5].is_empty() {
-            true => 5,
-            false => 6,
-        };
-        CellKey(key[..n].join("|"))
+        CellKey::over(Dimension::ALL, value)
+    }
+
+    /// The key on `dims` only, in their order (a comparison's dimensions left after
+    /// `--ignore`, so that cells differing only on the ignored ones join); an empty rate is
+    /// left out as in `of`.
+    pub fn over(
+        dims: impl IntoIterator<Item = Dimension>,
+        value: impl Fn(Dimension) -> String,
+    ) -> CellKey {
+        let values: Vec<String> = (dims.into_iter())
+            .map(|d| (d, value(d)))
+            .filter(|(d, v)| *d != Dimension::Rate || !v.is_empty())
+            .map(|(_, v)| v)
+            .collect();
+        CellKey(values.join("|"))
     }
 
     pub fn as_str(&self) -> &str {
@@ -167,6 +177,9 @@ mod tests {
             ..c.clone()
         };
         assert_eq!(open.key().as_str(), "s|c||w|4|500");
+        let kept = [Dimension::Server, Dimension::Workload, Dimension::Rate];
+        assert_eq!(CellKey::over(kept, |d| open.get(d)).as_str(), "s|w|500");
+        assert_eq!(CellKey::over(kept, |d| c.get(d)).as_str(), "s|w");
         assert_eq!(open.to_string(), "s/c/w/c4/r500");
         assert_eq!(c.get_named("concurrency").as_deref(), Some("4"));
         assert_eq!(slug("a b/c"), "a_b_c");

@@ -10,6 +10,7 @@ use indexmap::IndexMap;
 
 use crate::escape::md_cell;
 use crate::matrix::model::Matrix;
+use crate::model::Dimension;
 use crate::results::operations::{read, OperationRow, OPERATIONS_CSV};
 use crate::results::RunDir;
 use crate::stats::{change, summarize, Confidence};
@@ -21,11 +22,11 @@ pub fn section(dir: &RunDir, m: &Matrix) -> Result<String> {
     if lines.is_empty() {
         return Ok(String::new());
     }
-    let ok: std::collections::HashSet<(String, u32)> = dir
+    let ok: std::collections::HashSet<(crate::model::CellKey, u32)> = dir
         .current_rows()?
         .iter()
         .filter(|r| r.is_ok())
-        .map(|r| (r.cell_key().to_string(), r.iteration))
+        .map(|r| (r.cell_key(), r.iteration))
         .collect();
     let lines: Vec<OperationRow> = lines
         .into_iter()
@@ -147,8 +148,8 @@ fn columns(m: &Matrix, lines: &[&OperationRow]) -> Vec<Column> {
     let pos = |axis: Vec<String>, v: &str| axis.iter().position(|x| x == v).unwrap_or(usize::MAX);
     cols.sort_by_key(|(s, c), _| {
         (
-            pos(super::pivot::axis(m, "server"), s),
-            pos(super::pivot::axis(m, "config"), c),
+            pos(m.axis(Dimension::Server), s),
+            pos(m.axis(Dimension::Config), c),
         )
     });
     cols.into_values().collect()

@@ -150,31 +150,17 @@ fn order_key(m: &Matrix, key: &[String]) -> Vec<usize> {
     Dimension::ALL
         .iter()
         .zip(key)
-        .map(|(d, v)| {
-            axis(m, d.name())
-                .iter()
-                .position(|x| x == v)
-                .unwrap_or(usize::MAX)
-        })
+        .map(|(d, v)| m.axis(*d).iter().position(|x| x == v).unwrap_or(usize::MAX))
         .collect()
-}
-
-pub fn axis(m: &Matrix, dim: &str) -> Vec<String> {
-    match dim {
-        "server" => m.servers.keys().cloned().collect(),
-        "config" => m.configs.keys().cloned().collect(),
-        "engine" => m.engines.clone(),
-        "workload" => m.workloads.keys().cloned().collect(),
-        "concurrency" => m.concurrency.iter().map(|c| c.to_string()).collect(),
-        _ => Vec::new(),
-    }
 }
 
 fn positions(m: &Matrix, dims: &IndexMap<String, String>, which: &[String]) -> Vec<usize> {
     which
         .iter()
         .map(|d| {
-            axis(m, d)
+            // `report.rows`/`columns` were checked when the matrix was loaded.
+            (Dimension::parse(d).map(|d| m.axis(d)))
+                .unwrap_or_default()
                 .iter()
                 .position(|v| Some(v) == dims.get(d))
                 .unwrap_or(usize::MAX)

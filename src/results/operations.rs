@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::matrix::Cell;
 use crate::measure::operation::Operation;
+use crate::model::{CellKey, Dimension};
 
 pub const OPERATIONS_CSV: &str = "operations.csv";
 
@@ -46,16 +47,17 @@ pub struct OperationRow {
 }
 
 impl OperationRow {
-    /// The key of the cell it belongs to (`ResultRow::cell_key`'s text).
-    pub fn cell_key(&self) -> String {
-        [
-            self.server.as_str(),
-            &self.config,
-            &self.engine,
-            &self.workload,
-            &self.concurrency.to_string(),
-        ]
-        .join("|")
+    /// The key of the cell it belongs to, as `ResultRow::cell_key` gives it (sqlbench runs
+    /// in closed loop only: operations.csv has no rate).
+    pub fn cell_key(&self) -> CellKey {
+        CellKey::of(|d| match d {
+            Dimension::Server => self.server.clone(),
+            Dimension::Config => self.config.clone(),
+            Dimension::Engine => self.engine.clone(),
+            Dimension::Workload => self.workload.clone(),
+            Dimension::Concurrency => self.concurrency.to_string(),
+            Dimension::Rate => String::new(),
+        })
     }
 }
 
@@ -183,6 +185,6 @@ mod tests {
         let rows = read(&dir.path().join(OPERATIONS_CSV)).unwrap();
         assert_eq!(rows.len(), 3);
         assert_eq!(rows[2].iteration, 2);
-        assert_eq!(rows[0].cell_key(), "s|c|InnoDB|w|1");
+        assert_eq!(rows[0].cell_key().as_str(), "s|c|InnoDB|w|1");
     }
 }

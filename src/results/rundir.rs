@@ -178,26 +178,21 @@ impl RunDir {
         }
         let samples = self.file(super::samples::SAMPLES_CSV);
         cut_torn_line(&samples)?;
-        let ok: std::collections::HashSet<(String, u32)> = self
+        let ok: std::collections::HashSet<(crate::model::CellKey, u32)> = self
             .rows()?
             .iter()
             .filter(|r| r.is_ok())
-            .map(|r| (r.cell_key().to_string(), r.iteration))
+            .map(|r| (r.cell_key(), r.iteration))
             .collect();
-        super::samples::retain(&samples, |key, iteration| {
-            ok.contains(&(key.to_string(), iteration))
-        })?;
+        let keep = |key: &crate::model::CellKey, iteration| ok.contains(&(key.clone(), iteration));
+        super::samples::retain(&samples, keep)?;
         let warmup = self.file(super::samples::WARMUP_CSV);
         cut_torn_line(&warmup)?;
-        super::samples::retain(&warmup, |key, iteration| {
-            ok.contains(&(key.to_string(), iteration))
-        })?;
+        super::samples::retain(&warmup, keep)?;
         // operations.csv has the same key columns.
         let operations = self.file(super::operations::OPERATIONS_CSV);
         cut_torn_line(&operations)?;
-        super::samples::retain(&operations, |key, iteration| {
-            ok.contains(&(key.to_string(), iteration))
-        })
+        super::samples::retain(&operations, keep)
     }
 
     pub fn write_json(&self, name: &str, value: &serde_json::Value) -> Result<()> {

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::matrix::Cell;
 use crate::measure::interval::Sample;
+use crate::model::{CellKey, Dimension};
 
 pub const SAMPLES_CSV: &str = "samples.csv";
 /// The warm-up's seconds, in the same columns (numbered from its own start): kept apart so
@@ -196,20 +197,16 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
             },
             _ => l.qps,
         };
-        let mut key = [
-            l.server,
-            l.config,
-            l.engine,
-            l.workload,
-            l.concurrency.to_string(),
-        ]
-        .join("|");
-        // As `CellKey` has it: a closed loop's empty rate is left out.
-        if let Some(r) = l.rate {
-            key.push_str(&format!("|{r}"));
-        }
+        let key = CellKey::of(|d| match d {
+            Dimension::Server => l.server.clone(),
+            Dimension::Config => l.config.clone(),
+            Dimension::Engine => l.engine.clone(),
+            Dimension::Workload => l.workload.clone(),
+            Dimension::Concurrency => l.concurrency.to_string(),
+            Dimension::Rate => l.rate.map(|r| r.to_string()).unwrap_or_default(),
+        });
         points
-            .entry((key, l.iteration))
+            .entry((key.to_string(), l.iteration))
             .or_default()
             .push((l.second, v));
     }
@@ -222,7 +219,7 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
 
 /// Keep the sample lines whose (cell key, iteration) `keep` accepts; the file is replaced in
 /// one rename, and left alone when every line stays.
-pub fn retain(path: &std::path::Path, keep: impl Fn(&str, u32) -> bool) -> Result<()> {
+pub fn retain(path: &std::path::Path, keep: impl Fn(&CellKey, u32) -> bool) -> Result<()> {
     if !path.exists() {
         return Ok(());
     }
@@ -234,25 +231,23 @@ pub fn retain(path: &std::path::Path, keep: impl Fn(&str, u32) -> bool) -> Resul
         .with_context(|| format!("failed to read {}", path.display()))?
         .clone();
     let at = |name: &str| headers.iter().position(|h| h == name);
-    let key_cols: Option<Vec<usize>> = ["server", "config", "engine", "workload", "concurrency"]
-        .iter()
-        .map(|c| at(c))
-        .collect();
-    let (Some(key_cols), Some(it)) = (key_cols, at("iteration")) else {
+    // The key columns are named as the dimensions; `rate` is absent from closed-loop-only
+    // files (older runs, operations.csv).
+    let key_cols: Vec<(Dimension, Option<usize>)> =
+        Dimension::ALL.map(|d| (d, at(d.name()))).into();
+    let col = |d: Dimension| key_cols.iter().find(|(x, _)| *x == d).and_then(|(_, c)| *c);
+    let missing = (Dimension::ALL.into_iter()).any(|d| d != Dimension::Rate && col(d).is_none());
+    let Some(it) = at("iteration").filter(|_| !missing) else {
         anyhow::bail!("{}: not a samples file (columns missing)", path.display());
     };
-    let rate = at("rate");
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(&headers)?;
     let mut dropped = 0;
     for (i, rec) in r.records().enumerate() {
         let rec = rec.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
-        let mut key: Vec<&str> = key_cols.iter().map(|c| rec.get(*c).unwrap_or("")).collect();
-        if let Some(r) = rate.and_then(|c| rec.get(c)).filter(|r| !r.is_empty()) {
-            key.push(r);
-        }
+        let key = CellKey::of(|d| col(d).and_then(|c| rec.get(c)).unwrap_or("").to_string());
         let iteration: u32 = rec.get(it).unwrap_or("").parse().unwrap_or(0);
-        if keep(&key.join("|"), iteration) {
+        if keep(&key, iteration) {
             w.write_record(&rec)?;
         } else {
             dropped += 1;

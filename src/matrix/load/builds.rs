@@ -1,0 +1,198 @@
+//! Where each `build:` server's image is built from: a folder of `containers/` (or a path
+//! relative to the matrix file), or a name from `containers/builds.yaml`, and the build
+//! arguments its Dockerfile declares.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+
+use super::MatrixError;
+use super::Validator;
+use crate::input::span::SpanIndex;
+use crate::input::untrusted;
+use crate::matrix::model::{BuildDir, BuildSpec};
+
+/// What a `build:` server's image is built from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Build {
+    /// The context folder, with its Dockerfile.
+    pub dir: PathBuf,
+    /// Values of `ARG`s the Dockerfile declares (checked with `untrusted::build_arg_*`).
+    pub args: BTreeMap<String, String>,
+}
+
+/// The names `build:` accepts besides folders: `mariadb-10.11: {dir: mariadb, args: {...}}`.
+pub const BUILD_NAMES: &str = "builds.yaml";
+
+impl Validator<'_> {
+    /// The folder and arguments of every `build:` server, by server name.
+    pub(super) fn build_dirs(&self, base: &Path) -> Result<HashMap<String, Build>, MatrixError> {
+        let containers = containers_dir(base);
+        let mut out = HashMap::new();
+        for (name, s) in &self.m.servers {
+            let Some(build) = &s.build else { continue };
+            let path = format!("servers.{name}.build");
+            let not_found = |dir: &str, path: &str, names: &[String]| {
+                let mut available = match &containers {
+                    Some(c) if !dir.contains('/') => folders(c),
+                    _ => Vec::new(),
+                };
+                available.extend(names.iter().cloned());
+                available.sort();
+                self.err(
+                    path,
+                    format!(
+                        "no Dockerfile for `{}` under containers/; available: {}",
+                        untrusted::printable(dir),
+                        if available.is_empty() {
+                            "(none found)".into()
+                        } else {
+                            available.join(", ")
+                        }
+                    ),
+                )
+            };
+            let resolved = match build {
+                BuildSpec::Dir(BuildDir { dir, args }) => {
+                    let found = resolve_build_dir(base, containers.as_deref(), dir)
+                        .ok_or_else(|| not_found(dir, &format!("{path}.dir"), &[]))?;
+                    for (k, v) in args {
+                        let at = format!("{path}.args.{k}");
+                        untrusted::build_arg_name(k)
+                            .map_err(|msg| self.err_at(self.spans.key(&at), msg))?;
+                        untrusted::build_arg_value(k, v).map_err(|msg| self.err(&at, msg))?;
+                        declared(&found, k).map_err(|msg| self.err_at(self.spans.key(&at), msg))?;
+                    }
+                    Build {
+                        dir: found,
+                        args: args.clone().into_iter().collect(),
+                    }
+                }
+                BuildSpec::Name(n) => match resolve_build_dir(base, containers.as_deref(), n) {
+                    Some(dir) => Build {
+                        dir,
+                        args: BTreeMap::new(),
+                    },
+                    // Not a folder: a name from containers/builds.yaml.
+                    None => {
+                        let Some(here) = containers.as_deref().filter(|_| !n.contains('/')) else {
+                            return Err(not_found(n, &path, &[]));
+                        };
+                        let file = here.join(BUILD_NAMES);
+                        let names = build_names(&file).map_err(|e| self.err(&path, e))?;
+                        let Some(named) = names.get(n) else {
+                            let names: Vec<String> = names.keys().cloned().collect();
+                            return Err(not_found(n, &path, &names));
+                        };
+                        let in_file = |msg: String| {
+                            self.err(&path, format!("`{n}` in {}: {msg}", file.display()))
+                        };
+                        let dir = resolve_build_dir(here, Some(here), &named.dir)
+                            .ok_or_else(|| in_file(format!("no Dockerfile for `{}`", named.dir)))?;
+                        for (k, v) in &named.args {
+                            untrusted::build_arg_name(k)
+                                .and_then(|()| untrusted::build_arg_value(k, v))
+                                .and_then(|()| declared(&dir, k))
+                                .map_err(in_file)?;
+                        }
+                        Build {
+                            dir,
+                            args: named.args.clone().into_iter().collect(),
+                        }
+                    }
+                },
+            };
+            out.insert(name.clone(), resolved);
+        }
+        Ok(out)
+    }
+}
+
+/// Where `build:` names are looked up: the nearest `containers/` directory above the matrix
+/// file, else `./containers`.
+fn containers_dir(base: &Path) -> Option<PathBuf> {
+    // Absolute, so that `rmatrix run quick.yaml` in matrices/ finds ../containers.
+    let base = match base.as_os_str().is_empty() {
+        true => std::path::absolute("."),
+        false => std::path::absolute(base),
+    }
+    .unwrap_or_else(|_| base.to_path_buf());
+    base.ancestors()
+        .chain(std::iter::once(Path::new(".")))
+        .map(|d| d.join("containers"))
+        .find(|c| c.is_dir())
+}
+
+/// The folder of `build: dir`: with a `/`, a path relative to the matrix file; otherwise a
+/// folder of `containers/`. None when it has no Dockerfile.
+fn resolve_build_dir(base: &Path, containers: Option<&Path>, dir: &str) -> Option<PathBuf> {
+    let candidate = if dir.contains('/') {
+        base.join(dir)
+    } else {
+        containers?.join(dir)
+    };
+    candidate.join("Dockerfile").is_file().then_some(candidate)
+}
+
+/// The folders of `containers/` that hold a Dockerfile, sorted.
+fn folders(containers: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(containers)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().join("Dockerfile").is_file())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The named builds of `containers/builds.yaml` (none when the file does not exist).
+fn build_names(file: &Path) -> Result<IndexMap<String, BuildDir>, String> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(IndexMap::new()),
+        Err(e) => return Err(format!("failed to read {}: {e}", file.display())),
+    };
+    crate::input::yaml::from_str(&text).map_err(|e| {
+        let spans = SpanIndex::build(&text);
+        let (pos, message) = crate::input::yaml::describe(&e, &spans, &text, &[]);
+        format!("{}:{}:{}: {message}", file.display(), pos.line, pos.col)
+    })
+}
+
+/// Ok when the Dockerfile in `dir` declares `ARG name`; else the names it declares.
+fn declared(dir: &Path, name: &str) -> Result<(), String> {
+    let dockerfile = dir.join("Dockerfile");
+    let text = std::fs::read_to_string(&dockerfile).unwrap_or_default();
+    let mut names: Vec<&str> = Vec::new();
+    for line in text.lines() {
+        let Some((instruction, rest)) = line.trim_start().split_once(char::is_whitespace) else {
+            continue;
+        };
+        if !instruction.eq_ignore_ascii_case("ARG") {
+            continue;
+        }
+        for word in rest.split_whitespace() {
+            let arg = word.split('=').next().unwrap_or_default();
+            if untrusted::build_arg_name(arg).is_ok() && !names.contains(&arg) {
+                names.push(arg);
+            }
+        }
+    }
+    if names.contains(&name) {
+        return Ok(());
+    }
+    Err(format!(
+        "build argument `{name}` is not declared in {} (`ARG {name}`); declared: {}",
+        dockerfile.display(),
+        if names.is_empty() {
+            "(none)".to_string()
+        } else {
+            names.join(", ")
+        }
+    ))
+}

@@ -1,0 +1,70 @@
+//! How long and how often each cell runs: iterations, length, timeouts and the `repeat`
+//! block.
+
+use super::MatrixError;
+use super::Validator;
+use crate::input::Length;
+
+/// Most iterations per cell.
+pub const MAX_ITERATIONS: u32 = 10_000;
+
+impl Validator<'_> {
+    pub(super) fn check_timing(&self) -> Result<(), MatrixError> {
+        let m = self.m;
+        if m.iterations == 0 {
+            return Err(self.err("iterations", "iterations must be at least 1".into()));
+        }
+        if m.length == Length::Queries(0) || m.length == Length::Time(Default::default()) {
+            return Err(self.err(
+                "length",
+                "length must be more than 0 (queries or time)".into(),
+            ));
+        }
+        // Durations that are only ever times: a bare number has no unit to guess.
+        for (path, v) in [
+            ("start_timeout", m.start_timeout),
+            ("stall_timeout", m.stall_timeout),
+            ("repeat.cooldown", m.repeat.cooldown),
+            ("repeat.max_time", m.repeat.max_time),
+        ] {
+            if let Some(Length::Queries(n)) = v {
+                return Err(self.err(
+                    path,
+                    format!("`{n}` needs a unit: ms, s, m or h (e.g. {n}s)"),
+                ));
+            }
+        }
+        // A timeout of zero would fail every start or every iteration.
+        for (path, v) in [
+            ("start_timeout", m.start_timeout),
+            ("stall_timeout", m.stall_timeout),
+        ] {
+            if v == Some(Length::Time(Default::default())) {
+                return Err(self.err(path, format!("{path} must be more than 0s")));
+            }
+        }
+        if let Some(cv) = m
+            .repeat
+            .until_cv
+            .filter(|cv| !(cv.is_finite() && *cv > 0.0))
+        {
+            return Err(self.err(
+                "repeat.until_cv",
+                format!("until_cv {cv} is not a percentage above 0 (e.g. 3 for 3%)"),
+            ));
+        }
+        if m.repeat.max_iterations == Some(0) {
+            return Err(self.err(
+                "repeat.max_iterations",
+                "max_iterations must be at least 1".into(),
+            ));
+        }
+        if m.iterations > MAX_ITERATIONS {
+            return Err(self.err(
+                "iterations",
+                format!("iterations {} is more than {MAX_ITERATIONS}", m.iterations),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,65 @@
+//! Names and values that reach a config file, SQL or a container's settings: each checked
+//! by `input::untrusted` and refused at its place in the file.
+
+use super::MatrixError;
+use super::Validator;
+
+impl Validator<'_> {
+    /// Names and values that are written into config files and SQL (see `untrusted`).
+    pub(super) fn check_untrusted(&self) -> Result<(), MatrixError> {
+        use crate::input::untrusted::{
+            config_value, cpuset, env_name, mycnf_key, name, redis_key, sql_identifier,
+        };
+        let m = self.m;
+        if let Some(n) = &m.name {
+            name("matrix", n).map_err(|msg| self.err("name", msg))?;
+        }
+        for (server, s) in &m.servers {
+            if let Some(c) = &s.cpuset {
+                let path = format!("servers.{server}.cpuset");
+                cpuset(c).map_err(|msg| self.err(&path, msg))?;
+                if s.external.is_some() {
+                    return Err(self.err(
+                        &path,
+                        "an external server runs where its owner put it: rmatrix cannot pin it \
+                         to CPUs; remove `cpuset`"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        for (what, section, keys) in [
+            ("server", "servers", m.servers.keys().collect::<Vec<_>>()),
+            ("config", "configs", m.configs.keys().collect()),
+            ("workload", "workloads", m.workloads.keys().collect()),
+        ] {
+            for k in keys {
+                name(what, k)
+                    .map_err(|msg| self.err_at(self.spans.key(&format!("{section}.{k}")), msg))?;
+            }
+        }
+        for (i, e) in m.engines.iter().enumerate() {
+            sql_identifier("engine", e).map_err(|msg| self.err(&format!("engines[{i}]"), msg))?;
+        }
+        for (name, c) in &m.configs {
+            for (key, value) in &c.mycnf {
+                let path = format!("configs.{name}.mycnf.{key}");
+                mycnf_key(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
+                if let Some(v) = value {
+                    config_value(key, &v.0).map_err(|msg| self.err(&path, msg))?;
+                }
+            }
+            for (key, v) in &c.redis_conf {
+                let path = format!("configs.{name}.redis_conf.{key}");
+                redis_key(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
+                config_value(key, &v.0).map_err(|msg| self.err(&path, msg))?;
+            }
+            for (key, value) in &c.env {
+                let path = format!("configs.{name}.env.{key}");
+                env_name(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
+                config_value(key, value).map_err(|msg| self.err(&path, msg))?;
+            }
+        }
+        Ok(())
+    }
+}
