@@ -45,6 +45,15 @@ impl Validator<'_> {
                     ),
                 ));
             }
+            if !(1..=20).contains(&lc.max_measurements) {
+                return Err(self.err(
+                    "report.load_curve.max_measurements",
+                    format!(
+                        "max_measurements {} is not between 1 and 20 (measurements of one level a sweep may ask for)",
+                        lc.max_measurements
+                    ),
+                ));
+            }
             if let Some(e) = lc
                 .error_pct
                 .filter(|e| !(e.is_finite() && (0.0..=100.0).contains(e)))
