@@ -1,6 +1,7 @@
 //! Provisioning: Docker through bollard, config rendering, readiness and verification.
 
 pub mod address;
+pub mod check;
 pub mod deployed;
 pub mod docker;
 pub mod family;

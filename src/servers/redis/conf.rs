@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use indexmap::IndexMap;
 
-use crate::servers::mysql::verify::{same_value, Check};
+use crate::servers::check::{same_value, Check};
 use crate::servers::spec::{Allocator, CnfValue};
 
 /// One `name value` line per setting; YAML booleans become yes/no, an empty value `""`.
