@@ -6,4 +6,5 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/check-patch.sh
 scripts/check-layers.sh
+scripts/check-families.sh
 cargo test --release -- --test-threads=1

@@ -225,7 +225,8 @@ fn manifest_section(dir: &crate::results::RunDir) -> String {
                 .unwrap_or_default()
         );
         s.push_str(&verified_table(&folder.join("verified.json")));
-        for name in ["my.cnf", "redis.conf"] {
+        // Each family's rendered config file, where the deployment has one.
+        for name in crate::servers::config::config_blocks().map(|b| b.file) {
             if let Ok(text) = std::fs::read_to_string(folder.join(name)) {
                 let _ = writeln!(
                     s,

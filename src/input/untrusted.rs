@@ -1,10 +1,11 @@
 //! What a matrix says reaches config files and SQL: matrices are pasted from blog posts and
-//! pointed at `external:` servers, so every name and value that is rendered into my.cnf,
-//! redis.conf or a statement is checked here first, and refused with the reason.
+//! pointed at `external:` servers, so every name and value that is rendered into a config
+//! file or a statement is checked here first, and refused with the reason (the names a
+//! family's config file takes are checked by the family: `ConfigBlock::check_key`).
 //! Checked values are safe to render as they are; nothing downstream escapes them again.
 
 /// A SQL identifier rmatrix puts in a statement (engine, database name): letters, digits and
-/// `_`, not starting with a digit, at most 64 characters (MySQL's limit).
+/// `_`, not starting with a digit, at most 64 characters (the SQL servers' limit).
 pub fn sql_identifier(what: &str, name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name.len() <= 64
@@ -41,50 +42,6 @@ pub fn name(what: &str, name: &str) -> Result<(), String> {
             printable(name)
         ))
     }
-}
-
-/// A my.cnf option name: `[A-Za-z0-9_.-]+` (no `!include`, no `[section]`, no newline).
-pub fn mycnf_key(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "my.cnf option `{}` is not an option name (letters, digits, `_`, `.`, `-`): it \
-             would be written into the server's config file",
-            printable(name)
-        ))
-    }
-}
-
-/// redis.conf directives rmatrix will not write: they load code or files, rename commands,
-/// or change the password rmatrix generated and uses.
-const REDIS_REFUSED: [&str; 4] = ["include", "loadmodule", "rename-command", "requirepass"];
-
-/// A redis.conf directive name: lower-case letters, digits and `-` (Redis's own names).
-pub fn redis_key(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    if !ok {
-        return Err(format!(
-            "redis.conf directive `{}` is not a directive name (lower-case letters, digits, \
-             `-`): it would be written into the server's config file",
-            printable(name)
-        ));
-    }
-    if REDIS_REFUSED.contains(&name) {
-        return Err(format!(
-            "redis.conf directive `{name}` is refused: it loads code or files, renames commands \
-             or replaces the password rmatrix generates ({} are never written)",
-            REDIS_REFUSED.join(", ")
-        ));
-    }
-    Ok(())
 }
 
 /// A config value: one line of printable text (no newline or other control character, which
@@ -207,53 +164,6 @@ pub fn build_arg_value(name: &str, value: &str) -> Result<(), String> {
     }
 }
 
-/// Options rmatrix sets itself on sysbench's command line: where the load goes, as whom,
-/// how many clients and for how long, and how progress is read. A matrix option with one
-/// of these names would silently override the cell (sysbench takes the last value).
-pub const SYSBENCH_MANAGED: [&str; 12] = [
-    "db-driver",
-    "mysql-host",
-    "mysql-port",
-    "mysql-socket",
-    "mysql-user",
-    "mysql-password",
-    "mysql-db",
-    "threads",
-    "time",
-    "events",
-    "report-interval",
-    "config-file",
-];
-
-/// A sysbench option from a matrix (`--key=value`): a lower-case option name rmatrix does not
-/// manage itself, and a one-line scalar value.
-pub fn sysbench_option(key: &str, value: &serde_json::Value) -> Result<(), String> {
-    let shaped = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
-    if !shaped {
-        return Err(format!(
-            "sysbench option `{}` is not an option name (lower-case letters, digits, `_`, `-`)",
-            printable(key)
-        ));
-    }
-    if SYSBENCH_MANAGED.contains(&key.replace('_', "-").as_str()) {
-        return Err(format!(
-            "sysbench option `{key}` is set by rmatrix from the cell (server, concurrency, \
-             length); options it manages: {}",
-            SYSBENCH_MANAGED.join(", ")
-        ));
-    }
-    match value {
-        serde_json::Value::String(s) => config_value(key, s),
-        serde_json::Value::Bool(_) | serde_json::Value::Number(_) => Ok(()),
-        _ => Err(format!(
-            "sysbench option `{key}` takes one value (a number, a word or on/off)"
-        )),
-    }
-}
-
 /// `text` with control characters shown as escapes, for an error message on a terminal.
 pub fn printable(text: &str) -> String {
     crate::escape::terminal(text)
@@ -309,60 +219,10 @@ mod tests {
 
     #[test]
     fn config_keys_and_values() {
-        for ok in [
-            "log_bin",
-            "innodb-buffer-pool-size",
-            "loose.x",
-            "skip_name_resolve",
-        ] {
-            assert!(mycnf_key(ok).is_ok(), "{ok}");
-        }
-        for bad in [
-            "!include /etc/shadow",
-            "[mysqld_safe]",
-            "a\nskip-grant-tables",
-            "a b",
-            "",
-        ] {
-            assert!(mycnf_key(bad).is_err(), "{bad:?}");
-        }
-        for ok in ["appendonly", "io-threads", "maxmemory-policy", "save"] {
-            assert!(redis_key(ok).is_ok(), "{ok}");
-        }
-        for bad in [
-            "rename-command",
-            "requirepass",
-            "include",
-            "loadmodule",
-            "Save",
-            "a\nb",
-        ] {
-            assert!(redis_key(bad).is_err(), "{bad:?}");
-        }
         assert!(config_value("save", "900 1").is_ok());
-        assert!(config_value("x", "1\n[mysqld_safe]\nmalloc-lib=/tmp/x.so").is_err());
+        assert!(config_value("x", "1\n[section]\nmalloc-lib=/tmp/x.so").is_err());
         assert!(config_value("x", "1\r").is_err());
         assert!(config_value("x", "\u{1b}[31m").is_err());
-    }
-
-    #[test]
-    fn sysbench_options() {
-        use serde_json::json;
-        assert!(sysbench_option("tables", &json!(4)).is_ok());
-        assert!(sysbench_option("skip_trx", &json!(true)).is_ok());
-        assert!(sysbench_option("rand-type", &json!("uniform")).is_ok());
-        for (k, v) in [
-            ("mysql-host", json!("10.0.0.1")),
-            ("mysql_host", json!("10.0.0.1")),
-            ("threads", json!(64)),
-            ("time", json!(1)),
-            ("Tables", json!(4)),
-            ("a=b", json!(1)),
-            ("tables", json!([1, 2])),
-            ("rand-type", json!("x\n--mysql-host=y")),
-        ] {
-            assert!(sysbench_option(k, &v).is_err(), "{k} {v}");
-        }
     }
 
     #[test]

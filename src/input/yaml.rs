@@ -208,9 +208,10 @@ fn parent_of(path: &str, key: &str) -> String {
 
 fn workload_shape(name: &str, kinds: &[&str]) -> String {
     format!(
-        "workload `{}` must name one driver with its options, e.g. `{name}: {{slap: {{}}}}`; \
+        "workload `{}` must name one driver with its options, e.g. `{name}: {{{}: {{}}}}`; \
          valid drivers: {}",
         terminal(name),
+        kinds.first().unwrap_or(&"kind"),
         kinds.join(", ")
     )
 }

@@ -7,9 +7,6 @@ use serde::{Deserialize, Serialize};
 use crate::input::yaml::Scalar;
 use crate::input::Length;
 pub use crate::servers::spec::*;
-pub use crate::workloads::redis::RedisSpec;
-pub use crate::workloads::redis_benchmark::RedisBenchmarkSpec;
-pub use crate::workloads::slap::{LoadType, PrimaryKey, SlapSpec};
 pub use crate::workloads::{WorkloadSpec, WORKLOAD_KINDS};
 
 #[derive(Debug, Clone, Deserialize, Serialize)]

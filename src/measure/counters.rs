@@ -1,18 +1,9 @@
-//! The server's own counters: `SHOW GLOBAL STATUS` before and after the measured phase.
+//! The server's own counters, by name, as a family reads them before and after the measured
+//! phase (which counters and how: the family's folder).
 
 use std::collections::BTreeMap;
 
-/// Status counters recorded in results.csv (as `srv_<lowercase name>`).
-pub const RECORDED: [&str; 7] = [
-    "Innodb_data_fsyncs",
-    "Questions",
-    "Com_select",
-    "Com_insert",
-    "Com_update",
-    "Com_delete",
-    "Com_commit",
-];
-
+/// Counter name -> value.
 pub type Status = BTreeMap<String, u64>;
 
 pub fn parse(rows: Vec<(String, String)>) -> Status {

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use anyhow::{anyhow, Result};
 
+use super::check::Check;
 use super::docker::{ContainerSpec, Engine};
-use super::mysql::verify::Check;
 use super::spec::ExternalSpec;
 use crate::measure::cgroup::Cgroup;
 

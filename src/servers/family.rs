@@ -10,12 +10,12 @@ use anyhow::{bail, Result};
 
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
 use super::docker::ContainerSpec;
-use super::spec::{ConfigSpec, ExternalSpec, ServerSpec};
+use super::spec::{ConfigBlock, ConfigSpec, ExternalSpec, ServerSpec};
 use crate::measure::cgroup::Cgroup;
 use crate::measure::counters::Status;
 use crate::model::ResultRow;
 
-/// A boxed future: a family is picked at run time (`ServerKind::family`).
+/// A boxed future: a family is picked at run time (`ServerKind::family`, the registry).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// How a container becomes ready: `probe` is tried every `every`, each try bounded by
@@ -41,10 +41,52 @@ pub struct Setup {
     pub socket: Option<PathBuf>,
 }
 
-/// One server family (MySQL/MariaDB, Redis/Valkey): how to start it, when it is ready, what
-/// it runs with. The counters a driver reads around a measured phase are the family's too
-/// (`mysql::status`, `redis::commandstats`), read on the driver's own connection.
+/// A deployment the family's server would refuse (or run otherwise than the matrix says),
+/// found before any container starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// Where, below `configs.<config>` (e.g. `<block>.<setting>`).
+    pub at: String,
+    pub message: String,
+}
+
+/// A kept connection the stall watchdog asks whether the server still answers, with a
+/// question no counter a driver records counts (a new connection per ask would add its
+/// handshake to them). After a failed ask the watchdog starts from a new one.
+pub trait Liveness: Send {
+    fn ask(&mut self) -> BoxFuture<'_, Result<()>>;
+}
+
+/// One server family: what a matrix may say about it, how to start it, when it is ready,
+/// what it runs with. Registered in `registry.rs`; nothing outside its folder names it. The
+/// counters a driver reads around a measured phase are the family's too, read on the
+/// driver's own connection.
 pub trait Family: Sync {
+    /// Whether an image or build name (its last path part, lower-case) names a server of
+    /// this family, when the matrix gives no `kind`.
+    fn claims(&self, _name: &str) -> bool {
+        false
+    }
+
+    /// A build of this family for examples in messages: `<folder>-<version>`, a name of
+    /// containers/builds.yaml.
+    fn build_example(&self) -> &'static str;
+
+    /// The family's settings block of a config: its key, file and key check.
+    fn config_block(&self) -> ConfigBlock;
+
+    /// A config this family's server (as the matrix names it) cannot run with, before any
+    /// container starts; `server` and `config` are the deployment's names in the matrix.
+    fn refuses(
+        &self,
+        _server: &str,
+        _spec: &ServerSpec,
+        _config: &str,
+        _settings: &ConfigSpec,
+    ) -> Option<Refusal> {
+        None
+    }
+
     /// The port the server listens on inside its container (published on a bridge).
     fn container_port(&self) -> u16;
 
@@ -80,6 +122,9 @@ pub trait Family: Sync {
 
     /// The family's own columns of a results row, from the counters of a measured phase.
     fn result_columns(&self, _counters: &Status, _row: &mut ResultRow) {}
+
+    /// A connection for the stall watchdog, made on its first ask.
+    fn liveness<'a>(&'a self, endpoint: &'a Endpoint) -> Box<dyn Liveness + 'a>;
 }
 
 /// Where a server's port is reachable only from its engine's host (an engine on another

@@ -1,11 +1,14 @@
 //! Provisioning: Docker through bollard, config rendering, readiness and verification.
 
 pub mod address;
+pub mod check;
+pub mod config;
 pub mod deployed;
 pub mod docker;
 pub mod family;
 pub mod mysql;
 pub mod redis;
+pub mod registry;
 pub mod spec;
 pub mod ssh;
 

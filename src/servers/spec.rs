@@ -1,10 +1,10 @@
-//! Where a server comes from and how a config changes it, as the matrix writes them.
+//! Where a server comes from, as the matrix writes it (`servers:`).
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::family::Family;
-use crate::input::yaml::Scalar;
+pub use super::config::{Allocator, CnfValue, ConfigBlock, ConfigSpec, Settings};
+pub use super::registry::ServerKind;
 
 /// Where a server comes from: exactly one of `image`, `build` or `external`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -30,26 +30,8 @@ pub struct ServerSpec {
     pub cpuset: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ServerKind {
-    /// MariaDB or MySQL.
-    Mysql,
-    /// Redis or Valkey.
-    Redis,
-}
-
-impl ServerKind {
-    /// The family's behaviour: container, readiness, read-back, result columns.
-    pub fn family(self) -> &'static dyn Family {
-        match self {
-            ServerKind::Mysql => &super::mysql::Mysql,
-            ServerKind::Redis => &super::redis::Redis,
-        }
-    }
-}
-
 impl ServerSpec {
+    /// The family: `kind` where the matrix says, else the one its image or build name implies.
     pub fn kind(&self) -> ServerKind {
         if let Some(k) = self.kind {
             return k;
@@ -60,18 +42,14 @@ impl ServerSpec {
             .or(self.build.as_ref().map(BuildSpec::name))
             .unwrap_or("");
         // The last part only: a build folder's path may pass through any directory (a
-        // checkout under /work/redis-tools must not make MariaDB a Redis server).
+        // checkout under /work/<another family>-tools must not change the family).
         let name = name
             .trim_end_matches('/')
             .rsplit('/')
             .next()
             .unwrap_or("")
             .to_lowercase();
-        if name.contains("redis") || name.contains("valkey") {
-            ServerKind::Redis
-        } else {
-            ServerKind::Mysql
-        }
+        ServerKind::implied_by(&name)
     }
 }
 
@@ -109,15 +87,20 @@ impl BuildSpec {
 impl<'de> Deserialize<'de> for BuildSpec {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         use serde::de::{Error, IgnoredAny};
-        const SHAPE: &str = "a folder under containers/ (e.g. `mariadb-10.11`) or \
-                             `{dir: mariadb, args: {suite: trixie}}`";
+        fn shape() -> String {
+            let (name, dir) = ServerKind::build_example();
+            format!(
+                "a folder under containers/ (e.g. `{name}`) or \
+                 `{{dir: {dir}, args: {{suite: trixie}}}}`"
+            )
+        }
         // Anything else is consumed and refused after the visitor, where the parser gives the
         // error the value's position.
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = Result<BuildSpec, &'static str>;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str(SHAPE)
+                f.write_str(&shape())
             }
             fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
                 Ok(Ok(BuildSpec::Name(v.to_string())))
@@ -153,7 +136,7 @@ impl<'de> Deserialize<'de> for BuildSpec {
             }
         }
         d.deserialize_any(V)?
-            .map_err(|found| D::Error::custom(format!("must be {SHAPE}, not {found}")))
+            .map_err(|found| D::Error::custom(format!("must be {}, not {found}", shape())))
     }
 }
 
@@ -175,89 +158,4 @@ fn default_host() -> String {
 }
 fn default_user() -> String {
     "root".into()
-}
-
-/// A server variant: my.cnf settings, environment, allocator, extra arguments.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConfigSpec {
-    /// my.cnf `[mysqld]` settings; a null value writes a bare flag (`skip_name_resolve`).
-    #[serde(default)]
-    pub mycnf: IndexMap<String, Option<CnfValue>>,
-    #[serde(default)]
-    pub env: IndexMap<String, String>,
-    /// Preload an allocator into the server: `system`, `tcmalloc` or `jemalloc`.
-    #[serde(default)]
-    pub allocator: Option<Allocator>,
-    /// Extra server command-line arguments.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// redis.conf settings for Redis-family servers (`appendfsync: always`, `save: ""`).
-    #[serde(default)]
-    pub redis_conf: IndexMap<String, CnfValue>,
-}
-
-impl ConfigSpec {
-    /// The server's environment from this config: the allocator preload, then `env`.
-    pub fn container_env(&self) -> Vec<(String, String)> {
-        let preload = self
-            .allocator
-            .and_then(|a| a.preload())
-            .map(|(lib, _)| ("LD_PRELOAD".to_string(), lib.to_string()));
-        preload
-            .into_iter()
-            .chain(self.env.iter().map(|(k, v)| (k.clone(), v.clone())))
-            .collect()
-    }
-
-    /// True when the config would change a server (and so cannot apply to an external one).
-    pub fn changes_server(&self) -> bool {
-        !self.mycnf.is_empty()
-            || !self.env.is_empty()
-            || !self.args.is_empty()
-            || !self.redis_conf.is_empty()
-            || matches!(self.allocator, Some(a) if a != Allocator::System)
-    }
-}
-
-/// A my.cnf value as written in YAML: kept as text, booleans as `ON`/`OFF`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct CnfValue(pub String);
-
-impl<'de> Deserialize<'de> for CnfValue {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use serde::de::Error;
-        match Scalar::deserialize(d)? {
-            Scalar::Bool(b) => Ok(CnfValue(if b { "ON" } else { "OFF" }.into())),
-            Scalar::Other(kind) => Err(D::Error::custom(format!(
-                "a config value must be a string, number, boolean or empty, not {kind}"
-            ))),
-            s => s.text().map(CnfValue).ok_or_else(|| {
-                D::Error::custom("a config value must be a string, number, boolean or empty")
-            }),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Allocator {
-    System,
-    Tcmalloc,
-    Jemalloc,
-}
-
-impl Allocator {
-    /// The library to preload and the word its path and `version_malloc_library` show.
-    /// A bare file name: the dynamic loader looks it up in the image's own library path, so
-    /// the same name works on every architecture and distribution that ships the library
-    /// (a path fixed to /usr/lib/x86_64-linux-gnu/ preloads nothing on arm64).
-    pub fn preload(self) -> Option<(&'static str, &'static str)> {
-        match self {
-            Allocator::System => None,
-            Allocator::Tcmalloc => Some(("libtcmalloc_minimal.so.4", "tcmalloc")),
-            Allocator::Jemalloc => Some(("libjemalloc.so.2", "jemalloc")),
-        }
-    }
 }

@@ -130,7 +130,8 @@ pub async fn run_iteration<D: Driver>(
     let probe = async {
         match probed {
             Some(family) => {
-                stall::probe_server(&ctx.server.endpoint, family, stall_timeout, &ops).await
+                stall::probe_server(&ctx.server.endpoint, family.family(), stall_timeout, &ops)
+                    .await
             }
             None => std::future::pending().await,
         }

@@ -99,7 +99,8 @@ impl<'de> Deserialize<'de> for WorkloadSpec {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 write!(
                     f,
-                    "one driver with its options, e.g. `{{slap: {{}}}}`; valid drivers: {}",
+                    "one driver with its options, e.g. `{{{}: {{}}}}`; valid drivers: {}",
+                    WORKLOAD_KINDS[0],
                     WORKLOAD_KINDS.join(", ")
                 )
             }
@@ -110,8 +111,9 @@ impl<'de> Deserialize<'de> for WorkloadSpec {
                 use serde::de::Error;
                 let Some(kind) = a.next_key::<String>()? else {
                     return Err(A::Error::custom(format!(
-                        "name one driver with its options, e.g. `{{slap: {{}}}}`; valid \
+                        "name one driver with its options, e.g. `{{{}: {{}}}}`; valid \
                          drivers: {}",
+                        WORKLOAD_KINDS[0],
                         WORKLOAD_KINDS.join(", ")
                     )));
                 };

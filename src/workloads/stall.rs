@@ -5,8 +5,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::servers::mysql::MysqlClient;
-use crate::servers::spec::ServerKind;
+use crate::servers::family::Family;
+use crate::servers::Endpoint;
 
 /// How long an iteration may go without a completed operation, unless the matrix says.
 pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -41,74 +41,27 @@ pub async fn watch(ops: &AtomicU64, timeout: Duration, what: &'static str) -> St
 }
 
 /// For the external tools, which report progress only when they end: every `timeout / 4`
-/// (at most a second) ask the server something over one kept connection, each ask bounded
-/// by the same interval, and count a tick on `ops` when it answers. A paused or hung server
-/// answers nothing, so `ops` stands still and [`watch`] fires. The asks stay out of every
-/// counter the drivers record: COM_PING is not a MySQL statement (not in `Questions`), and
-/// Redis `TIME` is no command a redis-benchmark test sends. Runs until dropped.
+/// (at most a second) ask the server whether it still answers, over the family's kept
+/// connection (`Family::liveness`), each ask bounded by the same interval, and count a tick
+/// on `ops` when it answers. A paused or hung server answers nothing, so `ops` stands still
+/// and [`watch`] fires. Runs until dropped.
 pub async fn probe_server(
-    endpoint: &crate::servers::Endpoint,
-    family: ServerKind,
+    endpoint: &Endpoint,
+    family: &dyn Family,
     timeout: Duration,
     ops: &AtomicU64,
 ) {
     let every = (timeout / 4).clamp(Duration::from_millis(100), Duration::from_secs(1));
-    let mut probe = Probe {
-        endpoint,
-        family,
-        mysql: None,
-        redis: None,
-    };
+    let mut probe = family.liveness(endpoint);
     loop {
         match tokio::time::timeout(every, probe.ask()).await {
             Ok(Ok(())) => {
                 ops.fetch_add(1, Ordering::Relaxed);
             }
             // No answer in time, or an error: start from a new connection next time.
-            _ => probe.reset(),
+            _ => probe = family.liveness(endpoint),
         }
         tokio::time::sleep(every).await;
-    }
-}
-
-/// One kept connection (a new one per ask would add its handshake to the server's counters).
-struct Probe<'a> {
-    endpoint: &'a crate::servers::Endpoint,
-    family: ServerKind,
-    mysql: Option<mysql_async::Conn>,
-    redis: Option<crate::servers::redis::control::Control>,
-}
-
-impl Probe<'_> {
-    fn reset(&mut self) {
-        self.mysql = None;
-        self.redis = None;
-    }
-
-    async fn ask(&mut self) -> anyhow::Result<()> {
-        match self.family {
-            ServerKind::Mysql => {
-                use mysql_async::prelude::Queryable;
-                if self.mysql.is_none() {
-                    self.mysql = Some(self.endpoint.connect(None).await?);
-                }
-                let conn = self.mysql.as_mut().expect("invariant: connected above");
-                conn.ping().await?;
-            }
-            ServerKind::Redis => {
-                if self.redis.is_none() {
-                    let addr = crate::servers::redis::tcp_addr(self.endpoint);
-                    let conn = crate::servers::redis::control::Control::connect(
-                        &addr,
-                        &self.endpoint.password,
-                    );
-                    self.redis = Some(conn.await?);
-                }
-                let conn = self.redis.as_mut().expect("invariant: connected above");
-                conn.query::<()>(&redis::cmd("TIME")).await?;
-            }
-        }
-        Ok(())
     }
 }
 

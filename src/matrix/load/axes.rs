@@ -100,12 +100,14 @@ impl Validator<'_> {
                 ));
             }
         }
-        let needs_engine = m.workloads.values().any(WorkloadSpec::uses_engine);
-        if needs_engine && m.engines.is_empty() {
+        let needs_engine = m.workloads.values().find(|w| WorkloadSpec::uses_engine(w));
+        if let (Some(w), true) = (needs_engine, m.engines.is_empty()) {
             return Err(self.err(
                 "workloads",
-                "slap workloads create their own tables: list `engines` (e.g. [InnoDB, MyISAM])"
-                    .into(),
+                format!(
+                    "{} workloads create their own tables: list `engines` (e.g. [InnoDB, MyISAM])",
+                    w.kind()
+                ),
             ));
         }
         Ok(())

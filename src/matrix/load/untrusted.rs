@@ -7,9 +7,7 @@ use super::Validator;
 impl Validator<'_> {
     /// Names and values that are written into config files and SQL (see `untrusted`).
     pub(super) fn check_untrusted(&self) -> Result<(), MatrixError> {
-        use crate::input::untrusted::{
-            config_value, cpuset, env_name, mycnf_key, name, redis_key, sql_identifier,
-        };
+        use crate::input::untrusted::{config_value, cpuset, env_name, name, sql_identifier};
         let m = self.m;
         if let Some(n) = &m.name {
             name("matrix", n).map_err(|msg| self.err("name", msg))?;
@@ -42,17 +40,15 @@ impl Validator<'_> {
             sql_identifier("engine", e).map_err(|msg| self.err(&format!("engines[{i}]"), msg))?;
         }
         for (name, c) in &m.configs {
-            for (key, value) in &c.mycnf {
-                let path = format!("configs.{name}.mycnf.{key}");
-                mycnf_key(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
-                if let Some(v) = value {
-                    config_value(key, &v.0).map_err(|msg| self.err(&path, msg))?;
+            for block in crate::servers::config::config_blocks() {
+                for (key, value) in c.settings(block.key) {
+                    let path = format!("configs.{name}.{}.{key}", block.key);
+                    (block.check_key)(key)
+                        .map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
+                    if let Some(v) = value {
+                        config_value(key, &v.0).map_err(|msg| self.err(&path, msg))?;
+                    }
                 }
-            }
-            for (key, v) in &c.redis_conf {
-                let path = format!("configs.{name}.redis_conf.{key}");
-                redis_key(key).map_err(|msg| self.err_at(self.spans.key(&path), msg))?;
-                config_value(key, &v.0).map_err(|msg| self.err(&path, msg))?;
             }
             for (key, value) in &c.env {
                 let path = format!("configs.{name}.env.{key}");

@@ -27,6 +27,6 @@ impl Validator<'_> {
             }
         }
         self.check_kinds()?;
-        self.check_thread_pool()
+        self.check_refusals()
     }
 }

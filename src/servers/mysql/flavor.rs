@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::verify::Check;
+use crate::servers::check::Check;
 use crate::servers::spec::ServerSpec;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use super::verify::Check;
+use crate::servers::check::Check;
 use crate::servers::spec::Allocator;
 
 /// The names a server process of this family runs as (`/proc/<pid>/comm`).

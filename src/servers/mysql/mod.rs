@@ -5,6 +5,7 @@ pub mod client;
 pub mod flavor;
 pub mod maps;
 pub mod mycnf;
+pub mod thread_pool;
 pub mod verify;
 
 use std::collections::BTreeMap;
@@ -16,8 +17,8 @@ use mysql_async::prelude::Queryable;
 
 use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::tail;
-use super::family::{BoxFuture, Family, Readiness, Setup};
-use super::spec::{ConfigSpec, ServerSpec};
+use super::family::{BoxFuture, Family, Liveness, Readiness, Refusal, Setup};
+use super::spec::{ConfigBlock, ConfigSpec, ServerSpec};
 use crate::measure::counters::{self, Status};
 use crate::model::ResultRow;
 pub use client::MysqlClient;
@@ -26,10 +27,49 @@ use verify::check_settings;
 
 pub const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
 
+/// `configs.<name>.mycnf`: my.cnf `[mysqld]` settings; a null value writes a bare flag
+/// (`skip_name_resolve: ~`).
+pub const MYCNF: ConfigBlock = ConfigBlock {
+    key: "mycnf",
+    file: "my.cnf",
+    bare_flags: true,
+    check_key: mycnf::mycnf_key,
+};
+
+/// Status counters recorded in results.csv (as `srv_<lowercase name>`, `result_columns`).
+pub const RECORDED: [&str; 7] = [
+    "Innodb_data_fsyncs",
+    "Questions",
+    "Com_select",
+    "Com_insert",
+    "Com_update",
+    "Com_delete",
+    "Com_commit",
+];
+
 /// The MySQL family: MariaDB and MySQL servers.
 pub struct Mysql;
 
 impl Family for Mysql {
+    fn build_example(&self) -> &'static str {
+        "mariadb-10.11"
+    }
+
+    fn config_block(&self) -> ConfigBlock {
+        MYCNF
+    }
+
+    /// A thread pool where the image or build names Oracle MySQL (`thread_pool`).
+    fn refuses(
+        &self,
+        server: &str,
+        spec: &ServerSpec,
+        config: &str,
+        settings: &ConfigSpec,
+    ) -> Option<Refusal> {
+        thread_pool::refuses(server, spec, config, settings.settings(MYCNF.key))
+    }
+
     fn container_port(&self) -> u16 {
         3306
     }
@@ -41,8 +81,8 @@ impl Family for Mysql {
     /// The rendered my.cnf is written to `dir` and mounted; the root password and host go
     /// in the environment variables the official images and ours read.
     fn setup(&self, launch: &Launch, config: &ConfigSpec, dir: &Path, port: u16) -> Result<Setup> {
-        let cnf = dir.join("my.cnf");
-        std::fs::write(&cnf, mycnf::render(&config.mycnf))?;
+        let cnf = dir.join(MYCNF.file);
+        std::fs::write(&cnf, mycnf::render(config.settings(MYCNF.key)))?;
         let cnf = cnf.canonicalize()?;
         // Official images and ours both pass arguments to the server; --defaults-extra-file
         // must come first, and the command line wins over files for port and address.
@@ -138,6 +178,32 @@ impl Family for Mysql {
         row.srv_com_commit = c("Com_commit");
         row.srv_fsyncs = c("Innodb_data_fsyncs");
     }
+
+    fn liveness<'a>(&'a self, endpoint: &'a Endpoint) -> Box<dyn Liveness + 'a> {
+        Box::new(Pinged {
+            endpoint,
+            conn: None,
+        })
+    }
+}
+
+/// The watchdog's connection: COM_PING is not a statement (not in `Questions`).
+struct Pinged<'a> {
+    endpoint: &'a Endpoint,
+    conn: Option<mysql_async::Conn>,
+}
+
+impl Liveness for Pinged<'_> {
+    fn ask(&mut self) -> BoxFuture<'_, Result<()>> {
+        Box::pin(async move {
+            let conn = match &mut self.conn {
+                Some(conn) => conn,
+                None => self.conn.insert(self.endpoint.connect(None).await?),
+            };
+            conn.ping().await?;
+            Ok(())
+        })
+    }
 }
 
 async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> {
@@ -153,7 +219,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
     // the server's maps, which an external server's host does not show.
     let by_variable = Flavor::reported(&variables) == Flavor::Mariadb;
     let allocator = config.allocator.filter(|_| by_variable);
-    let mut checks = check_settings(&config.mycnf, allocator, &variables);
+    let mut checks = check_settings(config.settings(MYCNF.key), allocator, &variables);
     if let (Some(a), false) = (config.allocator, by_variable) {
         checks.push(maps::check(
             a,
@@ -186,9 +252,7 @@ pub fn measured(before: &Status, after: &Status, keep: &[&str]) -> Status {
             *q = q.saturating_sub(1);
         }
     }
-    server.retain(|k, v| {
-        *v != 0 || counters::RECORDED.contains(&k.as_str()) || keep.contains(&k.as_str())
-    });
+    server.retain(|k, v| *v != 0 || RECORDED.contains(&k.as_str()) || keep.contains(&k.as_str()));
     server
 }
 

@@ -1,20 +1,52 @@
-//! redis.conf: rendering a config's `redis_conf` settings, and checking each against what
-//! `CONFIG GET *` reports (Redis spells `100mb` as 104857600 and booleans as yes/no).
+//! redis.conf: the check of each setting's name, rendering a config's `redis_conf` settings,
+//! and checking each against what `CONFIG GET *` reports (Redis spells `100mb` as 104857600
+//! and booleans as yes/no).
 
 use std::collections::BTreeMap;
 
-use indexmap::IndexMap;
+use crate::input::untrusted::printable;
+use crate::servers::check::{same_value, Check};
+use crate::servers::spec::{Allocator, CnfValue, Settings};
 
-use crate::servers::mysql::verify::{same_value, Check};
-use crate::servers::spec::{Allocator, CnfValue};
+/// redis.conf directives rmatrix will not write: they load code or files, rename commands,
+/// or change the password rmatrix generated and uses.
+const REDIS_REFUSED: [&str; 4] = ["include", "loadmodule", "rename-command", "requirepass"];
+
+/// A redis.conf directive name: lower-case letters, digits and `-` (Redis's own names).
+pub fn redis_key(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+    if !ok {
+        return Err(format!(
+            "redis.conf directive `{}` is not a directive name (lower-case letters, digits, \
+             `-`): it would be written into the server's config file",
+            printable(name)
+        ));
+    }
+    if REDIS_REFUSED.contains(&name) {
+        return Err(format!(
+            "redis.conf directive `{name}` is refused: it loads code or files, renames commands \
+             or replaces the password rmatrix generates ({} are never written)",
+            REDIS_REFUSED.join(", ")
+        ));
+    }
+    Ok(())
+}
 
 /// One `name value` line per setting; YAML booleans become yes/no, an empty value `""`.
-pub fn render(settings: &IndexMap<String, CnfValue>) -> String {
+pub fn render(settings: &Settings) -> String {
     let mut out = String::from("# rendered by rmatrix\n");
-    for (name, CnfValue(v)) in settings {
-        out.push_str(&format!("{name} {}\n", conf_value(v)));
+    for (name, v) in settings {
+        out.push_str(&format!("{name} {}\n", conf_value(text(v))));
     }
     out
+}
+
+/// A setting's text: the block takes no bare flags, so every setting has one.
+fn text(v: &Option<CnfValue>) -> &str {
+    v.as_ref().map_or("", |CnfValue(v)| v.as_str())
 }
 
 fn conf_value(v: &str) -> String {
@@ -28,15 +60,15 @@ fn conf_value(v: &str) -> String {
 
 /// Compare every setting with the server's value; the allocator with INFO `mem_allocator`.
 pub fn check_settings(
-    settings: &IndexMap<String, CnfValue>,
+    settings: &Settings,
     allocator: Option<Allocator>,
     vars: &BTreeMap<String, String>,
 ) -> Vec<Check> {
     let mut checks: Vec<Check> = settings
         .iter()
-        .map(|(name, CnfValue(v))| {
+        .map(|(name, v)| {
             let variable = name.trim().to_lowercase();
-            let expected = conf_value(v).trim_matches('"').to_string();
+            let expected = conf_value(text(v)).trim_matches('"').to_string();
             let actual = vars.get(&variable).cloned();
             let status = match &actual {
                 None => "unverifiable",
@@ -106,8 +138,25 @@ fn memory(v: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
-    fn settings(yaml: &str) -> IndexMap<String, CnfValue> {
+    fn settings(yaml: &str) -> Settings {
         crate::input::yaml::from_str(yaml).unwrap()
+    }
+
+    #[test]
+    fn directive_names() {
+        for ok in ["appendonly", "io-threads", "maxmemory-policy", "save"] {
+            assert!(redis_key(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "rename-command",
+            "requirepass",
+            "include",
+            "loadmodule",
+            "Save",
+            "a\nb",
+        ] {
+            assert!(redis_key(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

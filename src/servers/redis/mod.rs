@@ -13,13 +13,21 @@ use anyhow::{anyhow, bail, Result};
 
 use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::tail;
-use super::family::{BoxFuture, Family, Readiness, Setup};
-use super::spec::ConfigSpec;
+use super::family::{BoxFuture, Family, Liveness, Readiness, Setup};
+use super::spec::{ConfigBlock, ConfigSpec};
 use crate::measure::counters::Status;
 use conf as redisconf;
 use control::{info_fields, Control};
 
 pub const CONF_IN_CONTAINER: &str = "/etc/rmatrix/redis.conf";
+
+/// `configs.<name>.redis_conf`: redis.conf settings (`appendfsync: always`, `save: ""`).
+pub const REDIS_CONF: ConfigBlock = ConfigBlock {
+    key: "redis_conf",
+    file: "redis.conf",
+    bare_flags: false,
+    check_key: redisconf::redis_key,
+};
 const SOCKET_DIR_IN_CONTAINER: &str = "/run/rmatrix-sock";
 const SOCKET_NAME: &str = "redis.sock";
 /// sun_path holds 108 bytes; a longer host path cannot be connected to.
@@ -29,6 +37,19 @@ const MAX_SOCKET_PATH: usize = 100;
 pub struct Redis;
 
 impl Family for Redis {
+    /// `redis:7`, `valkey/valkey:8`, a build `redis-7.0` or `valkey-8.1`.
+    fn claims(&self, name: &str) -> bool {
+        name.contains("redis") || name.contains("valkey")
+    }
+
+    fn build_example(&self) -> &'static str {
+        "redis-7.0"
+    }
+
+    fn config_block(&self) -> ConfigBlock {
+        REDIS_CONF
+    }
+
     fn container_port(&self) -> u16 {
         6379
     }
@@ -40,8 +61,8 @@ impl Family for Redis {
     /// redis.conf written to `dir` and mounted read-only, a socket directory mounted
     /// read-write, TCP on a free port of 127.0.0.1.
     fn setup(&self, launch: &Launch, config: &ConfigSpec, dir: &Path, port: u16) -> Result<Setup> {
-        let conf = dir.join("redis.conf");
-        std::fs::write(&conf, redisconf::render(&config.redis_conf))?;
+        let conf = dir.join(REDIS_CONF.file);
+        std::fs::write(&conf, redisconf::render(config.settings(REDIS_CONF.key)))?;
         let conf = conf.canonicalize()?;
         let sock_dir = dir.join("sock");
         std::fs::create_dir_all(&sock_dir)?;
@@ -114,6 +135,36 @@ impl Family for Redis {
     fn failed_start(&self, log: &str) -> String {
         format!("server log (last lines):\n{}", tail(log, 10))
     }
+
+    fn liveness<'a>(&'a self, endpoint: &'a Endpoint) -> Box<dyn Liveness + 'a> {
+        Box::new(Timed {
+            endpoint,
+            conn: None,
+        })
+    }
+}
+
+/// The watchdog's connection: `TIME` is no command a redis-benchmark test sends.
+struct Timed<'a> {
+    endpoint: &'a Endpoint,
+    conn: Option<Control>,
+}
+
+impl Liveness for Timed<'_> {
+    fn ask(&mut self) -> BoxFuture<'_, Result<()>> {
+        Box::pin(async move {
+            let conn = match &mut self.conn {
+                Some(conn) => conn,
+                None => {
+                    let addr = tcp_addr(self.endpoint);
+                    self.conn
+                        .insert(Control::connect(&addr, &self.endpoint.password).await?)
+                }
+            };
+            conn.query::<()>(&redis::cmd("TIME")).await?;
+            Ok(())
+        })
+    }
 }
 
 /// Where a client connects: the TCP endpoint or the server's unix socket.
@@ -160,7 +211,11 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
     if let Some(a) = field(&memory, "mem_allocator") {
         variables.insert("mem_allocator".into(), a);
     }
-    let checks = redisconf::check_settings(&config.redis_conf, config.allocator, &variables);
+    let checks = redisconf::check_settings(
+        config.settings(REDIS_CONF.key),
+        config.allocator,
+        &variables,
+    );
     Ok(Deployed {
         endpoint,
         container: None,

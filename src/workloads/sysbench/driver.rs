@@ -52,7 +52,7 @@ impl Driver for SysbenchSpec {
             }
         }
         for (key, value) in &self.options {
-            crate::input::untrusted::sysbench_option(key, value)
+            super::options::sysbench_option(key, value)
                 .map_err(|msg| Problem::at_key(&format!("options.{key}"), msg))?;
         }
         crate::input::untrusted::sql_identifier("database", &self.db)

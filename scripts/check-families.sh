@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Checks that server families and workload kinds stay in their folders (docs/architecture.md,
+# "Adding things"): outside src/servers/<family>/ and src/workloads/<kind>/, no code in src/
+# names a family or a kind, as a string ("redis") or as a type, variant or path (`Redis`,
+# `ServerKind::Redis`, `WorkloadSpec::Slap`, `servers::mysql`), except the registry lines
+# allowed below. Run from anywhere; exit 1 lists each place with its file and line.
+#
+# What is read: code lines of src/**/*.rs. Not read: comments (lines starting with `//`:
+# prose may give examples) and each file's `#[cfg(test)] mod` (tests use real names as
+# data). A trailing comment on a code line is read.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The names: every family folder and kind folder (so a new one is checked without editing
+# this script), with `_` and without (`redis_benchmark`, `RedisBenchmark`), and the products
+# and files a family folder serves, which name it as surely. A new family adds its products.
+folders() { find "$1" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort; }
+families=$(folders src/servers)
+kinds=$(folders src/workloads)
+products="mariadb percona valkey mycnf my\\.cnf mysqlslap"
+names=""
+for n in $families $kinds; do
+  names="$names $n ${n//_/}"
+done
+pattern=$(tr ' ' '\n' <<<"$names $products" | grep -v '^$' | sort -u | paste -sd '|')
+
+# The folders a name belongs in: nothing under them is read.
+owned=$( (for f in $families; do echo "src/servers/$f/"; done
+  for k in $kinds; do echo "src/workloads/$k/"; done) | paste -sd '|')
+
+# The allow-list, two kinds of registry line and nothing else:
+# 1. `pub mod <folder>;` in src/servers/mod.rs and src/workloads/mod.rs: declaring a folder.
+# 2. An entry of a registry macro (`families!` in src/servers/registry.rs, `kinds!` in
+#    src/workloads/mod.rs): `Variant(path::Type) = "name",`, the one line that adds a
+#    family or a kind.
+allowed() {
+  local file=$1 text=$2
+  case "$file" in
+    src/servers/mod.rs | src/workloads/mod.rs)
+      [[ $text =~ ^pub\ mod\ [a-z_]+\;$ ]] && return 0 ;;
+  esac
+  case "$file" in
+    src/servers/registry.rs | src/workloads/mod.rs)
+      [[ $text =~ ^\ +[A-Z][A-Za-z]*\([a-z_:]+::[A-Z][A-Za-z]*\)\ =\ \"[a-z_]+\",$ ]] && return 0 ;;
+  esac
+  return 1
+}
+
+# Code lines (comments and test modules skipped) that name one, as file:line:text.
+named() {
+  awk -v pattern="$pattern" '
+    FNR == 1 { skip = 0; test = 0 }
+    # Braces outside strings and char literals, to find where a test module ends.
+    function depth(s) {
+      gsub(/"([^"\\]|\\.)*"/, "", s)
+      gsub(/'\''([^'\''\\]|\\.)'\''/, "", s)
+      return gsub(/\{/, "{", s) - gsub(/\}/, "}", s)
+    }
+    skip { level += depth($0); if (level <= 0) skip = 0; next }
+    test && /^[[:space:]]*(pub(\([a-z]+\))? )?mod [a-z_]+ *\{/ {
+      test = 0; skip = 1; level = depth($0); if (level <= 0) skip = 0; next
+    }
+    { test = 0 }
+    /^[[:space:]]*#\[cfg\(test\)\]/ { test = 1; next }
+    /^[[:space:]]*\/\// { next }
+    tolower($0) ~ pattern { print FILENAME ":" FNR ":" $0 }
+  ' "$@"
+}
+
+bad=0
+# A module's tests in a file of their own (`#[cfg(test)] mod tests;` -> tests.rs) are tests.
+files=$(find src -name '*.rs' ! -name tests.rs | grep -vE "^($owned)" | sort)
+while IFS=: read -r file line text; do
+  [[ -z $file ]] && continue
+  if ! allowed "$file" "$text"; then
+    echo "$file:$line: ${text#"${text%%[![:space:]]*}"}"
+    bad=1
+  fi
+done < <(named $files)
+
+if ((bad)); then
+  echo "check-families: a family or a workload kind is named outside its folder: move the" \
+    "decision into src/servers/<family>/ or src/workloads/<kind>/ behind its trait" >&2
+  exit 1
+fi
+echo "check-families: ok"

@@ -1,0 +1,76 @@
+//! The options a matrix passes to sysbench (`options: {tables: 4}`): checked before they
+//! reach its command line.
+
+use crate::input::untrusted::{config_value, printable};
+
+/// Options rmatrix sets itself on sysbench's command line: where the load goes, as whom,
+/// how many clients and for how long, and how progress is read. A matrix option with one
+/// of these names would silently override the cell (sysbench takes the last value).
+pub const SYSBENCH_MANAGED: [&str; 12] = [
+    "db-driver",
+    "mysql-host",
+    "mysql-port",
+    "mysql-socket",
+    "mysql-user",
+    "mysql-password",
+    "mysql-db",
+    "threads",
+    "time",
+    "events",
+    "report-interval",
+    "config-file",
+];
+
+/// A sysbench option from a matrix (`--key=value`): a lower-case option name rmatrix does not
+/// manage itself, and a one-line scalar value.
+pub fn sysbench_option(key: &str, value: &serde_json::Value) -> Result<(), String> {
+    let shaped = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if !shaped {
+        return Err(format!(
+            "sysbench option `{}` is not an option name (lower-case letters, digits, `_`, `-`)",
+            printable(key)
+        ));
+    }
+    if SYSBENCH_MANAGED.contains(&key.replace('_', "-").as_str()) {
+        return Err(format!(
+            "sysbench option `{key}` is set by rmatrix from the cell (server, concurrency, \
+             length); options it manages: {}",
+            SYSBENCH_MANAGED.join(", ")
+        ));
+    }
+    match value {
+        serde_json::Value::String(s) => config_value(key, s),
+        serde_json::Value::Bool(_) | serde_json::Value::Number(_) => Ok(()),
+        _ => Err(format!(
+            "sysbench option `{key}` takes one value (a number, a word or on/off)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sysbench_options() {
+        use serde_json::json;
+        assert!(sysbench_option("tables", &json!(4)).is_ok());
+        assert!(sysbench_option("skip_trx", &json!(true)).is_ok());
+        assert!(sysbench_option("rand-type", &json!("uniform")).is_ok());
+        for (k, v) in [
+            ("mysql-host", json!("10.0.0.1")),
+            ("mysql_host", json!("10.0.0.1")),
+            ("threads", json!(64)),
+            ("time", json!(1)),
+            ("Tables", json!(4)),
+            ("a=b", json!(1)),
+            ("tables", json!([1, 2])),
+            ("rand-type", json!("x\n--mysql-host=y")),
+        ] {
+            assert!(sysbench_option(k, &v).is_err(), "{k} {v}");
+        }
+    }
+}
