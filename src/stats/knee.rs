@@ -9,11 +9,12 @@
 //! that it goes on to the next level and says the step was too noisy to tell. Limits work the
 //! same way on a level's p99.
 //!
-//! The noise of one measurement is pooled over the curve's levels (the variance of the log
-//! throughput around each level's mean, with `sum(n - 1)` degrees of freedom): benchmark noise
-//! is multiplicative and roughly the same share at every level, and pooling is what lets a few
-//! repeated levels give every step an interval. A level measured once, long enough for batch
-//! means, gives its step an interval from its per-second samples when nothing is pooled yet.
+//! A step's interval comes from its own two levels: the variance of the log throughput around
+//! each level's mean, pooled over the two (`n_from + n_to - 2` degrees of freedom; benchmark
+//! noise is multiplicative). Not over the whole curve: on a shared machine the low levels
+//! (client and server taking turns) swing by 30% where the saturated ones swing by 2%, and
+//! their noise would hide every knee. A level measured once, long enough for batch means,
+//! gives its step an interval from its per-second samples instead.
 //!
 //! The reading is a pure function of the levels: the sweep replays it after every measurement
 //! (and a resumed run replays it on the stored rows), using for each level only as many of its
@@ -171,7 +172,7 @@ pub struct Limits {
 pub struct LevelCheck {
     pub level: usize,
     pub n: usize,
-    /// Mean p99 and its interval (from the pooled noise of the log p99), when there is one.
+    /// Mean p99 and its interval (from the level's own log p99s), when there is one.
     pub p99_ms: f64,
     pub p99_interval: Option<(f64, f64)>,
     pub error_rate: f64,
@@ -306,18 +307,18 @@ fn mean(levels: &[Level], d: &Depths, i: usize, f: impl Fn(&Obs) -> f64) -> f64 
     obs.iter().map(f).sum::<f64>() / obs.len() as f64
 }
 
-/// The variance of one measurement's log `f`, pooled over levels `0..=upto` (each around
-/// its own mean), and its degrees of freedom; `None` without a repeated level or with a
-/// value that has no logarithm.
+/// The variance of one measurement's log `f`, pooled over the levels `of` (each around its
+/// own mean), and its degrees of freedom; `None` without a repeated level or with a value
+/// that has no logarithm.
 fn pooled(
     levels: &[Level],
     d: &Depths,
-    upto: usize,
+    of: &[usize],
     f: &impl Fn(&Obs) -> f64,
 ) -> Option<(f64, f64)> {
     let (mut ss, mut df) = (0.0, 0usize);
-    for (l, &n) in levels[..=upto].iter().zip(&d.0) {
-        let logs: Vec<f64> = l.obs[..n].iter().map(|o| f(o).ln()).collect();
+    for &i in of {
+        let logs: Vec<f64> = levels[i].obs[..d.0[i]].iter().map(|o| f(o).ln()).collect();
         if logs.iter().any(|v| !v.is_finite()) {
             return None;
         }
@@ -342,7 +343,7 @@ fn gain(levels: &[Level], d: &Depths, a: usize, b: usize, conf: Confidence) -> O
     if na == 0 || nb == 0 {
         return None;
     }
-    if let Some((var, df)) = pooled(levels, d, b, &f) {
+    if let Some((var, df)) = pooled(levels, d, &[a, b], &f) {
         let diff = log_mean(levels, d, b, &f) - log_mean(levels, d, a, &f);
         let se = (var * (1.0 / na as f64 + 1.0 / nb as f64)).sqrt();
         let q = t_quantile(1.0 - conf.alpha() / 2.0, df);
@@ -373,7 +374,7 @@ fn gain(levels: &[Level], d: &Depths, a: usize, b: usize, conf: Confidence) -> O
     }
 }
 
-/// The interval of level `i`'s mean log `f`, from the pooled noise, back on the value scale.
+/// The interval of level `i`'s mean log `f`, from its own measurements, on the value scale.
 fn log_interval(
     levels: &[Level],
     d: &Depths,
@@ -385,7 +386,7 @@ fn log_interval(
     if n == 0 {
         return None;
     }
-    let (var, df) = pooled(levels, d, i, &f)?;
+    let (var, df) = pooled(levels, d, &[i], &f)?;
     let m = log_mean(levels, d, i, &f);
     let h = t_quantile(1.0 - conf.alpha() / 2.0, df) * (var / n as f64).sqrt();
     Some(((m - h).exp(), (m + h).exp()))
@@ -421,17 +422,6 @@ mod tests {
         }
     }
 
-    /// Measurements of each level the reading used: the most any of its steps used.
-    fn d_of(r: &Reading) -> Vec<usize> {
-        let mut d = Vec::new();
-        for s in &r.steps {
-            d.resize(d.len().max(s.to + 1), 0);
-            d[s.from] = d[s.from].max(s.n_from);
-            d[s.to] = d[s.to].max(s.n_to);
-        }
-        d
-    }
-
     fn close(a: f64, b: f64, eps: f64) -> bool {
         (a - b).abs() <= eps
     }
@@ -465,17 +455,15 @@ mod tests {
         let s = r.steps.last().unwrap();
         assert_eq!((s.from, s.to, s.verdict), (3, 4, Verdict::Knee));
         let g = s.gain.unwrap();
-        // The first step needed two measurements of each of its levels (nothing was pooled
-        // yet); later steps read one measurement of a level when the pooled noise told. Each
-        // level measured twice adds SS = ln(1.01)^2 / 2 and one degree of freedom.
-        let twice = d_of(&r).iter().filter(|&&n| n == 2).count();
-        assert_eq!(g.df, twice as f64);
-        assert_eq!(g.df, 4.0, "{r:#?}");
+        // The step's own two levels, two measurements each, 1% apart: each adds
+        // SS = ln(1.01)^2 / 2 and one degree of freedom.
+        assert_eq!((s.n_from, s.n_to), (2, 2));
+        assert_eq!(g.df, 2.0, "{r:#?}");
         let var = 1.01f64.ln().powi(2) / 2.0;
         let se = (var * (1.0 / s.n_from as f64 + 1.0 / s.n_to as f64)).sqrt();
         let diff = (7100.0f64 / 7000.0).ln();
-        // Student's t quantile t(0.975, 4 df) (R: qt(0.975, 4)).
-        let q = 2.7764451051977987;
+        // Student's t quantile t(0.975, 2 df) (R: qt(0.975, 2)).
+        let q = 4.302652729749464;
         assert!(close(g.pct, (diff.exp() - 1.0) * 100.0, 1e-9), "{g:?}");
         assert!(
             close(g.lo_pct, ((diff - q * se).exp() - 1.0) * 100.0, 1e-6),
