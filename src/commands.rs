@@ -6,12 +6,12 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::cli::{Cli, Command};
+use crate::error::{exit, UsageError};
 use crate::export::{Format, RunView};
 use crate::matrix::model::{OneOrMany, Selector};
 use crate::matrix::{expand, Length, LoadedMatrix};
 use crate::model::Dimension;
 use crate::results::RunDir;
-use crate::{exit, UsageError};
 
 pub async fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
