@@ -312,12 +312,12 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
         true => Some(check::read_results(&csv)?),
         false => None,
     };
-    // The matrix copy is read for the rendered formats only: the machine formats are the
-    // stored rows.
-    let loaded = match format {
-        Format::Md | Format::Html => Some(()),
-        Format::Csv | Format::Json if write => Some(()),
-        Format::Csv | Format::Json => None,
+    // The matrix copy is read when the format renders from it, and for --write (which renders
+    // every stored report).
+    let exporter = format.exporter();
+    let loaded = match write || exporter.needs_matrix() {
+        true => Some(()),
+        false => None,
     }
     .map(|()| {
         let copy = run.file(crate::results::rundir::MATRIX_COPY);
@@ -349,7 +349,7 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
         );
         return Ok(());
     }
-    emit(&format.exporter().run(&RunView {
+    emit(&exporter.run(&RunView {
         dir: &run,
         matrix: loaded.as_ref().map(|l| &l.matrix),
         template,

@@ -13,6 +13,11 @@ use crate::stats::{Basis, Confidence};
 pub struct Markdown;
 
 impl Exporter for Markdown {
+    fn needs_matrix(&self) -> bool {
+        // The pivots and the summary template follow the matrix's `report:` block.
+        true
+    }
+
     /// summary.md, rendered again from the stored files (the stored one is left as it is).
     fn run(&self, run: &RunView) -> Result<String> {
         let matrix = run
