@@ -25,36 +25,8 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             engines,
             engines_file,
         } => {
-            let env = crate::servers::address::Env::current();
-            let (mut pool, client_engine) = match &engines_file {
-                Some(f) => crate::servers::address::load_hosts_file(f, &env).map_err(UsageError)?,
-                None => (Vec::new(), None),
-            };
-            for e in &engines {
-                pool.push(
-                    crate::servers::address::resolve(&env, e)
-                        .map_err(crate::servers::docker::EngineUnavailable)?,
-                );
-            }
-            // The same engine twice would run two deployments on one host at once.
-            for (i, a) in pool.iter().enumerate() {
-                if pool[..i].iter().any(|b| b.transport == a.transport) {
-                    return Err(UsageError(format!(
-                        "engine {} is in the pool twice: one deployment per engine at a time needs each engine once",
-                        a.url()
-                    ))
-                    .into());
-                }
-            }
-            crate::servers::address::name_engines(&mut pool);
-            if let Some(m) = &matrix {
-                // Validate --only against the matrix before anything starts.
-                parse_only(&crate::matrix::load_file(m)?, &only)?;
-            }
-            let selectors = match &matrix {
-                Some(m) => parse_only(&crate::matrix::load_file(m)?, &only)?,
-                None => only_selectors(&only)?,
-            };
+            let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
+            let selectors = run_selectors(matrix.as_deref(), &only)?;
             let outcome = crate::run::run(crate::run::RunOptions {
                 matrix,
                 out,
@@ -74,15 +46,11 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             })
         }
         Command::DriveCell => {
-            let mut input = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
-            crate::drive::drive_cell(&input).await?;
+            crate::drive::drive_cell(&stdin_text()?).await?;
             Ok(exit::OK)
         }
         Command::AwaitServer => {
-            let mut input = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
-            crate::drive::await_server(&input).await?;
+            crate::drive::await_server(&stdin_text()?).await?;
             Ok(exit::OK)
         }
         Command::EnginePort => {
@@ -138,71 +106,139 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             ignore,
             require_same_env,
             format,
-        } => {
-            use crate::compare::{env, history, input, join};
-            let runs = input::load_runs(&dirs)?;
-            let opts = history::HistoryOptions {
-                // Empty: each run's own report metric.
-                metrics: if metrics.is_empty() {
-                    Vec::new()
-                } else {
-                    input::resolve_metrics(&metrics, &[])?
-                },
-                threshold_pct: join::parse_threshold(&threshold)?,
-                confidence: confidence_of(&confidence, alpha)?,
-                last,
-                window,
-                min_points,
-                ignore,
-            };
-            input::check_dims(&opts.ignore)?;
-            for run in &runs {
-                let asked: Vec<_> = match opts.metrics.is_empty() {
-                    true => crate::model::metric::Metric::find(&run.report_metric)
-                        .into_iter()
-                        .collect(),
-                    false => opts.metrics.clone(),
-                };
-                run.require_metrics(&asked)?;
-            }
-            if require_same_env {
-                let differ: Vec<_> = runs[1..]
-                    .iter()
-                    .map(|r| env::diff(&runs[0], r))
-                    .filter(|d| !d.is_empty())
-                    .collect();
-                if !differ.is_empty() {
-                    return Err(crate::compare::EnvDiffers(differ).into());
-                }
-            }
-            let h = history::history(&runs, &opts)?;
-            // What changed from one run to the next.
-            let diffs: Vec<_> = runs
-                .windows(2)
-                .map(|pair| env::diff(&pair[0], &pair[1]))
-                .collect();
-            emit(&format.exporter().history(&diffs, &h)?)?;
-            Ok(exit::OK)
-        }
-        Command::Clean { engines } => {
-            let env = crate::servers::address::Env::current();
-            let addrs = match engines.is_empty() {
-                true => vec![crate::servers::address::from_env(&env)
-                    .map_err(crate::servers::docker::EngineUnavailable)?],
-                false => engines
-                    .iter()
-                    .map(|e| crate::servers::address::resolve(&env, e))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(crate::servers::docker::EngineUnavailable)?,
-            };
-            for a in &addrs {
-                let engine = crate::servers::docker::Engine::connect_to(a).await?;
-                let n = engine.remove_all().await?;
-                eprintln!("removed {n} rmatrix container(s) on {}", a.url());
-            }
-            Ok(exit::OK)
+        } => history(
+            &dirs,
+            &metrics,
+            &threshold,
+            (&confidence, alpha),
+            (last, window, min_points),
+            ignore,
+            require_same_env,
+            format,
+        ),
+        Command::Clean { engines } => clean(&engines).await,
+    }
+}
+
+/// The engines a run is pooled across (`--engines` file, then `--engine`s), each once and named.
+fn engine_pool(
+    engines: &[String],
+    engines_file: Option<&Path>,
+) -> Result<(Vec<crate::servers::address::EngineAddr>, Option<String>)> {
+    let env = crate::servers::address::Env::current();
+    let (mut pool, client_engine) = match engines_file {
+        Some(f) => crate::servers::address::load_hosts_file(f, &env).map_err(UsageError)?,
+        None => (Vec::new(), None),
+    };
+    for e in engines {
+        pool.push(
+            crate::servers::address::resolve(&env, e)
+                .map_err(crate::servers::docker::EngineUnavailable)?,
+        );
+    }
+    // The same engine twice would run two deployments on one host at once.
+    for (i, a) in pool.iter().enumerate() {
+        if pool[..i].iter().any(|b| b.transport == a.transport) {
+            return Err(UsageError(format!(
+                "engine {} is in the pool twice: one deployment per engine at a time needs each engine once",
+                a.url()
+            ))
+            .into());
         }
     }
+    crate::servers::address::name_engines(&mut pool);
+    Ok((pool, client_engine))
+}
+
+/// `rmatrix run --only`: checked against the matrix when one is given (a resume reads its own).
+fn run_selectors(matrix: Option<&Path>, only: &[String]) -> Result<Vec<Selector>> {
+    if let Some(m) = matrix {
+        // Validate --only against the matrix before anything starts.
+        parse_only(&crate::matrix::load_file(m)?, only)?;
+    }
+    let selectors = match matrix {
+        Some(m) => parse_only(&crate::matrix::load_file(m)?, only)?,
+        None => only_selectors(only)?,
+    };
+    Ok(selectors)
+}
+
+/// `rmatrix clean`: remove every rmatrix container on the engines (the default one if none).
+async fn clean(engines: &[String]) -> Result<i32> {
+    let env = crate::servers::address::Env::current();
+    let addrs = match engines.is_empty() {
+        true => vec![crate::servers::address::from_env(&env)
+            .map_err(crate::servers::docker::EngineUnavailable)?],
+        false => engines
+            .iter()
+            .map(|e| crate::servers::address::resolve(&env, e))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(crate::servers::docker::EngineUnavailable)?,
+    };
+    for a in &addrs {
+        let engine = crate::servers::docker::Engine::connect_to(a).await?;
+        let n = engine.remove_all().await?;
+        eprintln!("removed {n} rmatrix container(s) on {}", a.url());
+    }
+    Ok(exit::OK)
+}
+
+/// `rmatrix history`: exit code 5 when environments differ and `--require-same-env` was given.
+#[allow(clippy::too_many_arguments)]
+fn history(
+    dirs: &[std::path::PathBuf],
+    metrics: &[String],
+    threshold: &str,
+    (confidence, alpha): (&str, Option<f64>),
+    (last, window, min_points): (usize, usize, usize),
+    ignore: Vec<String>,
+    require_same_env: bool,
+    format: Format,
+) -> Result<i32> {
+    use crate::compare::{env, history, input, join};
+    let runs = input::load_runs(dirs)?;
+    let opts = history::HistoryOptions {
+        // Empty: each run's own report metric.
+        metrics: if metrics.is_empty() {
+            Vec::new()
+        } else {
+            input::resolve_metrics(metrics, &[])?
+        },
+        threshold_pct: join::parse_threshold(threshold)?,
+        confidence: confidence_of(confidence, alpha)?,
+        last,
+        window,
+        min_points,
+        ignore,
+    };
+    input::check_dims(&opts.ignore)?;
+    for run in &runs {
+        let asked: Vec<_> = match opts.metrics.is_empty() {
+            true => crate::model::metric::Metric::find(&run.report_metric)
+                .into_iter()
+                .collect(),
+            false => opts.metrics.clone(),
+        };
+        run.require_metrics(&asked)?;
+    }
+    if require_same_env {
+        let differ: Vec<_> = runs[1..]
+            .iter()
+            .map(|r| env::diff(&runs[0], r))
+            .filter(|d| !d.is_empty())
+            .collect();
+        if !differ.is_empty() {
+            return Err(crate::compare::EnvDiffers(differ).into());
+        }
+    }
+    let h = history::history(&runs, &opts)?;
+    // What changed from one run to the next.
+    let diffs: Vec<_> = runs
+        .windows(2)
+        .map(|pair| env::diff(&pair[0], &pair[1]))
+        .collect();
+    emit(&format.exporter().history(&diffs, &h)?)?;
+    Ok(exit::OK)
 }
 
 fn only_selectors(only: &[String]) -> Result<Vec<Selector>> {
@@ -431,6 +467,13 @@ fn compare(
     } else {
         exit::OK
     })
+}
+
+/// All of stdin (a cell or a server to wait for, sent by the orchestrating process).
+fn stdin_text() -> Result<String> {
+    let mut input = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+    Ok(input)
 }
 
 /// Write a command's output to stdout. A reader that went away (`rmatrix report DIR | head`)
