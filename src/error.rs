@@ -2,8 +2,9 @@
 //!
 //! Every error type of the crate implements [`Kinded`]; `crate::exit_code` walks an error's
 //! chain and takes the first cause whose kind says more than [`ErrorKind::Failed`]. A new
-//! kind gets its exit code in [`ErrorKind::exit_code`] (an exhaustive match), and a new error
-//! type must be listed in `lib.rs`'s registry (a unit test there reads `src/` to check).
+//! kind gets its exit code in [`ErrorKind::exit_code`] (an exhaustive match); a new error
+//! type states its kind, and one whose kind can be other than `Failed` is listed in
+//! `lib.rs`'s `kinded_errors!` (a unit test there reads `src/` to check both).
 
 /// What went wrong, as far as the exit code is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
