@@ -6,12 +6,12 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::cli::{Cli, Command};
+use crate::error::{exit, UsageError};
 use crate::export::{Format, RunView};
 use crate::matrix::model::{OneOrMany, Selector};
 use crate::matrix::{expand, Length, LoadedMatrix};
 use crate::model::Dimension;
 use crate::results::RunDir;
-use crate::{exit, UsageError};
 
 pub async fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
@@ -25,37 +25,8 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             engines,
             engines_file,
         } => {
-            let env = crate::servers::address::Env::current();
-            let (mut pool, client_engine) = match &engines_file {
-                Some(f) => crate::servers::address::load_hosts_file(f, &env).map_err(UsageError)?,
-                None => (Vec::new(), None),
-            };
-            for e in &engines {
-                pool.push(
-                    crate::servers::address::resolve(&env, e)
-                        .map_err(crate::servers::docker::EngineUnavailable)?,
-                );
-            }
-            // The same engine twice would run two deployments on one host at once.
-            for (i, a) in pool.iter().enumerate() {
-                if pool[..i].iter().any(|b| b.transport == a.transport) {
-                    return Err(UsageError(format!(
-                        "engine {} is in the pool twice: one deployment per engine at a time needs each engine once",
-                        a.url()
-                    ))
-                    .into());
-                }
-            }
-            crate::servers::address::name_engines(&mut pool);
-            // Checked (with --only against its axes) before anything starts.
-            let loaded = matrix
-                .as_deref()
-                .map(crate::matrix::load_file)
-                .transpose()?;
-            let selectors = match &loaded {
-                Some(l) => parse_only(l, &only)?,
-                None => only_selectors(&only)?,
-            };
+            let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
+            let selectors = run_selectors(matrix.as_deref(), &only)?;
             let outcome = crate::run::run(crate::run::RunOptions {
                 matrix,
                 out,
@@ -75,15 +46,11 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             })
         }
         Command::DriveCell => {
-            let mut input = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
-            crate::drive::drive_cell(&input).await?;
+            crate::drive::drive_cell(&stdin_text()?).await?;
             Ok(exit::OK)
         }
         Command::AwaitServer => {
-            let mut input = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
-            crate::drive::await_server(&input).await?;
+            crate::drive::await_server(&stdin_text()?).await?;
             Ok(exit::OK)
         }
         Command::EnginePort => {
@@ -139,81 +106,147 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             ignore,
             require_same_env,
             format,
-        } => {
-            use crate::compare::{env, history, input, join};
-            let runs = input::load_runs(&dirs)?;
-            let opts = history::HistoryOptions {
-                // Empty: each run's own report metric.
-                metrics: if metrics.is_empty() {
-                    Vec::new()
-                } else {
-                    input::resolve_metrics(&metrics, &[])?
-                },
-                threshold_pct: join::parse_threshold(&threshold)?,
-                confidence: confidence_of(&confidence, alpha)?,
-                last,
-                window,
-                min_points,
-                ignore,
-            };
-            input::check_dims(&opts.ignore)?;
-            for run in &runs {
-                let asked: Vec<_> = match opts.metrics.is_empty() {
-                    true => crate::model::metric::Metric::find(&run.report_metric)
-                        .into_iter()
-                        .collect(),
-                    false => opts.metrics.clone(),
-                };
-                run.require_metrics(&asked)?;
-            }
-            if require_same_env {
-                let differ: Vec<_> = runs[1..]
-                    .iter()
-                    .map(|r| env::diff(&runs[0], r))
-                    .filter(|d| !d.is_empty())
-                    .collect();
-                if !differ.is_empty() {
-                    return Err(crate::compare::EnvDiffers(differ).into());
-                }
-            }
-            let h = history::history(&runs, &opts)?;
-            // What changed from one run to the next.
-            let diffs: Vec<_> = runs
-                .windows(2)
-                .map(|pair| env::diff(&pair[0], &pair[1]))
-                .collect();
-            emit(&format.exporter().history(&diffs, &h)?)?;
-            Ok(exit::OK)
-        }
-        Command::Ratio { confidence } => {
-            use crate::stats::paired;
-            let mut input = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
-            let pairs = paired::parse_pairs(&input).map_err(UsageError)?;
-            let ratio = paired::paired_ratio(&pairs, confidence_of(&confidence, None)?)
-                .expect("invariant: parse_pairs returns rounds of positive values");
-            emit(&format!("{}\n", serde_json::to_string(&ratio)?))?;
-            Ok(exit::OK)
-        }
-        Command::Clean { engines } => {
-            let env = crate::servers::address::Env::current();
-            let addrs = match engines.is_empty() {
-                true => vec![crate::servers::address::from_env(&env)
-                    .map_err(crate::servers::docker::EngineUnavailable)?],
-                false => engines
-                    .iter()
-                    .map(|e| crate::servers::address::resolve(&env, e))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(crate::servers::docker::EngineUnavailable)?,
-            };
-            for a in &addrs {
-                let engine = crate::servers::docker::Engine::connect_to(a).await?;
-                let n = engine.remove_all().await?;
-                eprintln!("removed {n} rmatrix container(s) on {}", a.url());
-            }
-            Ok(exit::OK)
+        } => history(
+            &dirs,
+            &metrics,
+            &threshold,
+            (&confidence, alpha),
+            (last, window, min_points),
+            ignore,
+            require_same_env,
+            format,
+        ),
+        Command::Ratio { confidence } => ratio(&confidence),
+        Command::Clean { engines } => clean(&engines).await,
+    }
+}
+
+/// The engines a run is pooled across (`--engines` file, then `--engine`s), each once and named.
+fn engine_pool(
+    engines: &[String],
+    engines_file: Option<&Path>,
+) -> Result<(Vec<crate::servers::address::EngineAddr>, Option<String>)> {
+    let env = crate::servers::address::Env::current();
+    let (mut pool, client_engine) = match engines_file {
+        Some(f) => crate::servers::address::load_hosts_file(f, &env).map_err(UsageError)?,
+        None => (Vec::new(), None),
+    };
+    for e in engines {
+        pool.push(
+            crate::servers::address::resolve(&env, e)
+                .map_err(crate::servers::docker::EngineUnavailable)?,
+        );
+    }
+    // The same engine twice would run two deployments on one host at once.
+    for (i, a) in pool.iter().enumerate() {
+        if pool[..i].iter().any(|b| b.transport == a.transport) {
+            return Err(UsageError(format!(
+                "engine {} is in the pool twice: one deployment per engine at a time needs each engine once",
+                a.url()
+            ))
+            .into());
         }
     }
+    crate::servers::address::name_engines(&mut pool);
+    Ok((pool, client_engine))
+}
+
+/// The `--only` selectors of a run, checked against the matrix's axes before anything starts.
+fn run_selectors(matrix: Option<&Path>, only: &[String]) -> Result<Vec<Selector>> {
+    match matrix {
+        Some(m) => parse_only(&crate::matrix::load_file(m)?, only),
+        None => only_selectors(only),
+    }
+}
+
+/// `rmatrix ratio`: per-round `A B` lines on stdin -> their ratio with its interval, as JSON.
+fn ratio(confidence: &str) -> Result<i32> {
+    use crate::stats::paired;
+    let mut input = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+    let pairs = paired::parse_pairs(&input).map_err(UsageError)?;
+    let ratio = paired::paired_ratio(&pairs, confidence_of(confidence, None)?)
+        .expect("invariant: parse_pairs returns rounds of positive values");
+    emit(&format!("{}\n", serde_json::to_string(&ratio)?))?;
+    Ok(exit::OK)
+}
+
+/// `rmatrix clean`: remove every rmatrix container on the engines (the default one if none).
+async fn clean(engines: &[String]) -> Result<i32> {
+    let env = crate::servers::address::Env::current();
+    let addrs = match engines.is_empty() {
+        true => vec![crate::servers::address::from_env(&env)
+            .map_err(crate::servers::docker::EngineUnavailable)?],
+        false => engines
+            .iter()
+            .map(|e| crate::servers::address::resolve(&env, e))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(crate::servers::docker::EngineUnavailable)?,
+    };
+    for a in &addrs {
+        let engine = crate::servers::docker::Engine::connect_to(a).await?;
+        let n = engine.remove_all().await?;
+        eprintln!("removed {n} rmatrix container(s) on {}", a.url());
+    }
+    Ok(exit::OK)
+}
+
+/// `rmatrix history`: exit code 5 when environments differ and `--require-same-env` was given.
+#[allow(clippy::too_many_arguments)]
+fn history(
+    dirs: &[std::path::PathBuf],
+    metrics: &[String],
+    threshold: &str,
+    (confidence, alpha): (&str, Option<f64>),
+    (last, window, min_points): (usize, usize, usize),
+    ignore: Vec<String>,
+    require_same_env: bool,
+    format: Format,
+) -> Result<i32> {
+    use crate::compare::{env, history, input, join};
+    let runs = input::load_runs(dirs)?;
+    let opts = history::HistoryOptions {
+        // Empty: each run's own report metric.
+        metrics: if metrics.is_empty() {
+            Vec::new()
+        } else {
+            input::resolve_metrics(metrics, &[])?
+        },
+        threshold_pct: join::parse_threshold(threshold)?,
+        confidence: confidence_of(confidence, alpha)?,
+        last,
+        window,
+        min_points,
+        ignore,
+    };
+    input::check_dims(&opts.ignore)?;
+    for run in &runs {
+        let asked: Vec<_> = match opts.metrics.is_empty() {
+            true => crate::model::metric::Metric::find(&run.report_metric)
+                .into_iter()
+                .collect(),
+            false => opts.metrics.clone(),
+        };
+        run.require_metrics(&asked)?;
+    }
+    if require_same_env {
+        let differ: Vec<_> = runs[1..]
+            .iter()
+            .map(|r| env::diff(&runs[0], r))
+            .filter(|d| !d.is_empty())
+            .collect();
+        if !differ.is_empty() {
+            return Err(crate::compare::EnvDiffers(differ).into());
+        }
+    }
+    let h = history::history(&runs, &opts)?;
+    // What changed from one run to the next.
+    let diffs: Vec<_> = runs
+        .windows(2)
+        .map(|pair| env::diff(&pair[0], &pair[1]))
+        .collect();
+    emit(&format.exporter().history(&diffs, &h)?)?;
+    Ok(exit::OK)
 }
 
 fn only_selectors(only: &[String]) -> Result<Vec<Selector>> {
@@ -324,12 +357,12 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
         true => Some(check::read_results(&csv)?),
         false => None,
     };
-    // The matrix copy is read for the rendered formats only: the machine formats are the
-    // stored rows.
-    let loaded = match format {
-        Format::Md | Format::Html => Some(()),
-        Format::Csv | Format::Json if write => Some(()),
-        Format::Csv | Format::Json => None,
+    // The matrix copy is read when the format renders from it, and for --write (which renders
+    // every stored report).
+    let exporter = format.exporter();
+    let loaded = match write || exporter.needs_matrix() {
+        true => Some(()),
+        false => None,
     }
     .map(|()| {
         let copy = run.file(crate::results::rundir::MATRIX_COPY);
@@ -361,7 +394,7 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
         );
         return Ok(());
     }
-    emit(&format.exporter().run(&RunView {
+    emit(&exporter.run(&RunView {
         dir: &run,
         matrix: loaded.as_ref().map(|l| &l.matrix),
         template,
@@ -443,6 +476,13 @@ fn compare(
     } else {
         exit::OK
     })
+}
+
+/// All of stdin (a cell or a server to wait for, sent by the orchestrating process).
+fn stdin_text() -> Result<String> {
+    let mut input = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+    Ok(input)
 }
 
 /// Write a command's output to stdout. A reader that went away (`rmatrix report DIR | head`)

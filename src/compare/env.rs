@@ -110,6 +110,12 @@ impl EnvDiff {
 #[error("{}", refusal(.0))]
 pub struct EnvDiffers(pub Vec<EnvDiff>);
 
+impl crate::error::Kinded for EnvDiffers {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::EnvDiffers
+    }
+}
+
 /// Read the environment of the run directory `dir` from its manifest (if any) and its
 /// deployments' variables.json files.
 pub fn load(dir: &Path, manifest: Option<&Value>) -> Result<RunEnv, Refused> {

@@ -57,3 +57,23 @@ pub enum CompareError {
     #[error("no run directories found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
     NoRuns { paths: Vec<PathBuf> },
 }
+
+impl crate::error::Kinded for CompareError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        use CompareError::*;
+        // Every reason a comparison cannot be made is an input to fix; a new variant decides.
+        match self {
+            NotARun { .. }
+            | Read { .. }
+            | Refused(_)
+            | NoResults { .. }
+            | UnknownMetric { .. }
+            | UnknownDimension { .. }
+            | BadThreshold(_)
+            | BadConfidence(_)
+            | NothingInCommon { .. }
+            | NothingCompared { .. }
+            | NoRuns { .. } => crate::error::ErrorKind::BadInput,
+        }
+    }
+}

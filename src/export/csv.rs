@@ -11,6 +11,11 @@ use crate::compare::join::{Comparison, COMPARE_FORMAT_VERSION};
 pub struct Csv;
 
 impl Exporter for Csv {
+    fn needs_matrix(&self) -> bool {
+        // results.csv as stored.
+        false
+    }
+
     /// results.csv as stored.
     fn run(&self, run: &RunView) -> Result<String> {
         let path = run.dir.file(crate::results::rundir::RESULTS_CSV);

@@ -23,6 +23,11 @@ use crate::results::manifest::Manifest;
 pub struct Html;
 
 impl Exporter for Html {
+    fn needs_matrix(&self) -> bool {
+        // The Markdown's tables, rendered from the matrix's `report:` block.
+        true
+    }
+
     fn run(&self, run: &RunView) -> Result<String> {
         let m = run
             .matrix

@@ -10,6 +10,11 @@ use crate::compare::join::Comparison;
 pub struct Json;
 
 impl Exporter for Json {
+    fn needs_matrix(&self) -> bool {
+        // The stored rows as they are.
+        false
+    }
+
     fn run(&self, run: &RunView) -> Result<String> {
         Ok(serde_json::to_string_pretty(&run.dir.rows()?)? + "\n")
     }

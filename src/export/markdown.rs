@@ -13,6 +13,11 @@ use crate::stats::{Basis, Confidence};
 pub struct Markdown;
 
 impl Exporter for Markdown {
+    fn needs_matrix(&self) -> bool {
+        // The pivots and the summary template follow the matrix's `report:` block.
+        true
+    }
+
     /// summary.md, rendered again from the stored files (the stored one is left as it is).
     fn run(&self, run: &RunView) -> Result<String> {
         let matrix = run
@@ -104,119 +109,134 @@ pub fn comparisons(comparisons: &[Comparison]) -> String {
             md(&c.candidate.run_id),
             md(&c.baseline.run_id)
         ));
-        let k = &c.counts;
-        if c.environment.is_some() {
-            out.push_str(
-                "**The environments differ** (see above): verdicts marked † compare more \
-                 than the change under test.\n\n",
-            );
-        }
-        let regressed = if k.regressed > 0 {
-            format!("**{} regressed**", k.regressed)
-        } else {
-            "0 regressed".into()
-        };
-        out.push_str(&format!(
-            "{regressed}, {} improved, {} unchanged, {} too noisy to tell. A verdict needs a \
-             change of at least {}% that is significant at {conf} confidence: the change is the \
-             ratio of geometric means, its {conf} interval from Welch's test on the logarithms \
-             of the iterations{}. {}. Values: mean ±{conf} interval (iterations).\n",
-            k.improved,
-            k.unchanged,
-            k.too_noisy,
-            c.threshold_pct,
-            if c.noise_runs_read > 0 {
-                ", plus the run-to-run variance of the cell learned from earlier runs"
-            } else {
-                ""
-            },
-            conf.legend(),
-        ));
-        let within_only = c
-            .changes
-            .iter()
-            .filter(|ch| ch.basis == Some(Basis::Iterations))
-            .count();
-        if within_only > 0 {
-            out.push_str(&format!(
-                "\n**Run-to-run noise unknown for {within_only} of {} changes**: their intervals \
-                 include only the spread between the iterations of each run, which understates \
-                 how much a cell moves between runs; such a verdict can take run-to-run noise \
-                 for a change. {}\n",
-                c.changes.len(),
-                if c.noise_runs_read == 0 {
-                    "Pass `--noise-from` with 3 or more earlier runs of the baseline (see \
-                     docs/compare.md)."
-                        .to_string()
-                } else {
-                    format!(
-                        "The {} runs given with `--noise-from` hold fewer than 3 runs of these \
-                         cells.",
-                        c.noise_runs_read
-                    )
-                }
-            ));
-        }
-        if !c.ignored_dimensions.is_empty() {
-            out.push_str(&format!(
-                "Cells joined ignoring: {}.\n",
-                c.ignored_dimensions.join(", ")
-            ));
-        }
+        comparison_summary(&mut out, c, conf);
         if !c.changes.is_empty() {
-            out.push_str(&format!(
-                "\n| cell | metric | baseline | candidate | change | {conf} interval | p | \
-                 interval includes | verdict |\n\
-                 |---|---|---:|---:|---:|---:|---:|---|---|\n",
-            ));
-            for ch in &c.changes {
-                let ci = match (ch.ci_low_pct, ch.ci_high_pct) {
-                    (Some(lo), Some(hi)) => format!("{lo:+.1}% .. {hi:+.1}%"),
-                    _ => "n/a".into(),
-                };
-                out.push_str(&format!(
-                    "| {} | {} {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                    md(&ch.cell),
-                    ch.metric,
-                    if ch.higher_is_better { "↑" } else { "↓" },
-                    side_text(&ch.metric, &ch.baseline),
-                    side_text(&ch.metric, &ch.candidate),
-                    ch.change_pct
-                        .map(|v| format!("{v:+.1}%"))
-                        .unwrap_or_else(|| "n/a".into()),
-                    ci,
-                    p_text(ch.p_value, conf),
-                    basis_text(ch),
-                    verdict_text(ch),
-                ));
-            }
-            out.push_str("\n↑ higher is better, ↓ lower is better.");
-            if c.changes.iter().any(|ch| ch.env_differs) {
-                out.push_str(
-                    " †: the two runs' environments differ for this cell (listed above); the \
-                     verdict may reflect that difference and not only the change under test.",
-                );
-            }
-            out.push('\n');
+            changes_table(&mut out, c, conf);
         }
-        for (title, cells) in [
-            ("Only in the baseline", &c.only_in_baseline),
-            ("Only in the candidate", &c.only_in_candidate),
-            (
-                "No successful iteration on one side",
-                &c.no_successful_iteration,
-            ),
-        ] {
-            if !cells.is_empty() {
-                out.push_str(&format!("\n{title} (not compared):\n\n"));
-                for cell in cells.iter() {
-                    out.push_str(&format!("- {}\n", md(cell)));
-                }
-            }
-        }
+        not_compared(&mut out, c);
         out.push('\n');
     }
     out
+}
+
+/// The verdict counts, what a verdict means, and what the intervals leave out.
+fn comparison_summary(out: &mut String, c: &Comparison, conf: Confidence) {
+    let k = &c.counts;
+    if c.environment.is_some() {
+        out.push_str(
+            "**The environments differ** (see above): verdicts marked † compare more \
+             than the change under test.\n\n",
+        );
+    }
+    let regressed = if k.regressed > 0 {
+        format!("**{} regressed**", k.regressed)
+    } else {
+        "0 regressed".into()
+    };
+    out.push_str(&format!(
+        "{regressed}, {} improved, {} unchanged, {} too noisy to tell. A verdict needs a \
+         change of at least {}% that is significant at {conf} confidence: the change is the \
+         ratio of geometric means, its {conf} interval from Welch's test on the logarithms \
+         of the iterations{}. {}. Values: mean ±{conf} interval (iterations).\n",
+        k.improved,
+        k.unchanged,
+        k.too_noisy,
+        c.threshold_pct,
+        if c.noise_runs_read > 0 {
+            ", plus the run-to-run variance of the cell learned from earlier runs"
+        } else {
+            ""
+        },
+        conf.legend(),
+    ));
+    let within_only = c
+        .changes
+        .iter()
+        .filter(|ch| ch.basis == Some(Basis::Iterations))
+        .count();
+    if within_only > 0 {
+        out.push_str(&format!(
+            "\n**Run-to-run noise unknown for {within_only} of {} changes**: their intervals \
+             include only the spread between the iterations of each run, which understates \
+             how much a cell moves between runs; such a verdict can take run-to-run noise \
+             for a change. {}\n",
+            c.changes.len(),
+            if c.noise_runs_read == 0 {
+                "Pass `--noise-from` with 3 or more earlier runs of the baseline (see \
+                 docs/compare.md)."
+                    .to_string()
+            } else {
+                format!(
+                    "The {} runs given with `--noise-from` hold fewer than 3 runs of these \
+                     cells.",
+                    c.noise_runs_read
+                )
+            }
+        ));
+    }
+    if !c.ignored_dimensions.is_empty() {
+        out.push_str(&format!(
+            "Cells joined ignoring: {}.\n",
+            c.ignored_dimensions.join(", ")
+        ));
+    }
+}
+
+/// One row per metric change of the cells both runs have.
+fn changes_table(out: &mut String, c: &Comparison, conf: Confidence) {
+    out.push_str(&format!(
+        "\n| cell | metric | baseline | candidate | change | {conf} interval | p | \
+         interval includes | verdict |\n\
+         |---|---|---:|---:|---:|---:|---:|---|---|\n",
+    ));
+    for ch in &c.changes {
+        let ci = match (ch.ci_low_pct, ch.ci_high_pct) {
+            (Some(lo), Some(hi)) => format!("{lo:+.1}% .. {hi:+.1}%"),
+            _ => "n/a".into(),
+        };
+        out.push_str(&format!(
+            "| {} | {} {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            md(&ch.cell),
+            ch.metric,
+            if ch.higher_is_better { "↑" } else { "↓" },
+            side_text(&ch.metric, &ch.baseline),
+            side_text(&ch.metric, &ch.candidate),
+            ch.change_pct
+                .map(|v| format!("{v:+.1}%"))
+                .unwrap_or_else(|| "n/a".into()),
+            ci,
+            p_text(ch.p_value, conf),
+            basis_text(ch),
+            verdict_text(ch),
+        ));
+    }
+    out.push_str("\n↑ higher is better, ↓ lower is better.");
+    if c.changes.iter().any(|ch| ch.env_differs) {
+        out.push_str(
+            " †: the two runs' environments differ for this cell (listed above); the \
+             verdict may reflect that difference and not only the change under test.",
+        );
+    }
+    out.push('\n');
+}
+
+/// The cells one side lacks, or has no successful iteration of.
+fn not_compared(out: &mut String, c: &Comparison) {
+    for (title, cells) in [
+        ("Only in the baseline", &c.only_in_baseline),
+        ("Only in the candidate", &c.only_in_candidate),
+        (
+            "No successful iteration on one side",
+            &c.no_successful_iteration,
+        ),
+    ] {
+        if !cells.is_empty() {
+            out.push_str(&format!("\n{title} (not compared):\n\n"));
+            for cell in cells.iter() {
+                out.push_str(&format!("- {}\n", md(cell)));
+            }
+        }
+    }
 }
 
 fn fmt_value(metric: &str, v: f64) -> String {
@@ -252,6 +272,19 @@ pub fn history(h: &History) -> String {
         h.min_points.saturating_sub(1),
         conf.legend(),
     ));
+    change_points(&mut out, h, conf);
+    // The compact view: one row per cell, one column per recent run (long format: CSV).
+    let first_shown = h.runs.len().saturating_sub(h.last);
+    let mut metrics: Vec<&str> = h.series.iter().map(|s| s.metric.as_str()).collect();
+    metrics.dedup();
+    for metric in metrics {
+        metric_table(&mut out, h, metric, first_shown);
+    }
+    out
+}
+
+/// Every change point found, as one table.
+fn change_points(out: &mut String, h: &History, conf: Confidence) {
     let flagged: Vec<(&Series, &Point, &ChangePoint)> = h
         .series
         .iter()
@@ -282,67 +315,64 @@ pub fn history(h: &History) -> String {
             ));
         }
     }
-    // The compact view: one row per cell, one column per recent run (long format: CSV).
-    let first_shown = h.runs.len().saturating_sub(h.last);
-    let mut metrics: Vec<&str> = h.series.iter().map(|s| s.metric.as_str()).collect();
-    metrics.dedup();
-    for metric in metrics {
-        let series: Vec<&Series> = h.series.iter().filter(|s| s.metric == metric).collect();
-        let runs: Vec<usize> = (first_shown..h.runs.len())
-            .filter(|i| series.iter().any(|s| s.points.iter().any(|p| p.run == *i)))
-            .collect();
-        let first = series[0];
-        out.push_str(&format!(
-            "\n### {metric} ({}, {} is better): {} cells, the last {} of {} runs\n\n",
-            first.unit,
-            if first.higher_is_better {
-                "higher"
-            } else {
-                "lower"
-            },
-            series.len(),
-            runs.len(),
-            h.runs.len(),
-        ));
-        let keys: Vec<String> = runs
-            .iter()
-            .map(|i| {
-                format!(
-                    "#{} `{}` {}",
-                    i + 1,
-                    md(&h.runs[*i].run_id),
-                    md(&h.runs[*i].started_at)
-                )
-            })
-            .collect();
-        out.push_str(&format!("Runs: {}.\n", keys.join("; ")));
-        out.push_str("`▲`/`▼`: a change point (better/worse) starts at this run; `-`: no such cell in the run.\n\n| cell |");
-        for i in &runs {
-            out.push_str(&format!(" #{} |", i + 1));
-        }
-        out.push_str(&format!("\n|---|{}\n", "---:|".repeat(runs.len())));
-        for s in &series {
-            out.push_str(&format!("| {} |", md(&s.cell)));
-            for i in &runs {
-                let text = match s.points.iter().find(|p| p.run == *i) {
-                    None => "-".to_string(),
-                    Some(p) => match &p.change_point {
-                        None => fmt_value(metric, p.mean),
-                        Some(cp) => format!(
-                            "**{}** {}",
-                            fmt_value(metric, p.mean),
-                            if cp.direction == "better" {
-                                "▲"
-                            } else {
-                                "▼"
-                            }
-                        ),
-                    },
-                };
-                out.push_str(&format!(" {text} |"));
-            }
-            out.push('\n');
-        }
+}
+
+/// One metric's compact view: a row per cell, a column per shown run from `first_shown`.
+fn metric_table(out: &mut String, h: &History, metric: &str, first_shown: usize) {
+    let series: Vec<&Series> = h.series.iter().filter(|s| s.metric == metric).collect();
+    let runs: Vec<usize> = (first_shown..h.runs.len())
+        .filter(|i| series.iter().any(|s| s.points.iter().any(|p| p.run == *i)))
+        .collect();
+    let first = series[0];
+    out.push_str(&format!(
+        "\n### {metric} ({}, {} is better): {} cells, the last {} of {} runs\n\n",
+        first.unit,
+        if first.higher_is_better {
+            "higher"
+        } else {
+            "lower"
+        },
+        series.len(),
+        runs.len(),
+        h.runs.len(),
+    ));
+    let keys: Vec<String> = runs
+        .iter()
+        .map(|i| {
+            format!(
+                "#{} `{}` {}",
+                i + 1,
+                md(&h.runs[*i].run_id),
+                md(&h.runs[*i].started_at)
+            )
+        })
+        .collect();
+    out.push_str(&format!("Runs: {}.\n", keys.join("; ")));
+    out.push_str("`▲`/`▼`: a change point (better/worse) starts at this run; `-`: no such cell in the run.\n\n| cell |");
+    for i in &runs {
+        out.push_str(&format!(" #{} |", i + 1));
     }
-    out
+    out.push_str(&format!("\n|---|{}\n", "---:|".repeat(runs.len())));
+    for s in &series {
+        out.push_str(&format!("| {} |", md(&s.cell)));
+        for i in &runs {
+            let text = match s.points.iter().find(|p| p.run == *i) {
+                None => "-".to_string(),
+                Some(p) => match &p.change_point {
+                    None => fmt_value(metric, p.mean),
+                    Some(cp) => format!(
+                        "**{}** {}",
+                        fmt_value(metric, p.mean),
+                        if cp.direction == "better" {
+                            "▲"
+                        } else {
+                            "▼"
+                        }
+                    ),
+                },
+            };
+            out.push_str(&format!(" {text} |"));
+        }
+        out.push('\n');
+    }
 }

@@ -1,6 +1,6 @@
 //! Output formats: one file per format, each rendering the three things the commands print
 //! (a stored run, a comparison between runs, a history of runs). Adding a format is a file
-//! here and one line in `Format`.
+//! here and one line in `Format`: the exporter says what it needs (`needs_matrix`).
 
 pub mod csv;
 pub mod html;
@@ -51,6 +51,9 @@ pub struct RunView<'a> {
 /// compared (Markdown shows them above the tables; the machine formats carry them in the
 /// comparison itself or leave them to `--require-same-env`).
 pub trait Exporter {
+    /// Whether `run` reads the run's own matrix (`RunView::matrix`), loaded from its copy in
+    /// the run directory; the machine formats render the stored rows without it.
+    fn needs_matrix(&self) -> bool;
     fn run(&self, run: &RunView) -> Result<String>;
     fn compare(&self, diffs: &[EnvDiff], comparisons: &[Comparison]) -> Result<String>;
     fn history(&self, diffs: &[EnvDiff], history: &History) -> Result<String>;

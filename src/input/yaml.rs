@@ -88,16 +88,27 @@ pub fn describe(
             return (pos, workload_shape(parts[1], workload_kinds));
         }
     }
+    if let Error::AliasError { error, .. } = err {
+        return describe(error, spans, text, workload_kinds);
+    }
+    (pos, message(err, spans, pos, &path, written.as_deref()))
+}
+
+/// What `err` at `pos` means, about the value at `path` (`written`: that value as the file
+/// has it, when it is short enough to quote). An alias error is described by what it wraps,
+/// at that error's own position (`describe`).
+fn message(err: &Error, spans: &SpanIndex, pos: Pos, path: &str, written: Option<&str>) -> String {
+    let parts: Vec<&str> = path.split('.').collect();
     let at = |p: &str| match p {
         "" => "the matrix".to_string(),
         p => format!("`{}`", terminal(p)),
     };
-    let message = match err {
+    match err {
         Error::DuplicateMappingKey { key, .. } => match key {
             Some(k) => format!(
                 "`{}` is defined twice{}: each key may appear once",
                 terminal(k),
-                parent_of(&path, k)
+                parent_of(path, k)
             ),
             None => "a key is defined twice in this mapping: each key may appear once".into(),
         },
@@ -106,25 +117,23 @@ pub fn describe(
         } => format!(
             "unknown field `{}`{}; valid fields: {}",
             terminal(field),
-            parent_of(&path, field),
+            parent_of(path, field),
             expected.join(", ")
         ),
         Error::SerdeUnknownVariant {
             variant, expected, ..
-        } => unknown_variant(&path, variant, expected),
+        } => unknown_variant(path, variant, expected),
         Error::SerdeMissingField { field, .. } => {
             // The error is at the mapping's last key (or at an empty mapping itself).
             let map = match spans.container_kind_at(pos) {
                 Some(_) => spans.container_at(pos),
-                None => parent(&path),
+                None => parent(path),
             };
             format!("{} needs `{field}`", at(&map))
         }
-        Error::InvalidBooleanStrict { .. } => invalid(
-            &path,
-            written.as_deref().unwrap_or("something else"),
-            "a boolean",
-        ),
+        Error::InvalidBooleanStrict { .. } => {
+            invalid(path, written.unwrap_or("something else"), "a boolean")
+        }
         Error::SerdeInvalidType {
             unexpected,
             expected,
@@ -134,16 +143,14 @@ pub fn describe(
             unexpected,
             expected,
             ..
-        } => invalid(&path, written.as_deref().unwrap_or(unexpected), expected),
+        } => invalid(path, written.unwrap_or(unexpected), expected),
         Error::SerdeInvalidLength { expected, .. } => {
-            format!("{} must be {}", at(&path), plain_expected(expected))
+            format!("{} must be {}", at(path), plain_expected(expected))
         }
-        Error::InvalidScalar { ty, .. } => {
-            invalid(&path, written.as_deref().unwrap_or("this value"), ty)
-        }
+        Error::InvalidScalar { ty, .. } => invalid(path, written.unwrap_or("this value"), ty),
         Error::Unexpected { expected, .. } => invalid(
-            &path,
-            written.as_deref().unwrap_or("something else"),
+            path,
+            written.unwrap_or("something else"),
             match *expected {
                 "mapping start" | "empty mapping start" => "a map",
                 "sequence start" => "a sequence",
@@ -151,11 +158,11 @@ pub fn describe(
                 other => other,
             },
         ),
-        Error::NullIntoString { .. } => format!("{} is empty: give a value", at(&path)),
+        Error::NullIntoString { .. } => format!("{} is empty: give a value", at(path)),
         Error::Message { msg, .. } => match parts.as_slice() {
             [""] => terminal(msg),
             ["workloads", name] => format!("workload `{}`: {}", terminal(name), terminal(msg)),
-            _ => format!("`{}`: {}", terminal(&path), terminal(msg)),
+            _ => format!("`{}`: {}", terminal(path), terminal(msg)),
         },
         Error::Budget { breach, .. } => budget(breach),
         Error::AliasReplayLimitExceeded { .. }
@@ -180,10 +187,8 @@ pub fn describe(
         Error::Eof { .. } => "the file ends where a value was expected".into(),
         Error::InvalidUtf8Input => "the file is not UTF-8 text".into(),
         Error::ExternalMessage { msg, .. } => format!("YAML syntax: {}", terminal(msg)),
-        Error::AliasError { error, .. } => return describe(error, spans, text, workload_kinds),
         other => terminal(&other.to_string()),
-    };
-    (pos, message)
+    }
 }
 
 /// `servers.db` for `servers.db.image`, `exclude[0]` for `exclude[0].engine`.

@@ -11,3 +11,9 @@ pub use crate::input::Length;
 pub use load::{load_file, load_for_client, load_str, LoadedMatrix, MatrixError};
 pub use model::*;
 pub use plan::{expand, Cell, Deployment, Plan};
+
+impl crate::error::Kinded for MatrixError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::BadInput
+    }
+}

@@ -4,14 +4,14 @@
 use anyhow::{Context as _, Result};
 use serde::Serialize;
 
-use super::pivot::{cell_stats, sections, Section, Spread};
+use super::pivot::{cell_stats, sections, CellStats, Section, Spread};
 use crate::escape::{md_cell, md_text};
 use crate::matrix::model::Matrix;
 use crate::model::metric::Metric;
 use crate::model::Dimension;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
-use crate::stats::summarize;
+use crate::stats::{summarize, Confidence};
 
 pub const DEFAULT_TEMPLATE: &str = include_str!("../../reports/templates/summary.md.j2");
 
@@ -133,49 +133,9 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
         batch_means: stats.iter().any(|s| s.spread == Spread::BatchMeans),
         none: stats.iter().any(|s| s.spread == Spread::None),
     };
-    let fmt3 = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "n/a".into());
     let details = stats
         .iter()
-        .map(|s| {
-            let same: Vec<&ResultRow> = rows
-                .iter()
-                .filter(|r| {
-                    r.is_ok()
-                        && Dimension::ALL
-                            .iter()
-                            .all(|d| s.dims.get(d.name()) == Some(&r.dim(*d)))
-                })
-                .collect();
-            let secs = summarize(
-                &same.iter().filter_map(|r| r.seconds).collect::<Vec<_>>(),
-                conf,
-            );
-            let mean_of = |f: fn(&ResultRow) -> Option<f64>| {
-                summarize(&same.iter().filter_map(|r| f(r)).collect::<Vec<_>>(), conf)
-                    .map(|s| s.mean)
-            };
-            Detail {
-                cell: cell_name(same[0]),
-                n: s.n,
-                seconds_avg: fmt3(secs.map(|s| s.mean)),
-                seconds_min: fmt3(secs.map(|s| s.min)),
-                seconds_max: fmt3(secs.map(|s| s.max)),
-                mean: metric.format(s.mean),
-                // One iteration has no spread to show: say so rather than print 0.
-                stddev: s
-                    .stddev
-                    .map(|v| metric.format(v))
-                    .unwrap_or_else(|| "n/a".into()),
-                cv: match (s.cv_pct, s.spread, s.half_pct) {
-                    (Some(v), _, _) => format!("{v:.1}%"),
-                    (None, Spread::BatchMeans, Some(h)) => format!("n=1, ±{h:.1}%ᵇ"),
-                    _ => "n=1, no interval".into(),
-                },
-                p95: fmt3(mean_of(|r| r.lat_p95_ms)),
-                p99: fmt3(mean_of(|r| r.lat_p99_ms)),
-                errors: same.iter().filter_map(|r| r.errors).sum(),
-            }
-        })
+        .map(|s| detail(s, rows, metric, conf))
         .collect();
     let failures = rows
         .iter()
@@ -233,6 +193,48 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
         load_curves: Vec::new(),
         drift: Vec::new(),
         drift_served: false,
+    }
+}
+
+/// One cell's row of the details table: its iterations' seconds, spread and percentiles.
+fn detail(s: &CellStats, rows: &[ResultRow], metric: &Metric, conf: Confidence) -> Detail {
+    let fmt3 = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_else(|| "n/a".into());
+    let same: Vec<&ResultRow> = rows
+        .iter()
+        .filter(|r| {
+            r.is_ok()
+                && Dimension::ALL
+                    .iter()
+                    .all(|d| s.dims.get(d.name()) == Some(&r.dim(*d)))
+        })
+        .collect();
+    let secs = summarize(
+        &same.iter().filter_map(|r| r.seconds).collect::<Vec<_>>(),
+        conf,
+    );
+    let mean_of = |f: fn(&ResultRow) -> Option<f64>| {
+        summarize(&same.iter().filter_map(|r| f(r)).collect::<Vec<_>>(), conf).map(|s| s.mean)
+    };
+    Detail {
+        cell: cell_name(same[0]),
+        n: s.n,
+        seconds_avg: fmt3(secs.map(|s| s.mean)),
+        seconds_min: fmt3(secs.map(|s| s.min)),
+        seconds_max: fmt3(secs.map(|s| s.max)),
+        mean: metric.format(s.mean),
+        // One iteration has no spread to show: say so rather than print 0.
+        stddev: s
+            .stddev
+            .map(|v| metric.format(v))
+            .unwrap_or_else(|| "n/a".into()),
+        cv: match (s.cv_pct, s.spread, s.half_pct) {
+            (Some(v), _, _) => format!("{v:.1}%"),
+            (None, Spread::BatchMeans, Some(h)) => format!("n=1, ±{h:.1}%ᵇ"),
+            _ => "n=1, no interval".into(),
+        },
+        p95: fmt3(mean_of(|r| r.lat_p95_ms)),
+        p99: fmt3(mean_of(|r| r.lat_p99_ms)),
+        errors: same.iter().filter_map(|r| r.errors).sum(),
     }
 }
 

@@ -83,6 +83,13 @@ pub enum Refused {
     UnknownFormat { path: PathBuf, found: String },
 }
 
+impl crate::error::Kinded for Refused {
+    fn kind(&self) -> crate::error::ErrorKind {
+        // A stored run rmatrix cannot read or trust is an input to fix.
+        crate::error::ErrorKind::BadInput
+    }
+}
+
 /// The rows of a results.csv and the columns its header has.
 #[derive(Debug, Clone, Default)]
 pub struct Results {

@@ -44,7 +44,7 @@ impl RunDir {
     /// An existing run directory (for `--resume` and `report`).
     pub fn open(path: &Path) -> Result<RunDir> {
         if !path.join(MATRIX_COPY).is_file() {
-            return Err(crate::UsageError(format!(
+            return Err(crate::error::UsageError(format!(
                 "{} is not an rmatrix run directory (no {MATRIX_COPY})",
                 path.display()
             ))

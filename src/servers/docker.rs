@@ -29,6 +29,12 @@ pub const INSTANCE_LABEL: &str = "rmatrix.instance";
 #[error("Docker engine unavailable: {0}\nhint: run containers/setup-docker.sh (installs and starts dockerd when none runs)")]
 pub struct EngineUnavailable(pub String);
 
+impl crate::error::Kinded for EngineUnavailable {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::NoDocker
+    }
+}
+
 /// Seconds bollard allows one request (a cell's client container is waited on in steps).
 const TIMEOUT_S: u64 = 120;
 /// How long connecting (version negotiation and a ping) may take.

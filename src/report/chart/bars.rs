@@ -142,48 +142,58 @@ pub fn metric_bars(
     }
     charts
         .into_iter()
-        .map(|(key, (mut bars, legend))| {
-            // The colours of one label side by side, labels in matrix order.
-            let mut order: Vec<String> = Vec::new();
-            for b in &bars {
-                if !order.contains(&b.label) {
-                    order.push(b.label.clone());
-                }
-            }
-            bars.sort_by_key(|b| order.iter().position(|l| *l == b.label));
-            let named: Vec<&str> = key
-                .iter()
-                .map(String::as_str)
-                .filter(|v| !v.is_empty())
-                .collect();
-            let mut parts = vec![metric.name, "bars"];
-            parts.extend(&named);
-            NamedChart {
-                file: super::file_name(&parts),
-                chart: BarChart {
-                    title: match named.is_empty() {
-                        true => metric.title.to_string(),
-                        false => format!("{}: {}", metric.title, named.join(", ")),
-                    },
-                    x_label: format!("{} ({}), mean with its interval", metric.name, metric.unit),
-                    bars,
-                    threshold_pct: None,
-                    // Bars named by their colour need no legend.
-                    legend: match label_dims.is_empty() {
-                        true => Vec::new(),
-                        false => legend.into_iter().collect(),
-                    },
-                },
-            }
+        .map(|(key, (bars, legend))| {
+            named_chart(metric, &key, bars, legend, !label_dims.is_empty())
         })
         .collect()
 }
 
-pub fn svg(c: &BarChart) -> Result<String> {
-    if c.bars.is_empty() {
-        return Err(anyhow!("a bar chart with no bars"));
+/// One chart of `metric_bars`: its bars in matrix order, named by the chart dimensions'
+/// values `key`; a legend only when the bars are `labelled` by other dimensions than colour.
+fn named_chart(
+    metric: &Metric,
+    key: &[String],
+    mut bars: Vec<Bar>,
+    legend: IndexMap<String, RGBColor>,
+    labelled: bool,
+) -> NamedChart<BarChart> {
+    // The colours of one label side by side, labels in matrix order.
+    let mut order: Vec<String> = Vec::new();
+    for b in &bars {
+        if !order.contains(&b.label) {
+            order.push(b.label.clone());
+        }
     }
-    let n = c.bars.len();
+    bars.sort_by_key(|b| order.iter().position(|l| *l == b.label));
+    let named: Vec<&str> = key
+        .iter()
+        .map(String::as_str)
+        .filter(|v| !v.is_empty())
+        .collect();
+    let mut parts = vec![metric.name, "bars"];
+    parts.extend(&named);
+    NamedChart {
+        file: super::file_name(&parts),
+        chart: BarChart {
+            title: match named.is_empty() {
+                true => metric.title.to_string(),
+                false => format!("{}: {}", metric.title, named.join(", ")),
+            },
+            x_label: format!("{} ({}), mean with its interval", metric.name, metric.unit),
+            bars,
+            threshold_pct: None,
+            // Bars named by their colour need no legend.
+            legend: match labelled {
+                true => legend.into_iter().collect(),
+                false => Vec::new(),
+            },
+        },
+    }
+}
+
+/// The value axis: centred on 0 for changes (with the threshold in view), else from 0 to
+/// the largest end with room for the legend.
+fn x_range(c: &BarChart) -> Result<std::ops::Range<f64>> {
     let ends = || {
         c.bars.iter().flat_map(|b| {
             [
@@ -196,7 +206,7 @@ pub fn svg(c: &BarChart) -> Result<String> {
             .filter(|v| v.is_finite())
         })
     };
-    let x_range = match c.threshold_pct {
+    Ok(match c.threshold_pct {
         // Changes: centred on 0.
         Some(t) => {
             let reach = ends().map(f64::abs).fold(t.abs(), f64::max).max(1.0) * 1.1;
@@ -212,7 +222,15 @@ pub fn svg(c: &BarChart) -> Result<String> {
             let room = if c.legend.is_empty() { 1.05 } else { 1.45 };
             (lo * 1.05)..(hi * room)
         }
-    };
+    })
+}
+
+pub fn svg(c: &BarChart) -> Result<String> {
+    if c.bars.is_empty() {
+        return Err(anyhow!("a bar chart with no bars"));
+    }
+    let n = c.bars.len();
+    let x_range = x_range(c)?;
     let percent = c.threshold_pct.is_some();
     let height = 110 + 24 * n as u32;
     let label_width = c.bars.iter().map(|b| b.label.len()).max().unwrap_or(10) as u32 * 6 + 20;

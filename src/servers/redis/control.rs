@@ -38,6 +38,12 @@ pub enum CommandError {
     },
 }
 
+impl crate::error::Kinded for CommandError {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::Failed
+    }
+}
+
 /// One authenticated connection for control commands (not for load).
 pub struct Control {
     conn: MultiplexedConnection,

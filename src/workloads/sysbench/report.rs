@@ -34,6 +34,12 @@ pub struct Report {
 #[error("failed to read sysbench's report: {0} is missing (did the run finish?)")]
 pub struct MissingField(&'static str);
 
+impl crate::error::Kinded for MissingField {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::Failed
+    }
+}
+
 /// The first number in `s` (sysbench pads values with spaces and appends units).
 fn num(s: &str) -> Option<f64> {
     let t = s.trim_start();

@@ -125,16 +125,7 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
         )],
     ));
 
-    let mut rows = Vec::new();
-    rows.extend((0..l).map(|i| Step::Sql(format!("{ins}({i},{i},{i},'ABCDEFGHIJ')"))));
-    rows.extend((0..l).map(|i| {
-        let k = total - 1 - i;
-        Step::Sql(format!("{ins}({k},{k},{k},'BCDEFGHIJK')"))
-    }));
-    rows.extend((0..l as usize).map(|i| {
-        let k = random[i];
-        Step::Sql(format!("{ins}({k},{k},{k},'CDEFGHIJKL')"))
-    }));
+    let rows = insert_rows(ins, l, total, &random);
     ops.push(Op::new(G, "insert", total, rows).then_rows("bench1", total));
 
     let dups = (0..l as i64)
@@ -145,6 +136,62 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
         .collect();
     ops.push(Op::new(G, "insert_duplicates", l, dups).then_rows("bench1", total));
 
+    ops.extend(select_ops(l, r, total, &random));
+
+    for (col, name) in [("id", "select_range_prefix"), ("id3", "select_range_key2")] {
+        ops.push(or_range(col, name, r, l, &mut tmpvar));
+    }
+    ops.extend(read_key_ops(l, total, s.read_key, &mut tmpvar));
+    let ranges = range_queries(l);
+    for (col, name) in [("id", "select_range_prefix"), ("id3", "select_range_key2")] {
+        let steps = (0..r)
+            .flat_map(|_| {
+                ranges
+                    .iter()
+                    .map(|(q, n)| Step::Rows(q.replace("!id!", col), *n))
+            })
+            .collect();
+        // sql-bench counts both halves of its (query, rows) list: 40 a loop.
+        ops.push(Op::new(G, name, 40 * r, steps));
+    }
+
+    ops.push(select_group(l));
+    ops.extend(group_ops(r, total));
+    ops.extend(update_ops(l, r, total, &random));
+    ops.extend(join_and_in_ops(l, r, total, engine, bench));
+    ops.extend(delete_ops(l, &random));
+    ops.extend(many_keys_ops(s.many_keys, &random, engine));
+    ops.push(Op::setup(
+        G,
+        vec![bench(
+            "bench1",
+            &["primary key (id,id2)", "index index_id3 (id3)"],
+        )],
+    ));
+    ops.push(Op::new(G, "multiple_value_insert", l, multi_value(l)).then_rows("bench1", l));
+    ops.push(Op::setup(G, vec![Step::sql("drop table bench1")]));
+    ops
+}
+
+/// insert: the keys in order, in reverse order past them, then in random order.
+fn insert_rows(ins: &str, l: u64, total: u64, random: &[i64]) -> Vec<Step> {
+    let mut rows = Vec::new();
+    rows.extend((0..l).map(|i| Step::Sql(format!("{ins}({i},{i},{i},'ABCDEFGHIJ')"))));
+    rows.extend((0..l).map(|i| {
+        let k = total - 1 - i;
+        Step::Sql(format!("{ins}({k},{k},{k},'BCDEFGHIJK')"))
+    }));
+    rows.extend((0..l as usize).map(|i| {
+        let k = random[i];
+        Step::Sql(format!("{ins}({k},{k},{k},'CDEFGHIJKL')"))
+    }));
+    rows
+}
+
+/// prepared_select, once_prepared_select, select_big, the order_by operations and
+/// select_diff_key: none draws from the random sequence.
+fn select_ops(l: u64, r: u64, total: u64, random: &[i64]) -> Vec<Op> {
+    let mut ops = Vec::new();
     // DBD::mysql prepares on the client unless told otherwise; rmatrix prepares on the
     // server, which is what these two operations are named for.
     ops.push(Op::new(
@@ -227,10 +274,12 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
             })
             .collect(),
     ));
+    ops
+}
 
-    for (col, name) in [("id", "select_range_prefix"), ("id3", "select_range_key2")] {
-        ops.push(or_range(col, name, r, l, &mut tmpvar));
-    }
+/// The select_key operations: each key read twice, found and (past the last key) not.
+fn read_key_ops(l: u64, total: u64, read_key: u64, tmpvar: &mut i64) -> Vec<Op> {
+    let mut ops = Vec::new();
     for (sel, col, col2, name) in [
         ("*", "id", None, "select_key_prefix"),
         ("*", "id", Some("id2"), "select_key"),
@@ -240,8 +289,8 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
         ("id,id2", "id3", None, "select_key2_return_prim"),
     ] {
         let mut steps = Vec::new();
-        for i in 1..=s.read_key as i64 {
-            let k = next_tmpvar(&mut tmpvar, i, l as i64) % total as i64;
+        for i in 1..=read_key as i64 {
+            let k = next_tmpvar(tmpvar, i, l as i64) % total as i64;
             let q = |k: i64| match col2 {
                 Some(c2) => format!("select {sel} from bench1 where {col}={k} and {c2}={k}"),
                 None => format!("select {sel} from bench1 where {col}={k}"),
@@ -250,36 +299,8 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
             steps.push(Step::Sql(q(k)));
             steps.push(Step::Rows(q(k + total as i64), 0));
         }
-        ops.push(Op::new(G, name, 2 * s.read_key, steps));
+        ops.push(Op::new(G, name, 2 * read_key, steps));
     }
-    let ranges = range_queries(l);
-    for (col, name) in [("id", "select_range_prefix"), ("id3", "select_range_key2")] {
-        let steps = (0..r)
-            .flat_map(|_| {
-                ranges
-                    .iter()
-                    .map(|(q, n)| Step::Rows(q.replace("!id!", col), *n))
-            })
-            .collect();
-        // sql-bench counts both halves of its (query, rows) list: 40 a loop.
-        ops.push(Op::new(G, name, 40 * r, steps));
-    }
-
-    ops.push(select_group(l));
-    ops.extend(group_ops(r, total));
-    ops.extend(update_ops(l, r, total, &random));
-    ops.extend(join_and_in_ops(l, r, total, engine, bench));
-    ops.extend(delete_ops(l, &random));
-    ops.extend(many_keys_ops(s.many_keys, &random, engine));
-    ops.push(Op::setup(
-        G,
-        vec![bench(
-            "bench1",
-            &["primary key (id,id2)", "index index_id3 (id3)"],
-        )],
-    ));
-    ops.push(Op::new(G, "multiple_value_insert", l, multi_value(l)).then_rows("bench1", l));
-    ops.push(Op::setup(G, vec![Step::sql("drop table bench1")]));
     ops
 }
 

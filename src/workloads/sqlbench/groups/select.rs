@@ -35,90 +35,14 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
         ))
     };
 
-    let big = (0..small)
-        .flat_map(|i| {
-            let grp = i * 11 % groups;
-            let r = region(i % (REGIONS + 1));
-            [
-                format!("select idn from bench1 where region='{r}'"),
-                format!("select idn from bench1 where region='{r}' and idn={i}"),
-                format!("select idn from bench1 where region='{r}' and rev_idn={i}"),
-                format!("select idn from bench1 where region='{r}' and grp={grp}"),
-                format!("select idn from bench1 where region>='B' and region<='C' and grp={grp}"),
-                format!("select idn from bench1 where region>='B' and region<='E' and grp={grp}"),
-                format!("select idn from bench1 where grp={grp}"),
-            ]
-        })
-        .map(Step::Sql)
-        .collect();
+    let big = big_selects(small, groups);
 
-    let mut tmpvar: i64 = 0;
-    let mut range = Vec::new();
-    for i in 0..small {
-        let r = region(i % (REGIONS + 1));
-        let mut or_part = "grp = 1".to_string();
-        let mut or_part2 = "region='A' and grp=1".to_string();
-        let mut in_list = vec!["1".to_string()];
-        for j in 1..COLUMNS {
-            let t = next_tmpvar(&mut tmpvar, j, 100_000);
-            let grp = t % groups as i64;
-            let tr = region((t % REGIONS as i64) as u64);
-            or_part.push_str(&format!(" or grp={grp}"));
-            in_list.push(grp.to_string());
-            // max_conditions / 2 = 4999: every j qualifies.
-            or_part2.push_str(&format!(" or region='{tr}' and grp={grp}"));
-        }
-        let or_part = format!("region='{r}' and ({or_part})");
-        let q = "select * from bench1 where ";
-        range.push(format!(
-            "{q}region='{r}' and (grp IN ({}))",
-            in_list.join(",")
-        ));
-        for _ in 0..10 {
-            range.push(format!("{q}{or_part}"));
-            range.push(format!("{q}{or_part2}"));
-            range.push(format!("{q} ({or_part}) and idn < 50"));
-            range.push(format!(
-                "{q} (({or_part}) or (region='A' and grp < 10)) and region <='B'"
-            ));
-        }
-    }
+    let range = range_selects(small, groups);
     let range_count = range.len() as u64;
 
-    let min_max = (0..loops)
-        .flat_map(|t| {
-            let grp = t * 3 % groups;
-            let r = region(t % REGIONS);
-            [
-                "select min(region) from bench1".to_string(),
-                "select max(region) from bench1".to_string(),
-                "select min(region),max(region) from bench1".to_string(),
-                format!("select min(rev_idn) from bench1 where region='{r}'"),
-                format!("select max(grp) from bench1 where region='{r}'"),
-                format!("select max(idn) from bench1 where region='{r}' and grp={grp}"),
-                format!("select max(region) from bench1 where region<'{r}'"),
-            ]
-        })
-        .map(Step::Sql)
-        .collect();
-    let count_on_key = (0..loops)
-        .flat_map(|t| {
-            let grp = t * 3 % groups;
-            let r = region(t % REGIONS);
-            [
-                format!("select count(*) from bench1 where region='{r}'"),
-                format!("select count(*) from bench1 where region='{r}' and grp={grp}"),
-                format!("select count(*) from bench1 where region>'{r}'"),
-                format!("select count(*) from bench1 where region<='{r}'"),
-                format!("select count(*) from bench1 where region='{r}' and grp>{grp}"),
-            ]
-        })
-        .map(Step::Sql)
-        .collect();
-    let each =
-        |name: &'static str, n: u64, q: &str| Op::new(G, name, n, repeat(n, |_| Step::sql(q)));
-
-    vec![
+    let min_max = min_max_on_key(loops, groups);
+    let count_on_key = count_on_key(loops, groups);
+    let mut ops = vec![
         Op::setup(
             G,
             vec![create_table(
@@ -168,6 +92,21 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
         ),
         Op::new(G, "min_max_on_key", loops * 7, min_max),
         Op::new(G, "count_on_key", loops * 5, count_on_key),
+    ];
+    ops.extend(group_counts(medium, loops));
+    ops.push(Op::setup(G, vec![Step::sql("drop table bench1")]));
+    ops
+}
+
+/// One query sent `n` times.
+fn each(name: &'static str, n: u64, q: &str) -> Op {
+    Op::new(G, name, n, repeat(n, |_| Step::sql(q)))
+}
+
+/// The GROUP BY and COUNT(DISTINCT) operations, `medium` times each (count_distinct_big a
+/// tenth of that).
+fn group_counts(medium: u64, loops: u64) -> Vec<Op> {
+    vec![
         each(
             "count_group_on_key_parts",
             medium,
@@ -219,8 +158,101 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
             "select idn,count(distinct region) from bench1 group by idn",
         )
         .then_rows("bench1", loops),
-        Op::setup(G, vec![Step::sql("drop table bench1")]),
     ]
+}
+
+/// select_big: 7 selects a loop on the key prefixes and on `grp`.
+fn big_selects(small: u64, groups: u64) -> Vec<Step> {
+    (0..small)
+        .flat_map(|i| {
+            let grp = i * 11 % groups;
+            let r = region(i % (REGIONS + 1));
+            [
+                format!("select idn from bench1 where region='{r}'"),
+                format!("select idn from bench1 where region='{r}' and idn={i}"),
+                format!("select idn from bench1 where region='{r}' and rev_idn={i}"),
+                format!("select idn from bench1 where region='{r}' and grp={grp}"),
+                format!("select idn from bench1 where region>='B' and region<='C' and grp={grp}"),
+                format!("select idn from bench1 where region>='B' and region<='E' and grp={grp}"),
+                format!("select idn from bench1 where grp={grp}"),
+            ]
+        })
+        .map(Step::Sql)
+        .collect()
+}
+
+/// select_range: a loop's IN list and 10 x 4 OR lists of `COLUMNS` conditions.
+fn range_selects(small: u64, groups: u64) -> Vec<String> {
+    let mut tmpvar: i64 = 0;
+    let mut range = Vec::new();
+    for i in 0..small {
+        let r = region(i % (REGIONS + 1));
+        let mut or_part = "grp = 1".to_string();
+        let mut or_part2 = "region='A' and grp=1".to_string();
+        let mut in_list = vec!["1".to_string()];
+        for j in 1..COLUMNS {
+            let t = next_tmpvar(&mut tmpvar, j, 100_000);
+            let grp = t % groups as i64;
+            let tr = region((t % REGIONS as i64) as u64);
+            or_part.push_str(&format!(" or grp={grp}"));
+            in_list.push(grp.to_string());
+            // max_conditions / 2 = 4999: every j qualifies.
+            or_part2.push_str(&format!(" or region='{tr}' and grp={grp}"));
+        }
+        let or_part = format!("region='{r}' and ({or_part})");
+        let q = "select * from bench1 where ";
+        range.push(format!(
+            "{q}region='{r}' and (grp IN ({}))",
+            in_list.join(",")
+        ));
+        for _ in 0..10 {
+            range.push(format!("{q}{or_part}"));
+            range.push(format!("{q}{or_part2}"));
+            range.push(format!("{q} ({or_part}) and idn < 50"));
+            range.push(format!(
+                "{q} (({or_part}) or (region='A' and grp < 10)) and region <='B'"
+            ));
+        }
+    }
+    range
+}
+
+/// min_max_on_key: 7 MIN/MAX queries a loop.
+fn min_max_on_key(loops: u64, groups: u64) -> Vec<Step> {
+    (0..loops)
+        .flat_map(|t| {
+            let grp = t * 3 % groups;
+            let r = region(t % REGIONS);
+            [
+                "select min(region) from bench1".to_string(),
+                "select max(region) from bench1".to_string(),
+                "select min(region),max(region) from bench1".to_string(),
+                format!("select min(rev_idn) from bench1 where region='{r}'"),
+                format!("select max(grp) from bench1 where region='{r}'"),
+                format!("select max(idn) from bench1 where region='{r}' and grp={grp}"),
+                format!("select max(region) from bench1 where region<'{r}'"),
+            ]
+        })
+        .map(Step::Sql)
+        .collect()
+}
+
+/// count_on_key: 5 COUNT queries a loop on key parts.
+fn count_on_key(loops: u64, groups: u64) -> Vec<Step> {
+    (0..loops)
+        .flat_map(|t| {
+            let grp = t * 3 % groups;
+            let r = region(t % REGIONS);
+            [
+                format!("select count(*) from bench1 where region='{r}'"),
+                format!("select count(*) from bench1 where region='{r}' and grp={grp}"),
+                format!("select count(*) from bench1 where region>'{r}'"),
+                format!("select count(*) from bench1 where region<='{r}'"),
+                format!("select count(*) from bench1 where region='{r}' and grp>{grp}"),
+            ]
+        })
+        .map(Step::Sql)
+        .collect()
 }
 
 #[cfg(test)]

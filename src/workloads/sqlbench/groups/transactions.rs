@@ -9,6 +9,47 @@ const G: Group = Group::Transactions;
 /// Regions 'A'.. (27 of them, the last past 'Z').
 const GROUPS: u64 = 27;
 
+// Perl's $id/27 is fractional; the int column rounds it. Integer division keeps
+// (region, grp) unique all the same.
+fn insert(table: &str, id: u64, rev: u64) -> Step {
+    let region = char::from(b'A' + (id % GROUPS) as u8);
+    Step::Sql(format!(
+        "insert into {table} values ({id},{rev},'{region}',{},0)",
+        id / GROUPS
+    ))
+}
+
+fn update(t: &str, v: u64, id: u64) -> Step {
+    Step::Sql(format!("update {t} set updated={v} where idn={id}"))
+}
+
+fn delete(t: &str, id: u64) -> Step {
+    Step::Sql(format!("delete from {t} where idn={id}"))
+}
+
+/// `each` of `ids` with autocommit off, rolled back every `medium` statements (and at the end).
+fn rolled_back(
+    name: &'static str,
+    (loops, medium): (u64, u64),
+    each: &dyn Fn(u64) -> Step,
+    ids: std::ops::Range<u64>,
+) -> Op {
+    let mut steps = vec![Step::sql("SET autocommit=0")];
+    let mut since = 1;
+    for id in ids {
+        steps.push(each(id));
+        if since >= medium {
+            steps.push(Step::sql("ROLLBACK"));
+            since = 0;
+        }
+        since += 1;
+    }
+    if since > 1 {
+        steps.push(Step::sql("ROLLBACK"));
+    }
+    Op::new(G, name, loops, steps)
+}
+
 pub fn plan(size: Size, engine: &str) -> Vec<Op> {
     // $opt_loop_count 500000 (/100 small), $opt_medium_loop_count 10000 (/10 small).
     let loops = size.count(500_000, 100);
@@ -27,15 +68,6 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
             engine,
         )
     };
-    // Perl's $id/27 is fractional; the int column rounds it. Integer division keeps
-    // (region, grp) unique all the same.
-    let insert = |table: &str, id: u64, rev: u64| {
-        let region = char::from(b'A' + (id % GROUPS) as u8);
-        Step::Sql(format!(
-            "insert into {table} values ({id},{rev},'{region}',{},0)",
-            id / GROUPS
-        ))
-    };
     let in_one_transaction = |name, mut steps: Vec<Step>| {
         steps.insert(0, Step::sql("SET autocommit=0"));
         steps.push(Step::sql("COMMIT"));
@@ -45,25 +77,6 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
         steps.insert(0, Step::sql("SET autocommit=1"));
         Op::new(G, name, loops, steps)
     };
-    let rolled_back = |name, each: &dyn Fn(u64) -> Step, ids: std::ops::Range<u64>| {
-        let mut steps = vec![Step::sql("SET autocommit=0")];
-        let mut since = 1;
-        for id in ids {
-            steps.push(each(id));
-            if since >= medium {
-                steps.push(Step::sql("ROLLBACK"));
-                since = 0;
-            }
-            since += 1;
-        }
-        if since > 1 {
-            steps.push(Step::sql("ROLLBACK"));
-        }
-        Op::new(G, name, loops, steps)
-    };
-    let update =
-        |t: &str, v: u64, id: u64| Step::Sql(format!("update {t} set updated={v} where idn={id}"));
-    let delete = |t: &str, id: u64| Step::Sql(format!("delete from {t} where idn={id}"));
     vec![
         Op::setup(G, vec![table("bench1"), table("bench2")]),
         in_one_transaction(
@@ -82,13 +95,24 @@ pub fn plan(size: Size, engine: &str) -> Vec<Op> {
         .then_rows("bench2", loops),
         rolled_back(
             "insert_rollback",
+            (loops, medium),
             &|id| insert("bench1", id, 2 * loops - id),
             loops..2 * loops,
         )
         .then_rows("bench1", loops),
-        rolled_back("update_rollback", &|id| update("bench1", 2, id), 0..loops),
-        rolled_back("delete_rollback", &|id| delete("bench1", id), 0..loops)
-            .then_rows("bench1", loops),
+        rolled_back(
+            "update_rollback",
+            (loops, medium),
+            &|id| update("bench1", 2, id),
+            0..loops,
+        ),
+        rolled_back(
+            "delete_rollback",
+            (loops, medium),
+            &|id| delete("bench1", id),
+            0..loops,
+        )
+        .then_rows("bench1", loops),
         in_one_transaction(
             "update_commit",
             (0..loops).map(|id| update("bench1", 1, id)).collect(),
