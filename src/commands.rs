@@ -26,9 +26,9 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             engines_file,
         } => {
             let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
-            let selectors = run_selectors(matrix.as_deref(), &only)?;
+            let (loaded, selectors) = run_selectors(matrix.as_deref(), &only)?;
             let outcome = crate::run::run(crate::run::RunOptions {
-                matrix,
+                matrix: loaded,
                 out,
                 resume,
                 only: selectors,
@@ -151,11 +151,19 @@ fn engine_pool(
     Ok((pool, client_engine))
 }
 
-/// The `--only` selectors of a run, checked against the matrix's axes before anything starts.
-fn run_selectors(matrix: Option<&Path>, only: &[String]) -> Result<Vec<Selector>> {
+/// The matrix of a run (loaded once) and its `--only` selectors, checked against its axes
+/// before anything starts.
+fn run_selectors(
+    matrix: Option<&Path>,
+    only: &[String],
+) -> Result<(Option<LoadedMatrix>, Vec<Selector>)> {
     match matrix {
-        Some(m) => parse_only(&crate::matrix::load_file(m)?, only),
-        None => only_selectors(only),
+        Some(m) => {
+            let loaded = crate::matrix::load_file(m)?;
+            let selectors = parse_only(&loaded, only)?;
+            Ok((Some(loaded), selectors))
+        }
+        None => Ok((None, only_selectors(only)?)),
     }
 }
 

@@ -1,0 +1,112 @@
+//! Every way out of a run removes the containers it started: a guard for `?` and panics,
+//! and removal passes after the work ends (or is interrupted), on every engine.
+
+use super::*;
+
+/// Resolves when the process receives SIGTERM (never, if the handler cannot be set).
+pub(super) async fn terminated() {
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(mut s) => {
+            s.recv().await;
+        }
+        Err(_) => std::future::pending().await,
+    }
+}
+
+/// Removes the run's containers (by label) when dropped while armed. Drop cannot await, and
+/// the run's own runtime may be the one unwinding, so it connects afresh on its own thread.
+pub(super) struct ContainerGuard {
+    pub(super) addrs: Vec<EngineAddr>,
+    pub(super) run_id: String,
+    pub(super) instance: String,
+    pub(super) armed: bool,
+}
+
+impl ContainerGuard {
+    pub(super) fn new(
+        addrs: Vec<EngineAddr>,
+        armed: bool,
+        run_id: &str,
+        instance: &str,
+    ) -> ContainerGuard {
+        ContainerGuard {
+            addrs,
+            run_id: run_id.to_string(),
+            instance: instance.to_string(),
+            armed,
+        }
+    }
+
+    pub(super) fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for ContainerGuard {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let (run_id, instance) = (self.run_id.clone(), self.instance.clone());
+        let addrs = self.addrs.clone();
+        let removed = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            rt.block_on(async {
+                let mut all = Some(0);
+                for a in &addrs {
+                    let one = match Engine::connect_to(a).await {
+                        Ok(engine) => engine.remove_run(&run_id, &instance).await.ok(),
+                        Err(_) => None,
+                    };
+                    all = all.zip(one).map(|(x, y)| x + y);
+                }
+                all
+            })
+        })
+        .join();
+        if !matches!(removed, Ok(Some(_))) {
+            eprintln!(
+                "warning: could not remove the containers of run {}; `rmatrix clean` removes them",
+                self.run_id
+            );
+        }
+    }
+}
+
+/// Remove the run's containers on every engine; whether every engine answered. After an
+/// interrupt, a create request the dropped work had already sent can land after a pass has
+/// listed the containers: passes then repeat, a second apart, until one finds none anywhere
+/// (at most five).
+pub(super) async fn remove_passes(
+    pool: &[Engine],
+    run_id: &str,
+    instance: &str,
+    interrupted: bool,
+) -> bool {
+    let mut all_removed = true;
+    for pass in 0..5 {
+        if pass > 0 {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        }
+        let mut found = 0;
+        for e in pool {
+            match e.remove_run(run_id, instance).await {
+                Ok(n) => found += n,
+                Err(err) => {
+                    all_removed = false;
+                    eprintln!(
+                        "warning: failed to remove this run's containers on engine {}: {err:#}",
+                        e.name()
+                    );
+                }
+            }
+        }
+        if !interrupted || !all_removed || (pass > 0 && found == 0) {
+            break;
+        }
+    }
+    all_removed
+}

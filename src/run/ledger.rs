@@ -1,0 +1,47 @@
+//! The manifest as the run goes: saved after every change (a deployment started or stopped,
+//! an engine lost), shared by the pool's workers behind one lock.
+
+use anyhow::Result;
+
+use super::*;
+
+pub(super) fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
+    dir.write_json(MANIFEST, &serde_json::to_value(man)?)
+}
+
+impl RunCtx<'_> {
+    /// Add or update the manifest entry of a deployment (one per server x config; `starts`
+    /// counts restarts).
+    pub(super) fn record_deployment(&mut self, facts: DeploymentFacts) -> Result<()> {
+        let mut man = self.man.lock().expect("manifest lock");
+        let starts = man
+            .deployments
+            .iter()
+            .find(|f| f.server == facts.server && f.config == facts.config)
+            .map(|f| f.starts)
+            .unwrap_or(0);
+        man.deployments
+            .retain(|f| !(f.server == facts.server && f.config == facts.config));
+        man.deployments.push(DeploymentFacts {
+            starts: starts + 1,
+            ..facts
+        });
+        save_manifest(self.dir, &man)
+    }
+
+    /// This worker's engine left the pool: say so, and record it in the manifest.
+    pub(super) fn mark_lost(&mut self, why: String) -> Result<()> {
+        let name = self.engine_name.clone().unwrap_or_else(|| "local".into());
+        let reason = format!("engine {name} {why}");
+        self.progress.line(format!(
+            "{reason}: its remaining deployments go to the other engines"
+        ));
+        let mut man = self.man.lock().expect("manifest lock");
+        if let Some(f) = man.engines.iter_mut().find(|f| f.name == name) {
+            f.lost = Some(reason.clone());
+        }
+        save_manifest(self.dir, &man)?;
+        self.lost = Some(reason);
+        Ok(())
+    }
+}

@@ -1,0 +1,406 @@
+//! One engine's worker: runs deployments round by round, their cells, the adaptive repeats and
+//! what the sweeps ask for; failures are rows, and the run goes on.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::*;
+
+pub(super) struct RunCtx<'a> {
+    pub(super) loaded: &'a LoadedMatrix,
+    pub(super) dir: &'a RunDir,
+    pub(super) done: &'a Done,
+    /// This worker's engine (each engine of a pool has its own worker).
+    pub(super) engine: Option<Engine>,
+    /// Its name in a pooled run (results.csv's `docker_engine`), None for one engine.
+    pub(super) engine_name: Option<String>,
+    /// Where this worker's cells are driven from.
+    pub(super) client: Client,
+    /// The client image on each engine that runs client containers (by engine name), built
+    /// on first use.
+    pub(super) client_images: BTreeMap<String, Result<String, String>>,
+    pub(super) run_id: &'a str,
+    pub(super) instance: &'a str,
+    pub(super) password: String,
+    pub(super) progress: &'a Progress,
+    /// Shared by the pool's workers; never held across an await.
+    pub(super) man: &'a Mutex<Manifest>,
+    /// Image reference per server, or why it could not be had.
+    pub(super) images: BTreeMap<String, Result<String, String>>,
+    /// Seed of the shuffled order (recorded in the manifest).
+    pub(super) seed: u64,
+    /// Why this worker's engine stopped answering, once it did: it takes no more work.
+    pub(super) lost: Option<String>,
+    /// (cell, iteration) pairs this attempt has measured or tried (a sweep measures some
+    /// levels' later iterations early; their rounds then leave them be).
+    pub(super) measured: Done,
+}
+
+/// Where a worker's load generator runs.
+pub(super) enum Client {
+    /// In this process (the local engine: its servers share this host's loopback).
+    Process,
+    /// In an rmatrix container on this engine's host, with host networking.
+    Container(Engine),
+}
+
+/// Servers of this run by deployment index: running, or failed with a reason.
+#[derive(Default)]
+pub(super) struct Servers {
+    pub(super) live: HashMap<usize, Deployed>,
+    pub(super) failed: HashMap<usize, String>,
+}
+
+impl RunCtx<'_> {
+    /// Run every (deployment, round) unit in the order the matrix asks for, then the
+    /// adaptive repeats. A server lives from its first unit to its last (or one unit, with
+    /// `restart`); a deployment that failed to start fails its later units the same way.
+    pub(super) async fn run_deployments(&mut self, todo: &[Deployment]) -> Result<()> {
+        let m = &self.loaded.matrix;
+        let units = schedule(todo.len(), m.iterations, m.repeat.order, self.seed);
+        let last_unit: HashMap<usize, usize> = units
+            .iter()
+            .enumerate()
+            .map(|(pos, (d, _))| (*d, pos))
+            .collect();
+        let mut servers = Servers::default();
+        let mut ran_any = false;
+        for (pos, &(di, round)) in units.iter().enumerate() {
+            let d = &todo[di];
+            let cells: Vec<(Cell, u32)> = d
+                .cells
+                .iter()
+                .filter(|c| !self.is_done(c, round))
+                .map(|c| (c.clone(), round))
+                .collect();
+            if !cells.is_empty() {
+                if ran_any {
+                    self.cooldown().await;
+                }
+                ran_any = true;
+                self.run_unit(d, di, &cells, &mut servers).await?;
+            }
+            if m.repeat.restart || last_unit[&di] == pos {
+                self.stop(d, di, &mut servers).await?;
+            }
+        }
+        self.adaptive_repeats(todo, &mut servers).await?;
+        for (di, d) in todo.iter().enumerate() {
+            self.stop(d, di, &mut servers).await?;
+        }
+        Ok(())
+    }
+
+    pub(super) async fn cooldown(&self) {
+        if let Some(d) = self
+            .loaded
+            .matrix
+            .repeat
+            .cooldown
+            .and_then(|l| l.as_duration())
+        {
+            self.progress
+                .status(format!("cooling down {}s", d.as_secs_f64()));
+            tokio::time::sleep(d).await;
+        }
+    }
+
+    /// Keep repeating cells whose report metric varies more than `until_cv` percent, one
+    /// round at a time, until they settle, reach `max_iterations` or use up `max_time`.
+    pub(super) async fn adaptive_repeats(
+        &mut self,
+        todo: &[Deployment],
+        servers: &mut Servers,
+    ) -> Result<()> {
+        let m = &self.loaded.matrix;
+        let Some(target) = m.repeat.until_cv else {
+            return Ok(());
+        };
+        let max_iterations = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
+        let deadline = m
+            .repeat
+            .max_time
+            .and_then(|l| l.as_duration())
+            .map(|d| Instant::now() + d);
+        for round in m.iterations + 1..=max_iterations {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                self.progress
+                    .line("adaptive repeats: time budget used up".into());
+                break;
+            }
+            let rows = self.dir.rows()?;
+            let noisy = |c: &Cell| noisy(m, &c.key(), &rows, target);
+            let units = schedule(
+                todo.len(),
+                1,
+                m.repeat.order,
+                self.seed.wrapping_add(round as u64),
+            );
+            // Some cell is still noisy (it may already have this round's row from before a
+            // resume: one result per iteration, so that row is kept, not measured again).
+            let mut any = false;
+            for (di, _) in units {
+                let d = &todo[di];
+                let noisy_cells: Vec<&Cell> = d.cells.iter().filter(|c| noisy(c)).collect();
+                any |= !noisy_cells.is_empty();
+                let cells: Vec<(Cell, u32)> = noisy_cells
+                    .into_iter()
+                    .filter(|c| !self.is_done(c, round))
+                    .map(|c| (c.clone(), round))
+                    .collect();
+                if cells.is_empty() {
+                    continue;
+                }
+                if round > 1 {
+                    self.cooldown().await;
+                }
+                self.progress.add(cells.len() as u64);
+                self.run_unit(d, di, &cells, servers).await?;
+                if m.repeat.restart {
+                    self.stop(d, di, servers).await?;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// One pass over `cells` of deployment `d`, starting its server when it is not running.
+    pub(super) async fn run_unit(
+        &mut self,
+        d: &Deployment,
+        di: usize,
+        cells: &[(Cell, u32)],
+        servers: &mut Servers,
+    ) -> Result<()> {
+        if let Some(reason) = servers.failed.get(&di) {
+            return self.fail_cells(cells, &reason.clone());
+        }
+        if let Entry::Vacant(slot) = servers.live.entry(di) {
+            match self.start(d).await? {
+                Ok(deployed) => {
+                    slot.insert(deployed);
+                }
+                Err(reason) => {
+                    servers.failed.insert(di, reason.clone());
+                    return self.fail_cells(cells, &reason);
+                }
+            }
+        }
+        self.run_cells(cells, &d.cells, &servers.live[&di]).await
+    }
+
+    /// Save the server's log and remove its container, if it is running.
+    pub(super) async fn stop(
+        &mut self,
+        d: &Deployment,
+        di: usize,
+        servers: &mut Servers,
+    ) -> Result<()> {
+        let Some(deployed) = servers.live.remove(&di) else {
+            return Ok(());
+        };
+        let ddir = self.dir.deployment_dir(&d.slug())?;
+        if let Err(e) = servers::teardown(self.engine.as_ref(), &deployed, &ddir).await {
+            self.progress.line(format!("warning: {e:#}"));
+        }
+        let mut man = self.man.lock().expect("manifest lock");
+        if let Some(f) = man
+            .deployments
+            .iter_mut()
+            .find(|f| f.server == d.server && f.config == d.config)
+        {
+            f.finished_at = Some(manifest::now());
+        }
+        save_manifest(self.dir, &man)
+    }
+
+    pub(super) fn fail_cells(&mut self, cells: &[(Cell, u32)], reason: &str) -> Result<()> {
+        for (cell, i) in cells {
+            let kind = self.loaded.matrix.workloads[&cell.workload].kind();
+            let mut row = ResultRow::for_cell(cell, kind, *i).failed(reason);
+            row.docker_engine = self.engine_name.clone().unwrap_or_default();
+            self.dir.append(&row)?;
+            self.progress.advance();
+        }
+        Ok(())
+    }
+
+    /// Measure `cells` (each with its iteration) on `deployed`; a sweep's cells above its
+    /// stop are skipped, and the levels its stop rule asks to measure again (`all` holds the
+    /// deployment's cells) are measured as soon as it asks.
+    pub(super) async fn run_cells(
+        &mut self,
+        cells: &[(Cell, u32)],
+        all: &[Cell],
+        deployed: &Deployed,
+    ) -> Result<()> {
+        let m = &self.loaded.matrix;
+        for (cell, i) in cells {
+            let (cell, i) = (cell, *i);
+            if let Some(reason) = self.lost.clone() {
+                self.fail_cells(&[(cell.clone(), i)], &reason)?;
+                continue;
+            }
+            if m.load.until.is_some() {
+                let sweeps = read_sweeps(m, &self.dir.rows()?, Some(self.dir))?;
+                if sweeps.skips(cell) {
+                    self.progress.line(format!(
+                        "{cell} #{i}: not run: the sweep stopped below it (load.until)"
+                    ));
+                    self.progress.advance();
+                    continue;
+                }
+            }
+            self.measure_one(cell, i, deployed).await?;
+            self.settle_sweeps(all, deployed).await?;
+        }
+        self.settle_sweeps(all, deployed).await
+    }
+
+    /// Measure again what the sweeps' stop rules ask for before they can tell a step, until
+    /// they ask for nothing (each (cell, iteration) at most once per attempt: the rule's own
+    /// bound, `max_measurements`, ends it sooner).
+    pub(super) async fn settle_sweeps(&mut self, all: &[Cell], deployed: &Deployed) -> Result<()> {
+        let m = &self.loaded.matrix;
+        if m.load.until.is_none() {
+            return Ok(());
+        }
+        loop {
+            if self.lost.is_some() {
+                return Ok(());
+            }
+            let sweeps = read_sweeps(m, &self.dir.rows()?, Some(self.dir))?;
+            let wanted: Vec<(Cell, u32)> = sweeps
+                .wanted(all)
+                .into_iter()
+                .filter(|(c, i)| !self.is_done(c, *i))
+                .map(|(c, i)| (c.clone(), i))
+                .collect();
+            if wanted.is_empty() {
+                return Ok(());
+            }
+            for (cell, i) in wanted {
+                self.progress.add(1);
+                self.progress.line(format!(
+                    "{cell} #{i}: measured again: the sweep cannot tell its step yet (load.until)"
+                ));
+                self.measure_one(&cell, i, deployed).await?;
+            }
+        }
+    }
+
+    /// Measured (or tried) already: before this attempt, or by it.
+    pub(super) fn is_done(&self, c: &Cell, i: u32) -> bool {
+        let key = (c.key(), i);
+        self.done.contains(&key) || self.measured.contains(&key)
+    }
+
+    /// Measure one cell iteration and record its row, samples and operations.
+    pub(super) async fn measure_one(
+        &mut self,
+        cell: &Cell,
+        i: u32,
+        deployed: &Deployed,
+    ) -> Result<()> {
+        let m = &self.loaded.matrix;
+        self.measured.insert((cell.key(), i));
+        let label = format!("{cell} #{i}");
+        let external = m.servers[&cell.server].external.is_some();
+        let out = match (&self.client, external) {
+            (Client::Container(on), false) => {
+                let on = on.clone();
+                self.progress
+                    .status(format!("{label}: client container on engine {}", on.name()));
+                self.remote_cell(&on, cell, i, deployed).await
+            }
+            _ => {
+                let live = Arc::new(AtomicU64::new(0));
+                let phase = Arc::new(Live::default());
+                let ticker = self.ticker(label.clone(), live.clone(), phase.clone());
+                let out = drive::measure(m, cell, i, self.seed, deployed, live, phase).await;
+                ticker.abort();
+                out
+            }
+        };
+        let CellOutput {
+            mut row,
+            samples,
+            warmup_samples,
+            operations,
+        } = out;
+        row.docker_engine = self.engine_name.clone().unwrap_or_default();
+        SampleSink::new(self.dir, cell, i).write(&samples)?;
+        SampleSink::new(self.dir, cell, i)
+            .warmup()
+            .write(&warmup_samples)?;
+        crate::results::operations::OperationSink::new(self.dir, cell, i).write(&operations)?;
+        let pos = self.progress.position() + 1;
+        let on = match &self.engine_name {
+            Some(n) => format!(" [{n}]"),
+            None => String::new(),
+        };
+        self.progress.line(match row.is_ok() {
+            true => format!(
+                "[{pos}/{}] {label}{on}: {:.0} qps, p95 {:.3} ms, {} errors",
+                self.progress.length(),
+                row.qps.unwrap_or(0.0),
+                row.lat_p95_ms.unwrap_or(0.0),
+                row.errors.unwrap_or(0)
+            ),
+            false => format!(
+                "[{pos}/{}] {label}{on}: FAILED: {}",
+                self.progress.length(),
+                row.error
+            ),
+        });
+        self.dir.append(&row)?;
+        self.progress.advance();
+        if !row.is_ok() && self.lost.is_none() && !self.engine_alive().await {
+            self.mark_lost("stopped answering".into())?;
+        }
+        Ok(())
+    }
+
+    /// Does this worker's engine still answer? (No engine: nothing to lose.)
+    pub(super) async fn engine_alive(&self) -> bool {
+        match &self.engine {
+            Some(e) => e.alive().await,
+            None => true,
+        }
+    }
+
+    /// Once a second, show the cell on the status line: the measured phase's last second
+    /// (throughput, p95, errors) once the driver shows it, else the operations counted
+    /// (preparing, warming up, an external tool's server probe).
+    pub(super) fn ticker(
+        &self,
+        label: String,
+        live: Arc<AtomicU64>,
+        phase: Arc<Live>,
+    ) -> tokio::task::JoinHandle<()> {
+        let bar = self.progress.bar_handle();
+        tokio::spawn(async move {
+            let mut last = 0;
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tick.tick().await;
+                let now = live.load(Ordering::Relaxed);
+                bar.set_message(match phase.last_second() {
+                    Some(s) => format!(
+                        "{label}: second {}: {:.0} q/s, p95 {:.3} ms, {:.0} errors/s",
+                        s.second, s.qps, s.lat_pct_ms, s.errors_ps
+                    ),
+                    None => format!("{label}: {} q/s", now - last),
+                });
+                last = now;
+            }
+        })
+    }
+}
