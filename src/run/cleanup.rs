@@ -110,3 +110,21 @@ pub(super) async fn remove_passes(
     }
     all_removed
 }
+
+/// A killed earlier attempt may have left its servers up, under the names a resumed one is
+/// about to use: they go first.
+pub(super) async fn remove_leftovers(pool: &[Engine], run_id: &str, instance: &str) -> Result<()> {
+    for e in pool {
+        let n = e
+            .remove_run(run_id, instance)
+            .await
+            .context("failed to remove the containers an earlier attempt left")?;
+        if n > 0 {
+            eprintln!(
+                "removed {n} container(s) an earlier attempt of run {run_id} left on engine {}",
+                e.name()
+            );
+        }
+    }
+    Ok(())
+}

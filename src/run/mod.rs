@@ -161,20 +161,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     // containers this run starts; the normal path below removes them itself and disarms it.
     let mut guard = ContainerGuard::new(addrs.clone(), !pool.is_empty(), &run_id, &instance);
     if opts.resume.is_some() {
-        for e in &pool {
-            // A killed earlier attempt may have left its servers up, under the names this
-            // one is about to use.
-            let n = e
-                .remove_run(&run_id, &instance)
-                .await
-                .context("failed to remove the containers an earlier attempt left")?;
-            if n > 0 {
-                eprintln!(
-                    "removed {n} container(s) an earlier attempt of run {run_id} left on engine {}",
-                    e.name()
-                );
-            }
-        }
+        remove_leftovers(&pool, &run_id, &instance).await?;
     }
 
     let progress = Progress::new(total, opts.quiet);
@@ -248,13 +235,25 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     if all_removed {
         guard.disarm();
     }
-    let mut man = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let man = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    finish(&dir, m, &opts, man, interrupted)
+}
+
+/// The run's end: the manifest's totals, the charts, summary.md and report.html; an
+/// interrupted run is an error (exit 130) once all of that is written.
+fn finish(
+    dir: &RunDir,
+    m: &Matrix,
+    opts: &RunOptions,
+    mut man: Manifest,
+    interrupted: bool,
+) -> Result<RunOutcome> {
     let rows = dir.current_rows()?;
     man.finished_at = Some(manifest::now());
     man.iterations_ok = rows.iter().filter(|r| r.is_ok()).count();
     man.iterations_failed = rows.len() - man.iterations_ok;
-    save_manifest(&dir, &man)?;
-    let summary = store_reports(&dir, m, opts.template.as_deref())?;
+    save_manifest(dir, &man)?;
+    let summary = store_reports(dir, m, opts.template.as_deref())?;
     if !opts.quiet {
         println!("{summary}");
     }

@@ -79,3 +79,90 @@ impl Sweeps {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Status;
+
+    fn matrix(until: &str) -> Matrix {
+        let text = format!(
+            "servers: {{r: {{image: redis:7}}}}\nworkloads: {{get: {{redis: {{test: get}}}}}}\n\
+             concurrency: [1, 2, 4, 8]\nload: {{until: {until}}}\nlength: 2s\n\
+             report: {{load_curve: {{min_gain_pct: 5, p99: 10ms, max_measurements: 3}}}}\n"
+        );
+        crate::matrix::load_str(&text, std::path::Path::new("m.yaml"))
+            .unwrap()
+            .matrix
+    }
+
+    fn row(c: u32, iteration: u32, qps: f64, p99: f64) -> ResultRow {
+        ResultRow {
+            server: "r".into(),
+            config: "default".into(),
+            workload: "get".into(),
+            concurrency: c,
+            iteration,
+            status: Status::Ok,
+            queries: Some(qps as u64),
+            errors: Some(0),
+            qps: Some(qps),
+            lat_p99_ms: Some(p99),
+            ..ResultRow::default()
+        }
+    }
+
+    fn cells(m: &Matrix) -> Vec<Cell> {
+        crate::matrix::expand(m, &[])
+            .deployments
+            .into_iter()
+            .flat_map(|d| d.cells)
+            .collect()
+    }
+
+    fn none(_: &ResultRow) -> Option<Vec<f64>> {
+        None
+    }
+
+    #[test]
+    fn a_knee_sweep_asks_for_the_measurements_it_needs_then_stops_past_the_knee() {
+        let m = matrix("knee");
+        let all = cells(&m);
+        let mut rows = vec![row(1, 1, 1000.0, 1.0), row(2, 1, 1900.0, 1.1)];
+        // One measurement each: both levels measured again, their second iteration.
+        let s = Sweeps::read(&m, &rows, &none);
+        let want: Vec<(u32, u32)> = s
+            .wanted(&all)
+            .iter()
+            .map(|(c, i)| (c.concurrency, *i))
+            .collect();
+        assert_eq!(want, [(1, 2), (2, 2)]);
+        assert!(!s.skips(&all[3]));
+        rows.extend([row(1, 2, 1010.0, 1.0), row(2, 2, 1910.0, 1.1)]);
+        rows.extend([row(4, 1, 1920.0, 3.0), row(4, 2, 1915.0, 3.1)]);
+        let s = Sweeps::read(&m, &rows, &none);
+        assert!(s.wanted(&all).is_empty(), "{s:?}");
+        // The knee is at 2 (4 gained ~0.5%, p99 rose): 4 was the last level to run.
+        assert!(s.skips(&all[3]) && !s.skips(&all[2]));
+        // A later round's rows do not move it.
+        rows.push(row(4, 3, 9000.0, 0.5));
+        assert_eq!(Sweeps::read(&m, &rows, &none), s);
+    }
+
+    #[test]
+    fn a_limit_sweep_stops_at_the_first_level_past_a_limit() {
+        let m = matrix("limit");
+        let all = cells(&m);
+        let rows = vec![
+            row(1, 1, 1000.0, 1.0),
+            row(1, 2, 1000.0, 1.1),
+            row(2, 1, 1900.0, 40.0),
+            row(2, 2, 1900.0, 42.0),
+        ];
+        let s = Sweeps::read(&m, &rows, &none);
+        assert!(s.skips(&all[2]) && !s.skips(&all[1]));
+        // Without a stop rule nothing is skipped or asked for.
+        let plain = Sweeps::read(&matrix("knee"), &[], &none);
+        assert_eq!(plain, Sweeps::default());
+    }
+}
