@@ -9,6 +9,7 @@ scripts/check-patch.sh
 scripts/check-layers.sh
 scripts/check-families.sh
 scripts/check-docs.sh
+scripts/longest-fns.sh
 cargo fmt --check
 # Release profile: the tests below reuse its build of the dependencies.
 cargo clippy --release --all-targets -- -D warnings

@@ -2,7 +2,6 @@
 //! Failures of one deployment or cell are recorded as data and the run goes on.
 
 use std::collections::hash_map::Entry;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -102,19 +101,7 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
             .any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done))
     };
     if let (Some(dir), false) = (&opened.dir, plan.deployments.iter().any(has_work)) {
-        // Nothing to measure: the run stays exactly as it is (manifest, summary and all).
-        eprintln!(
-            "nothing to resume: every iteration of {} is measured",
-            dir.path.display()
-        );
-        let current = dir.current_rows()?;
-        let failed = current.iter().filter(|r| !r.is_ok()).count();
-        return Ok(RunOutcome {
-            dir: dir.path.clone(),
-            ok: current.len() - failed,
-            failed,
-            interrupted: false,
-        });
+        return nothing_to_resume(dir);
     }
 
     // The engine answers before anything is written: a run that cannot start leaves no
@@ -123,27 +110,13 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         .deployments
         .iter()
         .any(|d| has_work(d) && m.servers[&d.server].external.is_none());
-    if let (Some(old), true) = (&opened.old, opts.engines.is_empty()) {
-        if !old.engines.is_empty() {
-            let names: Vec<&str> = old.engines.iter().map(|e| e.name.as_str()).collect();
-            return Err(crate::UsageError(format!(
-                "this run was pooled across engines {}: pass the same --engine/--engines to resume it",
-                names.join(", ")
-            ))
-            .into());
-        }
+    if let Some(old) = &opened.old {
+        same_pool_as(old, &opts)?;
     }
     let pooled = !opts.engines.is_empty();
     let (addrs, pool, engine_facts) = connect_pool(&opts, needs_docker).await?;
-    let engine = pool.first().cloned();
-    let docker = match &engine {
-        Some(e) => {
-            let info = e.info().await?;
-            Some(DockerFacts {
-                version: info.version,
-                api_version: info.api_version,
-            })
-        }
+    let docker = match pool.first() {
+        Some(e) => Some(docker_facts(e).await?),
         None => None,
     };
 
@@ -172,57 +145,23 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
         total,
         dir.path.display()
     ));
-    let shared = Mutex::new(man);
-    let client_engine = opts
-        .client_engine
-        .as_ref()
-        .and_then(|c| pool.iter().find(|e| e.name() == c));
-    let ctx_for = |engine: Option<&Engine>, addr: Option<&EngineAddr>| {
-        let client = match (client_engine, addr) {
-            (Some(c), Some(_)) => Client::Container(c.clone()),
-            (None, Some(a)) if a.client_in_container => Client::Container(
-                engine
-                    .cloned()
-                    .expect("invariant: a pool engine is connected"),
-            ),
-            _ => Client::Process,
-        };
-        RunCtx {
-            loaded,
-            dir: &dir,
-            done,
-            engine: engine.cloned(),
-            engine_name: if pooled {
-                engine.map(|e| e.name().to_string())
-            } else {
-                None
-            },
-            client,
-            client_images: BTreeMap::new(),
-            run_id: &run_id,
-            instance: &instance,
-            password: Alphanumeric.sample_string(&mut rand::rng(), 24),
-            progress: &progress,
-            man: &shared,
-            images: BTreeMap::new(),
-            seed,
-            lost: None,
-            measured: Done::new(),
-        }
+    let manifest = Mutex::new(man);
+    let shared = RunShared {
+        loaded,
+        dir: &dir,
+        done,
+        run_id: &run_id,
+        instance: &instance,
+        progress: &progress,
+        man: &manifest,
+        seed,
+        pooled,
+        client_engine: opts
+            .client_engine
+            .as_ref()
+            .and_then(|c| pool.iter().find(|e| e.name() == c)),
     };
-    let work = async {
-        if pool.len() <= 1 {
-            let mut ctx = ctx_for(engine.as_ref(), addrs.first().filter(|_| pooled));
-            ctx.run_deployments(&plan.deployments).await
-        } else {
-            let ctxs = pool
-                .iter()
-                .zip(&addrs)
-                .map(|(e, a)| ctx_for(Some(e), Some(a)))
-                .collect();
-            run_pool(ctxs, &plan.deployments).await
-        }
-    };
+    let work = run_workers(&shared, &pool, &addrs, &plan.deployments);
     let interrupted = tokio::select! {
         r = work => { r?; false }
         _ = tokio::signal::ctrl_c() => true,
@@ -235,8 +174,46 @@ pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
     if all_removed {
         guard.disarm();
     }
-    let man = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    let man = manifest.into_inner().unwrap_or_else(|e| e.into_inner());
     finish(&dir, m, &opts, man, interrupted)
+}
+
+/// A resumed run with every iteration measured stays exactly as it is (manifest, summary and
+/// all).
+fn nothing_to_resume(dir: &RunDir) -> Result<RunOutcome> {
+    eprintln!(
+        "nothing to resume: every iteration of {} is measured",
+        dir.path.display()
+    );
+    let current = dir.current_rows()?;
+    let failed = current.iter().filter(|r| !r.is_ok()).count();
+    Ok(RunOutcome {
+        dir: dir.path.clone(),
+        ok: current.len() - failed,
+        failed,
+        interrupted: false,
+    })
+}
+
+/// A run pooled across engines resumes on the same pool.
+fn same_pool_as(old: &Manifest, opts: &RunOptions) -> Result<()> {
+    if opts.engines.is_empty() && !old.engines.is_empty() {
+        let names: Vec<&str> = old.engines.iter().map(|e| e.name.as_str()).collect();
+        return Err(crate::error::UsageError(format!(
+            "this run was pooled across engines {}: pass the same --engine/--engines to resume it",
+            names.join(", ")
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+async fn docker_facts(e: &Engine) -> Result<DockerFacts> {
+    let info = e.info().await?;
+    Ok(DockerFacts {
+        version: info.version,
+        api_version: info.api_version,
+    })
 }
 
 /// The run's end: the manifest's totals, the charts, summary.md and report.html; an

@@ -97,3 +97,25 @@ pub(super) async fn connect_pool(
     }
     Ok((addrs, pool, engine_facts))
 }
+
+/// The run's work: one worker on one engine (or none), else one per engine of the pool.
+pub(super) async fn run_workers(
+    shared: &RunShared<'_>,
+    pool: &[Engine],
+    addrs: &[EngineAddr],
+    todo: &[Deployment],
+) -> Result<()> {
+    if pool.len() <= 1 {
+        let addr = addrs.first().filter(|_| shared.pooled);
+        RunCtx::new(shared, pool.first(), addr)
+            .run_deployments(todo)
+            .await
+    } else {
+        let ctxs = pool
+            .iter()
+            .zip(addrs)
+            .map(|(e, a)| RunCtx::new(shared, Some(e), Some(a)))
+            .collect();
+        run_pool(ctxs, todo).await
+    }
+}

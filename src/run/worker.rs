@@ -40,6 +40,62 @@ pub(super) struct RunCtx<'a> {
     pub(super) measured: Done,
 }
 
+/// What every worker of a run shares.
+pub(super) struct RunShared<'a> {
+    pub(super) loaded: &'a LoadedMatrix,
+    pub(super) dir: &'a RunDir,
+    pub(super) done: &'a Done,
+    pub(super) run_id: &'a str,
+    pub(super) instance: &'a str,
+    pub(super) progress: &'a Progress,
+    pub(super) man: &'a Mutex<Manifest>,
+    pub(super) seed: u64,
+    /// Pooled across engines (`--engine`, `--engines`): results name each row's engine.
+    pub(super) pooled: bool,
+    /// The engine every client container runs on (`client_engine:` of a hosts file).
+    pub(super) client_engine: Option<&'a Engine>,
+}
+
+impl<'a> RunCtx<'a> {
+    /// The worker of `engine` (None: no Docker needed), reached at `addr` in a pool.
+    pub(super) fn new(
+        s: &RunShared<'a>,
+        engine: Option<&Engine>,
+        addr: Option<&EngineAddr>,
+    ) -> RunCtx<'a> {
+        let client = match (s.client_engine, addr) {
+            (Some(c), Some(_)) => Client::Container(c.clone()),
+            (None, Some(a)) if a.client_in_container => Client::Container(
+                engine
+                    .cloned()
+                    .expect("invariant: a pool engine is connected"),
+            ),
+            _ => Client::Process,
+        };
+        RunCtx {
+            loaded: s.loaded,
+            dir: s.dir,
+            done: s.done,
+            engine: engine.cloned(),
+            engine_name: match s.pooled {
+                true => engine.map(|e| e.name().to_string()),
+                false => None,
+            },
+            client,
+            client_images: BTreeMap::new(),
+            run_id: s.run_id,
+            instance: s.instance,
+            password: Alphanumeric.sample_string(&mut rand::rng(), 24),
+            progress: s.progress,
+            man: s.man,
+            images: BTreeMap::new(),
+            seed: s.seed,
+            lost: None,
+            measured: Done::new(),
+        }
+    }
+}
+
 /// Where a worker's load generator runs.
 pub(super) enum Client {
     /// In this process (the local engine: its servers share this host's loopback).

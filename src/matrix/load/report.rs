@@ -4,7 +4,7 @@
 use super::validator::choices;
 use super::MatrixError;
 use super::Validator;
-use crate::matrix::model::ApdexT;
+use crate::matrix::model::{ApdexT, LoadCurveSpec};
 use crate::model::metric::Metric;
 use crate::model::Dimension;
 
@@ -36,33 +36,7 @@ impl Validator<'_> {
             }
         };
         if let Some(lc) = &r.load_curve {
-            if !(lc.min_gain_pct.is_finite() && lc.min_gain_pct >= 0.0) {
-                return Err(self.err(
-                    "report.load_curve.min_gain_pct",
-                    format!(
-                        "min_gain_pct {} is not a percentage of 0 or more (e.g. 5)",
-                        lc.min_gain_pct
-                    ),
-                ));
-            }
-            if !(1..=20).contains(&lc.max_measurements) {
-                return Err(self.err(
-                    "report.load_curve.max_measurements",
-                    format!(
-                        "max_measurements {} is not between 1 and 20 (measurements of one level a sweep may ask for)",
-                        lc.max_measurements
-                    ),
-                ));
-            }
-            if let Some(e) = lc
-                .error_pct
-                .filter(|e| !(e.is_finite() && (0.0..=100.0).contains(e)))
-            {
-                return Err(self.err(
-                    "report.load_curve.error_pct",
-                    format!("error_pct {e} is not a percentage between 0 and 100"),
-                ));
-            }
+            self.check_load_curve(lc)?;
         }
         let p99 = r.load_curve.as_ref().and_then(|lc| lc.p99);
         let ts = ts
@@ -127,6 +101,38 @@ impl Validator<'_> {
             let p = format!("report.baseline.{dim}");
             let d = self.check_dim(dim, &p)?;
             self.check_value(d, value, &p)?;
+        }
+        Ok(())
+    }
+
+    /// The knee and limit rules' numbers: `report.load_curve`.
+    fn check_load_curve(&self, lc: &LoadCurveSpec) -> Result<(), MatrixError> {
+        if !(lc.min_gain_pct.is_finite() && lc.min_gain_pct >= 0.0) {
+            return Err(self.err(
+                "report.load_curve.min_gain_pct",
+                format!(
+                    "min_gain_pct {} is not a percentage of 0 or more (e.g. 5)",
+                    lc.min_gain_pct
+                ),
+            ));
+        }
+        if !(1..=20).contains(&lc.max_measurements) {
+            return Err(self.err(
+                "report.load_curve.max_measurements",
+                format!(
+                    "max_measurements {} is not between 1 and 20 (measurements of one level a sweep may ask for)",
+                    lc.max_measurements
+                ),
+            ));
+        }
+        if let Some(e) = lc
+            .error_pct
+            .filter(|e| !(e.is_finite() && (0.0..=100.0).contains(e)))
+        {
+            return Err(self.err(
+                "report.load_curve.error_pct",
+                format!("error_pct {e} is not a percentage between 0 and 100"),
+            ));
         }
         Ok(())
     }
