@@ -319,7 +319,14 @@ async fn sysbench_driver_parses_a_real_run() {
     );
     sink.write(&got.samples).unwrap();
     // The warm-up run's per-second lines, for the per-second chart; sysbench has no p99.
-    assert_eq!(got.warmup_samples.len(), 2, "{:?}", got.warmup_samples);
+    // A 2-second sysbench run prints the second line only when its report thread fires
+    // before the time limit stops the run (sysbench's own race: seen once in CI with one
+    // line), so one or two.
+    assert!(
+        (1..=2).contains(&got.warmup_samples.len()),
+        "{:?}",
+        got.warmup_samples
+    );
     assert!(got
         .warmup_samples
         .iter()
