@@ -47,11 +47,6 @@ impl Latency {
         self.hist.len()
     }
 
-    /// Latency at quantile `q` (0..1) in milliseconds.
-    pub fn quantile_ms(&self, q: f64) -> f64 {
-        self.hist.value_at_quantile(q) as f64 / 1000.0
-    }
-
     /// Apdex[T] of these operations and `errors` failed ones (each counted frustrated).
     pub fn apdex(&self, threshold_ms: f64, errors: u64) -> Apdex {
         let (t, t4) = (threshold_ms * 1000.0, 4.0 * threshold_ms * 1000.0);

@@ -136,13 +136,6 @@ impl ResultRow {
         }
     }
 
-    /// The value on a dimension named in the user's words; empty for an unknown name.
-    pub fn dim_named(&self, dim: &str) -> String {
-        Dimension::parse(dim)
-            .map(|d| self.dim(d))
-            .unwrap_or_default()
-    }
-
     /// Identity of the cell this row measured (for resume and joins).
     pub fn cell_key(&self) -> CellKey {
         CellKey::of(|d| self.dim(d))

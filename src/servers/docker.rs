@@ -421,21 +421,6 @@ impl Engine {
         Ok(())
     }
 
-    /// Wait until the container exits, at most `limit`; its exit code. A container still
-    /// running then is an error (the caller removes it).
-    pub async fn wait_exit(&self, id: &str, limit: std::time::Duration) -> Result<i64> {
-        let deadline = tokio::time::Instant::now() + limit;
-        loop {
-            if let Some(code) = self.exit_code(id).await? {
-                return Ok(code);
-            }
-            if tokio::time::Instant::now() >= deadline {
-                bail!("still running after {} s", limit.as_secs());
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        }
-    }
-
     /// What the container wrote to its standard output only.
     pub async fn stdout(&self, id: &str) -> Result<Vec<u8>> {
         let opts = LogsOptionsBuilder::default()
