@@ -98,14 +98,8 @@ fn load_curves(
         (None, Some(_)) => Default::default(),
         (None, None) => return Ok(Vec::new()),
     };
-    let qps = crate::results::samples::read_series(
-        &dir.file(crate::results::samples::SAMPLES_CSV),
-        "qps",
-    )?;
-    let batches = |r: &crate::results::ResultRow| {
-        let s = qps.get(&(r.cell_key().as_str().to_string(), r.iteration))?;
-        crate::stats::batch_means(s).map(|b| b.means)
-    };
+    let batches = crate::results::samples::ThroughputBatches::read(dir)?;
+    let batches = |r: &crate::results::ResultRow| batches.of(r);
     Ok(super::load_curve::curves(
         &spec,
         m.report.confidence(),

@@ -217,6 +217,29 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
     Ok(out)
 }
 
+/// Batch means of each (cell, iteration)'s per-second throughput in a run's samples.csv,
+/// where its measurement was long enough for them (`stats::batch`): what the knee and limit
+/// rules read for a level measured once.
+#[derive(Debug, Default)]
+pub struct ThroughputBatches(std::collections::HashMap<(String, u32), Vec<f64>>);
+
+impl ThroughputBatches {
+    pub fn read(dir: &super::RunDir) -> Result<ThroughputBatches> {
+        let qps = read_series(&dir.file(SAMPLES_CSV), "qps")?;
+        Ok(ThroughputBatches(
+            qps.into_iter()
+                .filter_map(|(k, s)| Some((k, crate::stats::batch_means(&s)?.means)))
+                .collect(),
+        ))
+    }
+
+    pub fn of(&self, r: &crate::model::ResultRow) -> Option<Vec<f64>> {
+        self.0
+            .get(&(r.cell_key().as_str().to_string(), r.iteration))
+            .cloned()
+    }
+}
+
 /// Keep the sample lines whose (cell key, iteration) `keep` accepts; the file is replaced in
 /// one rename, and left alone when every line stays.
 pub fn retain(path: &std::path::Path, keep: impl Fn(&CellKey, u32) -> bool) -> Result<()> {

@@ -33,25 +33,23 @@ pub(super) fn noisy(m: &Matrix, key: &CellKey, rows: &[ResultRow], target: f64) 
 }
 
 /// Where each sweep with a stop rule stands (`load.until`), from the rows so far; the
-/// batch means of a level measured once come from the run's samples.csv.
+/// batch means of a level measured once come from the run's samples.csv, which is not read
+/// when the matrix's levels are too short to have any.
 pub(super) fn read_sweeps(
     m: &Matrix,
     rows: &[ResultRow],
     dir: Option<&RunDir>,
 ) -> Result<sweep::Sweeps> {
+    use crate::results::samples::ThroughputBatches;
     if m.load.until.is_none() {
         return Ok(sweep::Sweeps::default());
     }
-    let qps = match dir {
-        Some(d) => crate::results::samples::read_series(
-            &d.file(crate::results::samples::SAMPLES_CSV),
-            "qps",
-        )?,
-        None => Default::default(),
+    // Batch means need two seconds per batch, MIN_BATCHES batches.
+    let min = std::time::Duration::from_secs(2 * crate::stats::batch::MIN_BATCHES as u64);
+    let long_enough = m.length.as_duration().is_none_or(|d| d >= min);
+    let batches = match dir {
+        Some(d) if long_enough => ThroughputBatches::read(d)?,
+        _ => ThroughputBatches::default(),
     };
-    let batches = |r: &ResultRow| {
-        let s = qps.get(&(r.cell_key().as_str().to_string(), r.iteration))?;
-        crate::stats::batch_means(s).map(|b| b.means)
-    };
-    Ok(sweep::Sweeps::read(m, rows, &batches))
+    Ok(sweep::Sweeps::read(m, rows, &|r| batches.of(r)))
 }

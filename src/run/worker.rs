@@ -297,42 +297,44 @@ impl RunCtx<'_> {
         all: &[Cell],
         deployed: &Deployed,
     ) -> Result<()> {
-        let m = &self.loaded.matrix;
+        // Where the sweeps stand, read once at the start and then after each settling.
+        let mut sweeps = self.settle_sweeps(all, deployed).await?;
         for (cell, i) in cells {
             let (cell, i) = (cell, *i);
             if let Some(reason) = self.lost.clone() {
                 self.fail_cells(&[(cell.clone(), i)], &reason)?;
                 continue;
             }
-            if m.load.until.is_some() {
-                let sweeps = read_sweeps(m, &self.dir.rows()?, Some(self.dir))?;
-                if sweeps.skips(cell) {
-                    self.progress.line(format!(
-                        "{cell} #{i}: not run: the sweep stopped below it (load.until)"
-                    ));
-                    self.progress.advance();
-                    continue;
-                }
+            if sweeps.skips(cell) {
+                self.progress.line(format!(
+                    "{cell} #{i}: not run: the sweep stopped below it (load.until)"
+                ));
+                self.progress.advance();
+                continue;
             }
             self.measure_one(cell, i, deployed).await?;
-            self.settle_sweeps(all, deployed).await?;
+            sweeps = self.settle_sweeps(all, deployed).await?;
         }
-        self.settle_sweeps(all, deployed).await
+        Ok(())
     }
 
     /// Measure again what the sweeps' stop rules ask for before they can tell a step, until
     /// they ask for nothing (each (cell, iteration) at most once per attempt: the rule's own
-    /// bound, `max_measurements`, ends it sooner).
-    pub(super) async fn settle_sweeps(&mut self, all: &[Cell], deployed: &Deployed) -> Result<()> {
+    /// bound, `max_measurements`, ends it sooner); where the sweeps then stand.
+    pub(super) async fn settle_sweeps(
+        &mut self,
+        all: &[Cell],
+        deployed: &Deployed,
+    ) -> Result<sweep::Sweeps> {
         let m = &self.loaded.matrix;
         if m.load.until.is_none() {
-            return Ok(());
+            return Ok(sweep::Sweeps::default());
         }
         loop {
-            if self.lost.is_some() {
-                return Ok(());
-            }
             let sweeps = read_sweeps(m, &self.dir.rows()?, Some(self.dir))?;
+            if self.lost.is_some() {
+                return Ok(sweeps);
+            }
             let wanted: Vec<(Cell, u32)> = sweeps
                 .wanted(all)
                 .into_iter()
@@ -340,7 +342,7 @@ impl RunCtx<'_> {
                 .map(|(c, i)| (c.clone(), i))
                 .collect();
             if wanted.is_empty() {
-                return Ok(());
+                return Ok(sweeps);
             }
             for (cell, i) in wanted {
                 self.progress.add(1);
