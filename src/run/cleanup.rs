@@ -1,6 +1,8 @@
 //! Every way out of a run removes the containers it started: a guard for `?` and panics,
 //! and removal passes after the work ends (or is interrupted), on every engine.
 
+use anyhow::Result;
+
 use super::*;
 
 /// Resolves when the process receives SIGTERM (never, if the handler cannot be set).
@@ -76,12 +78,29 @@ impl Drop for ContainerGuard {
     }
 }
 
+/// An engine as the removal passes see it.
+pub(super) trait RunContainers {
+    fn name(&self) -> &str;
+    /// Remove every container of the run (by label); how many there were.
+    async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize>;
+}
+
+impl RunContainers for Engine {
+    fn name(&self) -> &str {
+        Engine::name(self)
+    }
+
+    async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
+        Engine::remove_run(self, run_id, instance).await
+    }
+}
+
 /// Remove the run's containers on every engine; whether every engine answered. After an
 /// interrupt, a create request the dropped work had already sent can land after a pass has
 /// listed the containers: passes then repeat, a second apart, until one finds none anywhere
 /// (at most five).
 pub(super) async fn remove_passes(
-    pool: &[Engine],
+    pool: &[impl RunContainers],
     run_id: &str,
     instance: &str,
     interrupted: bool,

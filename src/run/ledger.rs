@@ -9,7 +9,7 @@ pub(super) fn save_manifest(dir: &RunDir, man: &Manifest) -> Result<()> {
     dir.write_json(MANIFEST, &serde_json::to_value(man)?)
 }
 
-impl RunCtx<'_> {
+impl<B: backend::Backend> RunCtx<'_, B> {
     /// Add or update the manifest entry of a deployment (one per server x config; `starts`
     /// counts restarts).
     pub(super) fn record_deployment(&mut self, facts: DeploymentFacts) -> Result<()> {

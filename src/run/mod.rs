@@ -8,16 +8,21 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use rand::distr::{Alphanumeric, SampleString};
 
+mod backend;
 mod cleanup;
+mod deploy;
+mod docker;
 mod ledger;
 mod open;
 mod pool;
-mod start;
 mod sweep;
+#[cfg(test)]
+mod tests;
 mod todo;
 mod worker;
 
 use cleanup::*;
+use docker::*;
 use ledger::*;
 use open::*;
 use pool::*;

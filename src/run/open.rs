@@ -35,12 +35,7 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
             .unwrap_or_else(|| dir.file(MATRIX_COPY));
         let loaded = crate::matrix::load_str(&text, &original)?;
         dir.repair()?;
-        let done = dir
-            .rows()?
-            .iter()
-            .filter(|r| r.is_ok())
-            .map(|r| (r.cell_key(), r.iteration))
-            .collect();
+        let done = measured_ok(&dir.rows()?);
         return Ok(Opened {
             loaded,
             dir: Some(dir),
@@ -65,6 +60,14 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
         old: None,
         done: HashSet::new(),
     })
+}
+
+/// The (cell, iteration) pairs of `rows` that succeeded: what a resumed attempt leaves be.
+pub(super) fn measured_ok(rows: &[ResultRow]) -> Done {
+    rows.iter()
+        .filter(|r| r.is_ok())
+        .map(|r| (r.cell_key(), r.iteration))
+        .collect()
 }
 
 pub(super) fn fresh(out: &Path) -> bool {

@@ -4,13 +4,17 @@ use std::sync::Mutex;
 
 use anyhow::Result;
 
+use super::backend::Backend;
 use super::*;
 
 /// Run the deployments across the pool: each engine's worker takes the next deployment from
 /// one queue (in the matrix's order) and runs all its rounds, so one engine runs one
 /// deployment at a time. A worker whose engine stops answering leaves the pool; the queue
 /// goes on with the others, and what no engine is left for fails with that reason.
-pub(super) async fn run_pool(ctxs: Vec<RunCtx<'_>>, todo: &[Deployment]) -> Result<()> {
+pub(super) async fn run_pool<B: Backend>(
+    ctxs: Vec<RunCtx<'_, B>>,
+    todo: &[Deployment],
+) -> Result<()> {
     let first = ctxs.first().expect("invariant: a pool has engines");
     let m = &first.loaded.matrix;
     let order = schedule(todo.len(), 1, m.repeat.order, first.seed);
@@ -27,7 +31,7 @@ pub(super) async fn run_pool(ctxs: Vec<RunCtx<'_>>, todo: &[Deployment]) -> Resu
                 let next = queue.lock().expect("queue lock").pop_front();
                 let Some(di) = next else { return Ok(ctx) };
                 ctx.run_deployments(&todo[di..=di]).await?;
-                if ctx.lost.is_none() && !ctx.engine_alive().await {
+                if ctx.lost.is_none() && !ctx.backend.alive().await {
                     ctx.mark_lost("stopped answering".into())?;
                 }
                 if ctx.lost.is_some() {
@@ -36,7 +40,7 @@ pub(super) async fn run_pool(ctxs: Vec<RunCtx<'_>>, todo: &[Deployment]) -> Resu
             }
         }
     });
-    let done: Vec<Result<RunCtx<'_>>> = futures_util::future::join_all(workers).await;
+    let done: Vec<Result<RunCtx<'_, B>>> = futures_util::future::join_all(workers).await;
     let mut last = None;
     for r in done {
         last = Some(r?);
@@ -107,14 +111,18 @@ pub(super) async fn run_workers(
 ) -> Result<()> {
     if pool.len() <= 1 {
         let addr = addrs.first().filter(|_| shared.pooled);
-        RunCtx::new(shared, pool.first(), addr)
+        let backend = DockerBackend::new(shared, pool.first(), addr);
+        RunCtx::new(shared, shared.engine_name(pool.first()), backend)
             .run_deployments(todo)
             .await
     } else {
         let ctxs = pool
             .iter()
             .zip(addrs)
-            .map(|(e, a)| RunCtx::new(shared, Some(e), Some(a)))
+            .map(|(e, a)| {
+                let backend = DockerBackend::new(shared, Some(e), Some(a));
+                RunCtx::new(shared, shared.engine_name(Some(e)), backend)
+            })
             .collect();
         run_pool(ctxs, todo).await
     }

@@ -1,36 +1,24 @@
 //! One engine's worker: runs deployments round by round, their cells, the adaptive repeats and
 //! what the sweeps ask for; failures are rows, and the run goes on.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 use anyhow::Result;
 
+use super::backend::Backend;
 use super::*;
 
-pub(super) struct RunCtx<'a> {
+pub(super) struct RunCtx<'a, B: Backend> {
     pub(super) loaded: &'a LoadedMatrix,
     pub(super) dir: &'a RunDir,
     pub(super) done: &'a Done,
-    /// This worker's engine (each engine of a pool has its own worker).
-    pub(super) engine: Option<Engine>,
-    /// Its name in a pooled run (results.csv's `docker_engine`), None for one engine.
+    /// This worker's engine's name in a pooled run (results.csv's `docker_engine`), None
+    /// for one engine.
     pub(super) engine_name: Option<String>,
-    /// Where this worker's cells are driven from.
-    pub(super) client: Client,
-    /// The client image on each engine that runs client containers (by engine name), built
-    /// on first use.
-    pub(super) client_images: BTreeMap<String, Result<String, String>>,
-    pub(super) run_id: &'a str,
-    pub(super) instance: &'a str,
-    pub(super) password: String,
     pub(super) progress: &'a Progress,
     /// Shared by the pool's workers; never held across an await.
     pub(super) man: &'a Mutex<Manifest>,
-    /// Image reference per server, or why it could not be had.
-    pub(super) images: BTreeMap<String, Result<String, String>>,
     /// Seed of the shuffled order (recorded in the manifest).
     pub(super) seed: u64,
     /// Why this worker's engine stopped answering, once it did: it takes no more work.
@@ -38,6 +26,8 @@ pub(super) struct RunCtx<'a> {
     /// (cell, iteration) pairs this attempt has measured or tried (a sweep measures some
     /// levels' later iterations early; their rounds then leave them be).
     pub(super) measured: Done,
+    /// Everything outside the loop: servers, measurements, the engine, the clock.
+    pub(super) backend: B,
 }
 
 /// What every worker of a run shares.
@@ -56,52 +46,32 @@ pub(super) struct RunShared<'a> {
     pub(super) client_engine: Option<&'a Engine>,
 }
 
-impl<'a> RunCtx<'a> {
-    /// The worker of `engine` (None: no Docker needed), reached at `addr` in a pool.
-    pub(super) fn new(
-        s: &RunShared<'a>,
-        engine: Option<&Engine>,
-        addr: Option<&EngineAddr>,
-    ) -> RunCtx<'a> {
-        let client = match (s.client_engine, addr) {
-            (Some(c), Some(_)) => Client::Container(c.clone()),
-            (None, Some(a)) if a.client_in_container => Client::Container(
-                engine
-                    .cloned()
-                    .expect("invariant: a pool engine is connected"),
-            ),
-            _ => Client::Process,
-        };
-        RunCtx {
-            loaded: s.loaded,
-            dir: s.dir,
-            done: s.done,
-            engine: engine.cloned(),
-            engine_name: match s.pooled {
-                true => engine.map(|e| e.name().to_string()),
-                false => None,
-            },
-            client,
-            client_images: BTreeMap::new(),
-            run_id: s.run_id,
-            instance: s.instance,
-            password: Alphanumeric.sample_string(&mut rand::rng(), 24),
-            progress: s.progress,
-            man: s.man,
-            images: BTreeMap::new(),
-            seed: s.seed,
-            lost: None,
-            measured: Done::new(),
+impl<'a> RunShared<'a> {
+    /// The name results give `engine`'s rows: only a pool names its engines.
+    pub(super) fn engine_name(&self, engine: Option<&Engine>) -> Option<String> {
+        match self.pooled {
+            true => engine.map(|e| e.name().to_string()),
+            false => None,
         }
     }
 }
 
-/// Where a worker's load generator runs.
-pub(super) enum Client {
-    /// In this process (the local engine: its servers share this host's loopback).
-    Process,
-    /// In an rmatrix container on this engine's host, with host networking.
-    Container(Engine),
+impl<'a, B: Backend> RunCtx<'a, B> {
+    /// The worker that runs its deployments on `backend` (named `engine_name` in a pool).
+    pub(super) fn new(s: &RunShared<'a>, engine_name: Option<String>, backend: B) -> Self {
+        RunCtx {
+            loaded: s.loaded,
+            dir: s.dir,
+            done: s.done,
+            engine_name,
+            progress: s.progress,
+            man: s.man,
+            seed: s.seed,
+            lost: None,
+            measured: Done::new(),
+            backend,
+        }
+    }
 }
 
 /// Servers of this run by deployment index: running, or failed with a reason.
@@ -111,7 +81,7 @@ pub(super) struct Servers {
     pub(super) failed: HashMap<usize, String>,
 }
 
-impl RunCtx<'_> {
+impl<B: Backend> RunCtx<'_, B> {
     /// Run every (deployment, round) unit in the order the matrix asks for, then the
     /// adaptive repeats. A server lives from its first unit to its last (or one unit, with
     /// `restart`); a deployment that failed to start fails its later units the same way.
@@ -161,7 +131,7 @@ impl RunCtx<'_> {
         {
             self.progress
                 .status(format!("cooling down {}s", d.as_secs_f64()));
-            tokio::time::sleep(d).await;
+            self.backend.pause(d).await;
         }
     }
 
@@ -181,9 +151,9 @@ impl RunCtx<'_> {
             .repeat
             .max_time
             .and_then(|l| l.as_duration())
-            .map(|d| Instant::now() + d);
+            .map(|d| self.backend.now() + d);
         for round in m.iterations + 1..=max_iterations {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
+            if deadline.is_some_and(|d| self.backend.now() >= d) {
                 self.progress
                     .line("adaptive repeats: time budget used up".into());
                 break;
@@ -263,7 +233,7 @@ impl RunCtx<'_> {
             return Ok(());
         };
         let ddir = self.dir.deployment_dir(&d.slug())?;
-        if let Err(e) = servers::teardown(self.engine.as_ref(), &deployed, &ddir).await {
+        if let Err(e) = self.backend.stop(&deployed, &ddir).await {
             self.progress.line(format!("warning: {e:#}"));
         }
         let mut man = self.man.lock().expect("manifest lock");
@@ -367,26 +337,9 @@ impl RunCtx<'_> {
         i: u32,
         deployed: &Deployed,
     ) -> Result<()> {
-        let m = &self.loaded.matrix;
         self.measured.insert((cell.key(), i));
         let label = format!("{cell} #{i}");
-        let external = m.servers[&cell.server].external.is_some();
-        let out = match (&self.client, external) {
-            (Client::Container(on), false) => {
-                let on = on.clone();
-                self.progress
-                    .status(format!("{label}: client container on engine {}", on.name()));
-                self.remote_cell(&on, cell, i, deployed).await
-            }
-            _ => {
-                let live = Arc::new(AtomicU64::new(0));
-                let phase = Arc::new(Live::default());
-                let ticker = self.ticker(label.clone(), live.clone(), phase.clone());
-                let out = drive::measure(m, cell, i, self.seed, deployed, live, phase).await;
-                ticker.abort();
-                out
-            }
-        };
+        let out = self.backend.measure(cell, i, deployed).await;
         let CellOutput {
             mut row,
             samples,
@@ -420,45 +373,9 @@ impl RunCtx<'_> {
         });
         self.dir.append(&row)?;
         self.progress.advance();
-        if !row.is_ok() && self.lost.is_none() && !self.engine_alive().await {
+        if !row.is_ok() && self.lost.is_none() && !self.backend.alive().await {
             self.mark_lost("stopped answering".into())?;
         }
         Ok(())
-    }
-
-    /// Does this worker's engine still answer? (No engine: nothing to lose.)
-    pub(super) async fn engine_alive(&self) -> bool {
-        match &self.engine {
-            Some(e) => e.alive().await,
-            None => true,
-        }
-    }
-
-    /// Once a second, show the cell on the status line: the measured phase's last second
-    /// (throughput, p95, errors) once the driver shows it, else the operations counted
-    /// (preparing, warming up, an external tool's server probe).
-    pub(super) fn ticker(
-        &self,
-        label: String,
-        live: Arc<AtomicU64>,
-        phase: Arc<Live>,
-    ) -> tokio::task::JoinHandle<()> {
-        let bar = self.progress.bar_handle();
-        tokio::spawn(async move {
-            let mut last = 0;
-            let mut tick = tokio::time::interval(Duration::from_secs(1));
-            loop {
-                tick.tick().await;
-                let now = live.load(Ordering::Relaxed);
-                bar.set_message(match phase.last_second() {
-                    Some(s) => format!(
-                        "{label}: second {}: {:.0} q/s, p95 {:.3} ms, {:.0} errors/s",
-                        s.second, s.qps, s.lat_pct_ms, s.errors_ps
-                    ),
-                    None => format!("{label}: {} q/s", now - last),
-                });
-                last = now;
-            }
-        })
     }
 }

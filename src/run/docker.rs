@@ -1,0 +1,357 @@
+//! The Docker side of a worker (`Backend`): images, server containers (readiness and what
+//! the server reports), cells driven from this process or from a client container.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::backend::{Backend, Started};
+use super::*;
+
+/// One worker's engine (None when no deployment needs Docker) and where its load runs.
+pub(super) struct DockerBackend<'a> {
+    loaded: &'a LoadedMatrix,
+    progress: &'a Progress,
+    /// Image facts go into the run's manifest (saved with the deployment's facts).
+    man: &'a Mutex<Manifest>,
+    engine: Option<Engine>,
+    /// Its name in a pooled run, None for one engine.
+    engine_name: Option<String>,
+    client: Client,
+    /// The client image on each engine that runs client containers (by engine name), built
+    /// on first use.
+    client_images: BTreeMap<String, Result<String, String>>,
+    /// Image reference per server, or why it could not be had.
+    images: BTreeMap<String, Result<String, String>>,
+    run_id: &'a str,
+    instance: &'a str,
+    password: String,
+    seed: u64,
+}
+
+/// Where a worker's load generator runs.
+pub(super) enum Client {
+    /// In this process (the local engine: its servers share this host's loopback).
+    Process,
+    /// In an rmatrix container on this engine's host, with host networking.
+    Container(Engine),
+}
+
+impl<'a> DockerBackend<'a> {
+    /// The backend of `engine` (None: no Docker needed), reached at `addr` in a pool.
+    pub(super) fn new(
+        s: &RunShared<'a>,
+        engine: Option<&Engine>,
+        addr: Option<&EngineAddr>,
+    ) -> DockerBackend<'a> {
+        let client = match (s.client_engine, addr) {
+            (Some(c), Some(_)) => Client::Container(c.clone()),
+            (None, Some(a)) if a.client_in_container => Client::Container(
+                engine
+                    .cloned()
+                    .expect("invariant: a pool engine is connected"),
+            ),
+            _ => Client::Process,
+        };
+        DockerBackend {
+            loaded: s.loaded,
+            progress: s.progress,
+            man: s.man,
+            engine: engine.cloned(),
+            engine_name: s.engine_name(engine),
+            client,
+            client_images: BTreeMap::new(),
+            images: BTreeMap::new(),
+            run_id: s.run_id,
+            instance: s.instance,
+            password: Alphanumeric.sample_string(&mut rand::rng(), 24),
+            seed: s.seed,
+        }
+    }
+}
+
+impl Backend for DockerBackend<'_> {
+    async fn start(&mut self, d: &Deployment, ddir: &Path) -> Started {
+        let spec = &self.loaded.matrix.servers[&d.server];
+        if spec.external.is_some() {
+            let config = &self.loaded.matrix.configs[&d.config];
+            return Started {
+                container: None,
+                server: servers::provision(spec, None, "", "", config, ddir)
+                    .await
+                    .map_err(|e| format!("{e:#}")),
+            };
+        }
+        let name = match self.instance {
+            "" => format!("rmatrix-{}-{}", self.run_id, d.slug()),
+            i => format!("rmatrix-{}-{i}-{}", self.run_id, d.slug()),
+        };
+        let server = self.start_container(d, &name, ddir).await;
+        Started {
+            container: Some(name).filter(|_| !matches!(server, Err(Unstarted::Before(_)))),
+            server: server.map_err(Unstarted::into_reason),
+        }
+    }
+
+    async fn measure(&mut self, cell: &Cell, i: u32, deployed: &Deployed) -> CellOutput {
+        let m = &self.loaded.matrix;
+        let label = format!("{cell} #{i}");
+        let external = m.servers[&cell.server].external.is_some();
+        match (&self.client, external) {
+            (Client::Container(on), false) => {
+                let on = on.clone();
+                self.progress
+                    .status(format!("{label}: client container on engine {}", on.name()));
+                self.remote_cell(&on, cell, i, deployed).await
+            }
+            _ => {
+                let live = Arc::new(AtomicU64::new(0));
+                let phase = Arc::new(Live::default());
+                let ticker = self.ticker(label, live.clone(), phase.clone());
+                let out = drive::measure(m, cell, i, self.seed, deployed, live, phase).await;
+                ticker.abort();
+                out
+            }
+        }
+    }
+
+    async fn stop(&mut self, deployed: &Deployed, ddir: &Path) -> Result<()> {
+        servers::teardown(self.engine.as_ref(), deployed, ddir).await
+    }
+
+    async fn alive(&self) -> bool {
+        match &self.engine {
+            Some(e) => e.alive().await,
+            None => true,
+        }
+    }
+
+    async fn pause(&self, d: Duration) {
+        tokio::time::sleep(d).await;
+    }
+
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// Why a container server is not running: `Before` its container was asked for (no
+/// image, no client image), or after.
+enum Unstarted {
+    Before(String),
+    After(String),
+}
+
+impl Unstarted {
+    fn into_reason(self) -> String {
+        match self {
+            Unstarted::Before(r) | Unstarted::After(r) => r,
+        }
+    }
+}
+
+impl DockerBackend<'_> {
+    /// Image of a container server: built or pulled once per run.
+    pub(super) async fn image(&mut self, server: &str) -> Result<String, String> {
+        if let Some(r) = self.images.get(server) {
+            return r.clone();
+        }
+        let spec = &self.loaded.matrix.servers[server];
+        let engine = self
+            .engine
+            .clone()
+            .expect("invariant: docker is connected when a server needs it");
+        self.progress.status(format!("{server}: preparing image"));
+        let res = match (&spec.image, self.loaded.build_dirs.get(server)) {
+            (Some(image), _) => engine.ensure_pulled(image).await,
+            (None, Some(b)) => engine.ensure_built(server, &b.dir, &b.args).await,
+            _ => Err(anyhow::anyhow!("server {server} has no image")),
+        };
+        let r = match res {
+            Ok(info) => {
+                let on = match &self.engine_name {
+                    Some(n) => format!(" on engine {n}"),
+                    None => String::new(),
+                };
+                self.progress
+                    .line(format!("image {} ({}){on}", info.reference, info.origin));
+                let facts = ImageFacts {
+                    reference: info.reference.clone(),
+                    id: info.id,
+                    origin: info.origin,
+                    digest: info.digest,
+                };
+                let mut man = self.man.lock().expect("manifest lock");
+                if let Some(n) = &self.engine_name {
+                    man.engine_images
+                        .entry(n.clone())
+                        .or_default()
+                        .insert(server.to_string(), facts.clone());
+                }
+                man.images.entry(server.to_string()).or_insert(facts);
+                Ok(info.reference)
+            }
+            Err(e) => Err(format!("{e:#}")),
+        };
+        self.images.insert(server.to_string(), r.clone());
+        r
+    }
+
+    /// Start the server container of `d` as `name`, wait for it and read back what it
+    /// reports.
+    async fn start_container(
+        &mut self,
+        d: &Deployment,
+        name: &str,
+        ddir: &Path,
+    ) -> Result<Deployed, Unstarted> {
+        let m = &self.loaded.matrix;
+        let image = self.image(&d.server).await.map_err(Unstarted::Before)?;
+        let engine = self.engine.clone().expect("invariant: docker connected");
+        // With client containers the server is awaited and read back on its engine's host
+        // too: this process may not reach it at 127.0.0.1.
+        let host_side = match self.client {
+            Client::Container(_) => Some(drive::OnEngineHost {
+                engine: &engine,
+                image: self
+                    .client_image(&engine)
+                    .await
+                    .map_err(Unstarted::Before)?,
+                matrix: &self.loaded.text,
+                server: &d.server,
+                config: &d.config,
+                run_id: self.run_id,
+                instance: self.instance,
+                start_timeout: start_timeout(m),
+            }),
+            Client::Process => None,
+        };
+        let launch = Launch {
+            engine: &engine,
+            run_id: self.run_id,
+            instance: self.instance,
+            password: &self.password,
+            host_network: m.network == Network::Host,
+            start_timeout: start_timeout(m),
+            cpuset: m.servers[&d.server].cpuset.clone(),
+            copy_files: host_side.is_some(),
+            host_side: host_side.as_ref().map(|h| h as &dyn HostSide),
+        };
+        let spec = &m.servers[&d.server];
+        let config = &m.configs[&d.config];
+        servers::provision(spec, Some(&launch), name, &image, config, ddir)
+            .await
+            .map_err(|e| Unstarted::After(format!("{e:#}")))
+    }
+
+    /// Once a second, show the cell on the status line: the measured phase's last second
+    /// (throughput, p95, errors) once the driver shows it, else the operations counted
+    /// (preparing, warming up, an external tool's server probe).
+    fn ticker(
+        &self,
+        label: String,
+        live: Arc<AtomicU64>,
+        phase: Arc<Live>,
+    ) -> tokio::task::JoinHandle<()> {
+        let bar = self.progress.bar_handle();
+        tokio::spawn(async move {
+            let mut last = 0;
+            let mut tick = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                tick.tick().await;
+                let now = live.load(Ordering::Relaxed);
+                bar.set_message(match phase.last_second() {
+                    Some(s) => format!(
+                        "{label}: second {}: {:.0} q/s, p95 {:.3} ms, {:.0} errors/s",
+                        s.second, s.qps, s.lat_pct_ms, s.errors_ps
+                    ),
+                    None => format!("{label}: {} q/s", now - last),
+                });
+                last = now;
+            }
+        })
+    }
+
+    /// One cell iteration measured by a client container on `on` (the engine's host):
+    /// a failure to run it is the cell's failure, like any other.
+    pub(super) async fn remote_cell(
+        &mut self,
+        on: &Engine,
+        cell: &Cell,
+        i: u32,
+        deployed: &Deployed,
+    ) -> CellOutput {
+        let m = &self.loaded.matrix;
+        let kind = m.workloads[&cell.workload].kind();
+        let failed = |e: String| CellOutput {
+            row: ResultRow::for_cell(cell, kind, i).failed(&e),
+            samples: Vec::new(),
+            warmup_samples: Vec::new(),
+            operations: Vec::new(),
+        };
+        let image = match self.client_image(on).await {
+            Ok(i) => i,
+            Err(e) => return failed(e),
+        };
+        let pid = match (&self.engine, &deployed.container) {
+            (Some(e), Some(id)) => e.pid(id).await.ok().flatten(),
+            _ => None,
+        };
+        let spec = CellSpec {
+            matrix: self.loaded.text.clone(),
+            cell: cell.key().as_str().to_string(),
+            iteration: i,
+            run_seed: self.seed,
+            host: deployed.endpoint.host.clone(),
+            port: deployed.endpoint.port,
+            user: deployed.endpoint.user.clone(),
+            password: deployed.endpoint.password.clone(),
+            version: deployed.version.clone(),
+            variables: deployed.variables.clone(),
+            server_pid: pid,
+        };
+        let phase = [m.warmup, Some(m.length)]
+            .iter()
+            .flatten()
+            .map(|l| l.as_duration())
+            .sum::<Option<Duration>>();
+        // Time-bounded phases: twice their length and 10 minutes for preparing; a
+        // count-bounded one: an hour (the client's own stall watchdog comes first).
+        let limit = phase
+            .map(|d| d * 2 + Duration::from_secs(600))
+            .unwrap_or(Duration::from_secs(3600));
+        let remote = drive::Remote::new(on, &image, self.run_id, self.instance, "client", limit);
+        match drive::in_container(&remote, &spec).await {
+            Ok(out) => out,
+            Err(e) => failed(format!("{e:#}")),
+        }
+    }
+
+    /// The client image on `on`, built once per engine and run.
+    pub(super) async fn client_image(&mut self, on: &Engine) -> Result<String, String> {
+        if let Some(r) = self.client_images.get(on.name()) {
+            return r.clone();
+        }
+        self.progress
+            .status(format!("engine {}: building the client image", on.name()));
+        let r = drive::client_image(on).await.map_err(|e| {
+            format!(
+                "the client image could not be built on engine {}: {e:#}",
+                on.name()
+            )
+        });
+        self.client_images.insert(on.name().to_string(), r.clone());
+        r
+    }
+}
+
+/// How long a server may take to answer after its container starts.
+pub(super) fn start_timeout(m: &Matrix) -> Duration {
+    m.start_timeout
+        .and_then(|l| l.as_duration())
+        .unwrap_or(Duration::from_secs(180))
+}
