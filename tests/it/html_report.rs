@@ -2,12 +2,10 @@
 //! and report.html renders in a real browser (headless Chromium, installed by
 //! scripts/setup.sh) with its charts on screen and no console errors.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::rmatrix;
+use crate::common::rmatrix;
 
 /// A copy of a stored example run, re-rendered with `report --write`.
 fn rendered_example(name: &str) -> (tempfile::TempDir, PathBuf) {

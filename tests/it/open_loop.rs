@@ -4,8 +4,7 @@
 //! backlog left behind (and is marked behind its target, never reported as achieved), and a
 //! sweep on a server pinned to one core stops at its knee. Run with `--test-threads=1`.
 
-mod common;
-use common::Cleanup;
+use crate::common::Cleanup;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,7 +34,7 @@ fn run(tmp: &Path, name: &str, matrix: &str) -> (PathBuf, Vec<Row>, Cleanup) {
         "{name}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let rows = common::result_rows(&dir);
+    let rows = crate::common::result_rows(&dir);
     (dir, rows, guard)
 }
 
@@ -84,7 +83,7 @@ fn redis_below_capacity_achieves_its_rate() {
     // 5 s at 4000/s, evenly spaced: the arrivals at 0.25 ms .. 4999.75 ms.
     assert_eq!(num(r, "scheduled"), 19_999.0, "{r:?}");
     // Per-second samples carry the rate and run at it.
-    let samples = common::csv_rows(&dir.join("samples.csv"));
+    let samples = crate::common::csv_rows(&dir.join("samples.csv"));
     assert!(samples.len() >= 4, "{samples:?}");
     for s in &samples {
         assert_eq!(s["rate"], "4000");
@@ -119,7 +118,7 @@ fn redis_far_above_capacity_shows_latency_growing_and_the_backlog() {
     // while each request's own service time stays short.
     assert!(num(r, "lat_p50_ms") > 500.0, "{r:?}");
     assert!(num(r, "svc_p99_ms") < 100.0, "{r:?}");
-    let p95: Vec<f64> = common::csv_rows(&dir.join("samples.csv"))
+    let p95: Vec<f64> = crate::common::csv_rows(&dir.join("samples.csv"))
         .iter()
         .filter(|s| s["rate"] == "1000000")
         .map(|s| num(s, "lat_p95_ms"))
@@ -185,7 +184,7 @@ fn mariadb_far_above_capacity_is_behind_its_target() {
     // What was served is what the server counted, backlog or not.
     let started = (achieved * num(r, "seconds")).round();
     assert_eq!(num(r, "srv_com_select"), started, "{r:?}");
-    let p95: Vec<f64> = common::csv_rows(&dir.join("samples.csv"))
+    let p95: Vec<f64> = crate::common::csv_rows(&dir.join("samples.csv"))
         .iter()
         .map(|s| num(s, "lat_p95_ms"))
         .collect();

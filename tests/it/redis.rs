@@ -3,8 +3,7 @@
 //! variant that cannot take effect refused), the unix socket, and the redis-benchmark driver's
 //! parsing of a real run. Run with `--test-threads=1`: one server at a time.
 
-mod common;
-use common::Cleanup;
+use crate::common::Cleanup;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,7 +52,7 @@ fn run(tmp: &Path, name: &str, matrix: &str) -> (Output, PathBuf, Cleanup) {
 }
 
 fn rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
-    common::result_rows(dir)
+    crate::common::result_rows(dir)
 }
 
 fn counters(row: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
@@ -419,7 +418,7 @@ fn redis_iterations_write_per_second_samples() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    common::assert_samples_agree(&dir, 2);
+    crate::common::assert_samples_agree(&dir, 2);
     // The stability check reads the samples: two seconds are too short for a verdict.
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(summary.contains("## Stability"), "{summary}");
@@ -443,7 +442,7 @@ fn redis_iterations_write_per_second_samples() {
     // One Redis thread: at most the phase's wall time of one core (and a little).
     let seconds: f64 = row["seconds"].parse().unwrap();
     assert!(cpu_s < seconds * 1.2, "{row:?}");
-    for s in common::csv_rows(&dir.join("samples.csv")) {
+    for s in crate::common::csv_rows(&dir.join("samples.csv")) {
         let (r, w): (f64, f64) = (
             s["reads_ps"].parse().unwrap(),
             s["writes_ps"].parse().unwrap(),

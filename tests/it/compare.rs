@@ -3,8 +3,7 @@
 //! slower or faster on InnoDB writes, 3% slower, noisy, from a newer format, or from another
 //! matrix): joins, one-sided cells, metric directions, thresholds, formats and exit codes.
 
-mod common;
-use common::{rmatrix, Out};
+use crate::common::{rmatrix, Out};
 use std::path::{Path, PathBuf};
 
 const REGRESSION: i32 = 4;

@@ -6,14 +6,12 @@
 //! them, read them back and drive them from containers on that engine.
 //! Needs root and dockerd; the tests take the second engine down and up themselves.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::result_rows;
+use crate::common::result_rows;
 
 const LOCAL: &str = "unix:///var/run/docker.sock";
 const SECOND_SOCK: &str = "unix:///run/rmatrix-d2/docker.sock";
@@ -130,7 +128,7 @@ fn a_matrix_runs_across_two_engines_with_the_client_next_to_each_server() {
     let out_dir = tmp.path().join("pool-two-engines");
     let _cleanup = Cleanup("pool-two-engines".into());
     let since = now_s().to_string();
-    let out = common::rmatrix(&[
+    let out = crate::common::rmatrix(&[
         "run",
         m.to_str().unwrap(),
         "--out",
@@ -291,7 +289,7 @@ fn a_stopped_engine_hands_its_queue_to_the_other_and_resume_completes_the_run() 
     assert!(run_containers(LOCAL, id).is_empty());
 
     // A pooled run resumes only with its pool named again.
-    let out = common::rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
+    let out = crate::common::rmatrix(&["run", "--resume", out_dir.to_str().unwrap(), "--quiet"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(
         out.stderr.contains("pass the same --engine"),
@@ -304,7 +302,7 @@ fn a_stopped_engine_hands_its_queue_to_the_other_and_resume_completes_the_run() 
     second_engine_up();
     let mut args = vec!["run", "--resume", out_dir.to_str().unwrap(), "--quiet"];
     args.extend(engines);
-    let out = common::rmatrix(&args);
+    let out = crate::common::rmatrix(&args);
     assert_eq!(out.code, 0, "{}", out.stderr);
     let rows = result_rows(&out_dir);
     assert_eq!(rows.iter().filter(|r| r["status"] == "ok").count(), 4);
@@ -375,7 +373,7 @@ fn an_image_named_by_registry_reference_is_pulled_on_every_engine() {
     let id = "pool-registry-image";
     let out_dir = tmp.path().join(id);
     let _cleanup = Cleanup(id.into());
-    let out = common::rmatrix(&[
+    let out = crate::common::rmatrix(&[
         "run",
         m.to_str().unwrap(),
         "--out",
@@ -439,7 +437,7 @@ fn bad_pools_are_refused_before_anything_runs() {
             "--quiet",
         ];
         args.extend(extra);
-        common::rmatrix(&args)
+        crate::common::rmatrix(&args)
     };
     let out = run(&["--engine", LOCAL, "--engine", LOCAL]);
     assert_eq!(out.code, 2, "{}", out.stderr);
@@ -655,7 +653,7 @@ fn an_ssh_engine_is_used_through_the_system_ssh() {
 
     // A host that refuses: exit 3, with what ssh said.
     let never = tmp.path().join("never");
-    let out = common::rmatrix(&[
+    let out = crate::common::rmatrix(&[
         "run",
         m.to_str().unwrap(),
         "--out",

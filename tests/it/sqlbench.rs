@@ -4,8 +4,7 @@
 //! `Com_*` counters for each operation equal the statements the client sent. Run with
 //! `--test-threads=1`.
 
-mod common;
-use common::Cleanup;
+use crate::common::Cleanup;
 
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
@@ -18,7 +17,7 @@ use rmatrix::workloads::sqlbench::groups;
 use rmatrix::workloads::sqlbench::{Group, SqlbenchSpec};
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
-    common::mariadb_10_11(run_id, dir, "sqlbench-test-pw").await
+    crate::common::mariadb_10_11(run_id, dir, "sqlbench-test-pw").await
 }
 
 fn tiny(group: Group) -> SqlbenchSpec {
@@ -35,7 +34,7 @@ async fn every_group_runs_and_the_server_counts_what_was_sent() {
     let _cleanup = Cleanup(run_id.clone());
     let tmp = tempfile::tempdir().unwrap();
     let dep = server(&run_id, tmp.path()).await;
-    common::counts::every_sqlbench_group_counts(&dep).await;
+    crate::common::counts::every_sqlbench_group_counts(&dep).await;
 }
 
 /// sql-bench skips test-transactions on a server without transactions; so does the driver

@@ -5,8 +5,7 @@
 //! where it was. Run with `--test-threads=1`; containers are removed even when an assertion
 //! fails.
 
-mod common;
-use common::Cleanup;
+use crate::common::Cleanup;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,8 +2,7 @@
 //! file or the terminal unchecked, and an engine address rmatrix cannot use is refused.
 //! No Docker needed: everything here is refused before a container could start.
 
-mod common;
-use common::rmatrix;
+use crate::common::rmatrix;
 
 fn matrix(dir: &std::path::Path, body: &str) -> String {
     let path = dir.join("m.yaml");

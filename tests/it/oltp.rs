@@ -1,9 +1,8 @@
 //! The oltp driver against a real MariaDB in Docker: every sysbench test name runs, and what
 //! the client counted equals what the server counted. Run with `--test-threads=1`.
 
-mod common;
-use common::counts::{assert_server_agrees, deadlocks, srv};
-use common::Cleanup;
+use crate::common::counts::{assert_server_agrees, deadlocks, srv};
+use crate::common::Cleanup;
 
 use std::path::Path;
 use std::process::Command;
@@ -23,7 +22,7 @@ use rmatrix::workloads::oltp::prepare;
 use rmatrix::workloads::oltp::{OltpSpec, OltpTest};
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
-    common::mariadb_10_11(run_id, dir, "oltp-test-pw").await
+    crate::common::mariadb_10_11(run_id, dir, "oltp-test-pw").await
 }
 
 fn spec(test: OltpTest) -> OltpSpec {

@@ -4,8 +4,7 @@
 //! engine unreachable. Each test has its own run id (its `--out` folder name), so a container
 //! one of them leaks cannot clash with the next. Run with `--test-threads=1`.
 
-mod common;
-use common::{containers, rmatrix, Cleanup};
+use crate::common::{containers, rmatrix, Cleanup};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -56,7 +55,7 @@ fn spawn_run(matrix: &Path, out: &Path) -> Child {
         .unwrap()
 }
 
-fn resume(dir: &Path) -> common::Out {
+fn resume(dir: &Path) -> crate::common::Out {
     rmatrix(&["run", "--resume", dir.to_str().unwrap(), "--quiet"])
 }
 
@@ -76,7 +75,7 @@ fn wait_for(child: &mut Child, secs: u64, what: &str, mut cond: impl FnMut() -> 
 
 /// The rows of results.csv as column -> value maps; an absent file is no rows.
 fn rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
-    common::result_rows(dir)
+    crate::common::result_rows(dir)
 }
 
 fn row_count(dir: &Path) -> usize {

@@ -2,8 +2,7 @@
 //! on 127.0.0.1 only, and the server must listen where the bridge reaches it (the images'
 //! own my.cnf says `bind-address = 127.0.0.1`). Real container, real Docker engine.
 
-mod common;
-use common::{rmatrix, Cleanup};
+use crate::common::{rmatrix, Cleanup};
 
 #[test]
 fn bridge_network_reaches_a_built_mariadb() {
@@ -42,5 +41,5 @@ fn bridge_network_reaches_a_built_mariadb() {
     );
     let manifest = std::fs::read_to_string(out_dir.join("manifest.json")).unwrap();
     assert!(manifest.contains("bridge"), "{manifest}");
-    assert!(common::containers("bridge-net").is_empty());
+    assert!(crate::common::containers("bridge-net").is_empty());
 }

@@ -4,9 +4,8 @@
 //! jemalloc preloads are verified through the server process's mapped libraries, since MySQL
 //! reports no `version_malloc_library`. Run with `--test-threads=1`.
 
-mod common;
-use common::counts::{assert_server_agrees, deadlocks, srv};
-use common::{result_rows, rmatrix, Cleanup};
+use crate::common::counts::{assert_server_agrees, deadlocks, srv};
+use crate::common::{result_rows, rmatrix, Cleanup};
 
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
@@ -21,7 +20,7 @@ use rmatrix::workloads::oltp::{OltpSpec, OltpTest};
 const PASSWORD: &str = "mysql-test-pw";
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
-    common::mysql_9_7(run_id, dir, PASSWORD, &Default::default()).await
+    crate::common::mysql_9_7(run_id, dir, PASSWORD, &Default::default()).await
 }
 
 fn verified(dir: &Path, deployment: &str) -> Vec<serde_json::Value> {
@@ -250,5 +249,5 @@ async fn sqlbench_counts_agree_on_mysql() {
     let _cleanup = Cleanup(run_id.clone());
     let tmp = tempfile::tempdir().unwrap();
     let dep = server(&run_id, tmp.path()).await;
-    common::counts::every_sqlbench_group_counts(&dep).await;
+    crate::common::counts::every_sqlbench_group_counts(&dep).await;
 }

@@ -1,8 +1,6 @@
 //! End to end against real MariaDB containers through the real Docker engine.
 //! Run with `--test-threads=1` (the README's test command does): servers are started one at a time.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -246,7 +244,7 @@ length: 1s
 ",
     );
     let out_dir = tmp.path().join("e2e-resume");
-    let _cleanup = common::Cleanup("e2e-resume".into());
+    let _cleanup = crate::common::Cleanup("e2e-resume".into());
     let mut child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
         .args([
             "run",
@@ -632,8 +630,8 @@ fn slap_iterations_write_per_second_samples() {
     );
     let out_dir = tmp.path().join("slap-samples");
     run_ok(&m, &out_dir);
-    common::assert_samples_agree(&out_dir, 2);
-    for s in common::csv_rows(&out_dir.join("samples.csv")) {
+    crate::common::assert_samples_agree(&out_dir, 2);
+    for s in crate::common::csv_rows(&out_dir.join("samples.csv")) {
         let (r, w): (f64, f64) = (
             s["reads_ps"].parse().unwrap(),
             s["writes_ps"].parse().unwrap(),
@@ -645,7 +643,7 @@ fn slap_iterations_write_per_second_samples() {
         );
         assert!(p99 >= p95 && p95 > 0.0, "{s:?}");
     }
-    let warmup = common::csv_rows(&out_dir.join("warmup.csv"));
+    let warmup = crate::common::csv_rows(&out_dir.join("warmup.csv"));
     let seconds: Vec<&str> = warmup.iter().map(|s| s["second"].as_str()).collect();
     assert_eq!(seconds, ["1", "2"], "the warm-up's two seconds");
     assert!(warmup

@@ -3,8 +3,7 @@
 //! real binary on the hand-made runs of tests/fixtures/compare-input (each a copy of
 //! tests/fixtures/compare/base with one thing changed; see the file list in the test names).
 
-mod common;
-use common::{rmatrix, Out};
+use crate::common::{rmatrix, Out};
 use std::path::{Path, PathBuf};
 
 const BAD_INPUT: i32 = 2;

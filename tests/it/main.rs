@@ -1,0 +1,22 @@
+//! The integration tests, linked once: the real binary against real servers (Docker), stored
+//! run directories and the bad-input corpus. Run with `--test-threads=1`: one server at a
+//! time on a 2-core machine. One module per file; `common` holds their helpers.
+
+mod common;
+
+mod bad_inputs;
+mod compare;
+mod compare_docker;
+mod compare_input;
+mod end_to_end;
+mod faults;
+mod hostile;
+mod html_report;
+mod mysql;
+mod network;
+mod nightly;
+mod oltp;
+mod open_loop;
+mod pool;
+mod redis;
+mod sqlbench;
