@@ -320,12 +320,22 @@ fn history_flags_a_step_in_nightly_runs() {
     let cols: Vec<&str> = row.split(" | ").collect();
     assert_eq!(cols[5], "**880** ▼", "{row}");
     assert_eq!(row.matches('▼').count(), 1, "{row}");
-    // numpy: the 5 run means before night 7 (1010, 995, 1005, 990, 1002) against the 4 from
-    // it (880, 890, 875, 885): expm1(mean(log after) - mean(log before)) = -11.79%.
+    // scipy 1.17.1: the 6 run means before night 7 against the 4 from it (the whole
+    // segments), ttest_ind(log(after), log(before), equal_var=True): p = 3.8e-09, the change
+    // expm1(mean(log after) - mean(log before)) = -11.78%, its 95% interval
+    // [-12.72%, -10.83%].
     let cp = out.stdout.split("### Change points").nth(1).unwrap();
     assert!(
-        cp.contains("/ InnoDB / write / c2 | qps | night-07 (2026-11-07T02:00:00Z) | 1000 | 882 | -11.8% worse *** |"),
+        cp.contains(
+            "/ InnoDB / write / c2 | qps | night-07 (2026-11-07T02:00:00Z) | 6 → 4 | 1000 | \
+             882 | -11.8% [-12.7%, -10.8%] worse *** | <0.0001 |"
+        ),
         "{cp}"
+    );
+    assert!(
+        out.stdout.contains("Change points: E-divisive means"),
+        "{}",
+        out.stdout
     );
 
     let out = rmatrix(&["history", dir, "--format", "csv"]);
@@ -342,6 +352,35 @@ fn history_flags_a_step_in_nightly_runs() {
         .collect();
     assert_eq!(flagged, ["night-07"]);
     assert_eq!(&recs[6][col("direction")], "worse");
+    let pct = |name: &str| recs[6][col(name)].parse::<f64>().unwrap();
+    assert!((pct("change_pct") + 11.779).abs() < 1e-3);
+    assert!((pct("change_lo_pct") + 12.719).abs() < 1e-3);
+    assert!((pct("change_hi_pct") + 10.830).abs() < 1e-3);
+
+    // JSON carries the same change point with its segments.
+    let out = rmatrix(&["history", dir, "--format", "json"]);
+    assert_eq!(out.code, 0);
+    let h: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(h["method"], "e-divisive means with student-t on logarithms");
+    let cp = &h["series"][0]["points"][6]["change_point"];
+    assert_eq!(
+        (&cp["runs_before"], &cp["runs_after"]),
+        (&6.into(), &4.into())
+    );
+    assert!(
+        (cp["change_lo_pct"].as_f64().unwrap() + 12.719).abs() < 1e-3,
+        "{cp}"
+    );
+
+    // Scripts that still pass the sliding test's --window keep working, with a note.
+    let out = rmatrix(&["history", dir, "--window", "5"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--window is no longer used"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("| 6 → 4 |"), "{}", out.stdout);
 }
 
 #[test]
