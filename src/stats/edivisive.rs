@@ -66,8 +66,11 @@ impl Energy {
     /// side; the first such pair on ties. `None` when the segment is shorter than `2 * min`.
     pub fn best_split(&self, s: usize, e: usize, min: usize) -> Option<(usize, usize)> {
         let min = min.max(1);
+        if e.saturating_sub(s) < min.saturating_mul(2) {
+            return None;
+        }
         let mut best: Option<(usize, usize, f64)> = None;
-        for tau in s + min..=e.checked_sub(min)? {
+        for tau in s + min..=e - min {
             for kappa in tau + min..=e {
                 let q = self.q(s, tau, kappa);
                 if best.is_none_or(|b| q > b.2) {
@@ -139,5 +142,6 @@ mod tests {
         );
         assert_eq!(en.best_split(0, 6, 3), Some((3, 6)));
         assert_eq!(Energy::new(&[]).best_split(0, 0, 2), None);
+        assert_eq!(en.best_split(0, z.len(), usize::MAX), None);
     }
 }
