@@ -137,7 +137,8 @@ pub enum Command {
         /// Smallest shift of the mean that counts as a change point (`5%` or `5`).
         #[arg(long, default_value = "5%")]
         threshold: String,
-        /// Confidence level of the test at each candidate change point (alpha = 1 - level).
+        /// Confidence level of the test of each change point and of its interval
+        /// (alpha = 1 - level).
         #[arg(long, default_value = "95%", conflicts_with = "alpha")]
         confidence: String,
         /// The same as a significance level: `--alpha 0.05` is `--confidence 95%`.
@@ -146,10 +147,12 @@ pub enum Command {
         /// Runs shown as columns in the Markdown view (CSV and JSON have every run).
         #[arg(long, default_value_t = 8)]
         last: usize,
-        /// Runs on each side of a candidate change point that are compared.
-        #[arg(long, default_value_t = 5)]
-        window: usize,
-        /// Runs needed on each side before a change point can be flagged (at least 2).
+        /// No longer used: change points are searched over each whole series. Still accepted
+        /// (with a note on stderr) so that scripts that pass it keep working.
+        #[arg(long, value_name = "RUNS")]
+        window: Option<usize>,
+        /// Fewest runs in a segment between change points (at least 2): a change point needs
+        /// this many runs on each side.
         #[arg(long, default_value_t = 3)]
         min_points: usize,
         /// Leave dimension DIM out of the series key.

@@ -206,12 +206,18 @@ fn history(
     metrics: &[String],
     threshold: &str,
     (confidence, alpha): (&str, Option<f64>),
-    (last, window, min_points): (usize, usize, usize),
+    (last, window, min_points): (usize, Option<usize>, usize),
     ignore: Vec<String>,
     require_same_env: bool,
     format: Format,
 ) -> Result<i32> {
     use crate::compare::{env, history, input, join};
+    if window.is_some() {
+        eprintln!(
+            "note: --window is no longer used: change points are searched over each whole \
+             series (E-divisive means); see docs/compare.md"
+        );
+    }
     let runs = input::load_runs(dirs)?;
     let opts = history::HistoryOptions {
         // Empty: each run's own report metric.
@@ -223,7 +229,6 @@ fn history(
         threshold_pct: join::parse_threshold(threshold)?,
         confidence: confidence_of(confidence, alpha)?,
         last,
-        window,
         min_points,
         ignore,
     };

@@ -54,6 +54,8 @@ pub enum CompareError {
         candidate: PathBuf,
         metrics: String,
     },
+    #[error("bad --min-points {0}: a segment of a history needs at least 2 runs (for a variance)")]
+    BadMinPoints(usize),
     #[error("no run directories found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
     NoRuns { paths: Vec<PathBuf> },
 }
@@ -71,6 +73,7 @@ impl crate::error::Kinded for CompareError {
             | UnknownDimension { .. }
             | BadThreshold(_)
             | BadConfidence(_)
+            | BadMinPoints(_)
             | NothingInCommon { .. }
             | NothingCompared { .. }
             | NoRuns { .. } => crate::error::ErrorKind::BadInput,

@@ -129,6 +129,11 @@ pub fn comparisons(comparisons: &[Comparison]) -> anyhow::Result<String> {
     Ok(String::from_utf8(w.into_inner()?)?)
 }
 
+/// An optional number as a CSV field (empty when absent).
+fn num(v: Option<f64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
 pub fn history(h: &History) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
@@ -148,6 +153,8 @@ pub fn history(h: &History) -> anyhow::Result<String> {
         "stddev",
         "change_point",
         "change_pct",
+        "change_lo_pct",
+        "change_hi_pct",
         "p_value",
         "direction",
     ])?;
@@ -171,9 +178,9 @@ pub fn history(h: &History) -> anyhow::Result<String> {
                 p.mean.to_string(),
                 p.stddev.to_string(),
                 cp.is_some().to_string(),
-                cp.and_then(|c| c.change_pct)
-                    .map(|v| v.to_string())
-                    .unwrap_or_default(),
+                num(cp.and_then(|c| c.change_pct)),
+                num(cp.and_then(|c| c.change_lo_pct)),
+                num(cp.and_then(|c| c.change_hi_pct)),
                 cp.map(|c| c.p_value.to_string()).unwrap_or_default(),
                 cp.map(|c| c.direction.to_string()).unwrap_or_default(),
             ])?;

@@ -246,29 +246,35 @@ fn fmt_value(metric: &str, v: f64) -> String {
 }
 
 fn cp_text(cp: &ChangePoint, conf: Confidence) -> String {
-    let pct = cp
-        .change_pct
-        .map(|c| format!("{c:+.1}%"))
-        .unwrap_or_else(|| "from 0".into());
-    format!("{pct} {} {}", cp.direction, conf.mark(cp.p_value))
+    let pct = |v: Option<f64>| v.map(|c| format!("{c:+.1}%"));
+    let text = match (
+        pct(cp.change_pct),
+        pct(cp.change_lo_pct),
+        pct(cp.change_hi_pct),
+    ) {
+        (Some(c), Some(lo), Some(hi)) => format!("{c} [{lo}, {hi}]"),
+        (Some(c), _, _) => c,
+        _ => "from 0".into(),
+    };
+    format!("{text} {} {}", cp.direction, conf.mark(cp.p_value))
 }
 
 pub fn history(h: &History) -> String {
     let conf = Confidence::new(h.confidence).unwrap_or_default();
     let mut out = String::from("## rmatrix history\n\n");
     out.push_str(&format!(
-        "{} runs{}. Change points: the up to {} run means before a run against the up to {} \
-         from it, Welch's test on their logarithms at {conf} confidence and a change of at \
-         least {}% (needs {} runs; the newest {} cannot be flagged yet). {}.\n",
+        "{} runs{}. Change points: E-divisive means over each cell's whole series of run \
+         means (as Hunter and Apache Otava do), each kept when Student's t-test on the \
+         logarithms between its neighbouring segments is significant at {conf} confidence \
+         and the change is at least {}%; a segment holds at least {} runs (the newest {} \
+         cannot start a change point yet). {}.\n",
         h.runs.len(),
         match (h.runs.first(), h.runs.last()) {
             (Some(a), Some(b)) => format!(", {} to {}", md(&a.started_at), md(&b.started_at)),
             _ => String::new(),
         },
-        h.window,
-        h.window,
         h.threshold_pct,
-        2 * h.min_points,
+        h.min_points,
         h.min_points.saturating_sub(1),
         conf.legend(),
     ));
@@ -298,16 +304,18 @@ fn change_points(out: &mut String, h: &History, conf: Confidence) {
         out.push_str("\nNo change points.\n");
     } else {
         out.push_str(
-            "\n### Change points\n\n| cell | metric | from run | before | after | change | p |\n\
-             |---|---|---|---:|---:|---:|---:|\n",
+            "\n### Change points\n\n| cell | metric | from run | runs | before | after | change | p |\n\
+             |---|---|---|---:|---:|---:|---:|---:|\n",
         );
         for (s, p, cp) in flagged {
             out.push_str(&format!(
-                "| {} | {} | {} ({}) | {} | {} | {} | {} |\n",
+                "| {} | {} | {} ({}) | {} → {} | {} | {} | {} | {} |\n",
                 md(&s.cell),
                 s.metric,
                 md(&h.runs[p.run].run_id),
                 md(&h.runs[p.run].started_at),
+                cp.runs_before,
+                cp.runs_after,
                 fmt_value(&s.metric, cp.before),
                 fmt_value(&s.metric, cp.after),
                 cp_text(cp, conf),

@@ -8,6 +8,8 @@
 //!   once (`iterations: 1`), with their autocorrelation checked.
 //! - [`change`]: the change between two cells as a ratio, tested and bounded on the log
 //!   scale (never below -100%), optionally with a run-to-run variance learned from history.
+//! - [`changepoint`]: change points of a whole history of run means (E-divisive means with a
+//!   t-test, [`edivisive`] its statistic), for `history`.
 //! - [`dist`]: Student's t distribution (the only t quantile in the crate).
 //! - [`paired`]: two tools measured in the same rounds: the per-round ratios, their median
 //!   and geometric mean with its interval (`rmatrix ratio`).
@@ -17,8 +19,10 @@
 pub mod apdex;
 pub mod batch;
 pub mod change;
+pub mod changepoint;
 pub mod dist;
 pub mod drift;
+pub mod edivisive;
 pub mod knee;
 pub mod level;
 pub mod paired;

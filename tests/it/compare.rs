@@ -319,12 +319,22 @@ fn history_flags_a_step_in_nightly_runs() {
     let cols: Vec<&str> = row.split(" | ").collect();
     assert_eq!(cols[5], "**880** ▼", "{row}");
     assert_eq!(row.matches('▼').count(), 1, "{row}");
-    // numpy: the 5 run means before night 7 (1010, 995, 1005, 990, 1002) against the 4 from
-    // it (880, 890, 875, 885): expm1(mean(log after) - mean(log before)) = -11.79%.
+    // scipy 1.17.1: the 6 run means before night 7 against the 4 from it (the whole
+    // segments), ttest_ind(log(after), log(before), equal_var=True): p = 3.8e-09, the change
+    // expm1(mean(log after) - mean(log before)) = -11.78%, its 95% interval
+    // [-12.72%, -10.83%].
     let cp = out.stdout.split("### Change points").nth(1).unwrap();
     assert!(
-        cp.contains("/ InnoDB / write / c2 | qps | night-07 (2026-11-07T02:00:00Z) | 1000 | 882 | -11.8% worse *** |"),
+        cp.contains(
+            "/ InnoDB / write / c2 | qps | night-07 (2026-11-07T02:00:00Z) | 6 → 4 | 1000 | \
+             882 | -11.8% [-12.7%, -10.8%] worse *** | <0.0001 |"
+        ),
         "{cp}"
+    );
+    assert!(
+        out.stdout.contains("Change points: E-divisive means"),
+        "{}",
+        out.stdout
     );
 
     let out = rmatrix(&["history", dir, "--format", "csv"]);
@@ -341,6 +351,35 @@ fn history_flags_a_step_in_nightly_runs() {
         .collect();
     assert_eq!(flagged, ["night-07"]);
     assert_eq!(&recs[6][col("direction")], "worse");
+    let pct = |name: &str| recs[6][col(name)].parse::<f64>().unwrap();
+    assert!((pct("change_pct") + 11.779).abs() < 1e-3);
+    assert!((pct("change_lo_pct") + 12.719).abs() < 1e-3);
+    assert!((pct("change_hi_pct") + 10.830).abs() < 1e-3);
+
+    // JSON carries the same change point with its segments.
+    let out = rmatrix(&["history", dir, "--format", "json"]);
+    assert_eq!(out.code, 0);
+    let h: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(h["method"], "e-divisive means with student-t on logarithms");
+    let cp = &h["series"][0]["points"][6]["change_point"];
+    assert_eq!(
+        (&cp["runs_before"], &cp["runs_after"]),
+        (&6.into(), &4.into())
+    );
+    assert!(
+        (cp["change_lo_pct"].as_f64().unwrap() + 12.719).abs() < 1e-3,
+        "{cp}"
+    );
+
+    // Scripts that still pass the sliding test's --window keep working, with a note.
+    let out = rmatrix(&["history", dir, "--window", "5"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--window is no longer used"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.contains("| 6 → 4 |"), "{}", out.stdout);
 }
 
 #[test]
@@ -477,4 +516,97 @@ fn run_to_run_noise_from_history_widens_the_verdict() {
         "{}",
         out.stdout
     );
+}
+
+/// A copy of the stored run `src` as night `day`, with every qps value times `factor(row)`.
+fn scaled_night(src: &Path, dst: &Path, day: u32, factor: impl Fn(&csv::StringRecord) -> f64) {
+    std::fs::create_dir_all(dst).unwrap();
+    std::fs::copy(src.join("matrix.yaml"), dst.join("matrix.yaml")).unwrap();
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("manifest.json")).unwrap()).unwrap();
+    manifest["run_id"] = format!("night-{day:02}").into();
+    manifest["started_at"] = format!("2026-12-{day:02}T02:00:00Z").into();
+    std::fs::write(dst.join("manifest.json"), manifest.to_string()).unwrap();
+    let mut r = csv::Reader::from_path(src.join("results.csv")).unwrap();
+    let header = r.headers().unwrap().clone();
+    let qps = header.iter().position(|h| h == "qps").unwrap();
+    let mut w = csv::Writer::from_path(dst.join("results.csv")).unwrap();
+    w.write_record(&header).unwrap();
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let mut out: Vec<String> = rec.iter().map(String::from).collect();
+        if let Ok(v) = rec[qps].parse::<f64>() {
+            out[qps] = (v * factor(&rec)).to_string();
+        }
+        w.write_record(&out).unwrap();
+    }
+    w.flush().unwrap();
+}
+
+/// Twelve nights replayed from a stored run (binlog-2026-11-29: 40 cells, 3 real iterations
+/// each): a shared night-to-night wobble of up to 1.5%, then binlog-on InnoDB 15% slower from
+/// night 8. The 8 of those 10 cells whose iterations spread by a CV of 1-15% are flagged at
+/// night 8 and nowhere else; the two whose iterations spread by 27% (10.11 key-autoinc and
+/// key-guid) are not, because a run mean is never taken as more precise than its iterations
+/// say (p ~ 0.1 with 7 and 5 runs). None of the 30 unchanged cells is flagged.
+#[test]
+fn history_of_a_stored_run_replayed_finds_the_regressed_cells_only() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("reports/examples/binlog-2026-11-29");
+    let tmp = tempfile::tempdir().unwrap();
+    let wobble = [
+        1.0, 1.015, 0.99, 1.005, 0.985, 1.01, 0.995, 1.0, 0.99, 1.01, 1.005, 0.995,
+    ];
+    for (i, w) in wobble.iter().enumerate() {
+        let day = i as u32 + 1;
+        scaled_night(&src, &tmp.path().join(format!("n{day:02}")), day, |rec| {
+            let hit = day >= 8 && &rec[1] == "binlog-on" && &rec[2] == "InnoDB";
+            w * if hit { 0.85 } else { 1.0 }
+        });
+    }
+    let out = rmatrix(&["history", tmp.path().to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let mut r = csv::Reader::from_reader(out.stdout.as_bytes());
+    let header = r.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let recs: Vec<csv::StringRecord> = r.records().map(|r| r.unwrap()).collect();
+    assert_eq!(recs.len(), 40 * 12);
+    let mut flagged: Vec<String> = recs
+        .iter()
+        .filter(|r| &r[col("change_point")] == "true")
+        .map(|r| {
+            let pct: f64 = r[col("change_pct")].parse().unwrap();
+            assert!((pct + 15.0).abs() < 0.01, "{r:?}");
+            assert_eq!(
+                (&r[col("run_id")], &r[col("direction")]),
+                ("night-08", "worse")
+            );
+            format!("{} {}", &r[col("server")], &r[col("workload")])
+        })
+        .collect();
+    flagged.sort();
+    assert_eq!(
+        flagged,
+        [
+            "mariadb-10.11 write-autoinc-2idx",
+            "mariadb-10.11 write-guid",
+            "mariadb-10.11 write-guid-2idx",
+            "mariadb-11.8 key-autoinc",
+            "mariadb-11.8 key-guid",
+            "mariadb-11.8 write-autoinc-2idx",
+            "mariadb-11.8 write-guid",
+            "mariadb-11.8 write-guid-2idx",
+        ]
+    );
+    assert!(recs
+        .iter()
+        .filter(|r| &r[col("change_point")] == "true")
+        .all(|r| &r[col("config")] == "binlog-on" && &r[col("engine")] == "InnoDB"));
+    // The compact view marks the first run of the new level.
+    let md = rmatrix(&["history", tmp.path().to_str().unwrap()]).stdout;
+    let view = md.split("### qps").nth(1).unwrap();
+    let row = view
+        .lines()
+        .find(|l| l.starts_with("| mariadb-11.8 / binlog-on / InnoDB / key-guid / c2 |"))
+        .unwrap();
+    assert!(row.contains("| **9908** ▼ |"), "{row}");
 }
