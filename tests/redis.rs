@@ -1,7 +1,7 @@
 //! Redis and Valkey in real containers through the real binary: every redis-benchmark test
 //! name, the client-count = INFO commandstats check, redis.conf variants verified (and a
 //! variant that cannot take effect refused), the unix socket, and the redis-benchmark driver's
-//! parsing of a real run. Run with `--test-threads=1`: one server at a time.
+//! parsing of a real run, a CPU quota (`cpus:`) capping the server's CPU. Run with `--test-threads=1`: one server at a time.
 
 mod common;
 use common::Cleanup;
@@ -450,4 +450,44 @@ fn redis_iterations_write_per_second_samples() {
         );
         assert!(r > 5.0 * w && w > 0.0, "1 SET : 10 GET: {s:?}");
     }
+}
+
+/// `cpus:` reaches the engine as the container's CPU quota: a Redis server pinned to one core
+/// and given half of it uses at most half a core's time however hard it is driven, while the
+/// same load keeps an unlimited one busy; the manifest records both settings per deployment.
+#[test]
+fn a_cpu_quota_reaches_the_container_and_caps_its_cpu() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = "servers:\n  full: {build: redis-7.0, cpuset: \"1\"}\n  \
+                half: {build: redis-7.0, cpuset: \"1\", cpus: 0.5}\n\
+                workloads:\n  get: {redis: {test: get, keyspace: 1000, pipeline: 8}}\n\
+                concurrency: [8]\nwarmup: 500ms\nlength: 3s\n";
+    let (out, dir, _guard) = run(tmp.path(), "redis-cpus", body);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let share = |server: &str| {
+        let r = rows(&dir)
+            .into_iter()
+            .find(|r| r["server"] == server)
+            .unwrap();
+        num(&r, "srv_cpu_s") / num(&r, "seconds")
+    };
+    let (full, half) = (share("full"), share("half"));
+    // CFS enforces the quota per 100 ms period: a little slack for the phase's edges.
+    assert!(half <= 0.55, "half a CPU used {half:.3} of a core");
+    assert!(
+        full > 0.7,
+        "the load keeps an unlimited server busy: {full:.3}"
+    );
+    let man: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let deps = man["deployments"].as_array().unwrap();
+    let dep = |s: &str| deps.iter().find(|d| d["server"] == s).unwrap();
+    assert_eq!(dep("half")["cpus"], 0.5);
+    assert_eq!(dep("half")["cpuset"], "1");
+    assert!(dep("full").get("cpus").is_none(), "{man}");
 }

@@ -64,6 +64,8 @@ impl RunCtx<'_> {
             server: d.server.clone(),
             config: d.config.clone(),
             engine: self.engine_name.clone(),
+            cpuset: m.servers[&d.server].cpuset.clone(),
+            cpus: m.servers[&d.server].cpus,
             started_at: manifest::now(),
             ..DeploymentFacts::default()
         };
@@ -104,6 +106,7 @@ impl RunCtx<'_> {
                         host_network: m.network == Network::Host,
                         start_timeout: start_timeout(m),
                         cpuset: m.servers[&d.server].cpuset.clone(),
+                        cpus: m.servers[&d.server].cpus,
                         copy_files: host_side.is_some(),
                         host_side: host_side.as_ref().map(|h| h as &dyn HostSide),
                     };
