@@ -453,14 +453,15 @@ fn redis_iterations_write_per_second_samples() {
 }
 
 /// `cpus:` reaches the engine as the container's CPU quota: a Redis server pinned to one core
-/// and given half of it uses at most half a core's time however hard it is driven, while the
-/// same load keeps an unlimited one busy; the manifest records both settings per deployment.
+/// and given a fifth of it uses at most that however hard it is driven, while the same load
+/// gets more from an unlimited one (on a busy 2-core host about 0.4 of a core, not all of it);
+/// the manifest records both settings per deployment.
 #[test]
 fn a_cpu_quota_reaches_the_container_and_caps_its_cpu() {
     let tmp = tempfile::tempdir().unwrap();
     let body = "servers:\n  full: {build: redis-7.0, cpuset: \"1\"}\n  \
-                half: {build: redis-7.0, cpuset: \"1\", cpus: 0.5}\n\
-                workloads:\n  get: {redis: {test: get, keyspace: 1000, pipeline: 8}}\n\
+                capped: {build: redis-7.0, cpuset: \"1\", cpus: 0.2}\n\
+                workloads:\n  get: {redis: {test: get, keyspace: 1000, pipeline: 16}}\n\
                 concurrency: [8]\nwarmup: 500ms\nlength: 3s\n";
     let (out, dir, _guard) = run(tmp.path(), "redis-cpus", body);
     assert_eq!(
@@ -476,18 +477,18 @@ fn a_cpu_quota_reaches_the_container_and_caps_its_cpu() {
             .unwrap();
         num(&r, "srv_cpu_s") / num(&r, "seconds")
     };
-    let (full, half) = (share("full"), share("half"));
+    let (full, capped) = (share("full"), share("capped"));
     // CFS enforces the quota per 100 ms period: a little slack for the phase's edges.
-    assert!(half <= 0.55, "half a CPU used {half:.3} of a core");
+    assert!(capped <= 0.22, "a 0.2 CPU quota used {capped:.3} of a core");
     assert!(
-        full > 0.7,
-        "the load keeps an unlimited server busy: {full:.3}"
+        full > 0.25,
+        "the same load gets more from an unlimited server: {full:.3}"
     );
     let man: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
     let deps = man["deployments"].as_array().unwrap();
     let dep = |s: &str| deps.iter().find(|d| d["server"] == s).unwrap();
-    assert_eq!(dep("half")["cpus"], 0.5);
-    assert_eq!(dep("half")["cpuset"], "1");
+    assert_eq!(dep("capped")["cpus"], 0.2);
+    assert_eq!(dep("capped")["cpuset"], "1");
     assert!(dep("full").get("cpus").is_none(), "{man}");
 }
