@@ -125,6 +125,18 @@ pub fn cpuset(list: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A CPU quota as Docker's `--cpus` takes it: a finite number of CPUs from 0.01 (the
+/// engine's smallest quota, 1 ms of each 100 ms period) to 1024 (the engine may be another
+/// host, whose CPU count the matrix check does not know; the engine refuses more than it has).
+pub fn cpus(n: f64) -> Result<(), String> {
+    if n.is_finite() && (0.01..=1024.0).contains(&n) {
+        return Ok(());
+    }
+    Err(format!(
+        "cpus `{n}` is not a CPU quota: a number of CPUs from 0.01 to 1024, such as `0.9` or `2`"
+    ))
+}
+
 pub fn build_arg_name(name: &str) -> Result<(), String> {
     let mut chars = name.chars();
     let shaped = chars

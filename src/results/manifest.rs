@@ -96,6 +96,11 @@ pub struct DeploymentFacts {
     /// The engine of a pooled run that ran it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<String>,
+    /// The server's `cpuset` and `cpus` (CPU quota) as the matrix gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpuset: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<f64>,
     /// `SELECT VERSION()`.
     pub version: Option<String>,
     pub status: DeploymentStatus,

@@ -13,10 +13,13 @@ impl<B: Backend> RunCtx<'_, B> {
     /// Start the server of `d`; the inner error is the reason its cells fail.
     pub(super) async fn start(&mut self, d: &Deployment) -> Result<Result<Deployed, String>> {
         let ddir = self.dir.deployment_dir(&d.slug())?;
+        let spec = &self.loaded.matrix.servers[&d.server];
         let mut facts = DeploymentFacts {
             server: d.server.clone(),
             config: d.config.clone(),
             engine: self.engine_name.clone(),
+            cpuset: spec.cpuset.clone(),
+            cpus: spec.cpus,
             started_at: manifest::now(),
             ..DeploymentFacts::default()
         };

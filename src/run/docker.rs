@@ -238,6 +238,7 @@ impl DockerBackend<'_> {
             host_network: m.network == Network::Host,
             start_timeout: start_timeout(m),
             cpuset: m.servers[&d.server].cpuset.clone(),
+            cpus: m.servers[&d.server].cpus,
             copy_files: host_side.is_some(),
             host_side: host_side.as_ref().map(|h| h as &dyn HostSide),
         };

@@ -132,6 +132,8 @@ pub struct Launch<'a> {
     pub start_timeout: Duration,
     /// The server's `cpuset` (host CPUs its container may use).
     pub cpuset: Option<String>,
+    /// The server's `cpus` (its CPU quota).
+    pub cpus: Option<f64>,
     /// Copy the config files in through the API instead of bind-mounting them: the engine
     /// may be on another host, where this run directory's paths do not exist.
     pub copy_files: bool,
@@ -162,6 +164,7 @@ impl Launch<'_> {
             host_network: self.host_network,
             publish: (!self.host_network).then_some((container_port, port)),
             cpuset: self.cpuset.clone(),
+            cpus: self.cpus,
             ..ContainerSpec::default()
         }
     }

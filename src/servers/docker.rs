@@ -97,6 +97,8 @@ pub struct ContainerSpec {
     pub publish: Option<(u16, u16)>,
     /// Host CPUs the container may run on (`--cpuset-cpus`), all when None.
     pub cpuset: Option<String>,
+    /// A CPU quota in CPUs (`--cpus`, sent as `NanoCpus`), none when None.
+    pub cpus: Option<f64>,
     /// Files copied into the container before it starts (path in it, content): they go
     /// through the API, so they reach an engine on another host too.
     pub files: Vec<(String, Vec<u8>)>,
@@ -342,6 +344,7 @@ impl Engine {
                     .collect(),
             ),
             cpuset_cpus: spec.cpuset.clone(),
+            nano_cpus: spec.cpus.map(|c| (c * 1e9).round() as i64),
             pid_mode: spec.pid_host.then(|| "host".to_string()),
             cap_add: (!spec.cap_add.is_empty()).then(|| spec.cap_add.clone()),
             ..Default::default()

@@ -28,6 +28,12 @@ pub struct ServerSpec {
     /// offer, and the client keeps the other cores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpuset: Option<String>,
+    /// A CPU quota for the server's container, in CPUs (Docker's `--cpus`, the engine's
+    /// `NanoCpus`), e.g. `0.9`: at most that much CPU time per wall-clock second, on any of
+    /// its cores. With `cpuset: "1"` and a CPU-bound load, `cpus: 0.9` is a slowdown of a
+    /// known size (scripts/bench/power.sh measures it before injecting it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<f64>,
 }
 
 impl ServerSpec {

@@ -1,7 +1,7 @@
 //! Redis and Valkey in real containers through the real binary: every redis-benchmark test
 //! name, the client-count = INFO commandstats check, redis.conf variants verified (and a
 //! variant that cannot take effect refused), the unix socket, and the redis-benchmark driver's
-//! parsing of a real run. Run with `--test-threads=1`: one server at a time.
+//! parsing of a real run, a CPU quota (`cpus:`) capping the server's CPU. Run with `--test-threads=1`: one server at a time.
 
 use crate::common::Cleanup;
 
@@ -449,4 +449,45 @@ fn redis_iterations_write_per_second_samples() {
         );
         assert!(r > 5.0 * w && w > 0.0, "1 SET : 10 GET: {s:?}");
     }
+}
+
+/// `cpus:` reaches the engine as the container's CPU quota: a Redis server pinned to one core
+/// and given a fifth of it uses at most that however hard it is driven, while the same load
+/// gets more from an unlimited one (on a busy 2-core host about 0.4 of a core, not all of it);
+/// the manifest records both settings per deployment.
+#[test]
+fn a_cpu_quota_reaches_the_container_and_caps_its_cpu() {
+    let tmp = tempfile::tempdir().unwrap();
+    let body = "servers:\n  full: {build: redis-7.0, cpuset: \"1\"}\n  \
+                capped: {build: redis-7.0, cpuset: \"1\", cpus: 0.2}\n\
+                workloads:\n  get: {redis: {test: get, keyspace: 1000, pipeline: 16}}\n\
+                concurrency: [8]\nwarmup: 500ms\nlength: 3s\n";
+    let (out, dir, _guard) = run(tmp.path(), "redis-cpus", body);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let share = |server: &str| {
+        let r = rows(&dir)
+            .into_iter()
+            .find(|r| r["server"] == server)
+            .unwrap();
+        num(&r, "srv_cpu_s") / num(&r, "seconds")
+    };
+    let (full, capped) = (share("full"), share("capped"));
+    // CFS enforces the quota per 100 ms period: a little slack for the phase's edges.
+    assert!(capped <= 0.22, "a 0.2 CPU quota used {capped:.3} of a core");
+    assert!(
+        full > 0.25,
+        "the same load gets more from an unlimited server: {full:.3}"
+    );
+    let man: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    let deps = man["deployments"].as_array().unwrap();
+    let dep = |s: &str| deps.iter().find(|d| d["server"] == s).unwrap();
+    assert_eq!(dep("capped")["cpus"], 0.2);
+    assert_eq!(dep("capped")["cpuset"], "1");
+    assert!(dep("full").get("cpus").is_none(), "{man}");
 }

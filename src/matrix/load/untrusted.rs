@@ -7,7 +7,7 @@ use super::Validator;
 impl Validator<'_> {
     /// Names and values that are written into config files and SQL (see `untrusted`).
     pub(super) fn check_untrusted(&self) -> Result<(), MatrixError> {
-        use crate::input::untrusted::{config_value, cpuset, env_name, name, sql_identifier};
+        use crate::input::untrusted::{config_value, cpus, cpuset, env_name, name, sql_identifier};
         let m = self.m;
         if let Some(n) = &m.name {
             name("matrix", n).map_err(|msg| self.err("name", msg))?;
@@ -21,6 +21,18 @@ impl Validator<'_> {
                         &path,
                         "an external server runs where its owner put it: rmatrix cannot pin it \
                          to CPUs; remove `cpuset`"
+                            .into(),
+                    ));
+                }
+            }
+            if let Some(n) = s.cpus {
+                let path = format!("servers.{server}.cpus");
+                cpus(n).map_err(|msg| self.err(&path, msg))?;
+                if s.external.is_some() {
+                    return Err(self.err(
+                        &path,
+                        "an external server runs where its owner put it: rmatrix cannot limit \
+                         its CPU; remove `cpus`"
                             .into(),
                     ));
                 }

@@ -184,6 +184,7 @@ fn local_launch<'a>(
         host_network: true,
         start_timeout: std::time::Duration::from_secs(180),
         cpuset: None,
+        cpus: None,
         copy_files: false,
         host_side: None,
     }
