@@ -9,6 +9,9 @@
 //! - [`change`]: the change between two cells as a ratio, tested and bounded on the log
 //!   scale (never below -100%), optionally with a run-to-run variance learned from history.
 //! - [`dist`]: Student's t distribution (the only t quantile in the crate).
+//! - [`power`]: the minimum detectable effect of a compare (what change it flags with 80%
+//!   power at the confidence level and the threshold), judged or planned.
+//! - [`multiple`]: many cells at once: how alpha adds up, Benjamini-Hochberg adjustment.
 //! - [`paired`]: two tools measured in the same rounds: the per-round ratios, their median
 //!   and geometric mean with its interval (`rmatrix ratio`).
 //! - [`apdex`], [`knee`], [`drift`]: what a load study asks of its curves: Apdex[T], the knee
@@ -21,7 +24,9 @@ pub mod dist;
 pub mod drift;
 pub mod knee;
 pub mod level;
+pub mod multiple;
 pub mod paired;
+pub mod power;
 pub mod summary;
 
 pub use batch::{batch_means, BatchMeans};
