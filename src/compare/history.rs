@@ -66,6 +66,8 @@ pub struct Series {
     pub metric: String,
     pub unit: String,
     pub higher_is_better: bool,
+    /// The smallest regression between two windows of run means flagged with 80% power.
+    pub mde_pct: Option<f64>,
     pub points: Vec<Point>,
 }
 
@@ -179,6 +181,14 @@ pub fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareEr
             metric: metric.name.into(),
             unit: metric.unit.into(),
             higher_is_better: metric.higher_is_better,
+            mde_pct: crate::stats::power::series_mde(
+                &means,
+                opts.window,
+                conf,
+                opts.threshold_pct,
+                crate::stats::power::Regression::of(metric.higher_is_better),
+            )
+            .map(|m| m.pct),
             points,
         });
     }
