@@ -550,4 +550,72 @@ mod tests {
         o.ignore = vec!["engine".into()];
         assert_eq!(compare(&a, &b, &o).unwrap().counts.too_noisy, 2);
     }
+
+    /// The A/A case: two runs of one config, 5 iterations each, 11.5% apart (their
+    /// iterations spread by ~4%). On the iterations only that is a regression (exit 4); with
+    /// the default assumed run noise of 5% it is not, while a 40% drop still is.
+    #[test]
+    fn assumed_run_noise_keeps_an_a_a_from_failing_and_still_sees_a_big_drop() {
+        let a: &[f64] = &[1000.0, 1040.0, 960.0, 1020.0, 980.0];
+        let aa: Vec<f64> = a.iter().map(|v| v * 0.885).collect();
+        let big: Vec<f64> = a.iter().map(|v| v * 0.6).collect();
+        let base = run("a", &[("aa", a), ("big", a)]);
+        let cand = run("b", &[("aa", &aa), ("big", &big)]);
+        let mut o = opts();
+        o.metrics.truncate(1);
+        let verdicts = |o: &Options| -> Vec<Verdict> {
+            let c = compare(&base, &cand, o).unwrap();
+            c.changes.iter().map(|ch| ch.verdict).collect()
+        };
+        assert_eq!(verdicts(&o), [Verdict::Regressed, Verdict::Regressed]);
+        o.assumed_run_noise_pct = 5.0;
+        assert_eq!(verdicts(&o), [Verdict::TooNoisy, Verdict::Regressed]);
+        let c = compare(&base, &cand, &o).unwrap();
+        assert_eq!(c.changes[0].basis, Some(Basis::IterationsAndAssumedRuns));
+        // The MDE is the one stats::power gives for this change, and it exceeds 11.5%.
+        let mde = c.changes[0].mde_pct.unwrap();
+        assert!(mde > 11.5 && mde < 40.0, "{mde}");
+        assert_eq!(c.unprotected.len(), 2, "{:?}", c.unprotected);
+        assert_eq!(c.family.tests, 2);
+        // --assume-run-noise: 0 to below 100 percent.
+        assert!(parse_run_noise("100%").is_err() && parse_run_noise("-1").is_err());
+        assert_eq!(parse_run_noise("0").unwrap(), 0.0);
+    }
+
+    /// `--fdr`: Benjamini-Hochberg over the compare's p-values; a change significant alone
+    /// can lose its verdict when many cells are tested.
+    #[test]
+    fn fdr_judges_on_adjusted_p_values() {
+        let a: &[f64] = &[1000.0, 1040.0, 960.0, 1020.0, 980.0];
+        let mut cells: Vec<(String, Vec<f64>)> = Vec::new();
+        for i in 0..10 {
+            let f = if i == 0 { 0.93 } else { 1.0 + 0.001 * i as f64 };
+            cells.push((format!("e{i}"), a.iter().map(|v| v * f).collect()));
+        }
+        let names: Vec<(&str, &[f64])> = cells.iter().map(|(n, _)| (n.as_str(), a)).collect();
+        let base = run("a", &names);
+        let cand_cells: Vec<(&str, &[f64])> = cells
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_slice()))
+            .collect();
+        let cand = run("b", &cand_cells);
+        let mut o = opts();
+        o.metrics.truncate(1);
+        let c = compare(&base, &cand, &o).unwrap();
+        let p = c.changes[0].p_value.unwrap();
+        assert!(
+            p < 0.05 && c.changes[0].verdict == Verdict::Regressed,
+            "p {p}"
+        );
+        o.fdr = true;
+        let c = compare(&base, &cand, &o).unwrap();
+        let adj = c.changes[0].p_adjusted.unwrap();
+        // The smallest of 10 p-values (the others near 1): adjusted to 10 p, no longer < 0.05.
+        assert!((adj - p * 10.0).abs() < 1e-12, "p {p} adj {adj}");
+        assert!(
+            adj >= 0.05 && c.changes[0].verdict == Verdict::TooNoisy,
+            "{adj}"
+        );
+        assert!(c.fdr && c.changes.iter().all(|ch| ch.p_adjusted.is_some()));
+    }
 }
