@@ -115,6 +115,12 @@ pub fn comparisons(comparisons: &[Comparison]) -> String {
             md(&c.candidate.run_id),
             md(&c.baseline.run_id)
         ));
+        if c.environment.is_some() {
+            out.push_str(
+                "**The environments differ** (see above): verdicts marked † compare more \
+                 than the change under test.\n\n",
+            );
+        }
         unprotected(&mut out, c);
         comparison_summary(&mut out, c, conf);
         family(&mut out, c);
@@ -130,12 +136,6 @@ pub fn comparisons(comparisons: &[Comparison]) -> String {
 /// The verdict counts, what a verdict means, and what the intervals leave out.
 fn comparison_summary(out: &mut String, c: &Comparison, conf: Confidence) {
     let k = &c.counts;
-    if c.environment.is_some() {
-        out.push_str(
-            "**The environments differ** (see above): verdicts marked † compare more \
-             than the change under test.\n\n",
-        );
-    }
     let regressed = if k.regressed > 0 {
         format!("**{} regressed**", k.regressed)
     } else {
