@@ -73,24 +73,8 @@ pub enum Command {
         /// Keep only cells where dimension KEY has VALUE (comma list allowed); repeatable.
         #[arg(long, value_name = "KEY=VALUE")]
         only: Vec<String>,
-        /// Earlier runs of the matrix (as `compare --noise-from`): print the smallest
-        /// regression each cell's compare would flag with 80% power at the matrix's iterations.
-        #[arg(long = "noise-from", value_name = "PATH")]
-        noise_from: Vec<PathBuf>,
-        /// With --noise-from: the iterations per cell needed for compare to see a regression
-        /// of PCT (above --threshold) with 80% power.
-        #[arg(long, value_name = "PCT", requires = "noise_from")]
-        target: Option<String>,
-        /// The threshold compare will use (`5%` or `5`).
-        #[arg(long, default_value = "5%")]
-        threshold: String,
-        /// The confidence level compare will use (`95`, `95%` or `0.95`).
-        #[arg(long, default_value = "95%")]
-        confidence: String,
-        /// The CV of run means assumed for a cell with fewer than 3 runs in the store, as
-        /// `compare --assume-run-noise`.
-        #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
-        assume_run_noise: String,
+        #[command(flatten)]
+        power: PlanPowerArgs,
     },
     /// Re-render the tables and charts of a stored run without running anything.
     Report {
@@ -208,4 +192,27 @@ pub enum Command {
         #[arg(long = "engine", value_name = "URL")]
         engines: Vec<String>,
     },
+}
+
+/// `rmatrix plan`'s detection-power options.
+#[derive(Debug, clap::Args)]
+pub struct PlanPowerArgs {
+    /// Earlier runs of the matrix (as `compare --noise-from`): print the smallest
+    /// regression each cell's compare would flag with 80% power at the matrix's iterations.
+    #[arg(long = "noise-from", value_name = "PATH")]
+    pub noise_from: Vec<PathBuf>,
+    /// With --noise-from: the iterations per cell needed for compare to see a regression
+    /// of PCT (above --threshold) with 80% power.
+    #[arg(long, value_name = "PCT", requires = "noise_from")]
+    pub target: Option<String>,
+    /// The threshold compare will use (`5%` or `5`).
+    #[arg(long, default_value = "5%")]
+    pub threshold: String,
+    /// The confidence level compare will use (`95`, `95%` or `0.95`).
+    #[arg(long, default_value = "95%")]
+    pub confidence: String,
+    /// The CV of run means assumed for a cell with fewer than 3 runs in the store, as
+    /// `compare --assume-run-noise`.
+    #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
+    pub assume_run_noise: String,
 }

@@ -60,27 +60,8 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         Command::Plan {
             matrix,
             only,
-            noise_from,
-            target,
-            threshold,
-            confidence,
-            assume_run_noise,
-        } => {
-            let loaded = crate::matrix::load_file(&matrix)?;
-            let selectors = parse_only(&loaded, &only)?;
-            let power = match noise_from.is_empty() {
-                true => String::new(),
-                false => plan_power(
-                    &loaded,
-                    &selectors,
-                    &noise_from,
-                    target.as_deref(),
-                    (&threshold, &confidence, &assume_run_noise),
-                )?,
-            };
-            emit(&format!("{}{power}", plan_text(&loaded, &selectors)))?;
-            Ok(exit::OK)
-        }
+            power,
+        } => plan(&matrix, &only, &power),
         Command::Report {
             dir,
             template,
@@ -374,6 +355,24 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
         },
     ));
     out
+}
+
+/// `rmatrix plan`: the cells, and with `--noise-from` what each one's compare would see.
+fn plan(matrix: &Path, only: &[String], p: &crate::cli::PlanPowerArgs) -> Result<i32> {
+    let loaded = crate::matrix::load_file(matrix)?;
+    let selectors = parse_only(&loaded, only)?;
+    let power = match p.noise_from.is_empty() {
+        true => String::new(),
+        false => plan_power(
+            &loaded,
+            &selectors,
+            &p.noise_from,
+            p.target.as_deref(),
+            (&p.threshold, &p.confidence, &p.assume_run_noise),
+        )?,
+    };
+    emit(&format!("{}{power}", plan_text(&loaded, &selectors)))?;
+    Ok(exit::OK)
 }
 
 /// `rmatrix plan --noise-from`: what each cell's compare would see, learned from earlier
