@@ -13,6 +13,10 @@ use clap::{Parser, Subcommand};
 /// Exit codes: 0 all cells ok, 1 some cells failed, 2 bad input or usage,
 /// 3 Docker engine unavailable, 4 regression found by `compare`, 5 environments differ
 /// (`compare`/`history --require-same-env`), 130 interrupted.
+/// `--assume-run-noise`'s default (compare and plan): the CV of run means assumed without a
+/// store; docs/compare.md gives the runs it was chosen from.
+pub const ASSUMED_RUN_NOISE: &str = "5%";
+
 #[derive(Debug, Parser)]
 #[command(name = "rmatrix", version, about, long_about)]
 pub struct Cli {
@@ -69,6 +73,8 @@ pub enum Command {
         /// Keep only cells where dimension KEY has VALUE (comma list allowed); repeatable.
         #[arg(long, value_name = "KEY=VALUE")]
         only: Vec<String>,
+        #[command(flatten)]
+        power: PlanPowerArgs,
     },
     /// Re-render the tables and charts of a stored run without running anything.
     Report {
@@ -109,6 +115,16 @@ pub enum Command {
         /// more runs of a cell. Without it, verdicts rest on the iterations of the two runs.
         #[arg(long = "noise-from", value_name = "PATH")]
         noise_from: Vec<PathBuf>,
+        /// The coefficient of variation of run means (5% by default) assumed for a cell whose run noise
+        /// is not learned (no --noise-from, or fewer than 3 runs of it): a safe default for a
+        /// first compare; `0` judges such a cell on its iterations only.
+        #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
+        assume_run_noise: String,
+        /// Judge significance on Benjamini-Hochberg adjusted p-values over all the changes of
+        /// a compare: at most alpha of the flagged changes false, on average, instead of
+        /// alpha of every cell.
+        #[arg(long)]
+        fdr: bool,
         /// Metric to compare (repeatable or comma list; `all`); default: the matrix's
         /// report metric.
         #[arg(long = "metric", value_name = "NAME")]
@@ -179,4 +195,27 @@ pub enum Command {
         #[arg(long = "engine", value_name = "URL")]
         engines: Vec<String>,
     },
+}
+
+/// `rmatrix plan`'s detection-power options.
+#[derive(Debug, clap::Args)]
+pub struct PlanPowerArgs {
+    /// Earlier runs of the matrix (as `compare --noise-from`): print the smallest
+    /// regression each cell's compare would flag with 80% power at the matrix's iterations.
+    #[arg(long = "noise-from", value_name = "PATH")]
+    pub noise_from: Vec<PathBuf>,
+    /// With --noise-from: the iterations per cell needed for compare to see a regression
+    /// of PCT (above --threshold) with 80% power.
+    #[arg(long, value_name = "PCT", requires = "noise_from")]
+    pub target: Option<String>,
+    /// The threshold compare will use (`5%` or `5`).
+    #[arg(long, default_value = "5%")]
+    pub threshold: String,
+    /// The confidence level compare will use (`95`, `95%` or `0.95`).
+    #[arg(long, default_value = "95%")]
+    pub confidence: String,
+    /// The CV of run means assumed for a cell with fewer than 3 runs in the store, as
+    /// `compare --assume-run-noise`.
+    #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
+    pub assume_run_noise: String,
 }

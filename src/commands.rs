@@ -57,12 +57,11 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             crate::drive::engine_port()?;
             Ok(exit::OK)
         }
-        Command::Plan { matrix, only } => {
-            let loaded = crate::matrix::load_file(&matrix)?;
-            let selectors = parse_only(&loaded, &only)?;
-            emit(&plan_text(&loaded, &selectors))?;
-            Ok(exit::OK)
-        }
+        Command::Plan {
+            matrix,
+            only,
+            power,
+        } => plan(&matrix, &only, &power),
         Command::Report {
             dir,
             template,
@@ -79,6 +78,8 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             confidence,
             alpha,
             noise_from,
+            assume_run_noise,
+            fdr,
             metrics,
             ignore,
             require_same_env,
@@ -89,6 +90,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             &threshold,
             confidence_of(&confidence, alpha)?,
             &noise_from,
+            (&assume_run_noise, fdr),
             &metrics,
             ignore,
             require_same_env,
@@ -360,6 +362,73 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
     out
 }
 
+/// `rmatrix plan`: the cells, and with `--noise-from` what each one's compare would see.
+fn plan(matrix: &Path, only: &[String], p: &crate::cli::PlanPowerArgs) -> Result<i32> {
+    let loaded = crate::matrix::load_file(matrix)?;
+    let selectors = parse_only(&loaded, only)?;
+    let power = match p.noise_from.is_empty() {
+        true => String::new(),
+        false => plan_power(
+            &loaded,
+            &selectors,
+            &p.noise_from,
+            p.target.as_deref(),
+            (&p.threshold, &p.confidence, &p.assume_run_noise),
+        )?,
+    };
+    emit(&format!("{}{power}", plan_text(&loaded, &selectors)))?;
+    Ok(exit::OK)
+}
+
+/// `rmatrix plan --noise-from`: what each cell's compare would see, learned from earlier
+/// runs of the matrix's report metric; with a target, the iterations that reach it.
+fn plan_power(
+    loaded: &LoadedMatrix,
+    only: &[Selector],
+    noise_from: &[std::path::PathBuf],
+    target: Option<&str>,
+    (threshold, confidence, assume_run_noise): (&str, &str, &str),
+) -> Result<String> {
+    use crate::compare::{input, join, noise, sensitivity, CompareError};
+    let threshold_pct = join::parse_threshold(threshold)?;
+    let target_pct = target
+        .map(|t| {
+            let bad = |why: &str| CompareError::BadTarget {
+                text: t.into(),
+                why: why.into(),
+            };
+            let v = join::parse_threshold(t)
+                .map_err(|_| bad("expected a detectable change in percent, such as `10%`"))?;
+            match v > threshold_pct && v < 100.0 {
+                true => Ok(v),
+                false => Err(bad(&format!(
+                    "a target must lie above the threshold ({threshold_pct}%) and below 100%: \
+                     compare flags only changes beyond the threshold"
+                ))),
+            }
+        })
+        .transpose()?;
+    let opts = sensitivity::PlanPower {
+        threshold_pct,
+        confidence: confidence_of(confidence, None)?,
+        assumed_run_noise_pct: join::parse_run_noise(assume_run_noise)?,
+        iterations: loaded.matrix.iterations as usize,
+        target_pct,
+    };
+    let metric = input::resolve_metrics(&[], &[loaded.matrix.report.metric.as_str()])?[0];
+    let noise = noise::Noise::learn(&input::load_runs(noise_from)?, &[metric], &[], &[]);
+    let cells: Vec<(crate::model::CellKey, String)> = expand(&loaded.matrix, only)
+        .cells()
+        .map(|c| (c.key(), c.to_string()))
+        .collect();
+    let rows = sensitivity::plan_power(&cells, metric, &noise, &opts);
+    let missing: Vec<String> = (cells.iter())
+        .filter(|(_, name)| rows.iter().all(|r| r.cell != *name))
+        .map(|(_, name)| name.clone())
+        .collect();
+    Ok(sensitivity::render(&rows, &missing, metric, &opts))
+}
+
 fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> Result<()> {
     use crate::results::{check, rundir};
     let run = RunDir::open(dir)?;
@@ -436,6 +505,7 @@ fn compare(
     threshold: &str,
     confidence: crate::stats::Confidence,
     noise_from: &[std::path::PathBuf],
+    (assume_run_noise, fdr): (&str, bool),
     metrics: &[String],
     ignore: Vec<String>,
     require_same_env: bool,
@@ -444,6 +514,7 @@ fn compare(
     use crate::compare::{env, input, join, noise};
     input::check_dims(&ignore)?;
     let threshold_pct = join::parse_threshold(threshold)?;
+    let assumed_run_noise_pct = join::parse_run_noise(assume_run_noise)?;
     let base = input::load_run(baseline)?;
     let default = [base.report_metric.as_str()];
     let metrics = input::resolve_metrics(metrics, &default)?;
@@ -463,6 +534,8 @@ fn compare(
         metrics,
         ignore,
         noise,
+        assumed_run_noise_pct,
+        fdr,
     };
     base.require_metrics(&opts.metrics)?;
     let cands = candidates

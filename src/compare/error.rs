@@ -29,6 +29,13 @@ pub enum CompareError {
     #[error("bad threshold `{0}`: expected a percentage such as `5%` or `2.5`")]
     BadThreshold(String),
     #[error(
+        "bad run noise `{0}`: expected a coefficient of variation of run means in percent \
+         from 0 to below 100, such as `3%` (`0`: iterations only)"
+    )]
+    BadRunNoise(String),
+    #[error("bad --target `{text}`: {why}")]
+    BadTarget { text: String, why: String },
+    #[error(
         "bad confidence level `{0}`: expected a level between 50% and 100%, such as `95%` \
          (or --alpha between 0 and 0.5, such as 0.01)"
     )]
@@ -72,6 +79,8 @@ impl crate::error::Kinded for CompareError {
             | UnknownMetric { .. }
             | UnknownDimension { .. }
             | BadThreshold(_)
+            | BadRunNoise(_)
+            | BadTarget { .. }
             | BadConfidence(_)
             | BadMinPoints(_)
             | NothingInCommon { .. }

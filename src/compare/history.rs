@@ -69,6 +69,8 @@ pub struct Series {
     pub metric: String,
     pub unit: String,
     pub higher_is_better: bool,
+    /// The smallest regression between two windows of run means flagged with 80% power.
+    pub mde_pct: Option<f64>,
     pub points: Vec<Point>,
 }
 
@@ -167,6 +169,14 @@ pub fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareEr
             metric: metric.name.into(),
             unit: metric.unit.into(),
             higher_is_better: metric.higher_is_better,
+            mde_pct: crate::stats::power::series_mde(
+                &means.iter().map(|m| m.mean).collect::<Vec<f64>>(),
+                opts.min_points,
+                conf,
+                opts.threshold_pct,
+                crate::stats::power::Regression::of(metric.higher_is_better),
+            )
+            .map(|m| m.pct),
             points,
         });
     }

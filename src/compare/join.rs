@@ -11,7 +11,9 @@ use super::input::{cell_name, Run};
 use super::noise::Noise;
 use crate::model::metric::Metric;
 use crate::model::CellKey;
-use crate::stats::{change, summarize, Basis, Confidence};
+use crate::stats::multiple::{bh_adjust, family_rate, FamilyRate};
+use crate::stats::power::{self, Regression};
+use crate::stats::{change, summarize, Basis, Confidence, RunNoise};
 
 /// Version of the JSON and CSV that `compare` and `history` print. 2: one confidence level
 /// (`confidence`), log-scale changes, the interval's `basis` and `noise_runs`.
@@ -28,6 +30,11 @@ pub struct Options {
     pub ignore: Vec<String>,
     /// Run-to-run noise per cell, from `--noise-from` (empty: within-run only).
     pub noise: Noise,
+    /// The CV of run means (percent) assumed for a cell whose run noise `noise` does not
+    /// know (`--assume-run-noise`); 0: such a cell rests on its iterations only.
+    pub assumed_run_noise_pct: f64,
+    /// Judge significance on Benjamini-Hochberg adjusted p-values (`--fdr`).
+    pub fdr: bool,
 }
 
 impl Options {
@@ -35,8 +42,31 @@ impl Options {
         if !(self.threshold_pct >= 0.0 && self.threshold_pct.is_finite()) {
             return Err(CompareError::BadThreshold(self.threshold_pct.to_string()));
         }
+        if !(self.assumed_run_noise_pct >= 0.0 && self.assumed_run_noise_pct.is_finite()) {
+            return Err(CompareError::BadRunNoise(
+                self.assumed_run_noise_pct.to_string(),
+            ));
+        }
         Ok(())
     }
+
+    /// The run noise a cell's changes carry: learned, else assumed, else none.
+    pub fn run_noise(&self, metric: &str, key: &CellKey) -> Option<RunNoise> {
+        let assumed = (self.assumed_run_noise_pct > 0.0)
+            .then(|| RunNoise::assumed(self.assumed_run_noise_pct));
+        self.noise.get(metric, key).copied().or(assumed)
+    }
+}
+
+/// `3%`, `3` or `0`: a CV of run means in percent, below 100.
+pub fn parse_run_noise(text: &str) -> Result<f64, CompareError> {
+    text.trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && (0.0..100.0).contains(v))
+        .ok_or_else(|| CompareError::BadRunNoise(text.into()))
 }
 
 /// `5%`, `5` or `2.5 %` as 5.0 / 2.5.
@@ -135,6 +165,13 @@ pub struct MetricChange {
     pub basis: Option<Basis>,
     /// Earlier runs the run-to-run noise was learned from.
     pub noise_runs: Option<usize>,
+    /// The smallest regression (a drop when higher is better, a rise when lower is) this
+    /// cell flags with 80% power at the confidence level and the threshold, in percent.
+    pub mde_pct: Option<f64>,
+    /// The noise alone would not hide a change of the threshold's size; false: unprotected.
+    pub sees_threshold: Option<bool>,
+    /// The Benjamini-Hochberg adjusted p-value over this comparison's changes (`--fdr`).
+    pub p_adjusted: Option<f64>,
     pub verdict: Verdict,
     /// The two runs' environments differ for this cell (host, or its server's image,
     /// version or variables): the verdict may reflect that, not only the variant.
@@ -162,6 +199,14 @@ pub struct Comparison {
     pub alpha: f64,
     /// Runs read for the run-to-run noise (`--noise-from`); 0: none given.
     pub noise_runs_read: usize,
+    /// The CV of run means assumed where no run noise was learned; 0: none assumed.
+    pub assumed_run_noise_pct: f64,
+    /// Significance judged on Benjamini-Hochberg adjusted p-values.
+    pub fdr: bool,
+    /// How the per-cell alpha adds up over the changes judged here.
+    pub family: FamilyRate,
+    /// `cell metric` of the changes that cannot see the threshold (`sees_threshold` false).
+    pub unprotected: Vec<String>,
     pub ignored_dimensions: Vec<String>,
     pub counts: Counts,
     pub changes: Vec<MetricChange>,
@@ -249,6 +294,9 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
             }
         }
     }
+    if opts.fdr {
+        adjust_for_fdr(&mut changes, opts);
+    }
     let mut counts = Counts::default();
     for ch in &changes {
         match ch.verdict {
@@ -267,6 +315,17 @@ pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, Com
         confidence: opts.confidence.level(),
         alpha: opts.confidence.alpha(),
         noise_runs_read: opts.noise.runs,
+        assumed_run_noise_pct: opts.assumed_run_noise_pct,
+        fdr: opts.fdr,
+        family: family_rate(
+            changes.iter().filter(|c| c.p_value.is_some()).count(),
+            opts.confidence.alpha(),
+        ),
+        unprotected: changes
+            .iter()
+            .filter(|c| c.sees_threshold == Some(false))
+            .map(|c| format!("{} {}", c.cell, c.metric))
+            .collect(),
         ignored_dimensions: opts.ignore.clone(),
         counts,
         changes,
@@ -288,28 +347,17 @@ fn judge(
     let conf = opts.confidence;
     let baseline = Side::of(base, conf)?;
     let candidate = Side::of(cand, conf)?;
-    let noise = opts.noise.get(metric.name, key);
-    let c = change(base, cand, noise, conf);
-    let verdict = match c {
-        None => Verdict::TooNoisy,
-        Some(c) => {
-            let significant = conf.significant(c.p);
-            let beyond = c.pct.abs() >= opts.threshold_pct;
-            let inside = c.lo_pct > -opts.threshold_pct && c.hi_pct < opts.threshold_pct;
-            if significant && beyond {
-                if (c.pct > 0.0) == metric.higher_is_better {
-                    Verdict::Improved
-                } else {
-                    Verdict::Regressed
-                }
-            } else if inside || significant {
-                Verdict::Unchanged
-            } else {
-                Verdict::TooNoisy
-            }
-        }
-    };
-    Some(MetricChange {
+    let noise = opts.run_noise(metric.name, key);
+    let c = change(base, cand, noise.as_ref(), conf);
+    let mde = c.map(|c| {
+        power::of_change(
+            &c,
+            conf,
+            opts.threshold_pct,
+            Regression::of(metric.higher_is_better),
+        )
+    });
+    let mut ch = MetricChange {
         cell: cell_name(dims),
         dims: dims.clone(),
         metric: metric.name.into(),
@@ -324,9 +372,51 @@ fn judge(
         log_scale: c.is_some_and(|c| c.log_scale),
         basis: c.map(|c| c.basis),
         noise_runs: c.and_then(|c| c.noise_runs),
-        verdict,
+        mde_pct: mde.map(|m| m.pct),
+        sees_threshold: mde.map(|m| m.sees_threshold),
+        p_adjusted: None,
+        verdict: Verdict::TooNoisy,
         env_differs: false,
-    })
+    };
+    ch.verdict = decide(&ch, ch.p_value, opts);
+    Some(ch)
+}
+
+/// The verdict of a change from its estimate, interval and the p-value it is judged on.
+fn decide(ch: &MetricChange, p: Option<f64>, opts: &Options) -> Verdict {
+    let (Some(pct), Some(lo), Some(hi), Some(p)) =
+        (ch.change_pct, ch.ci_low_pct, ch.ci_high_pct, p)
+    else {
+        return Verdict::TooNoisy;
+    };
+    let significant = opts.confidence.significant(p);
+    let beyond = pct.abs() >= opts.threshold_pct;
+    let inside = lo > -opts.threshold_pct && hi < opts.threshold_pct;
+    if significant && beyond {
+        if (pct > 0.0) == ch.higher_is_better {
+            Verdict::Improved
+        } else {
+            Verdict::Regressed
+        }
+    } else if inside || significant {
+        Verdict::Unchanged
+    } else {
+        Verdict::TooNoisy
+    }
+}
+
+/// Benjamini-Hochberg over the changes that have a p-value; each verdict is decided again
+/// on its adjusted p (the interval stays the per-cell one).
+fn adjust_for_fdr(changes: &mut [MetricChange], opts: &Options) {
+    let tested: Vec<usize> = (0..changes.len())
+        .filter(|&i| changes[i].p_value.is_some())
+        .collect();
+    let p: Vec<f64> = tested.iter().filter_map(|&i| changes[i].p_value).collect();
+    for (&i, adj) in tested.iter().zip(bh_adjust(&p)) {
+        let ch = &mut changes[i];
+        ch.p_adjusted = Some(adj);
+        ch.verdict = decide(ch, Some(adj), opts);
+    }
 }
 
 #[cfg(test)]
@@ -372,6 +462,8 @@ mod tests {
                 Metric::find("lat_p99_ms").unwrap(),
             ],
             ignore: vec![],
+            assumed_run_noise_pct: 0.0,
+            fdr: false,
         }
     }
 
@@ -457,5 +549,73 @@ mod tests {
         let mut o = opts();
         o.ignore = vec!["engine".into()];
         assert_eq!(compare(&a, &b, &o).unwrap().counts.too_noisy, 2);
+    }
+
+    /// The A/A case: two runs of one config, 5 iterations each, 11.5% apart (their
+    /// iterations spread by ~4%). On the iterations only that is a regression (exit 4); with
+    /// the default assumed run noise of 5% it is not, while a 40% drop still is.
+    #[test]
+    fn assumed_run_noise_keeps_an_a_a_from_failing_and_still_sees_a_big_drop() {
+        let a: &[f64] = &[1000.0, 1040.0, 960.0, 1020.0, 980.0];
+        let aa: Vec<f64> = a.iter().map(|v| v * 0.885).collect();
+        let big: Vec<f64> = a.iter().map(|v| v * 0.6).collect();
+        let base = run("a", &[("aa", a), ("big", a)]);
+        let cand = run("b", &[("aa", &aa), ("big", &big)]);
+        let mut o = opts();
+        o.metrics.truncate(1);
+        let verdicts = |o: &Options| -> Vec<Verdict> {
+            let c = compare(&base, &cand, o).unwrap();
+            c.changes.iter().map(|ch| ch.verdict).collect()
+        };
+        assert_eq!(verdicts(&o), [Verdict::Regressed, Verdict::Regressed]);
+        o.assumed_run_noise_pct = 5.0;
+        assert_eq!(verdicts(&o), [Verdict::TooNoisy, Verdict::Regressed]);
+        let c = compare(&base, &cand, &o).unwrap();
+        assert_eq!(c.changes[0].basis, Some(Basis::IterationsAndAssumedRuns));
+        // The MDE is the one stats::power gives for this change, and it exceeds 11.5%.
+        let mde = c.changes[0].mde_pct.unwrap();
+        assert!(mde > 11.5 && mde < 40.0, "{mde}");
+        assert_eq!(c.unprotected.len(), 2, "{:?}", c.unprotected);
+        assert_eq!(c.family.tests, 2);
+        // --assume-run-noise: 0 to below 100 percent.
+        assert!(parse_run_noise("100%").is_err() && parse_run_noise("-1").is_err());
+        assert_eq!(parse_run_noise("0").unwrap(), 0.0);
+    }
+
+    /// `--fdr`: Benjamini-Hochberg over the compare's p-values; a change significant alone
+    /// can lose its verdict when many cells are tested.
+    #[test]
+    fn fdr_judges_on_adjusted_p_values() {
+        let a: &[f64] = &[1000.0, 1040.0, 960.0, 1020.0, 980.0];
+        let mut cells: Vec<(String, Vec<f64>)> = Vec::new();
+        for i in 0..10 {
+            let f = if i == 0 { 0.93 } else { 1.0 + 0.001 * i as f64 };
+            cells.push((format!("e{i}"), a.iter().map(|v| v * f).collect()));
+        }
+        let names: Vec<(&str, &[f64])> = cells.iter().map(|(n, _)| (n.as_str(), a)).collect();
+        let base = run("a", &names);
+        let cand_cells: Vec<(&str, &[f64])> = cells
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_slice()))
+            .collect();
+        let cand = run("b", &cand_cells);
+        let mut o = opts();
+        o.metrics.truncate(1);
+        let c = compare(&base, &cand, &o).unwrap();
+        let p = c.changes[0].p_value.unwrap();
+        assert!(
+            p < 0.05 && c.changes[0].verdict == Verdict::Regressed,
+            "p {p}"
+        );
+        o.fdr = true;
+        let c = compare(&base, &cand, &o).unwrap();
+        let adj = c.changes[0].p_adjusted.unwrap();
+        // The smallest of 10 p-values (the others near 1): adjusted to 10 p, no longer < 0.05.
+        assert!((adj - p * 10.0).abs() < 1e-12, "p {p} adj {adj}");
+        assert!(
+            adj >= 0.05 && c.changes[0].verdict == Verdict::TooNoisy,
+            "{adj}"
+        );
+        assert!(c.fdr && c.changes.iter().all(|ch| ch.p_adjusted.is_some()));
     }
 }

@@ -38,6 +38,7 @@ pub mod history;
 pub mod input;
 pub mod join;
 pub mod noise;
+pub mod sensitivity;
 
 pub use env::{EnvDiff, EnvDiffers};
 pub use error::CompareError;

@@ -25,6 +25,38 @@ pub struct Noise {
     pub runs: usize,
     /// By (metric name, join key).
     table: HashMap<(String, CellKey), RunNoise>,
+    /// The iterations' variance (log scale) pooled over the runs, with its degrees of
+    /// freedom and the runs that have the cell: what a planned compare's iterations will show.
+    iterations: HashMap<(String, CellKey), Iterations>,
+}
+
+/// One cell's iterations over the runs read, on the log scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Iterations {
+    pub var: f64,
+    pub df: f64,
+    pub runs: usize,
+}
+
+impl Iterations {
+    /// Pooled over the runs with 2+ positive values; None when there is none.
+    fn pool(runs: &[Vec<f64>]) -> Option<Iterations> {
+        let (mut ss, mut df) = (0.0, 0.0);
+        for v in runs
+            .iter()
+            .filter(|v| v.len() > 1 && v.iter().all(|x| *x > 0.0))
+        {
+            let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
+            let m = logs.iter().sum::<f64>() / logs.len() as f64;
+            ss += logs.iter().map(|x| (x - m).powi(2)).sum::<f64>();
+            df += (logs.len() - 1) as f64;
+        }
+        (df > 0.0).then(|| Iterations {
+            var: ss / df,
+            df,
+            runs: runs.len(),
+        })
+    }
 }
 
 impl Noise {
@@ -53,18 +85,25 @@ impl Noise {
                 }
             }
         }
-        let table = per_cell
-            .into_iter()
-            .filter_map(|(k, mut v)| {
-                let newest = v.len().saturating_sub(MAX_NOISE_RUNS);
-                v.drain(..newest);
-                RunNoise::learn(&v).map(|n| (k, n))
-            })
+        for v in per_cell.values_mut() {
+            let newest = v.len().saturating_sub(MAX_NOISE_RUNS);
+            v.drain(..newest);
+        }
+        let table = (per_cell.iter())
+            .filter_map(|(k, v)| RunNoise::learn(v).map(|n| (k.clone(), n)))
+            .collect();
+        let iterations = (per_cell.iter())
+            .filter_map(|(k, v)| Iterations::pool(v).map(|i| (k.clone(), i)))
             .collect();
         Noise {
             runs: used.len(),
             table,
+            iterations,
         }
+    }
+
+    pub fn iterations(&self, metric: &str, key: &CellKey) -> Option<&Iterations> {
+        self.iterations.get(&(metric.to_string(), key.clone()))
     }
 
     pub fn get(&self, metric: &str, key: &CellKey) -> Option<&RunNoise> {

@@ -31,7 +31,7 @@ impl Exporter for Csv {
     }
 }
 
-pub const CSV_COLUMNS: [&str; 28] = [
+pub const CSV_COLUMNS: [&str; 32] = [
     "format_version",
     "baseline",
     "candidate",
@@ -60,6 +60,10 @@ pub const CSV_COLUMNS: [&str; 28] = [
     "basis",
     "noise_runs",
     "env_differs",
+    "mde_pct",
+    "sees_threshold",
+    "p_adjusted",
+    "assumed_run_noise_pct",
 ];
 
 /// One line per cell x metric; cells on one side only have verdict `only_in_baseline` or
@@ -107,6 +111,10 @@ pub fn comparisons(comparisons: &[Comparison]) -> anyhow::Result<String> {
                     .unwrap_or_default(),
                 ch.noise_runs.map(|n| n.to_string()).unwrap_or_default(),
                 ch.env_differs.to_string(),
+                opt(ch.mde_pct),
+                ch.sees_threshold.map(|b| b.to_string()).unwrap_or_default(),
+                opt(ch.p_adjusted),
+                c.assumed_run_noise_pct.to_string(),
             ])?;
         }
         for (verdict, cells) in [
@@ -157,6 +165,7 @@ pub fn history(h: &History) -> anyhow::Result<String> {
         "change_hi_pct",
         "p_value",
         "direction",
+        "mde_pct",
     ])?;
     for s in &h.series {
         for p in &s.points {
@@ -183,6 +192,7 @@ pub fn history(h: &History) -> anyhow::Result<String> {
                 num(cp.and_then(|c| c.change_hi_pct)),
                 cp.map(|c| c.p_value.to_string()).unwrap_or_default(),
                 cp.map(|c| c.direction.to_string()).unwrap_or_default(),
+                s.mde_pct.map(|v| v.to_string()).unwrap_or_default(),
             ])?;
         }
     }

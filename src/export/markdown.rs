@@ -92,9 +92,15 @@ fn verdict_text(ch: &MetricChange) -> String {
 }
 
 /// What the interval of a change includes.
-fn basis_text(ch: &MetricChange) -> String {
+fn basis_text(c: &Comparison, ch: &MetricChange) -> String {
     match (ch.basis, ch.noise_runs) {
         (Some(Basis::IterationsAndRuns), Some(r)) => format!("iterations + runs ({r})"),
+        (Some(Basis::IterationsAndAssumedRuns), _) if c.noise_runs_read == 0 => {
+            "iterations + run noise assumed (no store)".into()
+        }
+        (Some(Basis::IterationsAndAssumedRuns), _) => {
+            "iterations + run noise assumed (< 3 runs in store)".into()
+        }
         (Some(_), _) => "iterations only".into(),
         (None, _) => "n/a".into(),
     }
@@ -109,7 +115,15 @@ pub fn comparisons(comparisons: &[Comparison]) -> String {
             md(&c.candidate.run_id),
             md(&c.baseline.run_id)
         ));
+        if c.environment.is_some() {
+            out.push_str(
+                "**The environments differ** (see above): verdicts marked † compare more \
+                 than the change under test.\n\n",
+            );
+        }
+        unprotected(&mut out, c);
         comparison_summary(&mut out, c, conf);
+        family(&mut out, c);
         if !c.changes.is_empty() {
             changes_table(&mut out, c, conf);
         }
@@ -122,12 +136,6 @@ pub fn comparisons(comparisons: &[Comparison]) -> String {
 /// The verdict counts, what a verdict means, and what the intervals leave out.
 fn comparison_summary(out: &mut String, c: &Comparison, conf: Confidence) {
     let k = &c.counts;
-    if c.environment.is_some() {
-        out.push_str(
-            "**The environments differ** (see above): verdicts marked † compare more \
-             than the change under test.\n\n",
-        );
-    }
     let regressed = if k.regressed > 0 {
         format!("**{} regressed**", k.regressed)
     } else {
@@ -142,38 +150,14 @@ fn comparison_summary(out: &mut String, c: &Comparison, conf: Confidence) {
         k.unchanged,
         k.too_noisy,
         c.threshold_pct,
-        if c.noise_runs_read > 0 {
-            ", plus the run-to-run variance of the cell learned from earlier runs"
-        } else {
-            ""
+        match (c.noise_runs_read > 0, c.assumed_run_noise_pct > 0.0) {
+            (true, _) => ", plus the run-to-run variance of the cell learned from earlier runs",
+            (false, true) => ", plus an assumed run-to-run variance",
+            (false, false) => "",
         },
         conf.legend(),
     ));
-    let within_only = c
-        .changes
-        .iter()
-        .filter(|ch| ch.basis == Some(Basis::Iterations))
-        .count();
-    if within_only > 0 {
-        out.push_str(&format!(
-            "\n**Run-to-run noise unknown for {within_only} of {} changes**: their intervals \
-             include only the spread between the iterations of each run, which understates \
-             how much a cell moves between runs; such a verdict can take run-to-run noise \
-             for a change. {}\n",
-            c.changes.len(),
-            if c.noise_runs_read == 0 {
-                "Pass `--noise-from` with 3 or more earlier runs of the baseline (see \
-                 docs/compare.md)."
-                    .to_string()
-            } else {
-                format!(
-                    "The {} runs given with `--noise-from` hold fewer than 3 runs of these \
-                     cells.",
-                    c.noise_runs_read
-                )
-            }
-        ));
-    }
+    noise_notice(out, c);
     if !c.ignored_dimensions.is_empty() {
         out.push_str(&format!(
             "Cells joined ignoring: {}.\n",
@@ -182,20 +166,127 @@ fn comparison_summary(out: &mut String, c: &Comparison, conf: Confidence) {
     }
 }
 
+/// The changes whose noise hides a change of the threshold's size, before anything else.
+fn unprotected(out: &mut String, c: &Comparison) {
+    let cells: Vec<&MetricChange> = (c.changes.iter())
+        .filter(|ch| ch.sees_threshold == Some(false))
+        .collect();
+    if cells.is_empty() {
+        return;
+    }
+    out.push_str(&format!(
+        "**Unprotected: {} of {} changes cannot see the {}% threshold**: their noise would \
+         hide a regression of that size (`sees` is the smallest one each flags 4 times in \
+         5):\n\n",
+        cells.len(),
+        c.changes.len(),
+        c.threshold_pct
+    ));
+    for ch in cells {
+        out.push_str(&format!(
+            "- {} {}: sees {}\n",
+            md(&ch.cell),
+            ch.metric,
+            sees_text(ch)
+        ));
+    }
+    out.push('\n');
+}
+
+/// What the intervals leave out or assume about run-to-run noise.
+fn noise_notice(out: &mut String, c: &Comparison) {
+    let count = |b: Basis| c.changes.iter().filter(|ch| ch.basis == Some(b)).count();
+    let assumed = count(Basis::IterationsAndAssumedRuns);
+    let store = if c.noise_runs_read == 0 {
+        "no store: pass `--noise-from` with 3 or more earlier runs of the baseline to learn it"
+            .to_string()
+    } else {
+        format!(
+            "the {} runs given with `--noise-from` hold fewer than 3 runs of these cells",
+            c.noise_runs_read
+        )
+    };
+    if assumed > 0 {
+        out.push_str(&format!(
+            "\n**Run noise assumed for {assumed} of {} changes** ({store}): their intervals \
+             add run means that vary by a CV of {}% to the iterations (`--assume-run-noise`, \
+             see docs/compare.md).\n",
+            c.changes.len(),
+            c.assumed_run_noise_pct,
+        ));
+    }
+    let within_only = count(Basis::Iterations);
+    if within_only > 0 {
+        out.push_str(&format!(
+            "\n**Run-to-run noise unknown for {within_only} of {} changes**: their intervals \
+             include only the spread between the iterations of each run, which understates \
+             how much a cell moves between runs; such a verdict can take run-to-run noise \
+             for a change ({store}).\n",
+            c.changes.len(),
+        ));
+    }
+}
+
+/// How the per-cell alpha adds up over this compare, and what `--fdr` changed.
+fn family(out: &mut String, c: &Comparison) {
+    let f = &c.family;
+    if f.tests < 2 {
+        return;
+    }
+    out.push_str(&format!(
+        "\n{} changes tested at alpha {} each: with nothing changed, {:.2} would be \
+         significant by chance, and at least one with probability {:.0}% (a false regression \
+         also needs the wrong direction and the threshold, so fewer fail the gate). {}\n",
+        f.tests,
+        f.alpha,
+        f.expected_false_alarms,
+        f.p_any_false_alarm * 100.0,
+        if c.fdr {
+            "`--fdr`: significance is judged on Benjamini-Hochberg adjusted p-values \
+             (`p adj`), which keeps the expected share of false flags among the flagged \
+             changes under alpha."
+        } else {
+            "`--fdr` judges them on Benjamini-Hochberg adjusted p-values instead."
+        }
+    ));
+}
+
+/// `7.2% or more`: the change a cell flags with 80% power.
+fn sees_text(ch: &MetricChange) -> String {
+    match ch.mde_pct {
+        Some(m) if m >= 99.95 && ch.higher_is_better => "nothing short of a drop to 0".into(),
+        Some(m) => format!(
+            "{} of {m:.1}% or more",
+            if ch.higher_is_better {
+                "drops"
+            } else {
+                "rises"
+            }
+        ),
+        None => "n/a".into(),
+    }
+}
+
 /// One row per metric change of the cells both runs have.
 fn changes_table(out: &mut String, c: &Comparison, conf: Confidence) {
+    let adj = if c.fdr { " p adj |" } else { "" };
     out.push_str(&format!(
-        "\n| cell | metric | baseline | candidate | change | {conf} interval | p | \
-         interval includes | verdict |\n\
-         |---|---|---:|---:|---:|---:|---:|---|---|\n",
+        "\n| cell | metric | baseline | candidate | change | {conf} interval | p |{adj} \
+         interval includes | sees | verdict |\n\
+         |---|---|---:|---:|---:|---:|---:|{}---|---|---|\n",
+        if c.fdr { "---:|" } else { "" }
     ));
     for ch in &c.changes {
         let ci = match (ch.ci_low_pct, ch.ci_high_pct) {
             (Some(lo), Some(hi)) => format!("{lo:+.1}% .. {hi:+.1}%"),
             _ => "n/a".into(),
         };
+        let adj = match (c.fdr, ch.p_adjusted) {
+            (false, _) => String::new(),
+            (true, p) => format!(" {} |", p_text(p, conf)),
+        };
         out.push_str(&format!(
-            "| {} | {} {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} {} | {} | {} | {} | {} | {} |{adj} {} | {} | {} |\n",
             md(&ch.cell),
             ch.metric,
             if ch.higher_is_better { "↑" } else { "↓" },
@@ -206,11 +297,16 @@ fn changes_table(out: &mut String, c: &Comparison, conf: Confidence) {
                 .unwrap_or_else(|| "n/a".into()),
             ci,
             p_text(ch.p_value, conf),
-            basis_text(ch),
+            basis_text(c, ch),
+            sees_text(ch),
             verdict_text(ch),
         ));
     }
-    out.push_str("\n↑ higher is better, ↓ lower is better.");
+    out.push_str(&format!(
+        "\n↑ higher is better, ↓ lower is better. sees: the smallest regression (a drop for ↑, \
+         a rise for ↓) this cell flags with 80% power at {conf} and the {}% threshold.",
+        c.threshold_pct
+    ));
     if c.changes.iter().any(|ch| ch.env_differs) {
         out.push_str(
             " †: the two runs' environments differ for this cell (listed above); the \
@@ -356,11 +452,20 @@ fn metric_table(out: &mut String, h: &History, metric: &str, first_shown: usize)
         })
         .collect();
     out.push_str(&format!("Runs: {}.\n", keys.join("; ")));
-    out.push_str("`▲`/`▼`: a change point (better/worse) starts at this run; `-`: no such cell in the run.\n\n| cell |");
+    out.push_str(&format!(
+        "`▲`/`▼`: a change point (better/worse) starts at this run; `-`: no such cell in the \
+         run. sees: the smallest regression between two segments of {} runs (the fewest a change \
+         point needs on each side) flagged with 80% power, from the spread of the cell's run \
+         means.\n\n| cell |",
+        h.min_points
+    ));
     for i in &runs {
         out.push_str(&format!(" #{} |", i + 1));
     }
-    out.push_str(&format!("\n|---|{}\n", "---:|".repeat(runs.len())));
+    out.push_str(&format!(
+        " sees |\n|---|{}---:|\n",
+        "---:|".repeat(runs.len())
+    ));
     for s in &series {
         out.push_str(&format!("| {} |", md(&s.cell)));
         for i in &runs {
@@ -381,6 +486,9 @@ fn metric_table(out: &mut String, h: &History, metric: &str, first_shown: usize)
             };
             out.push_str(&format!(" {text} |"));
         }
-        out.push('\n');
+        match s.mde_pct {
+            Some(m) => out.push_str(&format!(" {m:.1}% |\n")),
+            None => out.push_str(" n/a |\n"),
+        }
     }
 }

@@ -16,8 +16,6 @@ mod ledger;
 mod open;
 mod pool;
 mod sweep;
-#[cfg(test)]
-mod tests;
 mod todo;
 mod worker;
 
@@ -272,3 +270,6 @@ pub fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Resul
     crate::results::rundir::replace_file(&dir.file(REPORT_HTML), page.as_bytes())?;
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests;

@@ -25,13 +25,27 @@ pub struct RunNoise {
     pub run_var: f64,
     /// Degrees of freedom of that estimate (runs - 1).
     pub df: f64,
+    /// Runs it was learned from; 0 for an assumed run noise ([`RunNoise::assumed`]).
     pub runs: usize,
 }
 
 /// Runs needed before a run-to-run variance is estimated (2 degrees of freedom).
 pub const MIN_NOISE_RUNS: usize = 3;
 
+/// Degrees of freedom given to an assumed run noise: a value taken as known, not estimated.
+pub const ASSUMED_DF: f64 = 1000.0;
+
 impl RunNoise {
+    /// A run effect assumed rather than learned: run means that vary by a coefficient of
+    /// variation of `cv_pct` percent (log-normal: variance `ln(1 + cv^2)` on the log scale).
+    pub fn assumed(cv_pct: f64) -> RunNoise {
+        RunNoise {
+            run_var: (cv_pct / 100.0).powi(2).ln_1p(),
+            df: ASSUMED_DF,
+            runs: 0,
+        }
+    }
+
     /// From one cell's iterations in each of several earlier runs (one slice per run). Runs
     /// with a non-positive value are left out (the model is on the log scale); `None` with
     /// fewer than [`MIN_NOISE_RUNS`] usable runs.
@@ -70,6 +84,8 @@ pub enum Basis {
     BatchMeans,
     /// The iterations plus the run-to-run variance learned from earlier runs.
     IterationsAndRuns,
+    /// The iterations plus an assumed run-to-run variance (no earlier runs to learn from).
+    IterationsAndAssumedRuns,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -149,11 +165,11 @@ pub fn change(a: &[f64], b: &[f64], noise: Option<&RunNoise>, conf: Confidence) 
         terms.push((2.0 * n.run_var, n.df));
     }
     let diff = mb - ma;
-    let noise_runs = noise.map(|n| n.runs);
-    let basis = if noise.is_some() {
-        Basis::IterationsAndRuns
-    } else {
-        Basis::Iterations
+    let noise_runs = noise.map(|n| n.runs).filter(|r| *r > 0);
+    let basis = match noise {
+        None => Basis::Iterations,
+        Some(n) if n.runs == 0 => Basis::IterationsAndAssumedRuns,
+        Some(_) => Basis::IterationsAndRuns,
     };
     let scale = if log_scale { None } else { Some(ma) };
     finish(diff, &terms, scale, basis, noise_runs, conf)
@@ -385,5 +401,23 @@ mod tests {
         assert!(close(both.df, df, 1e-12));
         // One iteration per side is enough once the run noise is known.
         assert!(change(&[100.0], &[90.0], Some(&noise), conf).is_some());
+    }
+
+    /// An assumed CV of run means of 3%: log-scale variance ln(1 + 0.03^2) =
+    /// 0.000899595... (Python: math.log1p(0.03**2)), taken as known.
+    #[test]
+    fn assumed_run_noise_is_a_known_variance() {
+        let n = RunNoise::assumed(3.0);
+        assert!(close(n.run_var, 0.000899595242836093, 1e-12), "{n:?}");
+        assert_eq!((n.df, n.runs), (ASSUMED_DF, 0));
+        let a = [100.0, 101.0, 99.0, 100.5, 99.5];
+        let b = [95.0, 96.0, 94.0, 95.5, 94.5];
+        let c = change(&a, &b, Some(&n), Confidence::default()).unwrap();
+        assert_eq!(
+            (c.basis, c.noise_runs),
+            (Basis::IterationsAndAssumedRuns, None)
+        );
+        let one = change(&[100.0], &[90.0], Some(&n), Confidence::default()).unwrap();
+        assert!(one.df >= ASSUMED_DF && one.lo_pct < -10.0 && one.hi_pct > -10.0);
     }
 }

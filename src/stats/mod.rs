@@ -11,6 +11,9 @@
 //! - [`changepoint`]: change points of a whole history of run means (E-divisive means with a
 //!   t-test, [`edivisive`] its statistic), for `history`.
 //! - [`dist`]: Student's t distribution (the only t quantile in the crate).
+//! - [`power`]: the minimum detectable effect of a compare (what change it flags with 80%
+//!   power at the confidence level and the threshold), judged or planned.
+//! - [`multiple`]: many cells at once: how alpha adds up, Benjamini-Hochberg adjustment.
 //! - [`paired`]: two tools measured in the same rounds: the per-round ratios, their median
 //!   and geometric mean with its interval (`rmatrix ratio`).
 //! - [`apdex`], [`knee`], [`drift`]: what a load study asks of its curves: Apdex[T], the knee
@@ -25,7 +28,9 @@ pub mod drift;
 pub mod edivisive;
 pub mod knee;
 pub mod level;
+pub mod multiple;
 pub mod paired;
+pub mod power;
 pub mod summary;
 
 pub use batch::{batch_means, BatchMeans};

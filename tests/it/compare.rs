@@ -15,10 +15,18 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The fixtures' numbers were checked against scipy on their iterations alone, so these
+/// compares assume no run noise (`--assume-run-noise 0`, last: a test may override it).
 fn compare(candidate: &str, extra: &[&str]) -> Out {
     let base = fixture("base");
     let cand = fixture(candidate);
-    let mut args = vec!["compare", base.to_str().unwrap(), cand.to_str().unwrap()];
+    let mut args = vec![
+        "compare",
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        "--assume-run-noise",
+        "0",
+    ];
     args.extend_from_slice(extra);
     rmatrix(&args)
 }
@@ -474,20 +482,21 @@ fn run_to_run_noise_from_history_widens_the_verdict() {
         cand.to_str().unwrap(),
         store.to_str().unwrap(),
     );
-    let out = rmatrix(&["compare", b, c]);
+    let out = rmatrix(&["compare", b, c, "--assume-run-noise", "0"]);
     assert_eq!(out.code, REGRESSION, "{}", out.stdout);
     assert!(out
         .stdout
         .contains("**Run-to-run noise unknown for 1 of 1 changes**"));
-    assert!(
-        row(&out.stdout, "InnoDB / write", "qps").contains("| iterations only | **regressed** |")
-    );
+    let qps = row(&out.stdout, "InnoDB / write", "qps");
+    assert!(qps.contains("| iterations only |") && qps.ends_with("| **regressed** |"));
 
     let out = rmatrix(&["compare", "--noise-from", s, b, c]);
     assert_eq!(out.code, 0, "{}", out.stdout);
     let qps = row(&out.stdout, "InnoDB / write", "qps");
+    // The MDE from the same se and df (scipy 1.17.1): se = |log step| / 0.8555 = 0.08483,
+    // (t.ppf(0.975, 4.0032) + t.ppf(0.8, 4.0032)) * se = 0.31526, a drop of 27.04%.
     assert!(
-        qps.contains("| iterations + runs (5) | too noisy to tell |"),
+        qps.contains("| iterations + runs (5) | drops of 27.0% or more | too noisy to tell |"),
         "{qps}"
     );
     assert!(!out.stdout.contains("Run-to-run noise unknown"));
@@ -609,4 +618,147 @@ fn history_of_a_stored_run_replayed_finds_the_regressed_cells_only() {
         .find(|l| l.starts_with("| mariadb-11.8 / binlog-on / InnoDB / key-guid / c2 |"))
         .unwrap();
     assert!(row.contains("| **9908** ▼ |"), "{row}");
+}
+
+/// Without a store, compare assumes a run noise (`--assume-run-noise`, 5% by default): the
+/// -7% step between two nights whose iterations agree within ±0.2% is no longer a
+/// regression, and every format says what was assumed and what each cell can see; a 40%
+/// drop still fails the gate.
+#[test]
+fn without_a_store_a_run_noise_is_assumed_and_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, cand, drop) = (
+        tmp.path().join("b"),
+        tmp.path().join("c"),
+        tmp.path().join("d"),
+    );
+    write_run(&base, 10, &[998.0, 1000.0, 1002.0]);
+    write_run(&cand, 11, &[928.0, 930.0, 932.0]);
+    write_run(&drop, 12, &[598.0, 600.0, 602.0]);
+    let (b, c, d) = (
+        base.to_str().unwrap(),
+        cand.to_str().unwrap(),
+        drop.to_str().unwrap(),
+    );
+    let out = rmatrix(&["compare", b, c]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let qps = row(&out.stdout, "InnoDB / write", "qps");
+    assert!(
+        qps.contains("| iterations + run noise assumed (no store) |")
+            && qps.ends_with("| too noisy to tell |"),
+        "{qps}"
+    );
+    assert!(out
+        .stdout
+        .contains("**Run noise assumed for 1 of 1 changes**"));
+    // The assumed 5% per run hides a 5% threshold: the cell is listed first as unprotected.
+    let top = out.stdout.split("| cell |").next().unwrap();
+    assert!(top.contains("**Unprotected: 1 of 1 changes cannot see the 5% threshold**"));
+    assert!(top.contains("- mariadb-10.11 / default / InnoDB / write / c2 qps: sees drops of"));
+    assert_eq!(rmatrix(&["compare", b, d]).code, REGRESSION);
+
+    let out = rmatrix(&["compare", b, c, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let ch = &v[0]["changes"][0];
+    assert_eq!(ch["basis"], "iterations_and_assumed_runs");
+    assert_eq!(ch["verdict"], "too_noisy");
+    assert_eq!(ch["sees_threshold"], false);
+    assert!(ch["p_value"].as_f64().unwrap() > 0.05);
+    let mde = ch["mde_pct"].as_f64().unwrap();
+    assert!(mde > 7.0 && mde < 30.0, "{mde}");
+    assert_eq!(v[0]["assumed_run_noise_pct"], 5.0);
+    assert_eq!(v[0]["family"]["tests"], 1);
+
+    let out = rmatrix(&[
+        "compare",
+        b,
+        c,
+        "--format",
+        "csv",
+        "--assume-run-noise",
+        "0",
+    ]);
+    assert_eq!(out.code, REGRESSION);
+    let mut r = csv::Reader::from_reader(out.stdout.as_bytes());
+    let header = r.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let rec = r.records().next().unwrap().unwrap();
+    assert_eq!(&rec[col("verdict")], "regressed");
+    assert_eq!(&rec[col("basis")], "iterations");
+    assert_eq!(&rec[col("assumed_run_noise_pct")], "0");
+    assert_eq!(&rec[col("sees_threshold")], "true");
+    let mde: f64 = rec[col("mde_pct")].parse().unwrap();
+    assert!(
+        mde > 5.0 && mde < 6.0,
+        "iterations within ±0.2%: just above the threshold: {mde}"
+    );
+    assert!(rec[col("p_adjusted")].is_empty());
+}
+
+/// `--fdr` adds the adjusted p-values (a column, a field) and says how alpha adds up.
+#[test]
+fn fdr_adds_adjusted_p_values() {
+    let out = compare("slower", &["--metric", "qps,lat_p99_ms", "--fdr"]);
+    assert_eq!(out.code, REGRESSION, "{}", out.stdout);
+    assert!(out
+        .stdout
+        .contains("| p | p adj | interval includes | sees | verdict |"));
+    assert!(out.stdout.contains("4 changes tested at alpha 0.05 each"));
+    assert!(out
+        .stdout
+        .contains("`--fdr`: significance is judged on Benjamini-Hochberg"));
+    let out = compare(
+        "slower",
+        &["--metric", "qps,lat_p99_ms", "--fdr", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v[0]["fdr"], true);
+    // The two unchanged MyISAM cells have p = 1: adjusted 1.
+    assert_eq!(v[0]["changes"][2]["p_adjusted"], 1.0);
+}
+
+/// `plan --noise-from`: what each cell would see with the matrix's iterations, and the
+/// iterations a target needs; cells the store lacks are named.
+#[test]
+fn plan_prints_what_each_cell_would_see() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, m) in [1000.0, 1010.0, 990.0, 1005.0].iter().enumerate() {
+        write_run(
+            &tmp.path().join(format!("n{i}")),
+            i as u32 + 1,
+            &[m * 0.98, *m, m * 1.02],
+        );
+    }
+    let matrix = fixture("base").join("matrix.yaml");
+    let store = tmp.path().to_str().unwrap();
+    let out = rmatrix(&[
+        "plan",
+        matrix.to_str().unwrap(),
+        "--noise-from",
+        store,
+        "--target",
+        "10%",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = &out.stdout;
+    assert!(
+        text.contains("Detection power of `compare` (qps, 5 iterations a side, 95% confidence, threshold 5%, 80% power):"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("  mariadb-10.11/default/InnoDB/write/c2: sees drops of"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("over 4 runs") && line.contains("learned"),
+        "{line}"
+    );
+    assert!(
+        line.contains("; 10% needs ") || line.contains("out of reach"),
+        "{line}"
+    );
+    assert!(text.contains("  mariadb-10.11/default/MyISAM/key/c2: no earlier run of this cell"));
+    // Without a store, the plan is the plain one.
+    let out = rmatrix(&["plan", matrix.to_str().unwrap()]);
+    assert!(!out.stdout.contains("Detection power"));
 }
