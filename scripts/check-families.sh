@@ -29,7 +29,7 @@ owned=$( (for f in $families; do echo "src/servers/$f/"; done
   for k in $kinds; do echo "src/workloads/$k/"; done) | paste -sd '|')
 
 # The allow-list, two kinds of registry line and nothing else:
-# 1. `pub mod <folder>;` in src/servers/mod.rs and src/workloads/mod.rs: declaring a folder.
+# 1. `pub mod <folder>;` (or `pub(crate) mod`) in src/servers/mod.rs and src/workloads/mod.rs: declaring a folder.
 # 2. An entry of a registry macro (`families!` in src/servers/registry.rs, `kinds!` in
 #    src/workloads/mod.rs): `Variant(path::Type) = "name",`, the one line that adds a
 #    family or a kind.
@@ -37,7 +37,7 @@ allowed() {
   local file=$1 text=$2
   case "$file" in
     src/servers/mod.rs | src/workloads/mod.rs)
-      [[ $text =~ ^pub\ mod\ [a-z_]+\;$ ]] && return 0 ;;
+      [[ $text =~ ^pub(\(crate\))?\ mod\ [a-z_]+\;$ ]] && return 0 ;;
   esac
   case "$file" in
     src/servers/registry.rs | src/workloads/mod.rs)

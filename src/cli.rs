@@ -15,17 +15,17 @@ use clap::{Parser, Subcommand};
 /// (`compare`/`history --require-same-env`), 130 interrupted.
 /// `--assume-run-noise`'s default (compare and plan): the CV of run means assumed without a
 /// store; docs/compare.md gives the runs it was chosen from.
-pub const ASSUMED_RUN_NOISE: &str = "5%";
+pub(crate) const ASSUMED_RUN_NOISE: &str = "5%";
 
 #[derive(Debug, Parser)]
 #[command(name = "rmatrix", version, about, long_about)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run a matrix (or resume a stopped run) and write its run directory.
     Run {
         /// The matrix file (YAML). Not with --resume: a resumed run uses its own stored copy.
@@ -199,23 +199,23 @@ pub enum Command {
 
 /// `rmatrix plan`'s detection-power options.
 #[derive(Debug, clap::Args)]
-pub struct PlanPowerArgs {
+pub(crate) struct PlanPowerArgs {
     /// Earlier runs of the matrix (as `compare --noise-from`): print the smallest
     /// regression each cell's compare would flag with 80% power at the matrix's iterations.
     #[arg(long = "noise-from", value_name = "PATH")]
-    pub noise_from: Vec<PathBuf>,
+    pub(crate) noise_from: Vec<PathBuf>,
     /// With --noise-from: the iterations per cell needed for compare to see a regression
     /// of PCT (above --threshold) with 80% power.
     #[arg(long, value_name = "PCT", requires = "noise_from")]
-    pub target: Option<String>,
+    pub(crate) target: Option<String>,
     /// The threshold compare will use (`5%` or `5`).
     #[arg(long, default_value = "5%")]
-    pub threshold: String,
+    pub(crate) threshold: String,
     /// The confidence level compare will use (`95`, `95%` or `0.95`).
     #[arg(long, default_value = "95%")]
-    pub confidence: String,
+    pub(crate) confidence: String,
     /// The CV of run means assumed for a cell with fewer than 3 runs in the store, as
     /// `compare --assume-run-noise`.
     #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
-    pub assume_run_noise: String,
+    pub(crate) assume_run_noise: String,
 }

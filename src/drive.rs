@@ -26,32 +26,32 @@ use crate::workloads::Ctx;
 /// What one iteration produced: its results row and the rows of samples.csv and
 /// operations.csv.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct CellOutput {
-    pub row: ResultRow,
-    pub samples: Vec<Sample>,
+pub(crate) struct CellOutput {
+    pub(crate) row: ResultRow,
+    pub(crate) samples: Vec<Sample>,
     /// The warm-up's seconds (samples.csv's `warmup` phase).
     #[serde(default)]
-    pub warmup_samples: Vec<Sample>,
-    pub operations: Vec<Operation>,
+    pub(crate) warmup_samples: Vec<Sample>,
+    pub(crate) operations: Vec<Operation>,
 }
 
 /// Everything a client container needs to measure one cell iteration. The password is the
 /// run's random one; the file holding it lives only inside the cell's container.
 #[derive(Serialize, Deserialize)]
-pub struct CellSpec {
+pub(crate) struct CellSpec {
     /// The matrix text (the client finds the cell, its workload and lengths in it).
-    pub matrix: String,
-    pub cell: String,
-    pub iteration: u32,
-    pub run_seed: u64,
-    pub host: String,
-    pub port: u16,
-    pub user: String,
-    pub password: String,
-    pub version: String,
-    pub variables: BTreeMap<String, String>,
+    pub(crate) matrix: String,
+    pub(crate) cell: String,
+    pub(crate) iteration: u32,
+    pub(crate) run_seed: u64,
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) user: String,
+    pub(crate) password: String,
+    pub(crate) version: String,
+    pub(crate) variables: BTreeMap<String, String>,
     /// The server's main process as the engine's host sees it (for its cgroup).
-    pub server_pid: Option<u32>,
+    pub(crate) server_pid: Option<u32>,
 }
 
 /// Where the cell file goes in a client container.
@@ -63,7 +63,7 @@ const SPEC_PATH: &str = "/rmatrix/cell.json";
 const CLIENT_DOCKERFILE: &str = "FROM debian:bookworm\nCOPY rmatrix /usr/local/bin/rmatrix\n";
 
 /// Measure one iteration of `cell` against `deployed`, in this process.
-pub async fn measure(
+pub(crate) async fn measure(
     m: &Matrix,
     cell: &Cell,
     iteration: u32,
@@ -109,7 +109,7 @@ pub async fn measure(
             s.target_ps = Some(n.copied().unwrap_or(0) as f64);
         }
     }
-    let mut row = meas.into_row(row);
+    let mut row = meas.fill_row(row);
     if row.is_ok() {
         let family = m.servers[&cell.server].kind().family();
         family.result_columns(&meas.server, &mut row);
@@ -138,7 +138,7 @@ pub async fn measure(
 
 /// A cell iteration's own arrivals seed, from the run's (recorded in the manifest): the same
 /// run seed gives the same Poisson schedule for each cell and iteration.
-pub fn cell_seed(run_seed: u64, cell: &Cell, iteration: u32) -> u64 {
+pub(crate) fn cell_seed(run_seed: u64, cell: &Cell, iteration: u32) -> u64 {
     // FNV-1a: stable across builds and platforms, unlike the std hasher.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in cell.key().as_str().bytes().chain(iteration.to_le_bytes()) {
@@ -149,7 +149,7 @@ pub fn cell_seed(run_seed: u64, cell: &Cell, iteration: u32) -> u64 {
 
 /// `rmatrix drive-cell`: read a `CellSpec` (JSON) from `input`, measure, and print the
 /// `CellOutput` as one JSON line on stdout.
-pub async fn drive_cell(input: &str) -> Result<()> {
+pub(crate) async fn drive_cell(input: &str) -> Result<()> {
     let spec: CellSpec = serde_json::from_str(input).context("not a cell spec")?;
     let loaded = crate::matrix::load_for_client(&spec.matrix)?;
     let m = &loaded.matrix;
@@ -190,7 +190,7 @@ pub async fn drive_cell(input: &str) -> Result<()> {
 
 /// Build (once per content) the client image on `engine`: this binary in a Debian base.
 /// The context goes through the API, so a remote engine gets it the same way.
-pub async fn client_image(engine: &Engine) -> Result<String> {
+pub(crate) async fn client_image(engine: &Engine) -> Result<String> {
     let exe = std::env::current_exe().context("cannot find this rmatrix binary")?;
     let tmp = tempdir()?;
     std::fs::write(tmp.join("Dockerfile"), CLIENT_DOCKERFILE)?;
@@ -212,19 +212,19 @@ fn tempdir() -> Result<std::path::PathBuf> {
 }
 
 /// Where and how a client container runs.
-pub struct Remote<'a> {
-    pub engine: &'a Engine,
-    pub image: &'a str,
-    pub name: String,
-    pub run_id: &'a str,
-    pub instance: &'a str,
+pub(crate) struct Remote<'a> {
+    pub(crate) engine: &'a Engine,
+    pub(crate) image: &'a str,
+    pub(crate) name: String,
+    pub(crate) run_id: &'a str,
+    pub(crate) instance: &'a str,
     /// The most the cell may take before its container is stopped.
-    pub limit: Duration,
+    pub(crate) limit: Duration,
 }
 
 impl<'a> Remote<'a> {
     /// A client container of this run on `engine`, named after what it does.
-    pub fn new(
+    pub(crate) fn new(
         engine: &'a Engine,
         image: &'a str,
         run_id: &'a str,
@@ -249,7 +249,7 @@ impl<'a> Remote<'a> {
 /// Measure one cell iteration in a client container on `r.engine` (host networking, the
 /// host's pid namespace and cgroups read-only for the server's usage), and collect its
 /// output. The container is removed whatever happens.
-pub async fn in_container(r: &Remote<'_>, spec: &CellSpec) -> Result<CellOutput> {
+pub(crate) async fn in_container(r: &Remote<'_>, spec: &CellSpec) -> Result<CellOutput> {
     let line = run_json(r, "drive-cell", serde_json::to_vec(spec)?, None).await?;
     serde_json::from_str(&line).context("unreadable client output")
 }
@@ -322,30 +322,30 @@ async fn collect(r: &Remote<'_>, id: &str, command: &str, watch: Option<&str>) -
 /// What an `rmatrix await-server` container needs to wait for one deployment's server and
 /// read it back, on the engine's host.
 #[derive(Serialize, Deserialize)]
-pub struct AwaitSpec {
-    pub matrix: String,
-    pub server: String,
-    pub config: String,
-    pub host: String,
-    pub port: u16,
-    pub user: String,
-    pub password: String,
+pub(crate) struct AwaitSpec {
+    pub(crate) matrix: String,
+    pub(crate) server: String,
+    pub(crate) config: String,
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) user: String,
+    pub(crate) password: String,
     /// The server's main process on the engine's host (for checks of its mapped libraries).
-    pub pid: Option<u32>,
-    pub timeout_s: u64,
+    pub(crate) pid: Option<u32>,
+    pub(crate) timeout_s: u64,
 }
 
 /// What the server reported: `Deployed` without what only the orchestrator knows.
 #[derive(Serialize, Deserialize)]
-pub struct ServerFacts {
-    pub version: String,
-    pub variables: BTreeMap<String, String>,
-    pub checks: Vec<Check>,
+pub(crate) struct ServerFacts {
+    pub(crate) version: String,
+    pub(crate) variables: BTreeMap<String, String>,
+    pub(crate) checks: Vec<Check>,
 }
 
 /// `rmatrix await-server`: read an `AwaitSpec` from `input`, wait until the server answers,
 /// read it back, and print its `ServerFacts` as one JSON line.
-pub async fn await_server(input: &str) -> Result<()> {
+pub(crate) async fn await_server(input: &str) -> Result<()> {
     let spec: AwaitSpec = serde_json::from_str(input).context("not a server spec")?;
     let loaded = crate::matrix::load_for_client(&spec.matrix)?;
     let m = &loaded.matrix;
@@ -378,7 +378,7 @@ pub async fn await_server(input: &str) -> Result<()> {
 }
 
 /// `rmatrix engine-port`: print a port nobody listens on now, as JSON (`{"port": N}`).
-pub fn engine_port() -> Result<()> {
+pub(crate) fn engine_port() -> Result<()> {
     println!("{{\"port\": {}}}", family::free_port()?);
     Ok(())
 }
@@ -386,16 +386,16 @@ pub fn engine_port() -> Result<()> {
 /// The engine-host side of one deployment: its port picked, its server awaited and read
 /// back by client containers on the server's own engine, for an engine whose host this
 /// process cannot reach at 127.0.0.1.
-pub struct OnEngineHost<'a> {
-    pub engine: &'a Engine,
+pub(crate) struct OnEngineHost<'a> {
+    pub(crate) engine: &'a Engine,
     /// The client image on `engine`.
-    pub image: String,
-    pub matrix: &'a str,
-    pub server: &'a str,
-    pub config: &'a str,
-    pub run_id: &'a str,
-    pub instance: &'a str,
-    pub start_timeout: Duration,
+    pub(crate) image: String,
+    pub(crate) matrix: &'a str,
+    pub(crate) server: &'a str,
+    pub(crate) config: &'a str,
+    pub(crate) run_id: &'a str,
+    pub(crate) instance: &'a str,
+    pub(crate) start_timeout: Duration,
 }
 
 impl OnEngineHost<'_> {

@@ -26,7 +26,7 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// The exit code of each kind, documented in the README and `rmatrix --help`.
-    pub const fn exit_code(self) -> i32 {
+    pub(crate) const fn exit_code(self) -> i32 {
         match self {
             ErrorKind::Failed => 1,
             ErrorKind::BadInput => 2,

@@ -3,7 +3,7 @@
 
 /// For a Markdown table cell: control characters (newlines, terminal escapes) become spaces,
 /// `|` is escaped, HTML and code-span characters are neutralised.
-pub fn md_cell(text: &str) -> String {
+pub(crate) fn md_cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -21,7 +21,7 @@ pub fn md_cell(text: &str) -> String {
 
 /// For Markdown prose (a description): line breaks are kept, other control characters become
 /// spaces, and HTML is neutralised so a pasted `<script>` stays text.
-pub fn md_text(text: &str) -> String {
+pub(crate) fn md_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -38,7 +38,7 @@ pub fn md_text(text: &str) -> String {
 
 /// For HTML text and attribute values: the five markup characters become entities, control
 /// characters other than line breaks and tabs become spaces.
-pub fn html(text: &str) -> String {
+pub(crate) fn html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
@@ -57,7 +57,7 @@ pub fn html(text: &str) -> String {
 
 /// For the terminal (and error messages): control characters (escape sequences from a
 /// server's error message, a newline in a name) are shown escaped instead of interpreted.
-pub fn terminal(text: &str) -> String {
+pub(crate) fn terminal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c.is_control() {
@@ -72,7 +72,7 @@ pub fn terminal(text: &str) -> String {
 /// For a free-text CSV value (a server's error message): a leading `=`, `+`, `-`, `@`, tab or
 /// carriage return makes a spreadsheet read the cell as a formula, so such a value gets a
 /// leading `'`, the spreadsheets' own mark for "text".
-pub fn csv_text(text: &str) -> String {
+pub(crate) fn csv_text(text: &str) -> String {
     if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{text}")
     } else {

@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-pub struct Progress {
+pub(crate) struct Progress {
     bar: ProgressBar,
     lines: bool,
 }
 
 impl Progress {
-    pub fn new(total: u64, quiet: bool) -> Progress {
+    pub(crate) fn new(total: u64, quiet: bool) -> Progress {
         let tty = std::io::stderr().is_terminal();
         let target = if quiet || !tty {
             ProgressDrawTarget::hidden()
@@ -34,12 +34,12 @@ impl Progress {
         }
     }
 
-    pub fn status(&self, msg: String) {
+    pub(crate) fn status(&self, msg: String) {
         self.bar.set_message(crate::escape::terminal(&msg));
     }
 
     /// A finished iteration or an event worth a line of its own.
-    pub fn line(&self, msg: String) {
+    pub(crate) fn line(&self, msg: String) {
         let msg = crate::escape::terminal(&msg);
         if self.lines {
             // A closed stderr (`rmatrix run ... 2>&1 | head -2`) must not stop the run.
@@ -51,30 +51,30 @@ impl Progress {
     }
 
     /// More work than planned (adaptive repeats).
-    pub fn add(&self, n: u64) {
+    pub(crate) fn add(&self, n: u64) {
         self.bar.inc_length(n);
     }
 
-    pub fn advance(&self) {
+    pub(crate) fn advance(&self) {
         self.bar.inc(1);
     }
 
-    pub fn position(&self) -> u64 {
+    pub(crate) fn position(&self) -> u64 {
         self.bar.position()
     }
 
-    pub fn length(&self) -> u64 {
+    pub(crate) fn length(&self) -> u64 {
         self.bar.length().unwrap_or(0)
     }
 
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         self.bar.finish_and_clear();
     }
 }
 
 impl Progress {
     /// A handle for a background task that updates the status line.
-    pub fn bar_handle(&self) -> ProgressBar {
+    pub(crate) fn bar_handle(&self) -> ProgressBar {
         self.bar.clone()
     }
 }

@@ -42,63 +42,63 @@ const MAX_VALUE_CHARS: usize = 80;
 
 /// What a run's manifest.json and `servers/*/variables.json` say about where it ran.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunEnv {
-    pub cpu_model: String,
-    pub cpus: u64,
-    pub kernel: String,
-    pub memory_bytes: u64,
-    pub rmatrix_version: String,
-    pub deployments: Vec<DeploymentEnv>,
+pub(crate) struct RunEnv {
+    pub(crate) cpu_model: String,
+    pub(crate) cpus: u64,
+    pub(crate) kernel: String,
+    pub(crate) memory_bytes: u64,
+    pub(crate) rmatrix_version: String,
+    pub(crate) deployments: Vec<DeploymentEnv>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct DeploymentEnv {
-    pub server: String,
-    pub config: String,
-    pub image_id: String,
+pub(crate) struct DeploymentEnv {
+    pub(crate) server: String,
+    pub(crate) config: String,
+    pub(crate) image_id: String,
     /// `SELECT VERSION()` (or the Redis/Valkey version).
-    pub version: String,
+    pub(crate) version: String,
     /// `None` when the run has no variables.json for this deployment.
-    pub variables: Option<BTreeMap<String, String>>,
+    pub(crate) variables: Option<BTreeMap<String, String>>,
 }
 
 /// One fact that differs; `None` is a variable that one side does not have.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Change {
-    pub what: String,
-    pub baseline: Option<String>,
-    pub candidate: Option<String>,
+pub(crate) struct Change {
+    pub(crate) what: String,
+    pub(crate) baseline: Option<String>,
+    pub(crate) candidate: Option<String>,
 }
 
 /// The differences of one deployment present in both runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DeploymentDiff {
-    pub server: String,
-    pub config: String,
+pub(crate) struct DeploymentDiff {
+    pub(crate) server: String,
+    pub(crate) config: String,
     /// `image id` and `server version`.
-    pub facts: Vec<Change>,
+    pub(crate) facts: Vec<Change>,
     /// Server variables by name, per-instance ones left out.
-    pub variables: Vec<Change>,
+    pub(crate) variables: Vec<Change>,
 }
 
 /// How the candidate's environment differs from the baseline's; empty when it does not.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct EnvDiff {
+pub(crate) struct EnvDiff {
     /// Run ids.
-    pub baseline: String,
-    pub candidate: String,
+    pub(crate) baseline: String,
+    pub(crate) candidate: String,
     /// `cpu_model`, `cpus`, `kernel`, `memory`, `rmatrix_version`.
-    pub host: Vec<Change>,
-    pub deployments: Vec<DeploymentDiff>,
+    pub(crate) host: Vec<Change>,
+    pub(crate) deployments: Vec<DeploymentDiff>,
 }
 
 impl EnvDiff {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.host.is_empty() && self.deployments.is_empty()
     }
 
     /// What differs for the cells of one server x config (host differences apply to all).
-    pub fn deployment(&self, server: &str, config: &str) -> Option<&DeploymentDiff> {
+    pub(crate) fn deployment(&self, server: &str, config: &str) -> Option<&DeploymentDiff> {
         self.deployments
             .iter()
             .find(|d| d.server == server && d.config == config)
@@ -108,7 +108,7 @@ impl EnvDiff {
 /// `--require-same-env` found differences (exit code 5).
 #[derive(Debug, thiserror::Error)]
 #[error("{}", refusal(.0))]
-pub struct EnvDiffers(pub Vec<EnvDiff>);
+pub(crate) struct EnvDiffers(pub Vec<EnvDiff>);
 
 impl crate::error::Kinded for EnvDiffers {
     fn kind(&self) -> crate::error::ErrorKind {
@@ -118,7 +118,7 @@ impl crate::error::Kinded for EnvDiffers {
 
 /// Read the environment of the run directory `dir` from its manifest (if any) and its
 /// deployments' variables.json files.
-pub fn load(dir: &Path, manifest: Option<&Value>) -> Result<RunEnv, Refused> {
+pub(crate) fn load(dir: &Path, manifest: Option<&Value>) -> Result<RunEnv, Refused> {
     let Some(m) = manifest else {
         return Ok(RunEnv::default());
     };
@@ -161,7 +161,7 @@ pub fn load(dir: &Path, manifest: Option<&Value>) -> Result<RunEnv, Refused> {
 }
 
 /// How `cand`'s environment differs from `base`'s.
-pub fn diff(base: &Run, cand: &Run) -> EnvDiff {
+pub(crate) fn diff(base: &Run, cand: &Run) -> EnvDiff {
     let (b, c) = (&base.env, &cand.env);
     let mut host = Vec::new();
     fact(&mut host, "cpu_model", &b.cpu_model, &c.cpu_model);
@@ -210,7 +210,7 @@ pub fn diff(base: &Run, cand: &Run) -> EnvDiff {
 
 /// A short Markdown block listing each difference as `what: baseline -> candidate`; nothing
 /// when the environments are the same.
-pub fn markdown(d: &EnvDiff) -> String {
+pub(crate) fn markdown(d: &EnvDiff) -> String {
     if d.is_empty() {
         return String::new();
     }
@@ -342,7 +342,7 @@ fn plain(s: &str) -> String {
 /// A Markdown code span that holds any text: a fence longer than the longest backtick run
 /// inside, padded when the text starts or ends with a backtick; no newline can end the list
 /// item early.
-pub fn code(s: &str) -> String {
+pub(crate) fn code(s: &str) -> String {
     if s.is_empty() {
         return "(empty)".into();
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 type Source = Box<dyn std::error::Error + Send + Sync>;
 
 #[derive(Debug, thiserror::Error)]
-pub enum CompareError {
+pub(crate) enum CompareError {
     #[error(
         "{} is not an rmatrix run directory (no results.csv); pass the directory `rmatrix run` wrote",
         path.display()

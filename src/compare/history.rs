@@ -24,68 +24,68 @@ use crate::stats::changepoint::{self, Rules, RunMean, Shift};
 use crate::stats::{summarize, Confidence};
 
 #[derive(Debug, Clone)]
-pub struct HistoryOptions {
+pub(crate) struct HistoryOptions {
     /// Metrics to follow; empty: each run's own report metric.
-    pub metrics: Vec<&'static Metric>,
-    pub threshold_pct: f64,
-    pub confidence: Confidence,
+    pub(crate) metrics: Vec<&'static Metric>,
+    pub(crate) threshold_pct: f64,
+    pub(crate) confidence: Confidence,
     /// Runs shown as columns in the compact Markdown view.
-    pub last: usize,
-    pub min_points: usize,
-    pub ignore: Vec<String>,
+    pub(crate) last: usize,
+    pub(crate) min_points: usize,
+    pub(crate) ignore: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ChangePoint {
+pub(crate) struct ChangePoint {
     /// Mean of the run means of the segment before / from this run (up to the neighbouring
     /// change points), and how many runs each holds.
-    pub before: f64,
-    pub after: f64,
-    pub runs_before: usize,
-    pub runs_after: usize,
+    pub(crate) before: f64,
+    pub(crate) after: f64,
+    pub(crate) runs_before: usize,
+    pub(crate) runs_after: usize,
     /// The change with its interval at the confidence level; `None` from a mean of 0.
-    pub change_pct: Option<f64>,
-    pub change_lo_pct: Option<f64>,
-    pub change_hi_pct: Option<f64>,
-    pub p_value: f64,
+    pub(crate) change_pct: Option<f64>,
+    pub(crate) change_lo_pct: Option<f64>,
+    pub(crate) change_hi_pct: Option<f64>,
+    pub(crate) p_value: f64,
     /// `better` or `worse`, by the metric's direction.
-    pub direction: &'static str,
+    pub(crate) direction: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Point {
+pub(crate) struct Point {
     /// Index into `History::runs`.
-    pub run: usize,
-    pub n: usize,
-    pub mean: f64,
-    pub stddev: f64,
-    pub change_point: Option<ChangePoint>,
+    pub(crate) run: usize,
+    pub(crate) n: usize,
+    pub(crate) mean: f64,
+    pub(crate) stddev: f64,
+    pub(crate) change_point: Option<ChangePoint>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Series {
-    pub cell: String,
-    pub dims: IndexMap<String, String>,
-    pub metric: String,
-    pub unit: String,
-    pub higher_is_better: bool,
+pub(crate) struct Series {
+    pub(crate) cell: String,
+    pub(crate) dims: IndexMap<String, String>,
+    pub(crate) metric: String,
+    pub(crate) unit: String,
+    pub(crate) higher_is_better: bool,
     /// The smallest regression between two windows of run means flagged with 80% power.
-    pub mde_pct: Option<f64>,
-    pub points: Vec<Point>,
+    pub(crate) mde_pct: Option<f64>,
+    pub(crate) points: Vec<Point>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct History {
-    pub format_version: u32,
-    pub method: &'static str,
-    pub threshold_pct: f64,
-    pub confidence: f64,
-    pub alpha: f64,
+pub(crate) struct History {
+    pub(crate) format_version: u32,
+    pub(crate) method: &'static str,
+    pub(crate) threshold_pct: f64,
+    pub(crate) confidence: f64,
+    pub(crate) alpha: f64,
     /// Runs shown in the compact Markdown view.
-    pub last: usize,
-    pub min_points: usize,
-    pub runs: Vec<RunInfo>,
-    pub series: Vec<Series>,
+    pub(crate) last: usize,
+    pub(crate) min_points: usize,
+    pub(crate) runs: Vec<RunInfo>,
+    pub(crate) series: Vec<Series>,
 }
 
 impl ChangePoint {
@@ -111,7 +111,7 @@ impl ChangePoint {
 
 /// `runs` must be in start order (`input::load_runs` sorts them). Each run contributes its
 /// own report metric unless `opts.metrics` names some.
-pub fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareError> {
+pub(crate) fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareError> {
     let conf = opts.confidence;
     if opts.min_points < 2 {
         return Err(CompareError::BadMinPoints(opts.min_points));

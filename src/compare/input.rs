@@ -16,31 +16,31 @@ use crate::results::ResultRow;
 
 /// One stored run.
 #[derive(Debug, Clone, Default)]
-pub struct Run {
-    pub path: PathBuf,
-    pub run_id: String,
-    pub started_at: String,
+pub(crate) struct Run {
+    pub(crate) path: PathBuf,
+    pub(crate) run_id: String,
+    pub(crate) started_at: String,
     /// The matrix's `report.metric` (default `qps`).
-    pub report_metric: String,
-    pub rows: Vec<ResultRow>,
+    pub(crate) report_metric: String,
+    pub(crate) rows: Vec<ResultRow>,
     /// The columns of results.csv's header (an older file lacks the newer ones).
-    pub columns: Vec<String>,
+    pub(crate) columns: Vec<String>,
     /// Host, rmatrix version, images, server versions and variables (see `env`).
-    pub env: RunEnv,
+    pub(crate) env: RunEnv,
 }
 
 /// The iterations of one cell for one metric.
 #[derive(Debug, Clone)]
-pub struct CellSamples {
-    pub dims: IndexMap<String, String>,
-    pub values: Vec<f64>,
+pub(crate) struct CellSamples {
+    pub(crate) dims: IndexMap<String, String>,
+    pub(crate) values: Vec<f64>,
 }
 
-pub fn is_run_dir(path: &Path) -> bool {
+pub(crate) fn is_run_dir(path: &Path) -> bool {
     path.join(RESULTS_CSV).is_file()
 }
 
-pub fn load_run(path: &Path) -> Result<Run, CompareError> {
+pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
     if !is_run_dir(path) {
         return Err(CompareError::NotARun { path: path.into() });
     }
@@ -83,7 +83,7 @@ pub fn load_run(path: &Path) -> Result<Run, CompareError> {
 
 /// The runs named by `paths`: each is a run directory or a folder of run directories (such
 /// as `reports/runs`), ordered by start time.
-pub fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
+pub(crate) fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
     let mut runs = Vec::new();
     for p in paths {
         if is_run_dir(p) {
@@ -118,7 +118,7 @@ pub fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
 }
 
 /// Metric names from `--metric` (repeatable, comma lists, `all`), or the default set.
-pub fn resolve_metrics(
+pub(crate) fn resolve_metrics(
     asked: &[String],
     default: &[&str],
 ) -> Result<Vec<&'static Metric>, CompareError> {
@@ -149,7 +149,7 @@ pub fn resolve_metrics(
 }
 
 /// Check `--ignore` dimension names.
-pub fn check_dims(ignore: &[String]) -> Result<(), CompareError> {
+pub(crate) fn check_dims(ignore: &[String]) -> Result<(), CompareError> {
     match ignore.iter().find(|d| Dimension::parse(d).is_none()) {
         Some(bad) => Err(CompareError::UnknownDimension {
             name: bad.clone(),
@@ -165,7 +165,7 @@ fn kept(ignore: &[String]) -> impl Iterator<Item = Dimension> + '_ {
 }
 
 /// Join key of a row: its dimension values except the ignored ones.
-pub fn key_of(r: &ResultRow, ignore: &[String]) -> CellKey {
+pub(crate) fn key_of(r: &ResultRow, ignore: &[String]) -> CellKey {
     CellKey::over(kept(ignore), |d| r.dim(d))
 }
 
@@ -175,7 +175,7 @@ fn dims_of(r: &ResultRow, ignore: &[String]) -> IndexMap<String, String> {
 }
 
 /// Display name of a cell: its non-empty dimension values, concurrency as `c<N>`.
-pub fn cell_name(dims: &IndexMap<String, String>) -> String {
+pub(crate) fn cell_name(dims: &IndexMap<String, String>) -> String {
     dims.iter()
         .filter(|(_, v)| !v.is_empty())
         .map(|(d, v)| {
@@ -192,7 +192,7 @@ pub fn cell_name(dims: &IndexMap<String, String>) -> String {
 impl Run {
     /// Every metric asked for must have its column in this run's results.csv: a missing
     /// column is not "no values".
-    pub fn require_metrics(&self, metrics: &[&Metric]) -> Result<(), CompareError> {
+    pub(crate) fn require_metrics(&self, metrics: &[&Metric]) -> Result<(), CompareError> {
         let names: Vec<&str> = metrics.iter().map(|m| m.name).collect();
         check::require_columns(&self.path.join(RESULTS_CSV), &self.columns, &names)?;
         Ok(())
@@ -200,7 +200,11 @@ impl Run {
 
     /// Ok iterations of `metric` per cell, keyed by the dimensions not in `ignore`, in the
     /// order the cells first appear in results.csv.
-    pub fn samples(&self, metric: &Metric, ignore: &[String]) -> IndexMap<CellKey, CellSamples> {
+    pub(crate) fn samples(
+        &self,
+        metric: &Metric,
+        ignore: &[String],
+    ) -> IndexMap<CellKey, CellSamples> {
         let mut out: IndexMap<CellKey, CellSamples> = IndexMap::new();
         for r in self.rows.iter().filter(|r| r.is_ok()) {
             let Some(v) = metric.value(r).filter(|v| v.is_finite()) else {
@@ -218,7 +222,7 @@ impl Run {
     }
 
     /// Every cell key in results.csv, whether its iterations succeeded or not.
-    pub fn cells(&self, ignore: &[String]) -> IndexMap<CellKey, IndexMap<String, String>> {
+    pub(crate) fn cells(&self, ignore: &[String]) -> IndexMap<CellKey, IndexMap<String, String>> {
         let mut out = IndexMap::new();
         for r in &self.rows {
             out.entry(key_of(r, ignore))
@@ -230,7 +234,7 @@ impl Run {
 
 /// Refuse a comparison that compared nothing: no cell in common has a value of any of
 /// `metrics` on both sides (call it after the join, whose own errors say more).
-pub fn require_compared(
+pub(crate) fn require_compared(
     base: &Run,
     cand: &Run,
     metrics: &[&Metric],

@@ -17,28 +17,28 @@ use crate::stats::{change, summarize, Basis, Confidence, RunNoise};
 
 /// Version of the JSON and CSV that `compare` and `history` print. 2: one confidence level
 /// (`confidence`), log-scale changes, the interval's `basis` and `noise_runs`.
-pub const COMPARE_FORMAT_VERSION: u32 = 2;
+pub(crate) const COMPARE_FORMAT_VERSION: u32 = 2;
 
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     /// Smallest change that counts, in percent of the baseline mean.
-    pub threshold_pct: f64,
+    pub(crate) threshold_pct: f64,
     /// The level of every interval; tests run at alpha = 1 - level.
-    pub confidence: Confidence,
-    pub metrics: Vec<&'static Metric>,
+    pub(crate) confidence: Confidence,
+    pub(crate) metrics: Vec<&'static Metric>,
     /// Dimensions left out of the join key.
-    pub ignore: Vec<String>,
+    pub(crate) ignore: Vec<String>,
     /// Run-to-run noise per cell, from `--noise-from` (empty: within-run only).
-    pub noise: Noise,
+    pub(crate) noise: Noise,
     /// The CV of run means (percent) assumed for a cell whose run noise `noise` does not
     /// know (`--assume-run-noise`); 0: such a cell rests on its iterations only.
-    pub assumed_run_noise_pct: f64,
+    pub(crate) assumed_run_noise_pct: f64,
     /// Judge significance on Benjamini-Hochberg adjusted p-values (`--fdr`).
-    pub fdr: bool,
+    pub(crate) fdr: bool,
 }
 
 impl Options {
-    pub fn check(&self) -> Result<(), CompareError> {
+    pub(crate) fn check(&self) -> Result<(), CompareError> {
         if !(self.threshold_pct >= 0.0 && self.threshold_pct.is_finite()) {
             return Err(CompareError::BadThreshold(self.threshold_pct.to_string()));
         }
@@ -51,7 +51,7 @@ impl Options {
     }
 
     /// The run noise a cell's changes carry: learned, else assumed, else none.
-    pub fn run_noise(&self, metric: &str, key: &CellKey) -> Option<RunNoise> {
+    pub(crate) fn run_noise(&self, metric: &str, key: &CellKey) -> Option<RunNoise> {
         let assumed = (self.assumed_run_noise_pct > 0.0)
             .then(|| RunNoise::assumed(self.assumed_run_noise_pct));
         self.noise.get(metric, key).copied().or(assumed)
@@ -59,7 +59,7 @@ impl Options {
 }
 
 /// `3%`, `3` or `0`: a CV of run means in percent, below 100.
-pub fn parse_run_noise(text: &str) -> Result<f64, CompareError> {
+pub(crate) fn parse_run_noise(text: &str) -> Result<f64, CompareError> {
     text.trim()
         .trim_end_matches('%')
         .trim()
@@ -70,7 +70,7 @@ pub fn parse_run_noise(text: &str) -> Result<f64, CompareError> {
 }
 
 /// `5%`, `5` or `2.5 %` as 5.0 / 2.5.
-pub fn parse_threshold(text: &str) -> Result<f64, CompareError> {
+pub(crate) fn parse_threshold(text: &str) -> Result<f64, CompareError> {
     text.trim()
         .trim_end_matches('%')
         .trim()
@@ -82,7 +82,7 @@ pub fn parse_threshold(text: &str) -> Result<f64, CompareError> {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Improved,
     Regressed,
     Unchanged,
@@ -101,10 +101,10 @@ impl fmt::Display for Verdict {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct RunInfo {
-    pub path: String,
-    pub run_id: String,
-    pub started_at: String,
+pub(crate) struct RunInfo {
+    pub(crate) path: String,
+    pub(crate) run_id: String,
+    pub(crate) started_at: String,
 }
 
 impl From<&Run> for RunInfo {
@@ -119,14 +119,14 @@ impl From<&Run> for RunInfo {
 
 /// One side's iterations of one metric.
 #[derive(Debug, Clone, Serialize)]
-pub struct Side {
-    pub n: usize,
-    pub mean: f64,
+pub(crate) struct Side {
+    pub(crate) n: usize,
+    pub(crate) mean: f64,
     /// None for a single iteration.
-    pub stddev: Option<f64>,
+    pub(crate) stddev: Option<f64>,
     /// Half-width of the interval of the mean at the comparison's confidence level.
-    pub half_width: Option<f64>,
-    pub values: Vec<f64>,
+    pub(crate) half_width: Option<f64>,
+    pub(crate) values: Vec<f64>,
 }
 
 impl Side {
@@ -143,90 +143,90 @@ impl Side {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct MetricChange {
-    pub cell: String,
-    pub dims: IndexMap<String, String>,
-    pub metric: String,
-    pub unit: String,
-    pub higher_is_better: bool,
-    pub baseline: Side,
-    pub candidate: Side,
+pub(crate) struct MetricChange {
+    pub(crate) cell: String,
+    pub(crate) dims: IndexMap<String, String>,
+    pub(crate) metric: String,
+    pub(crate) unit: String,
+    pub(crate) higher_is_better: bool,
+    pub(crate) baseline: Side,
+    pub(crate) candidate: Side,
     /// The change in percent: the ratio of geometric means - 1 when `log_scale`, else
     /// (candidate - baseline) / |baseline|; none when nothing could be tested.
-    pub change_pct: Option<f64>,
+    pub(crate) change_pct: Option<f64>,
     /// The interval of the change in percent at the confidence level.
-    pub ci_low_pct: Option<f64>,
-    pub ci_high_pct: Option<f64>,
+    pub(crate) ci_low_pct: Option<f64>,
+    pub(crate) ci_high_pct: Option<f64>,
     /// Two-sided p-value; none with fewer than two iterations on a side and no run noise.
-    pub p_value: Option<f64>,
+    pub(crate) p_value: Option<f64>,
     /// The test ran on the logarithms (all values positive), see `stats::change`.
-    pub log_scale: bool,
+    pub(crate) log_scale: bool,
     /// What the interval accounts for: the iterations only, or also the run-to-run noise.
-    pub basis: Option<Basis>,
+    pub(crate) basis: Option<Basis>,
     /// Earlier runs the run-to-run noise was learned from.
-    pub noise_runs: Option<usize>,
+    pub(crate) noise_runs: Option<usize>,
     /// The smallest regression (a drop when higher is better, a rise when lower is) this
     /// cell flags with 80% power at the confidence level and the threshold, in percent.
-    pub mde_pct: Option<f64>,
+    pub(crate) mde_pct: Option<f64>,
     /// The noise alone would not hide a change of the threshold's size; false: unprotected.
-    pub sees_threshold: Option<bool>,
+    pub(crate) sees_threshold: Option<bool>,
     /// The Benjamini-Hochberg adjusted p-value over this comparison's changes (`--fdr`).
-    pub p_adjusted: Option<f64>,
-    pub verdict: Verdict,
+    pub(crate) p_adjusted: Option<f64>,
+    pub(crate) verdict: Verdict,
     /// The two runs' environments differ for this cell (host, or its server's image,
     /// version or variables): the verdict may reflect that, not only the variant.
-    pub env_differs: bool,
+    pub(crate) env_differs: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Counts {
-    pub improved: usize,
-    pub regressed: usize,
-    pub unchanged: usize,
-    pub too_noisy: usize,
+pub(crate) struct Counts {
+    pub(crate) improved: usize,
+    pub(crate) regressed: usize,
+    pub(crate) unchanged: usize,
+    pub(crate) too_noisy: usize,
 }
 
 /// A candidate run against the baseline run.
 #[derive(Debug, Clone, Serialize)]
-pub struct Comparison {
-    pub format_version: u32,
-    pub test: &'static str,
-    pub baseline: RunInfo,
-    pub candidate: RunInfo,
-    pub threshold_pct: f64,
+pub(crate) struct Comparison {
+    pub(crate) format_version: u32,
+    pub(crate) test: &'static str,
+    pub(crate) baseline: RunInfo,
+    pub(crate) candidate: RunInfo,
+    pub(crate) threshold_pct: f64,
     /// Confidence level of the intervals, e.g. 0.95; `alpha` = 1 - confidence.
-    pub confidence: f64,
-    pub alpha: f64,
+    pub(crate) confidence: f64,
+    pub(crate) alpha: f64,
     /// Runs read for the run-to-run noise (`--noise-from`); 0: none given.
-    pub noise_runs_read: usize,
+    pub(crate) noise_runs_read: usize,
     /// The CV of run means assumed where no run noise was learned; 0: none assumed.
-    pub assumed_run_noise_pct: f64,
+    pub(crate) assumed_run_noise_pct: f64,
     /// Significance judged on Benjamini-Hochberg adjusted p-values.
-    pub fdr: bool,
+    pub(crate) fdr: bool,
     /// How the per-cell alpha adds up over the changes judged here.
-    pub family: FamilyRate,
+    pub(crate) family: FamilyRate,
     /// `cell metric` of the changes that cannot see the threshold (`sees_threshold` false).
-    pub unprotected: Vec<String>,
-    pub ignored_dimensions: Vec<String>,
-    pub counts: Counts,
-    pub changes: Vec<MetricChange>,
-    pub only_in_baseline: Vec<String>,
-    pub only_in_candidate: Vec<String>,
+    pub(crate) unprotected: Vec<String>,
+    pub(crate) ignored_dimensions: Vec<String>,
+    pub(crate) counts: Counts,
+    pub(crate) changes: Vec<MetricChange>,
+    pub(crate) only_in_baseline: Vec<String>,
+    pub(crate) only_in_candidate: Vec<String>,
     /// Cells on both sides where one side has no successful iteration, e.g.
     /// `... / c2 (candidate)`: not compared.
-    pub no_successful_iteration: Vec<String>,
+    pub(crate) no_successful_iteration: Vec<String>,
     /// How the candidate's environment differs from the baseline's; none when identical.
-    pub environment: Option<EnvDiff>,
+    pub(crate) environment: Option<EnvDiff>,
 }
 
 impl Comparison {
-    pub fn regressed(&self) -> bool {
+    pub(crate) fn regressed(&self) -> bool {
         self.counts.regressed > 0
     }
 
     /// Record the environment difference and mark the changes it touches: all of them when
     /// the host differs, else those of the deployments (server x config) that differ.
-    pub fn set_environment(&mut self, diff: EnvDiff) {
+    pub(crate) fn set_environment(&mut self, diff: EnvDiff) {
         for ch in &mut self.changes {
             let dim = |d: &str| ch.dims.get(d).map(String::as_str).unwrap_or("");
             ch.env_differs =
@@ -236,7 +236,7 @@ impl Comparison {
     }
 }
 
-pub fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, CompareError> {
+pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparison, CompareError> {
     opts.check()?;
     let base_cells = base.cells(&opts.ignore);
     let cand_cells = cand.cells(&opts.ignore);

@@ -32,15 +32,13 @@
 //!
 //! Only `regressed` fails a comparison (exit code 4). See docs/compare.md.
 
-pub mod env;
-pub mod error;
-pub mod history;
-pub mod input;
-pub mod join;
-pub mod noise;
-pub mod sensitivity;
+pub(crate) mod env;
+pub(crate) mod error;
+pub(crate) mod history;
+pub(crate) mod input;
+pub(crate) mod join;
+pub(crate) mod noise;
+pub(crate) mod sensitivity;
 
-pub use env::{EnvDiff, EnvDiffers};
-pub use error::CompareError;
-pub use input::{load_run, Run};
-pub use join::{compare, Comparison, Options, Verdict};
+pub(crate) use env::EnvDiffers;
+pub(crate) use error::CompareError;

@@ -17,12 +17,12 @@ use crate::stats::RunNoise;
 
 /// At most this many of the newest runs inform the noise of a cell: older ones may predate
 /// a real change and would inflate it.
-pub const MAX_NOISE_RUNS: usize = 10;
+pub(crate) const MAX_NOISE_RUNS: usize = 10;
 
 #[derive(Debug, Default, Clone)]
-pub struct Noise {
+pub(crate) struct Noise {
     /// Runs read (after leaving out the compared candidates).
-    pub runs: usize,
+    pub(crate) runs: usize,
     /// By (metric name, join key).
     table: HashMap<(String, CellKey), RunNoise>,
     /// The iterations' variance (log scale) pooled over the runs, with its degrees of
@@ -32,10 +32,10 @@ pub struct Noise {
 
 /// One cell's iterations over the runs read, on the log scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Iterations {
-    pub var: f64,
-    pub df: f64,
-    pub runs: usize,
+pub(crate) struct Iterations {
+    pub(crate) var: f64,
+    pub(crate) df: f64,
+    pub(crate) runs: usize,
 }
 
 impl Iterations {
@@ -62,7 +62,7 @@ impl Iterations {
 impl Noise {
     /// `runs` in start order; runs whose directory is one of `exclude` (the candidates being
     /// judged) are left out, so a candidate never widens its own interval.
-    pub fn learn(
+    pub(crate) fn learn(
         runs: &[Run],
         metrics: &[&Metric],
         ignore: &[String],
@@ -102,11 +102,11 @@ impl Noise {
         }
     }
 
-    pub fn iterations(&self, metric: &str, key: &CellKey) -> Option<&Iterations> {
+    pub(crate) fn iterations(&self, metric: &str, key: &CellKey) -> Option<&Iterations> {
         self.iterations.get(&(metric.to_string(), key.clone()))
     }
 
-    pub fn get(&self, metric: &str, key: &CellKey) -> Option<&RunNoise> {
+    pub(crate) fn get(&self, metric: &str, key: &CellKey) -> Option<&RunNoise> {
         self.table.get(&(metric.to_string(), key.clone()))
     }
 }

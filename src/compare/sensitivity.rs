@@ -13,35 +13,35 @@ use crate::stats::{Confidence, RunNoise};
 
 /// More iterations than this are not suggested: past it, lengthen iterations or quiet the
 /// machine.
-pub const MAX_ITERATIONS: usize = 200;
+pub(crate) const MAX_ITERATIONS: usize = 200;
 
 #[derive(Debug, Clone)]
-pub struct PlanPower {
-    pub threshold_pct: f64,
-    pub confidence: Confidence,
-    pub assumed_run_noise_pct: f64,
-    pub iterations: usize,
+pub(crate) struct PlanPower {
+    pub(crate) threshold_pct: f64,
+    pub(crate) confidence: Confidence,
+    pub(crate) assumed_run_noise_pct: f64,
+    pub(crate) iterations: usize,
     /// Above the threshold (checked by the caller).
-    pub target_pct: Option<f64>,
+    pub(crate) target_pct: Option<f64>,
 }
 
 /// What the store says about one planned cell.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CellPower {
-    pub cell: String,
+pub(crate) struct CellPower {
+    pub(crate) cell: String,
     /// Runs of the store that have the cell.
-    pub runs: usize,
+    pub(crate) runs: usize,
     /// CV of the iterations (percent), pooled over those runs.
-    pub iteration_cv_pct: f64,
+    pub(crate) iteration_cv_pct: f64,
     /// CV of run means (percent), and whether it was learned (3+ runs) or assumed.
-    pub run_cv_pct: f64,
-    pub run_learned: bool,
-    pub mde: Mde,
+    pub(crate) run_cv_pct: f64,
+    pub(crate) run_learned: bool,
+    pub(crate) mde: Mde,
     /// For a target: the iterations needed, or None when no count up to [`MAX_ITERATIONS`]
     /// reaches it (the run noise does not shrink with iterations); `floor_pct` is the
     /// smallest MDE any of them gives.
-    pub needed: Option<usize>,
-    pub floor_pct: f64,
+    pub(crate) needed: Option<usize>,
+    pub(crate) floor_pct: f64,
 }
 
 fn cv_pct(log_var: f64) -> f64 {
@@ -50,7 +50,7 @@ fn cv_pct(log_var: f64) -> f64 {
 
 /// The cells with earlier runs of `metric`; cells the store lacks are left out (the caller
 /// names them).
-pub fn plan_power(
+pub(crate) fn plan_power(
     cells: &[(CellKey, String)],
     metric: &Metric,
     noise: &Noise,
@@ -92,7 +92,12 @@ pub fn plan_power(
 }
 
 /// The plan's power section: unprotected cells first, then one line per cell.
-pub fn render(rows: &[CellPower], missing: &[String], metric: &Metric, opts: &PlanPower) -> String {
+pub(crate) fn render(
+    rows: &[CellPower],
+    missing: &[String],
+    metric: &Metric,
+    opts: &PlanPower,
+) -> String {
     let mut out = format!(
         "\nDetection power of `compare` ({metric}, {} iterations a side, {} confidence, \
          threshold {}%, 80% power):\n",

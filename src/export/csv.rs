@@ -8,7 +8,7 @@ use crate::compare::env::EnvDiff;
 use crate::compare::history::History;
 use crate::compare::join::{Comparison, COMPARE_FORMAT_VERSION};
 
-pub struct Csv;
+pub(crate) struct Csv;
 
 impl Exporter for Csv {
     fn needs_matrix(&self) -> bool {
@@ -31,7 +31,7 @@ impl Exporter for Csv {
     }
 }
 
-pub const CSV_COLUMNS: [&str; 32] = [
+pub(crate) const CSV_COLUMNS: [&str; 32] = [
     "format_version",
     "baseline",
     "candidate",
@@ -69,7 +69,7 @@ pub const CSV_COLUMNS: [&str; 32] = [
 /// One line per cell x metric; cells on one side only have verdict `only_in_baseline` or
 /// `only_in_candidate`, cells without a successful iteration on a side
 /// `no_successful_iteration`, with empty numbers.
-pub fn comparisons(comparisons: &[Comparison]) -> anyhow::Result<String> {
+pub(crate) fn comparisons(comparisons: &[Comparison]) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(CSV_COLUMNS)?;
     let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
@@ -142,7 +142,7 @@ fn num(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
-pub fn history(h: &History) -> anyhow::Result<String> {
+pub(crate) fn history(h: &History) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record([
         "format_version",

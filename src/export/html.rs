@@ -20,7 +20,7 @@ use crate::report::chart::bars::{self, Bar, BarChart};
 use crate::report::chart::NamedChart;
 use crate::results::manifest::Manifest;
 
-pub struct Html;
+pub(crate) struct Html;
 
 impl Exporter for Html {
     fn needs_matrix(&self) -> bool {
@@ -66,7 +66,7 @@ impl Exporter for Html {
 }
 
 /// A run's page with its charts already drawn (`run` draws them once for charts/ and this).
-pub fn run_page(run: &RunView, charts: Vec<NamedChart<String>>) -> Result<String> {
+pub(crate) fn run_page(run: &RunView, charts: Vec<NamedChart<String>>) -> Result<String> {
     let m = run
         .matrix
         .ok_or_else(|| anyhow!("invariant: the HTML report needs the matrix"))?;
@@ -82,7 +82,7 @@ pub fn run_page(run: &RunView, charts: Vec<NamedChart<String>>) -> Result<String
 }
 
 /// One bar per compared cell and metric, in the comparison's order, coloured by verdict.
-pub fn change_chart(c: &Comparison) -> BarChart {
+pub(crate) fn change_chart(c: &Comparison) -> BarChart {
     let several_metrics = c
         .changes
         .iter()
@@ -124,7 +124,7 @@ pub fn change_chart(c: &Comparison) -> BarChart {
 /// Markdown to HTML. Raw HTML in the text is shown as text; an image whose target is one of
 /// `charts` becomes that inline SVG, any other image is left out (nothing is fetched); a
 /// link that is not http(s) or an anchor keeps its text only.
-pub fn markdown_to_html(md: &str, charts: &HashMap<String, String>) -> String {
+pub(crate) fn markdown_to_html(md: &str, charts: &HashMap<String, String>) -> String {
     let mut events: Vec<Event> = Vec::new();
     let mut skipping_image = false;
     let mut dropped_links = 0usize;

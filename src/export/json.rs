@@ -7,7 +7,7 @@ use crate::compare::env::EnvDiff;
 use crate::compare::history::History;
 use crate::compare::join::Comparison;
 
-pub struct Json;
+pub(crate) struct Json;
 
 impl Exporter for Json {
     fn needs_matrix(&self) -> bool {

@@ -10,7 +10,7 @@ use crate::compare::join::{Comparison, MetricChange, Verdict};
 use crate::model::metric::Metric;
 use crate::stats::{Basis, Confidence};
 
-pub struct Markdown;
+pub(crate) struct Markdown;
 
 impl Exporter for Markdown {
     fn needs_matrix(&self) -> bool {
@@ -41,7 +41,7 @@ impl Exporter for Markdown {
     }
 }
 
-pub use crate::escape::md_cell as md;
+pub(crate) use crate::escape::md_cell as md;
 
 fn num(metric: &str, v: f64) -> String {
     match Metric::find(metric) {
@@ -70,7 +70,7 @@ fn p_text(p: Option<f64>, conf: Confidence) -> String {
     }
 }
 
-pub fn p_num(p: f64) -> String {
+pub(crate) fn p_num(p: f64) -> String {
     if p < 0.0001 {
         "<0.0001".into()
     } else {
@@ -106,7 +106,7 @@ fn basis_text(c: &Comparison, ch: &MetricChange) -> String {
     }
 }
 
-pub fn comparisons(comparisons: &[Comparison]) -> String {
+pub(crate) fn comparisons(comparisons: &[Comparison]) -> String {
     let mut out = String::new();
     for c in comparisons {
         let conf = Confidence::new(c.confidence).unwrap_or_default();
@@ -355,7 +355,7 @@ fn cp_text(cp: &ChangePoint, conf: Confidence) -> String {
     format!("{text} {} {}", cp.direction, conf.mark(cp.p_value))
 }
 
-pub fn history(h: &History) -> String {
+pub(crate) fn history(h: &History) -> String {
     let conf = Confidence::new(h.confidence).unwrap_or_default();
     let mut out = String::from("## rmatrix history\n\n");
     out.push_str(&format!(

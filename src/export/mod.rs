@@ -2,10 +2,10 @@
 //! (a stored run, a comparison between runs, a history of runs). Adding a format is a file
 //! here and one line in `Format`: the exporter says what it needs (`needs_matrix`).
 
-pub mod csv;
-pub mod html;
-pub mod json;
-pub mod markdown;
+pub(crate) mod csv;
+pub(crate) mod html;
+pub(crate) mod json;
+pub(crate) mod markdown;
 
 use std::path::Path;
 
@@ -19,7 +19,7 @@ use crate::results::RunDir;
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Md,
     Csv,
     Json,
@@ -28,7 +28,7 @@ pub enum Format {
 }
 
 impl Format {
-    pub fn exporter(self) -> &'static dyn Exporter {
+    pub(crate) fn exporter(self) -> &'static dyn Exporter {
         match self {
             Format::Md => &markdown::Markdown,
             Format::Csv => &csv::Csv,
@@ -39,18 +39,18 @@ impl Format {
 }
 
 /// A stored run, as `rmatrix report` shows it.
-pub struct RunView<'a> {
-    pub dir: &'a RunDir,
+pub(crate) struct RunView<'a> {
+    pub(crate) dir: &'a RunDir,
     /// The run's own matrix (its copy in the run directory), for the formats that need it.
-    pub matrix: Option<&'a Matrix>,
+    pub(crate) matrix: Option<&'a Matrix>,
     /// A user's summary template instead of the built-in one (Markdown only).
-    pub template: Option<&'a Path>,
+    pub(crate) template: Option<&'a Path>,
 }
 
 /// What each format renders. `diffs` are the environment differences between the runs
 /// compared (Markdown shows them above the tables; the machine formats carry them in the
 /// comparison itself or leave them to `--require-same-env`).
-pub trait Exporter {
+pub(crate) trait Exporter {
     /// Whether `run` reads the run's own matrix (`RunView::matrix`), loaded from its copy in
     /// the run directory; the machine formats render the stored rows without it.
     fn needs_matrix(&self) -> bool;

@@ -14,7 +14,7 @@ pub enum Length {
 impl Length {
     /// Client `i`'s part of a count split over `n` clients, exactly: the first `total % n`
     /// clients run one more. None for a duration (every client runs until the deadline).
-    pub fn share(self, i: usize, n: usize) -> Option<u64> {
+    pub(crate) fn share(self, i: usize, n: usize) -> Option<u64> {
         let (i, n) = (i as u64, n.max(1) as u64);
         match self {
             Length::Queries(total) => Some(total / n + u64::from(i < total % n)),
@@ -22,7 +22,7 @@ impl Length {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Length, String> {
+    pub(crate) fn parse(text: &str) -> Result<Length, String> {
         let t = text.trim();
         if let Ok(n) = t.parse::<u64>() {
             return Ok(Length::Queries(n));
@@ -30,7 +30,7 @@ impl Length {
         parse_duration(t).map(Length::Time)
     }
 
-    pub fn as_duration(&self) -> Option<Duration> {
+    pub(crate) fn as_duration(&self) -> Option<Duration> {
         match self {
             Length::Time(d) => Some(*d),
             Length::Queries(_) => None,
@@ -38,7 +38,7 @@ impl Length {
     }
 }
 
-pub fn parse_duration(t: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(t: &str) -> Result<Duration, String> {
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .ok_or_else(|| {
@@ -71,7 +71,7 @@ pub fn parse_duration(t: &str) -> Result<Duration, String> {
 }
 
 /// The longest duration a matrix may ask for (7 days).
-pub const MAX_SECS: f64 = 7.0 * 86400.0;
+pub(crate) const MAX_SECS: f64 = 7.0 * 86400.0;
 
 impl fmt::Display for Length {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -7,9 +7,9 @@ use serde_saphyr::granit_parser::{Event, Parser, StructureStyle};
 
 /// 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Pos {
-    pub line: usize,
-    pub col: usize,
+pub(crate) struct Pos {
+    pub(crate) line: usize,
+    pub(crate) col: usize,
 }
 
 /// Positions by path: `servers.db.build`, `exclude[0].engine`, `concurrency[2]`.
@@ -19,27 +19,27 @@ pub struct Pos {
 /// agree on every position. A merged key (`<<: *base`) has no place of its own in the text:
 /// it resolves to the mapping that merges it.
 #[derive(Debug, Default)]
-pub struct SpanIndex {
+pub(crate) struct SpanIndex {
     map: HashMap<String, Pos>,
     /// Every node and key in document order: (start, path, "a list"/"a mapping" or None).
     order: Vec<(Pos, String, Option<&'static str>)>,
     /// The first syntax error, where it is and what the parser says, with the flow
     /// collections still open there (innermost last).
-    pub syntax: Option<Syntax>,
+    pub(crate) syntax: Option<Syntax>,
 }
 
 /// A YAML syntax error found while indexing.
 #[derive(Debug, Clone)]
-pub struct Syntax {
-    pub pos: Pos,
-    pub message: String,
+pub(crate) struct Syntax {
+    pub(crate) pos: Pos,
+    pub(crate) message: String,
     /// `[` or `{` still open at the error, with where each opened (innermost last).
-    pub open: Vec<(char, Pos)>,
+    pub(crate) open: Vec<(char, Pos)>,
 }
 
 impl SpanIndex {
     /// Index `text`; a syntax error stops the index where it is (the deserialiser reports it).
-    pub fn build(text: &str) -> SpanIndex {
+    pub(crate) fn build(text: &str) -> SpanIndex {
         let options = super::yaml::options().budget.unwrap_or_default();
         let mut parser = Parser::new_from_str_with_options(text, parser_options(&options));
         let mut rec = Recorder::default();
@@ -83,7 +83,7 @@ impl SpanIndex {
     }
 
     /// The position of the value at `path`, else of its key, else of the nearest parent.
-    pub fn find(&self, path: &str) -> Pos {
+    pub(crate) fn find(&self, path: &str) -> Pos {
         let mut p = path.to_string();
         loop {
             if let Some(pos) = self
@@ -100,7 +100,7 @@ impl SpanIndex {
         }
     }
 
-    pub fn key(&self, path: &str) -> Pos {
+    pub(crate) fn key(&self, path: &str) -> Pos {
         self.map
             .get(&format!("{path}#key"))
             .copied()
@@ -108,13 +108,13 @@ impl SpanIndex {
     }
 
     /// True when the text holds no node at all (empty, or only comments).
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.order.is_empty()
     }
 
     /// The path of the innermost node or key that starts at or before `pos` (`""` for the
     /// document itself): what an error at `pos` is about.
-    pub fn path_at(&self, pos: Pos) -> String {
+    pub(crate) fn path_at(&self, pos: Pos) -> String {
         let i = self.order.partition_point(|(p, _, _)| *p <= pos);
         match i {
             0 => String::new(),
@@ -123,7 +123,7 @@ impl SpanIndex {
     }
 
     /// "a list" or "a mapping" when one starts exactly at `pos`.
-    pub fn container_kind_at(&self, pos: Pos) -> Option<&'static str> {
+    pub(crate) fn container_kind_at(&self, pos: Pos) -> Option<&'static str> {
         self.order
             .iter()
             .find(|(p, _, kind)| *p == pos && kind.is_some())
@@ -132,7 +132,7 @@ impl SpanIndex {
 
     /// Like `path_at`, but a list or mapping starting exactly at `pos` wins over the first key
     /// inside it (a block mapping and its first key start at the same place).
-    pub fn container_at(&self, pos: Pos) -> String {
+    pub(crate) fn container_at(&self, pos: Pos) -> String {
         self.order
             .iter()
             .find(|(p, _, kind)| *p == pos && kind.is_some())

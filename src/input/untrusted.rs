@@ -6,7 +6,7 @@
 
 /// A SQL identifier rmatrix puts in a statement (engine, database name): letters, digits and
 /// `_`, not starting with a digit, at most 64 characters (the SQL servers' limit).
-pub fn sql_identifier(what: &str, name: &str) -> Result<(), String> {
+pub(crate) fn sql_identifier(what: &str, name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -26,7 +26,7 @@ pub fn sql_identifier(what: &str, name: &str) -> Result<(), String> {
 /// container names, folder names, CSV values and table headers, so it is kept to
 /// `[A-Za-z0-9][A-Za-z0-9._-]*` (at most 64): no separators, no markup, no control characters,
 /// nothing a spreadsheet reads as a formula, and no two names that collide once made safe.
-pub fn name(what: &str, name: &str) -> Result<(), String> {
+pub(crate) fn name(what: &str, name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && name.starts_with(|c: char| c.is_ascii_alphanumeric())
@@ -46,7 +46,7 @@ pub fn name(what: &str, name: &str) -> Result<(), String> {
 
 /// A config value: one line of printable text (no newline or other control character, which
 /// would start a new directive or section).
-pub fn config_value(key: &str, value: &str) -> Result<(), String> {
+pub(crate) fn config_value(key: &str, value: &str) -> Result<(), String> {
     if value.chars().any(char::is_control) {
         return Err(format!(
             "the value of `{key}` contains a newline or another control character ({}): a \
@@ -60,7 +60,7 @@ pub fn config_value(key: &str, value: &str) -> Result<(), String> {
 /// A container environment variable's name: a shell-style name (Docker joins `NAME=value`,
 /// so an `=` or newline would set another variable), and nothing that looks like a secret,
 /// because the matrix is copied into every run directory and shared with the results.
-pub fn env_name(name: &str) -> Result<(), String> {
+pub(crate) fn env_name(name: &str) -> Result<(), String> {
     let mut chars = name.chars();
     let shaped = chars
         .next()
@@ -97,7 +97,7 @@ pub fn env_name(name: &str) -> Result<(), String> {
 /// A Docker build argument's name (`build: {args: {suite: trixie}}`): an `ARG` name,
 /// letters, digits and `_`, not starting with a digit.
 /// A CPU list as Docker's `--cpuset-cpus` takes it: `1`, `0-3`, `0,2`; CPUs 0 to 1023.
-pub fn cpuset(list: &str) -> Result<(), String> {
+pub(crate) fn cpuset(list: &str) -> Result<(), String> {
     let bad = || {
         format!(
             "cpuset `{}` is not a CPU list such as `1`, `0-1` or `0,2` (CPUs 0 to 1023)",
@@ -128,7 +128,7 @@ pub fn cpuset(list: &str) -> Result<(), String> {
 /// A CPU quota as Docker's `--cpus` takes it: a finite number of CPUs from 0.01 (the
 /// engine's smallest quota, 1 ms of each 100 ms period) to 1024 (the engine may be another
 /// host, whose CPU count the matrix check does not know; the engine refuses more than it has).
-pub fn cpus(n: f64) -> Result<(), String> {
+pub(crate) fn cpus(n: f64) -> Result<(), String> {
     if n.is_finite() && (0.01..=1024.0).contains(&n) {
         return Ok(());
     }
@@ -137,7 +137,7 @@ pub fn cpus(n: f64) -> Result<(), String> {
     ))
 }
 
-pub fn build_arg_name(name: &str) -> Result<(), String> {
+pub(crate) fn build_arg_name(name: &str) -> Result<(), String> {
     let mut chars = name.chars();
     let shaped = chars
         .next()
@@ -157,7 +157,7 @@ pub fn build_arg_name(name: &str) -> Result<(), String> {
 /// A Docker build argument's value: one word, because a Dockerfile expands it in `FROM` and
 /// in `RUN` shell commands. Letters, digits and `.`, `_`, `-`, `+`, `:`, `~`, `=` (Debian
 /// suites, package names and versions), not starting with `-`, at most 128 characters.
-pub fn build_arg_value(name: &str, value: &str) -> Result<(), String> {
+pub(crate) fn build_arg_value(name: &str, value: &str) -> Result<(), String> {
     let ok = !value.is_empty()
         && value.len() <= 128
         && !value.starts_with('-')
@@ -177,7 +177,7 @@ pub fn build_arg_value(name: &str, value: &str) -> Result<(), String> {
 }
 
 /// `text` with control characters shown as escapes, for an error message on a terminal.
-pub fn printable(text: &str) -> String {
+pub(crate) fn printable(text: &str) -> String {
     crate::escape::terminal(text)
 }
 

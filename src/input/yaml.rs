@@ -10,18 +10,18 @@ use super::span::{Pos, SpanIndex, Syntax};
 use crate::escape::terminal;
 
 /// Largest matrix file read: a study is a few KiB; `/dev/zero` is refused after 1 MiB.
-pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// Deepest nesting of lists and mappings (a matrix needs 6).
-pub const MAX_DEPTH: usize = 32;
+pub(crate) const MAX_DEPTH: usize = 32;
 /// Most nodes (scalars, lists, mappings), after alias expansion.
-pub const MAX_NODES: usize = 250_000;
+pub(crate) const MAX_NODES: usize = 250_000;
 /// Most aliases (`*name`) in a file.
-pub const MAX_ALIASES: usize = 10_000;
+pub(crate) const MAX_ALIASES: usize = 10_000;
 /// Most events replayed from aliases (stops a billion laughs early).
-pub const MAX_REPLAYED: usize = 100_000;
+pub(crate) const MAX_REPLAYED: usize = 100_000;
 
 /// The options every rmatrix YAML text is read with.
-pub fn options() -> Options {
+pub(crate) fn options() -> Options {
     let mut budget = Budget::default();
     budget.max_depth = MAX_DEPTH;
     budget.flow_nesting_limit = MAX_DEPTH;
@@ -50,7 +50,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, Error> {
 /// Where an error is and what it means for the user: serde's internal names (struct and
 /// variant names, `newtype variant`) are replaced by the path in the file and plain words.
 /// `workload_kinds` names the kinds a workload may be (the registry is above this layer).
-pub fn describe(
+pub(crate) fn describe(
     err: &Error,
     spans: &SpanIndex,
     text: &str,
@@ -325,7 +325,7 @@ fn budget(breach: &BudgetBreach) -> String {
 }
 
 /// A syntax error in the parser's words, with where the bracket that is not closed opened.
-pub fn syntax(e: &Syntax) -> String {
+pub(crate) fn syntax(e: &Syntax) -> String {
     let msg = terminal(&e.message);
     if msg.contains("nesting limit") || msg.contains("recursion limit") {
         return format!(
@@ -353,7 +353,7 @@ pub fn syntax(e: &Syntax) -> String {
 /// One YAML scalar as the user wrote it, for the fields that accept several types (a my.cnf
 /// value, a run length). Lists and mappings are `Other`.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Scalar {
+pub(crate) enum Scalar {
     Str(String),
     Bool(bool),
     Int(i128),
@@ -366,7 +366,7 @@ pub enum Scalar {
 impl Scalar {
     /// The value as text, as YAML wrote it (`1`, `1.5`, `true`), or None for null or a
     /// list/mapping.
-    pub fn text(&self) -> Option<String> {
+    pub(crate) fn text(&self) -> Option<String> {
         match self {
             Scalar::Str(s) => Some(s.clone()),
             Scalar::Bool(b) => Some(b.to_string()),

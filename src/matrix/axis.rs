@@ -7,7 +7,7 @@ use crate::model::Dimension;
 impl Matrix {
     /// The values of `dim` as strings, in the order the matrix lists them (a closed loop has
     /// no rate).
-    pub fn axis(&self, dim: Dimension) -> Vec<String> {
+    pub(crate) fn axis(&self, dim: Dimension) -> Vec<String> {
         match dim {
             Dimension::Server => self.servers.keys().cloned().collect(),
             Dimension::Config => self.configs.keys().cloned().collect(),

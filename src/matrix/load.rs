@@ -28,25 +28,23 @@ mod untrusted;
 mod validator;
 mod workloads;
 
-pub use axes::MAX_CELLS;
-pub use builds::{Build, BUILD_NAMES};
-pub use error::MatrixError;
-pub use timing::MAX_ITERATIONS;
+pub(crate) use builds::Build;
+pub(crate) use error::MatrixError;
 
 /// A validated matrix with what was derived from its surroundings. Load it once per command
 /// and pass it on: every check has run, nothing needs to read the file again.
 #[derive(Debug, Clone)]
-pub struct LoadedMatrix {
-    pub matrix: Matrix,
-    pub path: PathBuf,
-    pub text: String,
-    pub sha256: String,
+pub(crate) struct LoadedMatrix {
+    pub(crate) matrix: Matrix,
+    pub(crate) path: PathBuf,
+    pub(crate) text: String,
+    pub(crate) sha256: String,
     /// Build context directory and build arguments of each `build:` server.
-    pub build_dirs: HashMap<String, Build>,
+    pub(crate) build_dirs: HashMap<String, Build>,
 }
 
 impl LoadedMatrix {
-    pub fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         self.matrix.name.clone().unwrap_or_else(|| {
             self.path
                 .file_stem()
@@ -56,18 +54,18 @@ impl LoadedMatrix {
     }
 }
 
-pub fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
+pub(crate) fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
     let text = read::read_file(path)?;
     load_str(&text, path)
 }
 
-pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
+pub(crate) fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
     load(text, path, true)
 }
 
 /// A matrix as a client container reads it (`rmatrix drive-cell`): checked the same way,
 /// but its `build:` folders are not looked for (they are the orchestrator's, not its).
-pub fn load_for_client(text: &str) -> Result<LoadedMatrix, MatrixError> {
+pub(crate) fn load_for_client(text: &str) -> Result<LoadedMatrix, MatrixError> {
     load(text, Path::new("matrix.yaml"), false)
 }
 

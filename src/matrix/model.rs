@@ -6,95 +6,95 @@ use serde::{Deserialize, Serialize};
 
 use crate::input::yaml::Scalar;
 use crate::input::Length;
-pub use crate::servers::spec::*;
-pub use crate::workloads::{WorkloadSpec, WORKLOAD_KINDS};
+pub(crate) use crate::servers::spec::*;
+pub(crate) use crate::workloads::{WorkloadSpec, WORKLOAD_KINDS};
 
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Matrix {
     /// Short name, used in the run directory name and report titles.
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     #[serde(default)]
-    pub description: Option<String>,
-    pub servers: IndexMap<String, ServerSpec>,
+    pub(crate) description: Option<String>,
+    pub(crate) servers: IndexMap<String, ServerSpec>,
     #[serde(default = "default_configs")]
-    pub configs: IndexMap<String, ConfigSpec>,
+    pub(crate) configs: IndexMap<String, ConfigSpec>,
     #[serde(default)]
-    pub engines: Vec<String>,
+    pub(crate) engines: Vec<String>,
     /// Each workload is a one-key map naming its kind: `name: {slap: {...}}`.
-    pub workloads: IndexMap<String, WorkloadSpec>,
+    pub(crate) workloads: IndexMap<String, WorkloadSpec>,
     /// Client connections: a list of levels, or geometric steps `{from: 1, factor: 2, to: 512}`.
     #[serde(
         default = "default_concurrency",
         deserialize_with = "super::pacing::levels"
     )]
-    pub concurrency: Vec<u32>,
+    pub(crate) concurrency: Vec<u32>,
     /// How load is offered: closed loop (default) or open loop at target rates, the rate's
     /// shape over time, and where a sweep of rising levels stops.
     #[serde(default)]
-    pub load: super::pacing::LoadSpec,
+    pub(crate) load: super::pacing::LoadSpec,
     #[serde(default = "default_iterations")]
-    pub iterations: u32,
+    pub(crate) iterations: u32,
     /// Load run before each measured iteration and discarded.
     #[serde(default)]
     pub warmup: Option<Length>,
     /// Measured run length: a total statement count (`10000`) or a duration (`30s`).
     pub length: Length,
     #[serde(default)]
-    pub exclude: Vec<Selector>,
+    pub(crate) exclude: Vec<Selector>,
     #[serde(default)]
-    pub include: Vec<Selector>,
+    pub(crate) include: Vec<Selector>,
     #[serde(default)]
-    pub report: ReportSpec,
+    pub(crate) report: ReportSpec,
     /// How the load reaches the server: `host` networking (default, no NAT in the path) or
     /// `bridge` with the port published on 127.0.0.1.
     #[serde(default)]
-    pub network: Network,
+    pub(crate) network: Network,
     /// How long a server may take to answer its first query, e.g. `120s`.
     #[serde(default)]
-    pub start_timeout: Option<Length>,
+    pub(crate) start_timeout: Option<Length>,
     /// How long an iteration may go without one completed operation before it fails as
     /// stalled (a paused or hung server), e.g. `30s`; default 60 s.
     #[serde(default)]
-    pub stall_timeout: Option<Length>,
+    pub(crate) stall_timeout: Option<Length>,
     /// How iterations are repeated: restarts, order across deployments, adaptive repeats.
     #[serde(default)]
-    pub repeat: RepeatSpec,
+    pub(crate) repeat: RepeatSpec,
 }
 
 /// Repeats done so that drift does not look like a difference.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RepeatSpec {
+pub(crate) struct RepeatSpec {
     /// A fresh server (new container, empty datadir) for every iteration.
     #[serde(default)]
-    pub restart: bool,
+    pub(crate) restart: bool,
     /// `sequential` (all iterations of A, then B), `interleaved` (A B A B ...) or
     /// `shuffled` (each round in a random order drawn from `seed`).
     #[serde(default)]
-    pub order: Order,
+    pub(crate) order: Order,
     /// Seed of the shuffled order (default: drawn at random and recorded in the manifest).
     #[serde(default)]
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Pause between runs (lets the disk and CPU settle), e.g. `5s`.
     #[serde(default)]
-    pub cooldown: Option<Length>,
+    pub(crate) cooldown: Option<Length>,
     /// Adaptive repeats: keep repeating a cell while the coefficient of variation of the
     /// report metric is above this percentage (e.g. `3`), within the limits below.
     #[serde(default)]
-    pub until_cv: Option<f64>,
+    pub(crate) until_cv: Option<f64>,
     /// Most iterations per cell with `until_cv` (default 10).
     #[serde(default)]
-    pub max_iterations: Option<u32>,
+    pub(crate) max_iterations: Option<u32>,
     /// Time budget for the adaptive repeats, e.g. `10m` (default: none).
     #[serde(default)]
-    pub max_time: Option<Length>,
+    pub(crate) max_time: Option<Length>,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Order {
+pub(crate) enum Order {
     #[default]
     Sequential,
     Interleaved,
@@ -113,14 +113,14 @@ fn default_iterations() -> u32 {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Network {
+pub(crate) enum Network {
     #[default]
     Host,
     Bridge,
 }
 
 /// A rule over dimension values, e.g. `{engine: MyISAM, workload: [read, key]}`.
-pub type Selector = IndexMap<String, OneOrMany>;
+pub(crate) type Selector = IndexMap<String, OneOrMany>;
 
 /// A YAML scalar or list of scalars, kept as strings for matching.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -183,53 +183,53 @@ impl<'de> Deserialize<'de> for OneOrMany {
 /// What the summary tables show.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct ReportSpec {
+pub(crate) struct ReportSpec {
     #[serde(default = "default_metric")]
-    pub metric: String,
+    pub(crate) metric: String,
     #[serde(default = "default_rows")]
-    pub rows: Vec<String>,
+    pub(crate) rows: Vec<String>,
     #[serde(default = "default_columns")]
-    pub columns: Vec<String>,
+    pub(crate) columns: Vec<String>,
     /// Dimension values of the reference cells, e.g. `{config: binlog-off}`.
     #[serde(default)]
-    pub baseline: IndexMap<String, String>,
+    pub(crate) baseline: IndexMap<String, String>,
     /// Confidence level of every interval and test in the summary, in percent (default 95).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confidence: Option<f64>,
+    pub(crate) confidence: Option<f64>,
     /// Draw SVG charts into the run directory's `charts/` and link them from summary.md.
     #[serde(default = "yes")]
-    pub charts: bool,
+    pub(crate) charts: bool,
     /// Apdex T: one duration for every workload (`2ms`), or one per workload name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub apdex_t: Option<ApdexT>,
+    pub(crate) apdex_t: Option<ApdexT>,
     /// Seed 003's load-test table: each curve over the concurrency levels, its knee and the
     /// maximum sustainable load under stress limits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub load_curve: Option<LoadCurveSpec>,
+    pub(crate) load_curve: Option<LoadCurveSpec>,
     /// A stability check in summary.md: each iteration's throughput and p95 in its first
     /// third against its last third (from samples.csv).
     #[serde(default)]
-    pub drift: bool,
+    pub(crate) drift: bool,
 }
 
 /// `report.load_curve: {min_gain_pct: 5, p99: 100ms, error_pct: 1}`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct LoadCurveSpec {
+pub(crate) struct LoadCurveSpec {
     /// Past the knee: a step up that gains at most this many percent of throughput while
     /// p99 rises (default 5).
     #[serde(default = "five")]
-    pub min_gain_pct: f64,
+    pub(crate) min_gain_pct: f64,
     /// Stress limit on the p99 latency, e.g. `100ms`.
     #[serde(default)]
-    pub p99: Option<Length>,
+    pub(crate) p99: Option<Length>,
     /// Stress limit on failed operations, in percent of all.
     #[serde(default)]
-    pub error_pct: Option<f64>,
+    pub(crate) error_pct: Option<f64>,
     /// Measurements of one level the knee and limit rules may ask for, when a step is too
     /// noisy to tell, before the sweep goes on (default 4).
     #[serde(default = "four")]
-    pub max_measurements: u32,
+    pub(crate) max_measurements: u32,
 }
 
 fn five() -> f64 {
@@ -252,14 +252,14 @@ impl Default for LoadCurveSpec {
 }
 
 impl LoadCurveSpec {
-    pub fn p99_limit_ms(&self) -> Option<f64> {
+    pub(crate) fn p99_limit_ms(&self) -> Option<f64> {
         self.p99
             .and_then(|l| l.as_duration())
             .map(|d| d.as_secs_f64() * 1000.0)
     }
 
     /// `p99 <= 100 ms, errors <= 1%`.
-    pub fn limits_text(&self) -> String {
+    pub(crate) fn limits_text(&self) -> String {
         let mut parts = Vec::new();
         if let Some(p) = self.p99_limit_ms() {
             parts.push(format!("p99 <= {p} ms"));
@@ -274,7 +274,7 @@ impl LoadCurveSpec {
 /// `apdex_t: 2ms` or `apdex_t: {read: 1ms, write: 5ms}`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum ApdexT {
+pub(crate) enum ApdexT {
     All(Length),
     PerWorkload(IndexMap<String, Length>),
 }
@@ -330,7 +330,7 @@ impl<'de> Deserialize<'de> for ApdexT {
 
 impl ReportSpec {
     /// T of `workload` in ms, where the matrix gives one.
-    pub fn apdex_t_ms(&self, workload: &str) -> Option<f64> {
+    pub(crate) fn apdex_t_ms(&self, workload: &str) -> Option<f64> {
         let t = match self.apdex_t.as_ref()? {
             ApdexT::All(t) => t,
             ApdexT::PerWorkload(map) => map.get(workload)?,
@@ -345,7 +345,7 @@ fn yes() -> bool {
 
 impl ReportSpec {
     /// The checked confidence level (`check_report` refuses a bad one before any run).
-    pub fn confidence(&self) -> crate::stats::Confidence {
+    pub(crate) fn confidence(&self) -> crate::stats::Confidence {
         self.confidence
             .and_then(|c| crate::stats::Confidence::parse(&c.to_string()))
             .unwrap_or_default()

@@ -11,13 +11,13 @@ use crate::workloads::arrival::{Shape, Spacing};
 use crate::workloads::pace::Pace;
 
 /// Most levels a geometric sweep may expand to.
-pub const MAX_LEVELS: usize = 64;
+pub(crate) const MAX_LEVELS: usize = 64;
 /// The highest target rate, in arrivals per second (one pacer thread's reach, and more).
-pub const MAX_RATE: u32 = 10_000_000;
+pub(crate) const MAX_RATE: u32 = 10_000_000;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct LoadSpec {
+pub(crate) struct LoadSpec {
     /// Open loop: target arrivals per second, one cell per rate (an axis, like concurrency):
     /// a list or geometric steps `{from, factor, to}`.
     #[serde(
@@ -25,27 +25,27 @@ pub struct LoadSpec {
         deserialize_with = "some_levels",
         skip_serializing_if = "Option::is_none"
     )]
-    pub rate: Option<Vec<u32>>,
+    pub(crate) rate: Option<Vec<u32>>,
     /// How arrivals are spaced: `poisson` (exponential gaps, the default) or `even`.
     #[serde(default)]
-    pub arrivals: Arrivals,
+    pub(crate) arrivals: Arrivals,
     /// The rate over time: `constant` (default), `{steps: ...}` or `{wave: ...}`.
     #[serde(default)]
-    pub shape: ShapeSpec,
+    pub(crate) shape: ShapeSpec,
     /// Stop a sweep: after the `knee`, or at the first level past the stress `limit`
     /// (`report.load_curve` defines both). The swept levels are the rates in open loop,
     /// the concurrency levels otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<Until>,
+    pub(crate) until: Option<Until>,
 }
 
 impl LoadSpec {
-    pub fn open(&self) -> bool {
+    pub(crate) fn open(&self) -> bool {
         self.rate.is_some()
     }
 
     /// The pace of a cell at `rate`, its Poisson arrivals drawn from `seed`.
-    pub fn pace(&self, rate: u32, seed: u64) -> Pace {
+    pub(crate) fn pace(&self, rate: u32, seed: u64) -> Pace {
         let r = f64::from(rate);
         let secs = |l: &Length| l.as_duration().map_or(1.0, |d| d.as_secs_f64());
         let shape = match &self.shape {
@@ -73,7 +73,7 @@ impl LoadSpec {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Arrivals {
+pub(crate) enum Arrivals {
     #[default]
     Poisson,
     Even,
@@ -81,7 +81,7 @@ pub enum Arrivals {
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ShapeSpec {
+pub(crate) enum ShapeSpec {
     #[default]
     Constant,
     /// Each level, in percent of the cell's rate, held for `hold` in turn.
@@ -92,21 +92,21 @@ pub enum ShapeSpec {
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Steps {
-    pub pct: Vec<f64>,
-    pub hold: Length,
+pub(crate) struct Steps {
+    pub(crate) pct: Vec<f64>,
+    pub(crate) hold: Length,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct Wave {
-    pub amplitude_pct: f64,
-    pub period: Length,
+pub(crate) struct Wave {
+    pub(crate) amplitude_pct: f64,
+    pub(crate) period: Length,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Until {
+pub(crate) enum Until {
     Knee,
     Limit,
 }
@@ -157,7 +157,7 @@ impl Geometric {
 }
 
 /// A list of levels, or `{from, factor, to}` expanded to one.
-pub fn levels<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
+pub(crate) fn levels<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<u32>, D::Error> {
     struct V;
     impl<'de> serde::de::Visitor<'de> for V {
         type Value = Vec<u32>;

@@ -6,7 +6,7 @@ pub use crate::model::cell::{slug, Cell};
 
 /// Whether `cell` matches every dimension of `sel` (names were checked when the matrix or
 /// `--only` was read).
-pub fn matches(cell: &Cell, sel: &Selector) -> bool {
+pub(crate) fn matches(cell: &Cell, sel: &Selector) -> bool {
     sel.iter()
         .all(|(dim, values)| cell.get_named(dim).is_some_and(|v| values.0.contains(&v)))
 }
@@ -14,9 +14,9 @@ pub fn matches(cell: &Cell, sel: &Selector) -> bool {
 /// One server started with one config, and the cells run against it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Deployment {
-    pub server: String,
-    pub config: String,
-    pub cells: Vec<Cell>,
+    pub(crate) server: String,
+    pub(crate) config: String,
+    pub(crate) cells: Vec<Cell>,
 }
 
 impl Deployment {
@@ -28,14 +28,14 @@ impl Deployment {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
-    pub deployments: Vec<Deployment>,
+    pub(crate) deployments: Vec<Deployment>,
 }
 
 impl Plan {
-    pub fn cells(&self) -> impl Iterator<Item = &Cell> {
+    pub(crate) fn cells(&self) -> impl Iterator<Item = &Cell> {
         self.deployments.iter().flat_map(|d| d.cells.iter())
     }
-    pub fn cell_count(&self) -> usize {
+    pub(crate) fn cell_count(&self) -> usize {
         self.deployments.iter().map(|d| d.cells.len()).sum()
     }
 }

@@ -9,7 +9,12 @@ use rand::SeedableRng;
 use super::model::Order;
 
 /// (deployment index, round) in execution order; rounds are 1-based.
-pub fn schedule(deployments: usize, rounds: u32, order: Order, seed: u64) -> Vec<(usize, u32)> {
+pub(crate) fn schedule(
+    deployments: usize,
+    rounds: u32,
+    order: Order,
+    seed: u64,
+) -> Vec<(usize, u32)> {
     let mut out = Vec::with_capacity(deployments * rounds as usize);
     match order {
         Order::Sequential => {

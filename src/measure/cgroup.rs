@@ -10,15 +10,15 @@ use std::sync::Mutex;
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
     pub cpu_ns: u64,
-    pub read_bytes: u64,
-    pub write_bytes: u64,
+    pub(crate) read_bytes: u64,
+    pub(crate) write_bytes: u64,
     /// Voluntary and involuntary context switches of the threads alive when read (a thread
     /// that ended in between takes its count with it).
-    pub ctx_switches: Option<u64>,
+    pub(crate) ctx_switches: Option<u64>,
 }
 
 impl Usage {
-    pub fn since(&self, before: &Usage) -> Usage {
+    pub(crate) fn since(&self, before: &Usage) -> Usage {
         Usage {
             cpu_ns: self.cpu_ns.saturating_sub(before.cpu_ns),
             read_bytes: self.read_bytes.saturating_sub(before.read_bytes),
@@ -42,7 +42,7 @@ pub enum Cgroup {
 
 impl Cgroup {
     /// The cgroup of process `pid` (as this host sees it); None when it cannot be read.
-    pub fn of_pid(pid: u32) -> Option<Cgroup> {
+    pub(crate) fn of_pid(pid: u32) -> Option<Cgroup> {
         let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
         let cg = Cgroup::parse(&text, Path::new("/sys/fs/cgroup"))?;
         cg.read().map(|_| cg)
@@ -74,7 +74,7 @@ impl Cgroup {
     }
 
     /// The counters now; None when the cgroup is gone or unreadable.
-    pub fn read(&self) -> Option<Usage> {
+    pub(crate) fn read(&self) -> Option<Usage> {
         match self {
             Cgroup::V2(dir) => {
                 let cpu = std::fs::read_to_string(dir.join("cpu.stat")).ok()?;
@@ -187,12 +187,12 @@ impl Window {
         }
     }
 
-    pub fn open(&self) {
+    pub(crate) fn open(&self) {
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.start.lock().unwrap_or_else(|e| e.into_inner()) = now;
     }
 
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.end.lock().unwrap_or_else(|e| e.into_inner()) = now;
     }

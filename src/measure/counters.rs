@@ -4,16 +4,16 @@
 use std::collections::BTreeMap;
 
 /// Counter name -> value.
-pub type Status = BTreeMap<String, u64>;
+pub(crate) type Status = BTreeMap<String, u64>;
 
-pub fn parse(rows: Vec<(String, String)>) -> Status {
+pub(crate) fn parse(rows: Vec<(String, String)>) -> Status {
     rows.into_iter()
         .filter_map(|(k, v)| v.parse::<u64>().ok().map(|n| (k, n)))
         .collect()
 }
 
 /// after - before for every numeric counter present in both.
-pub fn delta(before: &Status, after: &Status) -> Status {
+pub(crate) fn delta(before: &Status, after: &Status) -> Status {
     after
         .iter()
         .filter_map(|(k, a)| before.get(k).map(|b| (k.clone(), a.saturating_sub(*b))))

@@ -2,14 +2,14 @@
 //! client's cost per transaction can be compared with another tool's.
 
 /// User + system CPU seconds used so far by this process (all threads); None off Linux.
-pub fn process_seconds() -> Option<f64> {
+pub(crate) fn process_seconds() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/self/stat").ok()?;
     parse_stat(&text)
 }
 
 /// CPU seconds of this process's children that have exited and been waited for
 /// (cutime + cstime): what a finished external tool such as sysbench used.
-pub fn children_seconds() -> Option<f64> {
+pub(crate) fn children_seconds() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/self/stat").ok()?;
     parse_fields(&text, 13, 14)
 }

@@ -6,13 +6,13 @@ use hdrhistogram::Histogram;
 /// Statement counters of one event, kept apart from the histogram so that tallying an
 /// event allocates nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Counts {
-    pub events: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub others: u64,
-    pub errors: u64,
-    pub reconnects: u64,
+pub(crate) struct Counts {
+    pub(crate) events: u64,
+    pub(crate) reads: u64,
+    pub(crate) writes: u64,
+    pub(crate) others: u64,
+    pub(crate) errors: u64,
+    pub(crate) reconnects: u64,
 }
 
 impl Counts {
@@ -25,28 +25,28 @@ impl Counts {
         reconnects: 0,
     };
     /// One statement or request of each class, and one that failed.
-    pub const READ: Counts = Counts {
+    pub(crate) const READ: Counts = Counts {
         reads: 1,
         ..Counts::NONE
     };
-    pub const WRITE: Counts = Counts {
+    pub(crate) const WRITE: Counts = Counts {
         writes: 1,
         ..Counts::NONE
     };
-    pub const OTHER: Counts = Counts {
+    pub(crate) const OTHER: Counts = Counts {
         others: 1,
         ..Counts::NONE
     };
-    pub const ERROR: Counts = Counts {
+    pub(crate) const ERROR: Counts = Counts {
         errors: 1,
         ..Counts::NONE
     };
 
-    pub fn queries(&self) -> u64 {
+    pub(crate) fn queries(&self) -> u64 {
         self.reads + self.writes + self.others
     }
 
-    pub fn add(&mut self, o: &Counts) {
+    pub(crate) fn add(&mut self, o: &Counts) {
         self.events += o.events;
         self.reads += o.reads;
         self.writes += o.writes;
@@ -60,9 +60,9 @@ impl Counts {
 /// The histogram keeps 2 significant digits (1% buckets, finer than sysbench's 1.8%) so
 /// that hundreds of workers each holding one stay small.
 #[derive(Clone)]
-pub struct IntervalStats {
-    pub counts: Counts,
-    pub hist: Histogram<u64>,
+pub(crate) struct IntervalStats {
+    pub(crate) counts: Counts,
+    pub(crate) hist: Histogram<u64>,
 }
 
 impl Default for IntervalStats {
@@ -77,16 +77,16 @@ impl Default for IntervalStats {
 
 impl IntervalStats {
     /// Add one event's (or any tally's) counters.
-    pub fn add_counts(&mut self, o: &Counts) {
+    pub(crate) fn add_counts(&mut self, o: &Counts) {
         self.counts.add(o);
     }
 
-    pub fn record_event_us(&mut self, us: u64) {
+    pub(crate) fn record_event_us(&mut self, us: u64) {
         self.counts.events += 1;
         self.hist.saturating_record(us.max(1));
     }
 
-    pub fn merge(&mut self, o: &IntervalStats) {
+    pub(crate) fn merge(&mut self, o: &IntervalStats) {
         self.counts.add(&o.counts);
         self.hist
             .add(&o.hist)
@@ -94,7 +94,7 @@ impl IntervalStats {
     }
 
     /// Latency at percentile `p` (0-100) in ms; 0 when the interval saw no event.
-    pub fn percentile_ms(&self, p: f64) -> f64 {
+    pub(crate) fn percentile_ms(&self, p: f64) -> f64 {
         if self.hist.is_empty() {
             return 0.0;
         }
@@ -102,7 +102,7 @@ impl IntervalStats {
     }
 
     /// Rates over an interval of `seconds`.
-    pub fn sample(&self, second: u32, threads: u32, seconds: f64, pct: f64) -> Sample {
+    pub(crate) fn sample(&self, second: u32, threads: u32, seconds: f64, pct: f64) -> Sample {
         let r = |n: u64| n as f64 / seconds;
         let c = &self.counts;
         Sample {
@@ -126,24 +126,24 @@ impl IntervalStats {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sample {
     /// 1-based end of the interval, like sysbench's `[ 1s ]`.
-    pub second: u32,
-    pub threads: u32,
+    pub(crate) second: u32,
+    pub(crate) threads: u32,
     pub tps: f64,
-    pub qps: f64,
-    pub reads_ps: f64,
-    pub writes_ps: f64,
-    pub others_ps: f64,
-    pub lat_pct_ms: f64,
+    pub(crate) qps: f64,
+    pub(crate) reads_ps: f64,
+    pub(crate) writes_ps: f64,
+    pub(crate) others_ps: f64,
+    pub(crate) lat_pct_ms: f64,
     /// The second's p99 where the driver keeps a histogram (sysbench prints one percentile).
     pub lat_p99_ms: Option<f64>,
-    pub errors_ps: f64,
-    pub reconnects_ps: f64,
+    pub(crate) errors_ps: f64,
+    pub(crate) reconnects_ps: f64,
     /// Open loop: arrivals scheduled in this second (the target, as the pacer drew it).
-    pub target_ps: Option<f64>,
+    pub(crate) target_ps: Option<f64>,
 }
 
 /// Mean and population standard deviation (sysbench's thread fairness).
-pub fn mean_stddev(values: &[f64]) -> (f64, f64) {
+pub(crate) fn mean_stddev(values: &[f64]) -> (f64, f64) {
     if values.is_empty() {
         return (0.0, 0.0);
     }

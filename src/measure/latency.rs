@@ -6,20 +6,20 @@ use hdrhistogram::Histogram;
 use crate::stats::apdex::Apdex;
 
 #[derive(Debug, Clone)]
-pub struct Latency {
+pub(crate) struct Latency {
     hist: Histogram<u64>,
 }
 
 /// Latency summary in milliseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LatencySummary {
-    pub count: u64,
+    pub(crate) count: u64,
     pub min_ms: f64,
     pub avg_ms: f64,
-    pub p50_ms: f64,
+    pub(crate) p50_ms: f64,
     pub p95_ms: f64,
-    pub p99_ms: f64,
-    pub p999_ms: f64,
+    pub(crate) p99_ms: f64,
+    pub(crate) p999_ms: f64,
     pub max_ms: f64,
 }
 
@@ -33,22 +33,22 @@ impl Default for Latency {
 }
 
 impl Latency {
-    pub fn record_us(&mut self, us: u64) {
+    pub(crate) fn record_us(&mut self, us: u64) {
         self.hist.saturating_record(us.max(1));
     }
 
-    pub fn merge(&mut self, other: &Latency) {
+    pub(crate) fn merge(&mut self, other: &Latency) {
         self.hist
             .add(&other.hist)
             .expect("invariant: same bounds for every histogram");
     }
 
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         self.hist.len()
     }
 
     /// Apdex[T] of these operations and `errors` failed ones (each counted frustrated).
-    pub fn apdex(&self, threshold_ms: f64, errors: u64) -> Apdex {
+    pub(crate) fn apdex(&self, threshold_ms: f64, errors: u64) -> Apdex {
         let (t, t4) = (threshold_ms * 1000.0, 4.0 * threshold_ms * 1000.0);
         let (mut within_t, mut within_4t) = (0, 0);
         for v in self.hist.iter_recorded() {
@@ -64,7 +64,7 @@ impl Latency {
         Apdex::from_counts(threshold_ms, self.hist.len(), within_t, within_4t, errors)
     }
 
-    pub fn summary(&self) -> Option<LatencySummary> {
+    pub(crate) fn summary(&self) -> Option<LatencySummary> {
         if self.hist.is_empty() {
             return None;
         }

@@ -18,7 +18,7 @@ pub struct Measurement {
     pub reconnects: Option<u64>,
     /// Wall time of the measured phase.
     pub seconds: f64,
-    pub latency: Latency,
+    pub(crate) latency: Latency,
     /// Server counter deltas over the measured phase (SHOW GLOBAL STATUS, INFO ...).
     pub server: Status,
     /// Mean and population stddev of events per client (sysbench's thread fairness).
@@ -26,7 +26,7 @@ pub struct Measurement {
     /// CPU seconds the client process used over the measured phase.
     pub client_cpu_s: Option<f64>,
     /// Extra latency percentiles requested by the workload: (percent, ms).
-    pub percentiles: Vec<(f64, f64)>,
+    pub(crate) percentiles: Vec<(f64, f64)>,
     /// Latency as an external tool reported it (no histogram); a NaN field stays empty.
     pub reported_latency: Option<super::latency::LatencySummary>,
     /// One line per timed operation, for suites of named operations (operations.csv).
@@ -36,31 +36,31 @@ pub struct Measurement {
     /// The same for the warm-up, where the driver records one (warmup.csv).
     pub warmup_samples: Vec<super::interval::Sample>,
     /// Open loop: what the pacer saw; `latency` then runs from each intended start.
-    pub open: Option<PaceStats>,
+    pub(crate) open: Option<PaceStats>,
     /// Open loop: service time, from each request's actual send to its reply.
-    pub service: Latency,
+    pub(crate) service: Latency,
 }
 
 /// What an open-loop phase's pacer saw (None: the external tool does not say).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct PaceStats {
+pub(crate) struct PaceStats {
     /// Arrivals whose intended start fell within the phase.
-    pub scheduled: Option<u64>,
+    pub(crate) scheduled: Option<u64>,
     /// Arrivals a client took and sent (each one completes, ok or failed).
-    pub started: u64,
+    pub(crate) started: u64,
     /// Started more than 1 ms after their intended start.
-    pub late: Option<u64>,
+    pub(crate) late: Option<u64>,
     /// Due but never started when the phase ended: the backlog left behind.
-    pub missed: Option<u64>,
+    pub(crate) missed: Option<u64>,
     /// The most arrivals that were due and waiting for a free client at once.
-    pub max_backlog: Option<u64>,
+    pub(crate) max_backlog: Option<u64>,
     /// Arrivals scheduled in each second of the phase (the first second first).
-    pub per_second: Vec<u64>,
+    pub(crate) per_second: Vec<u64>,
 }
 
 impl Measurement {
     /// Fill `row` (status ok), or fail it when nothing succeeded.
-    pub fn into_row(&self, mut row: ResultRow) -> ResultRow {
+    pub(crate) fn fill_row(&self, mut row: ResultRow) -> ResultRow {
         if self.queries == 0 {
             return row.failed(
                 self.first_error

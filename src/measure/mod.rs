@@ -1,10 +1,10 @@
 //! Measurement: latency histograms, per-second intervals, server counters, CPU time.
 
 pub mod cgroup;
-pub mod counters;
-pub mod cpu;
-pub mod interval;
-pub mod latency;
+pub(crate) mod counters;
+pub(crate) mod cpu;
+pub(crate) mod interval;
+pub(crate) mod latency;
 pub mod measurement;
-pub mod operation;
-pub mod seconds;
+pub(crate) mod operation;
+pub(crate) mod seconds;

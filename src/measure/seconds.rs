@@ -10,14 +10,14 @@ use std::time::Instant;
 use super::interval::{Counts, IntervalStats, Sample};
 
 /// The seconds of one measured phase, merged across its clients.
-pub struct Seconds {
+pub(crate) struct Seconds {
     start: Instant,
     merged: Mutex<BTreeMap<u32, IntervalStats>>,
 }
 
 impl Seconds {
     /// A phase whose clock started at `start`.
-    pub fn new(start: Instant) -> Arc<Seconds> {
+    pub(crate) fn new(start: Instant) -> Arc<Seconds> {
         Arc::new(Seconds {
             start,
             merged: Mutex::new(BTreeMap::new()),
@@ -25,7 +25,7 @@ impl Seconds {
     }
 
     /// A recorder for one client of this phase.
-    pub fn recorder(self: &Arc<Self>) -> Recorder {
+    pub(crate) fn recorder(self: &Arc<Self>) -> Recorder {
         Recorder {
             seconds: self.clone(),
             second: 0,
@@ -40,7 +40,7 @@ impl Seconds {
 
     /// Everything recorded so far (the recorders that are still alive hold their current
     /// second).
-    pub fn total(&self) -> IntervalStats {
+    pub(crate) fn total(&self) -> IntervalStats {
         let merged = self.merged.lock().unwrap_or_else(|e| e.into_inner());
         let mut t = IntervalStats::default();
         for s in merged.values() {
@@ -52,7 +52,7 @@ impl Seconds {
     /// One sample per complete second of a phase that lasted `elapsed` seconds, its latency
     /// at percentile `pct`; a second in which no event finished is a zero line, as in
     /// sysbench, and the last partial second is left out.
-    pub fn samples(&self, elapsed: f64, threads: u32, pct: f64) -> Vec<Sample> {
+    pub(crate) fn samples(&self, elapsed: f64, threads: u32, pct: f64) -> Vec<Sample> {
         let merged = self.merged.lock().unwrap_or_else(|e| e.into_inner());
         let full = elapsed.floor() as u32;
         let empty = IntervalStats::default();
@@ -70,7 +70,7 @@ impl Seconds {
 impl Seconds {
     /// The last second that ended (its counts as far as the recorders have handed them
     /// over), for a status line; None in the first second.
-    pub fn last_complete(&self, pct: f64) -> Option<Sample> {
+    pub(crate) fn last_complete(&self, pct: f64) -> Option<Sample> {
         let s = self.start.elapsed().as_secs() as u32;
         if s == 0 {
             return None;
@@ -87,19 +87,19 @@ impl Seconds {
 pub struct Live(Mutex<Option<Arc<Seconds>>>);
 
 impl Live {
-    pub fn set(&self, seconds: &Arc<Seconds>) {
+    pub(crate) fn set(&self, seconds: &Arc<Seconds>) {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(seconds.clone());
     }
 
     /// The measured phase's last complete second, once it has one.
-    pub fn last_second(&self) -> Option<Sample> {
+    pub(crate) fn last_second(&self) -> Option<Sample> {
         let s = self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()?;
         s.last_complete(95.0)
     }
 }
 
 /// One client's current second. Dropping it hands over what it holds.
-pub struct Recorder {
+pub(crate) struct Recorder {
     seconds: Arc<Seconds>,
     /// Whole seconds since the phase started when `cur` began (0 for the first second).
     second: u32,
@@ -110,7 +110,7 @@ impl Recorder {
     /// An event (a transaction, a statement, a request) that ended at `end` after `us`
     /// microseconds, with its statement counts.
     #[inline]
-    pub fn event(&mut self, end: Instant, us: u64, counts: &Counts) {
+    pub(crate) fn event(&mut self, end: Instant, us: u64, counts: &Counts) {
         self.roll(end);
         self.cur.add_counts(counts);
         self.cur.record_event_us(us);
@@ -118,7 +118,7 @@ impl Recorder {
 
     /// Counts without an event (a failed statement).
     #[inline]
-    pub fn counts(&mut self, at: Instant, counts: &Counts) {
+    pub(crate) fn counts(&mut self, at: Instant, counts: &Counts) {
         self.roll(at);
         self.cur.add_counts(counts);
     }

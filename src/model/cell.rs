@@ -19,7 +19,7 @@ pub enum Dimension {
 }
 
 impl Dimension {
-    pub const ALL: [Dimension; 6] = [
+    pub(crate) const ALL: [Dimension; 6] = [
         Dimension::Server,
         Dimension::Config,
         Dimension::Engine,
@@ -28,7 +28,7 @@ impl Dimension {
         Dimension::Rate,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Dimension::Server => "server",
             Dimension::Config => "config",
@@ -39,12 +39,12 @@ impl Dimension {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Dimension> {
+    pub(crate) fn parse(name: &str) -> Option<Dimension> {
         Dimension::ALL.into_iter().find(|d| d.name() == name)
     }
 
     /// "server, config, engine, workload, concurrency, rate", for messages.
-    pub fn choices() -> String {
+    pub(crate) fn choices() -> String {
         Dimension::ALL.map(Dimension::name).join(", ")
     }
 }
@@ -68,7 +68,7 @@ pub struct Cell {
 }
 
 impl Cell {
-    pub fn get(&self, dim: Dimension) -> String {
+    pub(crate) fn get(&self, dim: Dimension) -> String {
         match dim {
             Dimension::Server => self.server.clone(),
             Dimension::Config => self.config.clone(),
@@ -80,11 +80,11 @@ impl Cell {
     }
 
     /// The value on a dimension named in the user's words; None for an unknown name.
-    pub fn get_named(&self, dim: &str) -> Option<String> {
+    pub(crate) fn get_named(&self, dim: &str) -> Option<String> {
         Dimension::parse(dim).map(|d| self.get(d))
     }
 
-    pub fn key(&self) -> CellKey {
+    pub(crate) fn key(&self) -> CellKey {
         CellKey::of(|d| self.get(d))
     }
 }
@@ -110,14 +110,14 @@ pub struct CellKey(String);
 impl CellKey {
     /// The key of whatever answers each dimension (a planned cell, a results row). A closed
     /// loop's empty rate is left out, so that keys of runs from before rates still join.
-    pub fn of(value: impl Fn(Dimension) -> String) -> CellKey {
+    pub(crate) fn of(value: impl Fn(Dimension) -> String) -> CellKey {
         CellKey::over(Dimension::ALL, value)
     }
 
     /// The key on `dims` only, in their order (a comparison's dimensions left after
     /// `--ignore`, so that cells differing only on the ignored ones join); an empty rate is
     /// left out as in `of`.
-    pub fn over(
+    pub(crate) fn over(
         dims: impl IntoIterator<Item = Dimension>,
         value: impl Fn(Dimension) -> String,
     ) -> CellKey {
@@ -129,7 +129,7 @@ impl CellKey {
         CellKey(values.join("|"))
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }

@@ -9,9 +9,9 @@ use super::ResultRow;
 use crate::stats::knee::{Level, Obs};
 
 /// A curve's identity: deployment, engine, workload and, in open loop, the connections.
-pub type CurveKey = (String, String, String, String, Option<u32>);
+pub(crate) type CurveKey = (String, String, String, String, Option<u32>);
 
-pub fn curve_key(r: &ResultRow) -> CurveKey {
+pub(crate) fn curve_key(r: &ResultRow) -> CurveKey {
     (
         r.server.clone(),
         r.config.clone(),
@@ -22,25 +22,25 @@ pub fn curve_key(r: &ResultRow) -> CurveKey {
 }
 
 /// The level a row measured: its rate in open loop, else its connections.
-pub fn load_of(r: &ResultRow) -> u32 {
+pub(crate) fn load_of(r: &ResultRow) -> u32 {
     r.rate.unwrap_or(r.concurrency)
 }
 
 /// One level of a curve: its load and every row measured there (failed ones too).
-pub struct LevelRows<'a> {
-    pub load: u32,
-    pub rows: Vec<&'a ResultRow>,
+pub(crate) struct LevelRows<'a> {
+    pub(crate) load: u32,
+    pub(crate) rows: Vec<&'a ResultRow>,
 }
 
 impl LevelRows<'_> {
     /// The successful rows.
-    pub fn ok(&self) -> impl Iterator<Item = &ResultRow> {
+    pub(crate) fn ok(&self) -> impl Iterator<Item = &ResultRow> {
         self.rows.iter().copied().filter(|r| r.is_ok())
     }
 
     /// The level as the rules read it; `batches` gives a row's batch means of its
     /// per-second throughput, when its measurement was long enough for them.
-    pub fn level(&self, batches: &dyn Fn(&ResultRow) -> Option<Vec<f64>>) -> Level {
+    pub(crate) fn level(&self, batches: &dyn Fn(&ResultRow) -> Option<Vec<f64>>) -> Level {
         let mut ok: Vec<&ResultRow> = self.ok().collect();
         ok.sort_by_key(|r| r.iteration);
         let mut tried: Vec<u32> = self.rows.iter().map(|r| r.iteration).collect();
@@ -56,7 +56,7 @@ impl LevelRows<'_> {
 }
 
 /// Throughput (arrivals served per second in open loop), p99 and error rate of one row.
-pub fn obs(r: &ResultRow) -> Obs {
+pub(crate) fn obs(r: &ResultRow) -> Obs {
     let ops = r.queries.unwrap_or(0) as f64;
     let errors = r.errors.unwrap_or(0) as f64;
     Obs {
@@ -75,7 +75,7 @@ pub fn obs(r: &ResultRow) -> Obs {
 
 /// Each curve's levels in increasing load. A level with no successful row is not on the
 /// curve (a level that fails is not asked again).
-pub fn curves(rows: &[ResultRow]) -> IndexMap<CurveKey, Vec<LevelRows<'_>>> {
+pub(crate) fn curves(rows: &[ResultRow]) -> IndexMap<CurveKey, Vec<LevelRows<'_>>> {
     let mut groups: IndexMap<CurveKey, Vec<&ResultRow>> = IndexMap::new();
     for r in rows {
         groups.entry(curve_key(r)).or_default().push(r);
@@ -105,7 +105,7 @@ pub fn curves(rows: &[ResultRow]) -> IndexMap<CurveKey, Vec<LevelRows<'_>>> {
 }
 
 /// The curve a cell belongs to and its level on it (as a row of it would have them).
-pub fn cell_curve(c: &super::Cell) -> (CurveKey, u32) {
+pub(crate) fn cell_curve(c: &super::Cell) -> (CurveKey, u32) {
     (
         (
             c.server.clone(),

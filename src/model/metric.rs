@@ -3,16 +3,16 @@
 use crate::model::row::ResultRow;
 
 #[derive(Debug, Clone, Copy)]
-pub struct Metric {
-    pub name: &'static str,
-    pub title: &'static str,
-    pub unit: &'static str,
-    pub higher_is_better: bool,
-    pub decimals: usize,
+pub(crate) struct Metric {
+    pub(crate) name: &'static str,
+    pub(crate) title: &'static str,
+    pub(crate) unit: &'static str,
+    pub(crate) higher_is_better: bool,
+    pub(crate) decimals: usize,
     get: fn(&ResultRow) -> Option<f64>,
 }
 
-pub const METRICS: &[Metric] = &[
+pub(crate) const METRICS: &[Metric] = &[
     Metric {
         name: "qps",
         title: "Throughput",
@@ -104,16 +104,16 @@ pub const METRICS: &[Metric] = &[
 ];
 
 impl Metric {
-    pub fn find(name: &str) -> Option<&'static Metric> {
+    pub(crate) fn find(name: &str) -> Option<&'static Metric> {
         METRICS.iter().find(|m| m.name == name)
     }
-    pub fn names() -> Vec<&'static str> {
+    pub(crate) fn names() -> Vec<&'static str> {
         METRICS.iter().map(|m| m.name).collect()
     }
-    pub fn value(&self, row: &ResultRow) -> Option<f64> {
+    pub(crate) fn value(&self, row: &ResultRow) -> Option<f64> {
         (self.get)(row)
     }
-    pub fn format(&self, v: f64) -> String {
+    pub(crate) fn format(&self, v: f64) -> String {
         format!("{:.*}", self.decimals, v)
     }
 }

@@ -6,99 +6,99 @@ use serde::{Deserialize, Serialize};
 use super::cell::{Cell, CellKey, Dimension};
 
 /// Version of the run-directory layout and of these columns.
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)] // rows written before a column was appended still read
 pub struct ResultRow {
-    pub server: String,
-    pub config: String,
-    pub engine: String,
-    pub workload: String,
-    pub kind: String,
-    pub concurrency: u32,
-    pub iteration: u32,
-    pub status: Status,
+    pub(crate) server: String,
+    pub(crate) config: String,
+    pub(crate) engine: String,
+    pub(crate) workload: String,
+    pub(crate) kind: String,
+    pub(crate) concurrency: u32,
+    pub(crate) iteration: u32,
+    pub(crate) status: Status,
     /// Why the cell failed (first error), empty when ok.
-    pub error: String,
+    pub(crate) error: String,
     /// Statements completed without error in the measured phase.
-    pub queries: Option<u64>,
+    pub(crate) queries: Option<u64>,
     /// Wall time of the measured phase, from releasing the clients to the last one finishing.
-    pub seconds: Option<f64>,
-    pub qps: Option<f64>,
+    pub(crate) seconds: Option<f64>,
+    pub(crate) qps: Option<f64>,
     /// Committed transactions per second, where the workload has transactions.
-    pub tps: Option<f64>,
-    pub lat_avg_ms: Option<f64>,
-    pub lat_p50_ms: Option<f64>,
-    pub lat_p95_ms: Option<f64>,
-    pub lat_p99_ms: Option<f64>,
-    pub lat_max_ms: Option<f64>,
+    pub(crate) tps: Option<f64>,
+    pub(crate) lat_avg_ms: Option<f64>,
+    pub(crate) lat_p50_ms: Option<f64>,
+    pub(crate) lat_p95_ms: Option<f64>,
+    pub(crate) lat_p99_ms: Option<f64>,
+    pub(crate) lat_max_ms: Option<f64>,
     /// Statements that returned an error (the load goes on).
-    pub errors: Option<u64>,
-    pub commits: Option<u64>,
+    pub(crate) errors: Option<u64>,
+    pub(crate) commits: Option<u64>,
     /// Server-side counters (SHOW GLOBAL STATUS deltas over the measured phase).
-    pub srv_questions: Option<u64>,
-    pub srv_com_select: Option<u64>,
-    pub srv_com_insert: Option<u64>,
-    pub srv_com_update: Option<u64>,
-    pub srv_com_delete: Option<u64>,
-    pub srv_com_commit: Option<u64>,
-    pub started_at: String,
+    pub(crate) srv_questions: Option<u64>,
+    pub(crate) srv_com_select: Option<u64>,
+    pub(crate) srv_com_insert: Option<u64>,
+    pub(crate) srv_com_update: Option<u64>,
+    pub(crate) srv_com_delete: Option<u64>,
+    pub(crate) srv_com_commit: Option<u64>,
+    pub(crate) started_at: String,
     /// Read / write / other statements (sysbench's split), where the workload classifies them.
-    pub reads: Option<u64>,
-    pub writes: Option<u64>,
-    pub others: Option<u64>,
+    pub(crate) reads: Option<u64>,
+    pub(crate) writes: Option<u64>,
+    pub(crate) others: Option<u64>,
     /// Connections re-established after a lost connection.
-    pub reconnects: Option<u64>,
-    pub lat_min_ms: Option<f64>,
-    pub lat_p999_ms: Option<f64>,
+    pub(crate) reconnects: Option<u64>,
+    pub(crate) lat_min_ms: Option<f64>,
+    pub(crate) lat_p999_ms: Option<f64>,
     /// Every server counter delta the driver checked, as JSON (e.g. INFO commandstats).
-    pub server_counters: String,
+    pub(crate) server_counters: String,
     /// Mean and population stddev of events per client connection (thread fairness).
-    pub thread_events_avg: Option<f64>,
-    pub thread_events_stddev: Option<f64>,
+    pub(crate) thread_events_avg: Option<f64>,
+    pub(crate) thread_events_stddev: Option<f64>,
     /// CPU seconds the rmatrix process used over the measured phase (its own accounting).
-    pub client_cpu_s: Option<f64>,
+    pub(crate) client_cpu_s: Option<f64>,
     /// Extra latency percentiles as JSON, e.g. `{"p99.9": 4.1}`.
-    pub lat_percentiles: String,
+    pub(crate) lat_percentiles: String,
     /// Apdex[T] of the iteration's operations (errors frustrated), where the matrix gives T
     /// (`report.apdex_t`) and the driver has a latency histogram.
-    pub apdex: Option<f64>,
+    pub(crate) apdex: Option<f64>,
     /// The T of `apdex`, in ms.
-    pub apdex_t_ms: Option<f64>,
+    pub(crate) apdex_t_ms: Option<f64>,
     /// CPU seconds the server's container used over the measured phase (its cgroup).
-    pub srv_cpu_s: Option<f64>,
+    pub(crate) srv_cpu_s: Option<f64>,
     /// Server CPU microseconds per successful operation (`srv_cpu_s` / `queries`).
-    pub srv_cpu_us_per_op: Option<f64>,
+    pub(crate) srv_cpu_us_per_op: Option<f64>,
     /// Bytes the server's container read and wrote through block devices over the phase.
-    pub srv_read_bytes: Option<u64>,
-    pub srv_write_bytes: Option<u64>,
+    pub(crate) srv_read_bytes: Option<u64>,
+    pub(crate) srv_write_bytes: Option<u64>,
     /// Open loop: the cell's target arrivals per second (empty in closed loop).
-    pub rate: Option<u32>,
+    pub(crate) rate: Option<u32>,
     /// Open loop: operations completed per second of the measured phase, against `rate`.
-    pub achieved_rate: Option<f64>,
+    pub(crate) achieved_rate: Option<f64>,
     /// Open loop: arrivals scheduled within the measured phase.
-    pub scheduled: Option<u64>,
+    pub(crate) scheduled: Option<u64>,
     /// Open loop: arrivals started more than 1 ms after their intended start.
-    pub late_starts: Option<u64>,
+    pub(crate) late_starts: Option<u64>,
     /// Open loop: arrivals due but never started when the phase ended (the backlog left).
-    pub missed_starts: Option<u64>,
+    pub(crate) missed_starts: Option<u64>,
     /// Open loop: the most due arrivals waiting for a free connection at once.
-    pub max_backlog: Option<u64>,
+    pub(crate) max_backlog: Option<u64>,
     /// Open loop: service time (from the request's actual send to its reply), apart from
     /// the latency columns, which run from the intended start.
-    pub svc_avg_ms: Option<f64>,
-    pub svc_p99_ms: Option<f64>,
+    pub(crate) svc_avg_ms: Option<f64>,
+    pub(crate) svc_p99_ms: Option<f64>,
     /// Context switches of the server container's threads over the measured phase.
-    pub srv_ctx_switches: Option<u64>,
+    pub(crate) srv_ctx_switches: Option<u64>,
     /// The server's own count of fsyncs over the phase (MariaDB/MySQL `Innodb_data_fsyncs`).
-    pub srv_fsyncs: Option<u64>,
+    pub(crate) srv_fsyncs: Option<u64>,
     /// The Docker engine of a pooled run that ran the deployment (empty for one engine).
-    pub docker_engine: String,
+    pub(crate) docker_engine: String,
 }
 
 impl ResultRow {
-    pub fn for_cell(cell: &Cell, kind: &str, iteration: u32) -> ResultRow {
+    pub(crate) fn for_cell(cell: &Cell, kind: &str, iteration: u32) -> ResultRow {
         ResultRow {
             server: cell.server.clone(),
             config: cell.config.clone(),
@@ -113,19 +113,19 @@ impl ResultRow {
         }
     }
 
-    pub fn failed(mut self, reason: &str) -> ResultRow {
+    pub(crate) fn failed(mut self, reason: &str) -> ResultRow {
         self.status = Status::Failed;
         // One line, and never a spreadsheet formula: results.csv gets opened in spreadsheets.
         self.error = crate::escape::csv_text(&reason.replace(['\n', '\r'], " "));
         self
     }
 
-    pub fn is_ok(&self) -> bool {
+    pub(crate) fn is_ok(&self) -> bool {
         self.status == Status::Ok
     }
 
     /// The value of a dimension column, as `Cell::get` gives it.
-    pub fn dim(&self, dim: Dimension) -> String {
+    pub(crate) fn dim(&self, dim: Dimension) -> String {
         match dim {
             Dimension::Server => self.server.clone(),
             Dimension::Config => self.config.clone(),
@@ -137,7 +137,7 @@ impl ResultRow {
     }
 
     /// Identity of the cell this row measured (for resume and joins).
-    pub fn cell_key(&self) -> CellKey {
+    pub(crate) fn cell_key(&self) -> CellKey {
         CellKey::of(|d| self.dim(d))
     }
 }
@@ -145,7 +145,7 @@ impl ResultRow {
 /// Whether an iteration measured (`ok`) or not (`failed`, with the reason in `error`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     Ok,
     #[default]
     Failed,

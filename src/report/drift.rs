@@ -10,13 +10,13 @@ use crate::stats::{drift::drift, Change, Confidence};
 
 /// One iteration's drift line.
 #[derive(Debug, Serialize)]
-pub struct Drift {
-    pub cell: String,
-    pub iteration: u32,
-    pub seconds: usize,
-    pub throughput: String,
-    pub p95: String,
-    pub verdict: String,
+pub(crate) struct Drift {
+    pub(crate) cell: String,
+    pub(crate) iteration: u32,
+    pub(crate) seconds: usize,
+    pub(crate) throughput: String,
+    pub(crate) p95: String,
+    pub(crate) verdict: String,
 }
 
 fn text(c: Option<&Change>, conf: Confidence) -> String {
@@ -28,7 +28,7 @@ fn text(c: Option<&Change>, conf: Confidence) -> String {
 
 /// Every iteration that has samples, in cell order; `qps` and `p95` are samples.csv's
 /// columns by (cell key, iteration).
-pub fn drifts(qps: &Series, p95: &Series, conf: Confidence) -> Vec<Drift> {
+pub(crate) fn drifts(qps: &Series, p95: &Series, conf: Confidence) -> Vec<Drift> {
     let mut keys: Vec<&(String, u32)> = qps.keys().collect();
     keys.sort();
     keys.into_iter()

@@ -13,19 +13,19 @@ use crate::stats::Confidence;
 
 /// One curve: a table and what it found.
 #[derive(Debug, Serialize)]
-pub struct LoadCurve {
-    pub title: String,
-    pub header: Vec<String>,
-    pub align: String,
-    pub rows: Vec<Vec<String>>,
+pub(crate) struct LoadCurve {
+    pub(crate) title: String,
+    pub(crate) header: Vec<String>,
+    pub(crate) align: String,
+    pub(crate) rows: Vec<Vec<String>>,
     /// The load level of the knee, or why there is none, with the evidence.
-    pub knee: String,
+    pub(crate) knee: String,
     /// The maximum sustainable load under the limits, or why there is none.
-    pub max_sustainable: String,
+    pub(crate) max_sustainable: String,
 }
 
 /// An open-loop level that served less than this share of its target rate fell behind.
-pub const BEHIND: f64 = 0.98;
+pub(crate) const BEHIND: f64 = 0.98;
 
 /// Means over a level's successful iterations, for its table line.
 #[derive(Debug, Default, Clone, Copy)]
@@ -116,7 +116,7 @@ fn means(level: &LevelRows) -> Means {
 
 /// The knee and limit rules of a matrix's load curves; `can_measure`: a running sweep, which
 /// may measure a level again.
-pub fn rule(spec: &LoadCurveSpec, conf: Confidence, can_measure: bool) -> Rule {
+pub(crate) fn rule(spec: &LoadCurveSpec, conf: Confidence, can_measure: bool) -> Rule {
     Rule {
         min_gain_pct: spec.min_gain_pct,
         max_measurements: spec.max_measurements,
@@ -125,7 +125,7 @@ pub fn rule(spec: &LoadCurveSpec, conf: Confidence, can_measure: bool) -> Rule {
     }
 }
 
-pub fn limits(spec: &LoadCurveSpec) -> Limits {
+pub(crate) fn limits(spec: &LoadCurveSpec) -> Limits {
     Limits {
         p99_ms: spec.p99_limit_ms(),
         error_rate: spec.error_pct.map(|p| p / 100.0),
@@ -133,11 +133,11 @@ pub fn limits(spec: &LoadCurveSpec) -> Limits {
 }
 
 /// A row's batch means of its per-second throughput, when its measurement had them.
-pub type Batches<'a> = &'a dyn Fn(&ResultRow) -> Option<Vec<f64>>;
+pub(crate) type Batches<'a> = &'a dyn Fn(&ResultRow) -> Option<Vec<f64>>;
 
 /// The curves of a run: one per server, config, engine and workload (and connections, in
 /// open loop) with two or more load levels measured.
-pub fn curves(
+pub(crate) fn curves(
     spec: &LoadCurveSpec,
     conf: Confidence,
     rows: &[ResultRow],

@@ -13,101 +13,101 @@ use crate::results::samples::Series;
 use crate::results::ResultRow;
 use crate::stats::{summarize, Confidence};
 
-pub const DEFAULT_TEMPLATE: &str = include_str!("../../reports/templates/summary.md.j2");
+pub(crate) const DEFAULT_TEMPLATE: &str = include_str!("../../reports/templates/summary.md.j2");
 
 /// What a template sees.
 #[derive(Debug, Serialize)]
-pub struct Summary {
-    pub title: String,
-    pub description: Option<String>,
-    pub run_id: String,
-    pub started_at: String,
-    pub length: String,
-    pub warmup: Option<String>,
-    pub iterations: u32,
-    pub metric: MetricView,
+pub(crate) struct Summary {
+    pub(crate) title: String,
+    pub(crate) description: Option<String>,
+    pub(crate) run_id: String,
+    pub(crate) started_at: String,
+    pub(crate) length: String,
+    pub(crate) warmup: Option<String>,
+    pub(crate) iterations: u32,
+    pub(crate) metric: MetricView,
     /// The confidence level of every interval, e.g. `95%`.
-    pub confidence: String,
+    pub(crate) confidence: String,
     /// What the significance marks mean at that level.
-    pub marks: String,
+    pub(crate) marks: String,
     /// Which kinds of interval the tables show (for their legends).
-    pub spreads: Spreads,
-    pub baseline: String,
-    pub sections: Vec<Section>,
-    pub details: Vec<Detail>,
-    pub failures: Vec<Failure>,
-    pub servers: Vec<ServerView>,
+    pub(crate) spreads: Spreads,
+    pub(crate) baseline: String,
+    pub(crate) sections: Vec<Section>,
+    pub(crate) details: Vec<Detail>,
+    pub(crate) failures: Vec<Failure>,
+    pub(crate) servers: Vec<ServerView>,
     /// Every result row, for templates that want to compute their own tables.
-    pub rows: Vec<ResultRow>,
+    pub(crate) rows: Vec<ResultRow>,
     /// Charts drawn into the run directory (`charts/<file>`), to link from the summary.
-    pub charts: Vec<ChartLink>,
+    pub(crate) charts: Vec<ChartLink>,
     /// Seed 003's load-test tables, with `report.load_curve` or `load.until`.
-    pub load_curves: Vec<super::load_curve::LoadCurve>,
+    pub(crate) load_curves: Vec<super::load_curve::LoadCurve>,
     /// The stability check, with `report.drift`.
-    pub drift: Vec<super::drift::Drift>,
+    pub(crate) drift: Vec<super::drift::Drift>,
     /// Open loop: the drift's throughput is the served share of each second's target.
-    pub drift_served: bool,
+    pub(crate) drift_served: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ChartLink {
-    pub title: String,
-    pub file: String,
+pub(crate) struct ChartLink {
+    pub(crate) title: String,
+    pub(crate) file: String,
 }
 
 #[derive(Debug, Default, Serialize)]
-pub struct Spreads {
+pub(crate) struct Spreads {
     /// Some cell has two or more iterations.
-    pub iterations: bool,
+    pub(crate) iterations: bool,
     /// Some cell measured once has an interval from batch means of its per-second samples.
-    pub batch_means: bool,
+    pub(crate) batch_means: bool,
     /// Some cell measured once has no interval at all.
-    pub none: bool,
+    pub(crate) none: bool,
 }
 
 #[derive(Debug, Serialize)]
-pub struct MetricView {
-    pub name: String,
-    pub title: String,
-    pub unit: String,
-    pub higher_is_better: bool,
+pub(crate) struct MetricView {
+    pub(crate) name: String,
+    pub(crate) title: String,
+    pub(crate) unit: String,
+    pub(crate) higher_is_better: bool,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Detail {
-    pub cell: String,
-    pub n: usize,
-    pub seconds_avg: String,
-    pub seconds_min: String,
-    pub seconds_max: String,
-    pub mean: String,
-    pub stddev: String,
-    pub cv: String,
-    pub p95: String,
-    pub p99: String,
-    pub errors: u64,
+pub(crate) struct Detail {
+    pub(crate) cell: String,
+    pub(crate) n: usize,
+    pub(crate) seconds_avg: String,
+    pub(crate) seconds_min: String,
+    pub(crate) seconds_max: String,
+    pub(crate) mean: String,
+    pub(crate) stddev: String,
+    pub(crate) cv: String,
+    pub(crate) p95: String,
+    pub(crate) p99: String,
+    pub(crate) errors: u64,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Failure {
-    pub cell: String,
-    pub iteration: u32,
-    pub error: String,
+pub(crate) struct Failure {
+    pub(crate) cell: String,
+    pub(crate) iteration: u32,
+    pub(crate) error: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ServerView {
-    pub name: String,
-    pub version: String,
-    pub image: String,
+pub(crate) struct ServerView {
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) image: String,
 }
 
 /// Facts about the run that are not in results.csv (from the manifest).
 #[derive(Debug, Default)]
-pub struct RunFacts {
-    pub run_id: String,
-    pub started_at: String,
-    pub servers: Vec<ServerView>,
+pub(crate) struct RunFacts {
+    pub(crate) run_id: String,
+    pub(crate) started_at: String,
+    pub(crate) servers: Vec<ServerView>,
 }
 
 fn cell_name(r: &ResultRow) -> String {
@@ -124,7 +124,12 @@ fn cell_name(r: &ResultRow) -> String {
 }
 
 /// `series`: the per-second samples of the report metric (empty when it has none).
-pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &Series) -> Summary {
+pub(crate) fn context(
+    matrix: &Matrix,
+    rows: &[ResultRow],
+    facts: &RunFacts,
+    series: &Series,
+) -> Summary {
     let metric = Metric::find(&matrix.report.metric).unwrap_or(&crate::model::metric::METRICS[0]);
     let conf = matrix.report.confidence();
     let stats = cell_stats(matrix, rows, metric, series, conf);
@@ -238,7 +243,7 @@ fn detail(s: &CellStats, rows: &[ResultRow], metric: &Metric, conf: Confidence) 
     }
 }
 
-pub fn render(template: &str, ctx: &Summary) -> Result<String> {
+pub(crate) fn render(template: &str, ctx: &Summary) -> Result<String> {
     let mut env = minijinja::Environment::new();
     env.set_syntax(
         minijinja::syntax::SyntaxConfig::builder()

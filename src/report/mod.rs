@@ -1,9 +1,9 @@
 //! Reporting: pivots and deltas (pure), Markdown through minijinja templates, SVG charts.
 
-pub mod chart;
-pub mod drift;
-pub mod load_curve;
-pub mod markdown;
-pub mod operations;
-pub mod pivot;
-pub mod summary;
+pub(crate) mod chart;
+pub(crate) mod drift;
+pub(crate) mod load_curve;
+pub(crate) mod markdown;
+pub(crate) mod operations;
+pub(crate) mod pivot;
+pub(crate) mod summary;

@@ -17,7 +17,7 @@ use crate::stats::{change, summarize, Confidence};
 
 /// The section for the run in `dir`, or nothing when it has no operations.csv. Lines of
 /// iterations that failed or were measured again are left out.
-pub fn section(dir: &RunDir, m: &Matrix) -> Result<String> {
+pub(crate) fn section(dir: &RunDir, m: &Matrix) -> Result<String> {
     let lines = read(&dir.file(OPERATIONS_CSV))?;
     if lines.is_empty() {
         return Ok(String::new());
@@ -52,7 +52,7 @@ impl Column {
     }
 }
 
-pub fn render(m: &Matrix, lines: &[OperationRow], conf: Confidence) -> String {
+pub(crate) fn render(m: &Matrix, lines: &[OperationRow], conf: Confidence) -> String {
     // One pair of tables per workload, engine and concurrency; deployments as columns.
     let mut tables: IndexMap<(String, String, u32), Vec<&OperationRow>> = IndexMap::new();
     for l in lines {

@@ -15,7 +15,7 @@ use crate::stats::{batch_means, change, change_batches, summarize, Basis, Confid
 /// Where a cell's interval comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Spread {
+pub(crate) enum Spread {
     /// Two or more iterations: the t interval of their mean.
     Iterations,
     /// One iteration: batch means of its per-second samples (see `stats::batch`).
@@ -26,20 +26,20 @@ pub enum Spread {
 
 /// One cell's iterations of one metric.
 #[derive(Debug, Clone, Serialize)]
-pub struct CellStats {
-    pub dims: IndexMap<String, String>,
-    pub values: Vec<f64>,
-    pub n: usize,
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
-    pub stddev: Option<f64>,
-    pub cv_pct: Option<f64>,
+pub(crate) struct CellStats {
+    pub(crate) dims: IndexMap<String, String>,
+    pub(crate) values: Vec<f64>,
+    pub(crate) n: usize,
+    pub(crate) mean: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
+    pub(crate) stddev: Option<f64>,
+    pub(crate) cv_pct: Option<f64>,
     /// Half-width of the interval of the mean, in percent of the mean.
-    pub half_pct: Option<f64>,
-    pub spread: Spread,
+    pub(crate) half_pct: Option<f64>,
+    pub(crate) spread: Spread,
     /// With `Spread::BatchMeans`: the batch means that stand in for iterations.
-    pub batches: Vec<f64>,
+    pub(crate) batches: Vec<f64>,
 }
 
 impl CellStats {
@@ -83,15 +83,15 @@ impl CellStats {
 
 /// A rendered-ready table: header and rows of strings.
 #[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Table {
-    pub header: Vec<String>,
+pub(crate) struct Table {
+    pub(crate) header: Vec<String>,
     /// Markdown alignment row: first column left, numbers right.
-    pub align: String,
-    pub rows: Vec<Vec<String>>,
+    pub(crate) align: String,
+    pub(crate) rows: Vec<Vec<String>>,
 }
 
 impl Table {
-    pub fn new(header: Vec<String>, rows: Vec<Vec<String>>) -> Table {
+    pub(crate) fn new(header: Vec<String>, rows: Vec<Vec<String>>) -> Table {
         let align = format!("|---|{}", "---:|".repeat(header.len().saturating_sub(1)));
         Table {
             header,
@@ -102,16 +102,16 @@ impl Table {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Section {
+pub(crate) struct Section {
     /// The fixed dimension values of this table, e.g. `server = mariadb-10.11`; empty if one.
-    pub title: String,
-    pub values: Table,
-    pub change: Option<Table>,
+    pub(crate) title: String,
+    pub(crate) values: Table,
+    pub(crate) change: Option<Table>,
 }
 
 /// Group ok rows by cell (all dimensions) in matrix order and summarise `metric`.
 /// `series` holds the per-second samples of the metric (for cells measured once).
-pub fn cell_stats(
+pub(crate) fn cell_stats(
     matrix: &Matrix,
     rows: &[ResultRow],
     metric: &Metric,
@@ -182,7 +182,7 @@ fn label(dims: &IndexMap<String, String>, which: &[String]) -> String {
 }
 
 /// Pivot tables of `metric` as the matrix's `report` section asks.
-pub fn sections(
+pub(crate) fn sections(
     matrix: &Matrix,
     stats: &[CellStats],
     metric: &Metric,
@@ -281,7 +281,7 @@ pub fn sections(
 
 /// `1639 ±2.1%`: the mean and the half-width of its interval relative to it; `±2.1%ᵇ` when
 /// the interval comes from batch means of one iteration; `1639 (n=1)` without one.
-pub fn value_text(metric: &Metric, s: &CellStats) -> String {
+pub(crate) fn value_text(metric: &Metric, s: &CellStats) -> String {
     match (s.spread, s.half_pct) {
         (Spread::Iterations, Some(h)) => format!("{} ±{h:.1}%", metric.format(s.mean)),
         (Spread::BatchMeans, Some(h)) => format!("{} ±{h:.1}%ᵇ", metric.format(s.mean)),
@@ -295,7 +295,7 @@ pub fn value_text(metric: &Metric, s: &CellStats) -> String {
 /// direction. Cells measured once: the ratio of the two values, with the variance from their
 /// batch means (marked `ᵇ`) when both have them; otherwise the change alone, with
 /// `(n=1, no interval)`.
-pub fn change_text(
+pub(crate) fn change_text(
     metric: &Metric,
     s: &CellStats,
     base: Option<&CellStats>,

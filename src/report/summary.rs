@@ -14,7 +14,7 @@ use crate::results::RunDir;
 /// Render summary.md from what the run directory holds (the caller decides where it goes:
 /// `run` stores it, `report` prints it and leaves the stored run untouched).
 /// A failed attempt that a later attempt measured is left out (`RunDir::current_rows`).
-pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
+pub(crate) fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
     // Charts are linked when the run directory holds them (runs before charts had none, and
     // their summaries stay as they were).
     let stored = |file: &str| dir.file(CHARTS).join(file).is_file();
@@ -23,7 +23,7 @@ pub fn render(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<Strin
 
 /// `render`, linking the charts `link` accepts by file name (the HTML report links all of
 /// them: it draws them itself).
-pub fn render_linking(
+pub(crate) fn render_linking(
     dir: &RunDir,
     m: &Matrix,
     template: Option<&Path>,
@@ -109,11 +109,11 @@ fn load_curves(
 }
 
 /// Folder of the SVG charts in a run directory.
-pub const CHARTS: &str = "charts";
+pub(crate) const CHARTS: &str = "charts";
 
 /// Every chart of a run (none when the matrix turns them off): against the load level, then
 /// per second.
-pub fn run_charts(
+pub(crate) fn run_charts(
     dir: &RunDir,
     m: &Matrix,
     rows: &[crate::results::ResultRow],
@@ -186,7 +186,7 @@ fn metric_series(dir: &RunDir, m: &Matrix) -> Result<crate::results::samples::Se
 }
 
 /// Draw the run's charts into `charts/` (each replaced whole, by a rename); returns them.
-pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>> {
+pub(crate) fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>> {
     let drawn = draw_charts(dir, m)?;
     if drawn.is_empty() {
         return Ok(drawn);
@@ -217,7 +217,7 @@ pub fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>>
 /// Every chart of the run drawn as SVG text, by file name. A chart that cannot be drawn
 /// (nothing positive on a log scale) is left out with a warning; the tables hold the numbers
 /// either way.
-pub fn draw_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>> {
+pub(crate) fn draw_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<String>>> {
     let rows = dir.current_rows()?;
     let series = metric_series(dir, m)?;
     let mut drawn = Vec::new();

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use super::{ResultRow, FORMAT_VERSION};
 
 #[derive(Debug, thiserror::Error)]
-pub enum Refused {
+pub(crate) enum Refused {
     #[error("failed to read {}", path.display())]
     Io {
         path: PathBuf,
@@ -92,14 +92,14 @@ impl crate::error::Kinded for Refused {
 
 /// The rows of a results.csv and the columns its header has.
 #[derive(Debug, Clone, Default)]
-pub struct Results {
-    pub rows: Vec<ResultRow>,
-    pub columns: Vec<String>,
+pub(crate) struct Results {
+    pub(crate) rows: Vec<ResultRow>,
+    pub(crate) columns: Vec<String>,
 }
 
 /// Read and check a results.csv. Columns this version knows but the file lacks (it was
 /// written by an older rmatrix; columns are only ever added) are read as empty.
-pub fn read_results(path: &Path) -> Result<Results, Refused> {
+pub(crate) fn read_results(path: &Path) -> Result<Results, Refused> {
     let known = known_columns();
     // A torn last line (a kill in the middle of a write) is left out, as `--resume` cuts it.
     let bytes = super::rundir::complete_lines(path).map_err(|source| Refused::Io {
@@ -158,7 +158,11 @@ pub fn read_results(path: &Path) -> Result<Results, Refused> {
 }
 
 /// Every asked-for column must be in the header of the results.csv at `path`.
-pub fn require_columns(path: &Path, columns: &[String], asked: &[&str]) -> Result<(), Refused> {
+pub(crate) fn require_columns(
+    path: &Path,
+    columns: &[String],
+    asked: &[&str],
+) -> Result<(), Refused> {
     match asked.iter().find(|a| !columns.iter().any(|c| c == *a)) {
         Some(missing) => Err(Refused::MissingColumn {
             path: path.into(),
@@ -170,7 +174,7 @@ pub fn require_columns(path: &Path, columns: &[String], asked: &[&str]) -> Resul
 
 /// manifest.json, parsed and with a known `format_version`; `None` when the file is absent
 /// (a results.csv copied on its own still reads).
-pub fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Refused> {
+pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Refused> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

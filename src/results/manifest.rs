@@ -7,115 +7,115 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct Manifest {
-    pub format_version: u32,
-    pub rmatrix_version: String,
-    pub run_id: String,
+pub(crate) struct Manifest {
+    pub(crate) format_version: u32,
+    pub(crate) rmatrix_version: String,
+    pub(crate) run_id: String,
     /// A random token of this run directory, kept across `--resume`, that labels its
     /// containers (the run id is only the folder's name, which other runs may share).
-    pub instance: String,
-    pub matrix_file: String,
-    pub matrix_sha256: String,
-    pub started_at: String,
-    pub finished_at: Option<String>,
-    pub host: Host,
-    pub docker: Option<DockerFacts>,
+    pub(crate) instance: String,
+    pub(crate) matrix_file: String,
+    pub(crate) matrix_sha256: String,
+    pub(crate) started_at: String,
+    pub(crate) finished_at: Option<String>,
+    pub(crate) host: Host,
+    pub(crate) docker: Option<DockerFacts>,
     /// How load reached the servers, e.g. `tcp 127.0.0.1, host networking`.
-    pub transport: String,
+    pub(crate) transport: String,
     /// `--only` filters of this run.
-    pub only: Vec<String>,
-    pub images: BTreeMap<String, ImageFacts>,
+    pub(crate) only: Vec<String>,
+    pub(crate) images: BTreeMap<String, ImageFacts>,
     /// A pooled run (`--engine`, `--engines`): each engine, its host, where its clients ran.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub engines: Vec<EngineFacts>,
+    pub(crate) engines: Vec<EngineFacts>,
     /// A pooled run: the image of each server on each engine (engine -> server -> image).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub engine_images: BTreeMap<String, BTreeMap<String, ImageFacts>>,
-    pub deployments: Vec<DeploymentFacts>,
+    pub(crate) engine_images: BTreeMap<String, BTreeMap<String, ImageFacts>>,
+    pub(crate) deployments: Vec<DeploymentFacts>,
     /// Order of the runs across deployments, and the seed of a shuffled order.
-    pub schedule: ScheduleFacts,
-    pub cells_planned: usize,
-    pub iterations_ok: usize,
-    pub iterations_failed: usize,
+    pub(crate) schedule: ScheduleFacts,
+    pub(crate) cells_planned: usize,
+    pub(crate) iterations_ok: usize,
+    pub(crate) iterations_failed: usize,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct ScheduleFacts {
-    pub order: String,
-    pub seed: u64,
-    pub restart: bool,
+pub(crate) struct ScheduleFacts {
+    pub(crate) order: String,
+    pub(crate) seed: u64,
+    pub(crate) restart: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Host {
-    pub hostname: String,
-    pub cpu_model: String,
-    pub cpus: usize,
-    pub kernel: String,
-    pub memory_bytes: u64,
-    pub os: String,
+pub(crate) struct Host {
+    pub(crate) hostname: String,
+    pub(crate) cpu_model: String,
+    pub(crate) cpus: usize,
+    pub(crate) kernel: String,
+    pub(crate) memory_bytes: u64,
+    pub(crate) os: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct DockerFacts {
-    pub version: String,
-    pub api_version: String,
+pub(crate) struct DockerFacts {
+    pub(crate) version: String,
+    pub(crate) api_version: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ImageFacts {
-    pub reference: String,
-    pub id: String,
-    pub origin: String,
+pub(crate) struct ImageFacts {
+    pub(crate) reference: String,
+    pub(crate) id: String,
+    pub(crate) origin: String,
     /// `name@sha256:...` of a pulled image, as its registry knows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
 }
 
 /// One engine of a pool: its name, address, where its clients ran, and its host (/info).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(default)]
-pub struct EngineFacts {
-    pub name: String,
-    pub address: String,
+pub(crate) struct EngineFacts {
+    pub(crate) name: String,
+    pub(crate) address: String,
     /// `process` (this rmatrix) or `container` (an rmatrix container on the engine's host),
     /// or `engine:NAME` when `client_engine` puts every client on one engine.
-    pub client: String,
-    pub host: crate::servers::docker::HostFacts,
+    pub(crate) client: String,
+    pub(crate) host: crate::servers::docker::HostFacts,
     /// Why the engine left the pool mid-run, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lost: Option<String>,
+    pub(crate) lost: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct DeploymentFacts {
-    pub server: String,
-    pub config: String,
-    pub container: Option<String>,
+pub(crate) struct DeploymentFacts {
+    pub(crate) server: String,
+    pub(crate) config: String,
+    pub(crate) container: Option<String>,
     /// The engine of a pooled run that ran it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub engine: Option<String>,
+    pub(crate) engine: Option<String>,
     /// The server's `cpuset` and `cpus` (CPU quota) as the matrix gave them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpuset: Option<String>,
+    pub(crate) cpuset: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpus: Option<f64>,
+    pub(crate) cpus: Option<f64>,
     /// `SELECT VERSION()`.
-    pub version: Option<String>,
-    pub status: DeploymentStatus,
-    pub error: Option<String>,
-    pub started_at: String,
-    pub finished_at: Option<String>,
+    pub(crate) version: Option<String>,
+    pub(crate) status: DeploymentStatus,
+    pub(crate) error: Option<String>,
+    pub(crate) started_at: String,
+    pub(crate) finished_at: Option<String>,
     /// How many times the server was started (more than 1 with `repeat: {restart: true}`).
     #[serde(default)]
-    pub starts: u32,
+    pub(crate) starts: u32,
 }
 
 /// How a deployment's server ended up: verified and used, or why its cells failed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum DeploymentStatus {
+pub(crate) enum DeploymentStatus {
     Ok,
     /// It did not start (or the engine could not give it an image).
     #[default]
@@ -124,12 +124,12 @@ pub enum DeploymentStatus {
     ConfigMismatch,
 }
 
-pub fn now() -> String {
+pub(crate) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 impl Host {
-    pub fn probe() -> Host {
+    pub(crate) fn probe() -> Host {
         let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
         let cpuinfo = read("/proc/cpuinfo");
         let cpu_model = cpuinfo

@@ -1,10 +1,10 @@
 //! Recording: the run directory, its results.csv rows and manifest.
 
-pub mod check;
-pub mod manifest;
-pub mod operations;
-pub mod rundir;
+pub(crate) mod check;
+pub(crate) mod manifest;
+pub(crate) mod operations;
+pub(crate) mod rundir;
 pub mod samples;
 
-pub use crate::model::row::{ResultRow, FORMAT_VERSION};
+pub(crate) use crate::model::row::{ResultRow, FORMAT_VERSION};
 pub use rundir::RunDir;

@@ -11,11 +11,11 @@ use crate::matrix::Cell;
 use crate::measure::operation::Operation;
 use crate::model::{CellKey, Dimension};
 
-pub const OPERATIONS_CSV: &str = "operations.csv";
+pub(crate) const OPERATIONS_CSV: &str = "operations.csv";
 
 /// Where an iteration's operation lines go.
 #[derive(Debug, Clone)]
-pub struct OperationSink {
+pub(crate) struct OperationSink {
     path: PathBuf,
     cell: Cell,
     iteration: u32,
@@ -23,33 +23,33 @@ pub struct OperationSink {
 
 /// One line of operations.csv.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OperationRow {
-    pub server: String,
-    pub config: String,
-    pub engine: String,
-    pub workload: String,
-    pub concurrency: u32,
-    pub iteration: u32,
+pub(crate) struct OperationRow {
+    pub(crate) server: String,
+    pub(crate) config: String,
+    pub(crate) engine: String,
+    pub(crate) workload: String,
+    pub(crate) concurrency: u32,
+    pub(crate) iteration: u32,
     /// The operation's place in the suite (names repeat: test-insert has two
     /// `select_range_prefix`, and groups share `insert`).
-    pub seq: u32,
-    pub group: String,
-    pub operation: String,
-    pub loops: u64,
-    pub statements: u64,
-    pub seconds: f64,
+    pub(crate) seq: u32,
+    pub(crate) group: String,
+    pub(crate) operation: String,
+    pub(crate) loops: u64,
+    pub(crate) statements: u64,
+    pub(crate) seconds: f64,
     /// `loops / seconds`.
-    pub ops_per_s: f64,
-    pub srv_questions: Option<u64>,
+    pub(crate) ops_per_s: f64,
+    pub(crate) srv_questions: Option<u64>,
     /// The server's counter deltas around the operation (JSON: Questions, Connections and
     /// every `Com_*` that moved).
-    pub srv_counters: String,
+    pub(crate) srv_counters: String,
 }
 
 impl OperationRow {
     /// The key of the cell it belongs to, as `ResultRow::cell_key` gives it (sqlbench runs
     /// in closed loop only: operations.csv has no rate).
-    pub fn cell_key(&self) -> CellKey {
+    pub(crate) fn cell_key(&self) -> CellKey {
         CellKey::of(|d| match d {
             Dimension::Server => self.server.clone(),
             Dimension::Config => self.config.clone(),
@@ -62,7 +62,7 @@ impl OperationRow {
 }
 
 impl OperationSink {
-    pub fn new(dir: &super::RunDir, cell: &Cell, iteration: u32) -> OperationSink {
+    pub(crate) fn new(dir: &super::RunDir, cell: &Cell, iteration: u32) -> OperationSink {
         OperationSink {
             path: dir.file(OPERATIONS_CSV),
             cell: cell.clone(),
@@ -72,7 +72,7 @@ impl OperationSink {
 
     /// Append the lines in one write (a kill leaves all of them or none); no operations,
     /// no file.
-    pub fn write(&self, ops: &[Operation]) -> Result<()> {
+    pub(crate) fn write(&self, ops: &[Operation]) -> Result<()> {
         if ops.is_empty() {
             return Ok(());
         }
@@ -114,7 +114,7 @@ impl OperationSink {
 
 /// The lines of a run's operations.csv (none when there is no file); a damaged line is an
 /// error naming the file and line.
-pub fn read(path: &Path) -> Result<Vec<OperationRow>> {
+pub(crate) fn read(path: &Path) -> Result<Vec<OperationRow>> {
     if !path.exists() {
         return Ok(Vec::new());
     }

@@ -8,10 +8,10 @@ use anyhow::{Context, Result};
 
 use crate::model::row::ResultRow;
 
-pub const RESULTS_CSV: &str = "results.csv";
-pub const MATRIX_COPY: &str = "matrix.yaml";
-pub const MANIFEST: &str = "manifest.json";
-pub const SUMMARY_MD: &str = "summary.md";
+pub(crate) const RESULTS_CSV: &str = "results.csv";
+pub(crate) const MATRIX_COPY: &str = "matrix.yaml";
+pub(crate) const MANIFEST: &str = "manifest.json";
+pub(crate) const SUMMARY_MD: &str = "summary.md";
 
 #[derive(Debug, Clone)]
 pub struct RunDir {
@@ -20,7 +20,7 @@ pub struct RunDir {
 
 impl RunDir {
     /// A new directory `<base>/<timestamp>-<name>`; a suffix keeps it unique.
-    pub fn create(base: &Path, name: &str) -> Result<RunDir> {
+    pub(crate) fn create(base: &Path, name: &str) -> Result<RunDir> {
         fs::create_dir_all(base).with_context(|| format!("failed to create {}", base.display()))?;
         let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
         let stem = format!("{stamp}-{}", crate::matrix::plan::slug(name));
@@ -42,7 +42,7 @@ impl RunDir {
     }
 
     /// An existing run directory (for `--resume` and `report`).
-    pub fn open(path: &Path) -> Result<RunDir> {
+    pub(crate) fn open(path: &Path) -> Result<RunDir> {
         if !path.join(MATRIX_COPY).is_file() {
             return Err(crate::error::UsageError(format!(
                 "{} is not an rmatrix run directory (no {MATRIX_COPY})",
@@ -55,18 +55,18 @@ impl RunDir {
         })
     }
 
-    pub fn file(&self, name: &str) -> PathBuf {
+    pub(crate) fn file(&self, name: &str) -> PathBuf {
         self.path.join(name)
     }
 
     /// Per-deployment folder for the rendered config, server log and variables.
-    pub fn deployment_dir(&self, slug: &str) -> Result<PathBuf> {
+    pub(crate) fn deployment_dir(&self, slug: &str) -> Result<PathBuf> {
         let dir = self.path.join("servers").join(slug);
         fs::create_dir_all(&dir).with_context(|| format!("failed to create {}", dir.display()))?;
         Ok(dir)
     }
 
-    pub fn append(&self, row: &ResultRow) -> Result<()> {
+    pub(crate) fn append(&self, row: &ResultRow) -> Result<()> {
         let path = self.file(RESULTS_CSV);
         let file = OpenOptions::new()
             .create(true)
@@ -83,7 +83,7 @@ impl RunDir {
 /// CSV writer's buffer, which would split it into two writes). A write that fails part way
 /// (a full disk takes what fits, then refuses the rest) is cut back to where the file ended,
 /// so the file keeps whole rows only.
-pub fn write_once<T: serde::Serialize>(
+pub(crate) fn write_once<T: serde::Serialize>(
     mut file: fs::File,
     path: &Path,
     header: bool,
@@ -116,7 +116,7 @@ pub fn write_once<T: serde::Serialize>(
 /// The bytes of a CSV file up to its last line end. Every line rmatrix writes ends with
 /// `\n` (one `write` per row), so anything after the last one is a torn row (a kill in the
 /// middle of a write): readers leave it out, and `--resume` cuts it off.
-pub fn complete_lines(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn complete_lines(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut bytes = fs::read(path)?;
     let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     bytes.truncate(end);
@@ -146,7 +146,7 @@ fn cut_torn_line(path: &Path) -> Result<bool> {
 
 /// Write `bytes` to `path` through a temporary file and a rename, so that a kill or a full
 /// disk leaves the old file or the new one, never half of one.
-pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = path.with_extension("tmp");
     let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
     if let Err(e) = written {
@@ -158,20 +158,20 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
 
 impl RunDir {
     /// Every row of results.csv, in the order written (failed attempts included).
-    pub fn rows(&self) -> Result<Vec<ResultRow>> {
+    pub(crate) fn rows(&self) -> Result<Vec<ResultRow>> {
         read_rows(&self.file(RESULTS_CSV))
     }
 
     /// One row per (cell, iteration): its `ok` row when it has one (a failed attempt that a
     /// `--resume` measured again is superseded), else its last failed attempt.
-    pub fn current_rows(&self) -> Result<Vec<ResultRow>> {
+    pub(crate) fn current_rows(&self) -> Result<Vec<ResultRow>> {
         Ok(current(self.rows()?))
     }
 
     /// Make a run killed midway fit to resume: cut a torn last line off results.csv and
     /// samples.csv, and drop the samples of iterations without an `ok` row (they are measured
     /// again, and their new samples must not join the old ones).
-    pub fn repair(&self) -> Result<()> {
+    pub(crate) fn repair(&self) -> Result<()> {
         let results = self.file(RESULTS_CSV);
         if cut_torn_line(&results)? {
             eprintln!("{}: cut off a torn last row", results.display());
@@ -195,7 +195,7 @@ impl RunDir {
         super::samples::retain(&operations, keep)
     }
 
-    pub fn write_json(&self, name: &str, value: &serde_json::Value) -> Result<()> {
+    pub(crate) fn write_json(&self, name: &str, value: &serde_json::Value) -> Result<()> {
         replace_file(
             &self.file(name),
             (serde_json::to_string_pretty(value)? + "\n").as_bytes(),
@@ -204,7 +204,7 @@ impl RunDir {
 }
 
 /// The rows that stand for each (cell, iteration), at the position of its first row.
-pub fn current(rows: Vec<ResultRow>) -> Vec<ResultRow> {
+pub(crate) fn current(rows: Vec<ResultRow>) -> Vec<ResultRow> {
     use std::collections::hash_map::{Entry, HashMap};
     let mut slot: HashMap<(crate::model::CellKey, u32), usize> = HashMap::new();
     let mut out: Vec<ResultRow> = Vec::new();
@@ -225,7 +225,7 @@ pub fn current(rows: Vec<ResultRow>) -> Vec<ResultRow> {
     out
 }
 
-pub fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
+pub(crate) fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
     if !path.exists() {
         return Ok(Vec::new());
     }

@@ -14,7 +14,7 @@ use crate::model::{CellKey, Dimension};
 pub const SAMPLES_CSV: &str = "samples.csv";
 /// The warm-up's seconds, in the same columns (numbered from its own start): kept apart so
 /// that every reader of samples.csv sees the measured phase only.
-pub const WARMUP_CSV: &str = "warmup.csv";
+pub(crate) const WARMUP_CSV: &str = "warmup.csv";
 
 /// Where an iteration's per-second samples go; `disabled()` drops them (tests, tools).
 #[derive(Debug, Clone, Default)]
@@ -81,12 +81,13 @@ impl SampleSink {
         }
     }
 
-    pub fn disabled() -> SampleSink {
+    #[cfg(test)]
+    pub(crate) fn disabled() -> SampleSink {
         SampleSink::default()
     }
 
     /// The same cell's warm-up seconds, which go to warmup.csv.
-    pub fn warmup(mut self) -> SampleSink {
+    pub(crate) fn warmup(mut self) -> SampleSink {
         self.path = self.path.map(|p| p.with_file_name(WARMUP_CSV));
         self
     }
@@ -149,9 +150,9 @@ fn has_column(path: &std::path::Path, column: &str) -> Result<bool> {
 /// served share of each second's target) of a run's samples.csv, by cell key
 /// (`ResultRow::cell_key`) and iteration, in second order. An absent file is no samples; a
 /// damaged one is an error naming the file and line.
-pub type Series = std::collections::HashMap<(String, u32), Vec<f64>>;
+pub(crate) type Series = std::collections::HashMap<(String, u32), Vec<f64>>;
 
-pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
+pub(crate) fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
     #[derive(serde::Deserialize)]
     struct Line {
         server: String,
@@ -221,10 +222,10 @@ pub fn read_series(path: &std::path::Path, column: &str) -> Result<Series> {
 /// where its measurement was long enough for them (`stats::batch`): what the knee and limit
 /// rules read for a level measured once.
 #[derive(Debug, Default)]
-pub struct ThroughputBatches(std::collections::HashMap<(String, u32), Vec<f64>>);
+pub(crate) struct ThroughputBatches(std::collections::HashMap<(String, u32), Vec<f64>>);
 
 impl ThroughputBatches {
-    pub fn read(dir: &super::RunDir) -> Result<ThroughputBatches> {
+    pub(crate) fn read(dir: &super::RunDir) -> Result<ThroughputBatches> {
         let qps = read_series(&dir.file(SAMPLES_CSV), "qps")?;
         Ok(ThroughputBatches(
             qps.into_iter()
@@ -233,7 +234,7 @@ impl ThroughputBatches {
         ))
     }
 
-    pub fn of(&self, r: &crate::model::ResultRow) -> Option<Vec<f64>> {
+    pub(crate) fn of(&self, r: &crate::model::ResultRow) -> Option<Vec<f64>> {
         self.0
             .get(&(r.cell_key().as_str().to_string(), r.iteration))
             .cloned()
@@ -242,7 +243,7 @@ impl ThroughputBatches {
 
 /// Keep the sample lines whose (cell key, iteration) `keep` accepts; the file is replaced in
 /// one rename, and left alone when every line stays.
-pub fn retain(path: &std::path::Path, keep: impl Fn(&CellKey, u32) -> bool) -> Result<()> {
+pub(crate) fn retain(path: &std::path::Path, keep: impl Fn(&CellKey, u32) -> bool) -> Result<()> {
     if !path.exists() {
         return Ok(());
     }

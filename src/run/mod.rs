@@ -46,35 +46,34 @@ use crate::servers::docker::Engine;
 use crate::servers::family::HostSide;
 use crate::servers::{self, Deployed, Launch};
 
-pub struct RunOptions {
+pub(crate) struct RunOptions {
     /// The matrix, loaded and checked by the caller (None with `--resume`: the run's copy).
-    pub matrix: Option<LoadedMatrix>,
+    pub(crate) matrix: Option<LoadedMatrix>,
     /// Exact run directory to create (default: reports/runs/<time>-<name>).
-    pub out: Option<PathBuf>,
-    pub resume: Option<PathBuf>,
-    pub only: Vec<Selector>,
-    pub only_text: Vec<String>,
-    pub template: Option<PathBuf>,
-    pub quiet: bool,
+    pub(crate) out: Option<PathBuf>,
+    pub(crate) resume: Option<PathBuf>,
+    pub(crate) only: Vec<Selector>,
+    pub(crate) only_text: Vec<String>,
+    pub(crate) template: Option<PathBuf>,
+    pub(crate) quiet: bool,
     /// The pool (`--engine`, `--engines`); empty: the one engine Docker's CLI would use.
-    pub engines: Vec<EngineAddr>,
+    pub(crate) engines: Vec<EngineAddr>,
     /// The engine every client container runs on (`client_engine:` of a hosts file).
-    pub client_engine: Option<String>,
+    pub(crate) client_engine: Option<String>,
 }
 
-pub struct RunOutcome {
-    pub dir: PathBuf,
-    pub ok: usize,
-    pub failed: usize,
-    pub interrupted: bool,
+/// How a run ended (an interrupted one is an error, `Interrupted`).
+pub(crate) struct RunOutcome {
+    /// Iterations whose current row failed: the exit code says so.
+    pub(crate) failed: usize,
 }
 
 /// The run was stopped by Ctrl-C (exit code 130).
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted")]
-pub struct Interrupted;
+pub(crate) struct Interrupted;
 
-pub async fn run(opts: RunOptions) -> Result<RunOutcome> {
+pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let opened = open_run(&opts)?;
     let (loaded, done) = (&opened.loaded, &opened.done);
     let m = &loaded.matrix;
@@ -190,12 +189,7 @@ fn nothing_to_resume(dir: &RunDir) -> Result<RunOutcome> {
     );
     let current = dir.current_rows()?;
     let failed = current.iter().filter(|r| !r.is_ok()).count();
-    Ok(RunOutcome {
-        dir: dir.path.clone(),
-        ok: current.len() - failed,
-        failed,
-        interrupted: false,
-    })
+    Ok(RunOutcome { failed })
 }
 
 /// A run pooled across engines resumes on the same pool.
@@ -242,19 +236,16 @@ fn finish(
         return Err(Interrupted.into());
     }
     Ok(RunOutcome {
-        dir: dir.path.clone(),
-        ok: man.iterations_ok,
         failed: man.iterations_failed,
-        interrupted,
     })
 }
 
 /// The HTML report in a run directory.
-pub const REPORT_HTML: &str = "report.html";
+pub(crate) const REPORT_HTML: &str = "report.html";
 
 /// Draw a run's charts into charts/, then render summary.md and report.html from what the
 /// directory holds; returns the summary.
-pub fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
+pub(crate) fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
     let charts = report::summary::write_charts(dir, m)?;
     let summary = report::summary::render(dir, m, template)?;
     crate::results::rundir::replace_file(

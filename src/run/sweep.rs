@@ -14,7 +14,7 @@ use crate::stats::knee::{self, Outcome};
 
 /// Per curve: where its sweep stands.
 #[derive(Debug, Default, PartialEq)]
-pub struct Sweeps {
+pub(crate) struct Sweeps {
     /// The highest level still to run, once the stop rule has fired.
     stops: IndexMap<CurveKey, u32>,
     /// (level, iteration) to measure before the curve's next step can be told.
@@ -23,7 +23,7 @@ pub struct Sweeps {
 
 impl Sweeps {
     /// Read the sweeps of `m` from `rows` (nothing without a stop rule).
-    pub fn read(m: &Matrix, rows: &[ResultRow], batches: Batches) -> Sweeps {
+    pub(crate) fn read(m: &Matrix, rows: &[ResultRow], batches: Batches) -> Sweeps {
         let Some(until) = m.load.until else {
             return Sweeps::default();
         };
@@ -58,13 +58,13 @@ impl Sweeps {
     }
 
     /// A cell above the level where its curve's sweep stopped: not run.
-    pub fn skips(&self, c: &Cell) -> bool {
+    pub(crate) fn skips(&self, c: &Cell) -> bool {
         let (key, load) = curve::cell_curve(c);
         self.stops.get(&key).is_some_and(|&last| load > last)
     }
 
     /// The (cell, iteration) pairs among `cells` to measure before their curves can go on.
-    pub fn wanted<'c>(&self, cells: &'c [Cell]) -> Vec<(&'c Cell, u32)> {
+    pub(crate) fn wanted<'c>(&self, cells: &'c [Cell]) -> Vec<(&'c Cell, u32)> {
         let mut out = Vec::new();
         for (key, want) in &self.wanted {
             for &(load, iteration) in want {

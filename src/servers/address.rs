@@ -11,21 +11,21 @@ use sha2::{Digest, Sha256};
 use crate::input::untrusted::printable;
 
 /// The socket Docker itself uses when nothing says otherwise.
-pub const DEFAULT_SOCKET: &str = "unix:///var/run/docker.sock";
+pub(crate) const DEFAULT_SOCKET: &str = "unix:///var/run/docker.sock";
 
 /// One engine: a name for messages, results and the manifest, and how to reach it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EngineAddr {
-    pub name: String,
-    pub transport: Transport,
+pub(crate) struct EngineAddr {
+    pub(crate) name: String,
+    pub(crate) transport: Transport,
     /// Drive the load from a client container on the engine's host rather than from this
     /// process. True for every engine but the local default socket (`client:` in a hosts
     /// file overrides it).
-    pub client_in_container: bool,
+    pub(crate) client_in_container: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Transport {
+pub(crate) enum Transport {
     Unix(PathBuf),
     /// `host:port`, in plain HTTP or with mutual TLS.
     Tcp {
@@ -38,18 +38,18 @@ pub enum Transport {
 
 /// Docker's client certificate files (`ca.pem`, `cert.pem`, `key.pem` in one folder).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TlsFiles {
-    pub dir: PathBuf,
+pub(crate) struct TlsFiles {
+    pub(crate) dir: PathBuf,
 }
 
 impl TlsFiles {
-    pub fn ca(&self) -> PathBuf {
+    pub(crate) fn ca(&self) -> PathBuf {
         self.dir.join("ca.pem")
     }
-    pub fn cert(&self) -> PathBuf {
+    pub(crate) fn cert(&self) -> PathBuf {
         self.dir.join("cert.pem")
     }
-    pub fn key(&self) -> PathBuf {
+    pub(crate) fn key(&self) -> PathBuf {
         self.dir.join("key.pem")
     }
 
@@ -71,7 +71,7 @@ impl TlsFiles {
 impl EngineAddr {
     /// The address as a URL, without anything secret (there is nothing secret in it: TLS
     /// keys stay in their files).
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         match &self.transport {
             Transport::Unix(p) => format!("unix://{}", p.display()),
             Transport::Tcp { authority, tls } => match tls {
@@ -84,14 +84,14 @@ impl EngineAddr {
 
     /// The local default socket: the only engine whose clients run in this process unless
     /// told otherwise (its containers share this host's loopback).
-    pub fn is_default_local(&self) -> bool {
+    pub(crate) fn is_default_local(&self) -> bool {
         matches!(&self.transport, Transport::Unix(p)
             if p == Path::new("/var/run/docker.sock") || p == Path::new("/run/docker.sock"))
     }
 }
 
 /// Parse one engine URL. `tls` applies to `tcp://` only (Docker's `DOCKER_TLS_VERIFY`).
-pub fn parse(name: &str, url: &str, tls: Option<TlsFiles>) -> Result<EngineAddr, String> {
+pub(crate) fn parse(name: &str, url: &str, tls: Option<TlsFiles>) -> Result<EngineAddr, String> {
     let url = url.trim();
     let bad = |why: &str| format!("engine address `{}`: {why}", printable(url));
     let (scheme, rest) = url
@@ -168,17 +168,17 @@ pub fn parse(name: &str, url: &str, tls: Option<TlsFiles>) -> Result<EngineAddr,
 /// The process environment as far as engine addresses go (a struct so tests need not set
 /// the real one).
 #[derive(Debug, Default, Clone)]
-pub struct Env {
-    pub docker_host: Option<String>,
-    pub tls_verify: Option<String>,
-    pub cert_path: Option<String>,
-    pub context: Option<String>,
+pub(crate) struct Env {
+    pub(crate) docker_host: Option<String>,
+    pub(crate) tls_verify: Option<String>,
+    pub(crate) cert_path: Option<String>,
+    pub(crate) context: Option<String>,
     /// `DOCKER_CONFIG`, else `~/.docker`.
-    pub config_dir: Option<PathBuf>,
+    pub(crate) config_dir: Option<PathBuf>,
 }
 
 impl Env {
-    pub fn current() -> Env {
+    pub(crate) fn current() -> Env {
         let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
         Env {
             docker_host: var("DOCKER_HOST"),
@@ -208,7 +208,7 @@ impl Env {
 
 /// The engine the Docker CLI would use here: `DOCKER_HOST`, else `DOCKER_CONTEXT`, else
 /// the config's `currentContext`, else the default socket.
-pub fn from_env(env: &Env) -> Result<EngineAddr, String> {
+pub(crate) fn from_env(env: &Env) -> Result<EngineAddr, String> {
     if let Some(host) = &env.docker_host {
         return parse(host, host, env.tls(host)).map_err(|e| format!("DOCKER_HOST: {e}"));
     }
@@ -223,7 +223,7 @@ pub fn from_env(env: &Env) -> Result<EngineAddr, String> {
 }
 
 /// An `--engine` value: a URL, or the name of a Docker context.
-pub fn resolve(env: &Env, value: &str) -> Result<EngineAddr, String> {
+pub(crate) fn resolve(env: &Env, value: &str) -> Result<EngineAddr, String> {
     if value.contains("://") {
         // Given explicitly: TLS comes from the same variables as for DOCKER_HOST.
         parse(value, value, env.tls(value))
@@ -313,30 +313,30 @@ fn context_addr(env: &Env, name: &str) -> Result<EngineAddr, String> {
 /// ```
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HostsFile {
-    pub engines: Vec<HostEntry>,
+pub(crate) struct HostsFile {
+    pub(crate) engines: Vec<HostEntry>,
     #[serde(default)]
-    pub client_engine: Option<String>,
+    pub(crate) client_engine: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HostEntry {
-    pub name: String,
+pub(crate) struct HostEntry {
+    pub(crate) name: String,
     #[serde(default)]
-    pub host: Option<String>,
+    pub(crate) host: Option<String>,
     #[serde(default)]
-    pub context: Option<String>,
+    pub(crate) context: Option<String>,
     /// Folder of ca.pem, cert.pem, key.pem (relative to the hosts file).
     #[serde(default)]
-    pub tls: Option<String>,
+    pub(crate) tls: Option<String>,
     #[serde(default)]
-    pub client: Option<ClientPlace>,
+    pub(crate) client: Option<ClientPlace>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum ClientPlace {
+pub(crate) enum ClientPlace {
     /// In this rmatrix process.
     Process,
     /// In an rmatrix container on the engine's host, with host networking.
@@ -344,11 +344,11 @@ pub enum ClientPlace {
 }
 
 /// The most engines one pool may have (a typo'd generator should not open 10,000 sockets).
-pub const MAX_ENGINES: usize = 64;
+pub(crate) const MAX_ENGINES: usize = 64;
 
 /// The pool of a hosts file, and the engine every client runs on if it names one.
 /// Errors carry file:line:column.
-pub fn load_hosts_file(
+pub(crate) fn load_hosts_file(
     path: &Path,
     env: &Env,
 ) -> Result<(Vec<EngineAddr>, Option<String>), String> {
@@ -440,7 +440,7 @@ pub fn load_hosts_file(
 
 /// Names for `--engine` values: the value itself would do, but a short unique one reads
 /// better in results.csv (`e1`, `e2`... unless a context name is given).
-pub fn name_engines(addrs: &mut [EngineAddr]) {
+pub(crate) fn name_engines(addrs: &mut [EngineAddr]) {
     if addrs.len() < 2 {
         return;
     }

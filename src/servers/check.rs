@@ -6,15 +6,15 @@ use serde::{Deserialize, Serialize};
 
 /// One setting of a variant against what the server reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Check {
+pub(crate) struct Check {
     /// The setting as written in the matrix.
-    pub setting: String,
+    pub(crate) setting: String,
     /// The server variable it was checked against.
-    pub variable: String,
-    pub expected: String,
-    pub actual: Option<String>,
+    pub(crate) variable: String,
+    pub(crate) expected: String,
+    pub(crate) actual: Option<String>,
     /// `ok`, `mismatch`, or `unverifiable` (no variable of that name: an option only).
-    pub status: &'static str,
+    pub(crate) status: &'static str,
 }
 
 /// A check read back from JSON (a client container's answer): its status one of the three.
@@ -46,7 +46,7 @@ impl<'de> Deserialize<'de> for Check {
     }
 }
 
-pub fn truthy(v: &str) -> Option<bool> {
+pub(crate) fn truthy(v: &str) -> Option<bool> {
     match v.trim().to_lowercase().as_str() {
         "on" | "1" | "true" | "yes" => Some(true),
         "off" | "0" | "false" | "no" => Some(false),
@@ -67,7 +67,7 @@ fn number(v: &str) -> Option<f64> {
     num.parse::<f64>().ok().map(|n| n * mult)
 }
 
-pub fn same_value(expected: &str, actual: &str) -> bool {
+pub(crate) fn same_value(expected: &str, actual: &str) -> bool {
     let (e, a) = (expected.trim(), actual.trim());
     if e.eq_ignore_ascii_case(a) {
         return true;

@@ -17,21 +17,21 @@ pub type Settings = IndexMap<String, Option<CnfValue>>;
 #[derive(Debug, Clone, Copy)]
 pub struct ConfigBlock {
     /// The key under `configs.<name>`.
-    pub key: &'static str,
+    pub(crate) key: &'static str,
     /// The file the block is rendered into, in the deployment's folder.
-    pub file: &'static str,
+    pub(crate) file: &'static str,
     /// Whether a setting may have no value (written as a bare flag).
-    pub bare_flags: bool,
+    pub(crate) bare_flags: bool,
     /// Refuses a setting name that would be more than one setting of the file (an include,
     /// a section, a newline), with the reason. Values are checked by `untrusted::config_value`.
-    pub check_key: fn(&str) -> Result<(), String>,
+    pub(crate) check_key: fn(&str) -> Result<(), String>,
 }
 
 /// The keys every family shares, before the families' blocks.
 const SHARED_FIELDS: [&str; 3] = ["env", "allocator", "args"];
 
 /// Every family's block, in registry order.
-pub fn config_blocks() -> impl Iterator<Item = ConfigBlock> {
+pub(crate) fn config_blocks() -> impl Iterator<Item = ConfigBlock> {
     ServerKind::ALL.iter().map(|k| k.family().config_block())
 }
 
@@ -51,23 +51,23 @@ static NO_SETTINGS: LazyLock<Settings> = LazyLock::new(Settings::new);
 /// A server variant: environment, allocator, extra arguments, and each family's settings.
 #[derive(Debug, Clone, Default)]
 pub struct ConfigSpec {
-    pub env: IndexMap<String, String>,
+    pub(crate) env: IndexMap<String, String>,
     /// Preload an allocator into the server: `system`, `tcmalloc` or `jemalloc`.
-    pub allocator: Option<Allocator>,
+    pub(crate) allocator: Option<Allocator>,
     /// Extra server command-line arguments.
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
     /// The families' settings blocks the config has, by block key; a server reads its own.
-    pub blocks: IndexMap<&'static str, Settings>,
+    pub(crate) blocks: IndexMap<&'static str, Settings>,
 }
 
 impl ConfigSpec {
     /// The settings of the block called `key` (none when the config has no such block).
-    pub fn settings(&self, key: &str) -> &Settings {
+    pub(crate) fn settings(&self, key: &str) -> &Settings {
         self.blocks.get(key).unwrap_or(&NO_SETTINGS)
     }
 
     /// The server's environment from this config: the allocator preload, then `env`.
-    pub fn container_env(&self) -> Vec<(String, String)> {
+    pub(crate) fn container_env(&self) -> Vec<(String, String)> {
         let preload = self
             .allocator
             .and_then(|a| a.preload())
@@ -79,7 +79,7 @@ impl ConfigSpec {
     }
 
     /// True when the config would change a server (and so cannot apply to an external one).
-    pub fn changes_server(&self) -> bool {
+    pub(crate) fn changes_server(&self) -> bool {
         self.blocks.values().any(|s| !s.is_empty())
             || !self.env.is_empty()
             || !self.args.is_empty()
@@ -216,7 +216,7 @@ impl Allocator {
     /// A bare file name: the dynamic loader looks it up in the image's own library path, so
     /// the same name works on every architecture and distribution that ships the library
     /// (a path fixed to /usr/lib/x86_64-linux-gnu/ preloads nothing on arm64).
-    pub fn preload(self) -> Option<(&'static str, &'static str)> {
+    pub(crate) fn preload(self) -> Option<(&'static str, &'static str)> {
         match self {
             Allocator::System => None,
             Allocator::Tcmalloc => Some(("libtcmalloc_minimal.so.4", "tcmalloc")),

@@ -15,10 +15,10 @@ use crate::measure::cgroup::Cgroup;
 /// Where clients connect. The password is never printed or written to results.
 #[derive(Clone)]
 pub struct Endpoint {
-    pub host: String,
-    pub port: u16,
-    pub user: String,
-    pub password: String,
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    pub(crate) user: String,
+    pub(crate) password: String,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -29,7 +29,7 @@ impl std::fmt::Debug for Endpoint {
 
 impl Endpoint {
     /// Where an external server listens, with the password read from its environment variable.
-    pub fn external(ext: &ExternalSpec) -> Result<Endpoint> {
+    pub(crate) fn external(ext: &ExternalSpec) -> Result<Endpoint> {
         let password = match &ext.password_env {
             Some(var) => std::env::var(var)
                 .map_err(|_| anyhow!("environment variable {var} (password_env) is not set"))?,
@@ -47,14 +47,14 @@ impl Endpoint {
 /// Tries at an external server before its deployment fails, the pause between them, and the
 /// most each try may take: a closed port fails in about 4 s, a host that never answers in at
 /// most 29 s.
-pub const EXTERNAL_ATTEMPTS: u32 = 5;
-pub const EXTERNAL_RETRY_PAUSE: Duration = Duration::from_secs(1);
-pub const EXTERNAL_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const EXTERNAL_ATTEMPTS: u32 = 5;
+pub(crate) const EXTERNAL_RETRY_PAUSE: Duration = Duration::from_secs(1);
+pub(crate) const EXTERNAL_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Attach to an external server, retrying what may pass (a refused or reset connection, no
 /// answer in time) up to `EXTERNAL_ATTEMPTS` times; an answer that refuses (a wrong
 /// password, a missing privilege) fails at once, since trying again cannot change it.
-pub async fn attach_retrying<T, F, Fut>(endpoint: &Endpoint, mut attempt: F) -> Result<T>
+pub(crate) async fn attach_retrying<T, F, Fut>(endpoint: &Endpoint, mut attempt: F) -> Result<T>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T>>,
@@ -91,19 +91,19 @@ fn unreachable(e: &anyhow::Error) -> bool {
 pub struct Deployed {
     pub endpoint: Endpoint,
     /// None for an external server (nothing to stop).
-    pub container: Option<String>,
+    pub(crate) container: Option<String>,
     pub version: String,
     pub variables: BTreeMap<String, String>,
-    pub checks: Vec<Check>,
+    pub(crate) checks: Vec<Check>,
     /// The server's unix socket on this host, where it has one (Redis family).
-    pub socket: Option<std::path::PathBuf>,
+    pub(crate) socket: Option<std::path::PathBuf>,
     /// The container's cgroup, where its usage can be read (not for an external server).
     pub cgroup: Option<Cgroup>,
 }
 
 impl Deployed {
     /// Why the variant did not take effect, if it did not.
-    pub fn mismatch(&self) -> Option<String> {
+    pub(crate) fn mismatch(&self) -> Option<String> {
         let bad: Vec<String> = self
             .checks
             .iter()
@@ -145,7 +145,7 @@ impl Launch<'_> {
     /// The parts of a server's container every kind shares: name, image, this run's label and
     /// the network (host, or `container_port` published on 127.0.0.1:`port`). Callers add
     /// args, environment and mounts.
-    pub fn container(
+    pub(crate) fn container(
         &self,
         name: &str,
         image: &str,
@@ -170,7 +170,7 @@ impl Launch<'_> {
     }
 
     /// Where a container started by this launch listens.
-    pub fn endpoint(&self, port: u16, user: &str) -> Endpoint {
+    pub(crate) fn endpoint(&self, port: u16, user: &str) -> Endpoint {
         Endpoint {
             host: "127.0.0.1".into(),
             port,
@@ -180,7 +180,7 @@ impl Launch<'_> {
     }
 
     /// A container that never became ready: keep its log in `dir`, remove it, return the log.
-    pub async fn discard(&self, id: &str, dir: &Path) -> String {
+    pub(crate) async fn discard(&self, id: &str, dir: &Path) -> String {
         let log = self.engine.logs(id).await;
         let _ = std::fs::write(dir.join("server.log"), &log);
         let _ = self.engine.remove(id).await;

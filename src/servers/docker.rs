@@ -19,15 +19,15 @@ use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 
 /// Label on every rmatrix container; its value is the run id.
-pub const LABEL: &str = "rmatrix.run";
+pub(crate) const LABEL: &str = "rmatrix.run";
 /// A random token per run directory (kept across `--resume`): two runs whose folders share a
 /// name (the run id) still never touch each other's containers.
-pub const INSTANCE_LABEL: &str = "rmatrix.instance";
+pub(crate) const INSTANCE_LABEL: &str = "rmatrix.instance";
 
 /// Marks a failure to reach the Docker engine (exit code 3).
 #[derive(Debug, thiserror::Error)]
 #[error("Docker engine unavailable: {0}\nhint: run containers/setup-docker.sh (installs and starts dockerd when none runs)")]
-pub struct EngineUnavailable(pub String);
+pub(crate) struct EngineUnavailable(pub String);
 
 impl crate::error::Kinded for EngineUnavailable {
     fn kind(&self) -> crate::error::ErrorKind {
@@ -52,61 +52,61 @@ pub struct Engine {
 
 /// An engine's host, from Docker's /info: what the manifest records per engine.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct HostFacts {
-    pub name: String,
-    pub cpus: i64,
-    pub memory_bytes: i64,
-    pub kernel: String,
-    pub os: String,
-    pub server_version: String,
-    pub api_version: String,
+pub(crate) struct HostFacts {
+    pub(crate) name: String,
+    pub(crate) cpus: i64,
+    pub(crate) memory_bytes: i64,
+    pub(crate) kernel: String,
+    pub(crate) os: String,
+    pub(crate) server_version: String,
+    pub(crate) api_version: String,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct EngineInfo {
-    pub version: String,
-    pub api_version: String,
+pub(crate) struct EngineInfo {
+    pub(crate) version: String,
+    pub(crate) api_version: String,
 }
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ImageInfo {
     pub reference: String,
-    pub id: String,
+    pub(crate) id: String,
     /// `pulled`, `present`, `built` or `cached` (built earlier from the same content).
-    pub origin: String,
+    pub(crate) origin: String,
     /// The registry digest (`name@sha256:...`), for an image that came from a registry.
-    pub digest: Option<String>,
+    pub(crate) digest: Option<String>,
 }
 
 /// What to start: the image, its arguments and environment, files to mount read-only.
 #[derive(Debug, Clone, Default)]
-pub struct ContainerSpec {
-    pub name: String,
-    pub image: String,
-    pub args: Vec<String>,
-    pub env: Vec<(String, String)>,
+pub(crate) struct ContainerSpec {
+    pub(crate) name: String,
+    pub(crate) image: String,
+    pub(crate) args: Vec<String>,
+    pub(crate) env: Vec<(String, String)>,
     /// (host path, container path), mounted read-only.
-    pub mounts: Vec<(PathBuf, String)>,
+    pub(crate) mounts: Vec<(PathBuf, String)>,
     /// (host path, container path), mounted read-write (e.g. a directory for a unix socket).
-    pub writable: Vec<(PathBuf, String)>,
-    pub run_id: String,
+    pub(crate) writable: Vec<(PathBuf, String)>,
+    pub(crate) run_id: String,
     /// This run directory's token (empty for runs made before it existed).
-    pub instance: String,
+    pub(crate) instance: String,
     /// Host networking, or bridge with `publish = Some((container_port, host_port))` on 127.0.0.1.
-    pub host_network: bool,
-    pub publish: Option<(u16, u16)>,
+    pub(crate) host_network: bool,
+    pub(crate) publish: Option<(u16, u16)>,
     /// Host CPUs the container may run on (`--cpuset-cpus`), all when None.
-    pub cpuset: Option<String>,
+    pub(crate) cpuset: Option<String>,
     /// A CPU quota in CPUs (`--cpus`, sent as `NanoCpus`), none when None.
-    pub cpus: Option<f64>,
+    pub(crate) cpus: Option<f64>,
     /// Files copied into the container before it starts (path in it, content): they go
     /// through the API, so they reach an engine on another host too.
-    pub files: Vec<(String, Vec<u8>)>,
+    pub(crate) files: Vec<(String, Vec<u8>)>,
     /// The host's process namespace (`--pid host`): a client container reads the server's
     /// cgroup through the server's pid.
-    pub pid_host: bool,
+    pub(crate) pid_host: bool,
     /// Capabilities added to Docker's default set (e.g. `SYS_PTRACE`).
-    pub cap_add: Vec<String>,
+    pub(crate) cap_add: Vec<String>,
 }
 
 impl Engine {
@@ -120,7 +120,7 @@ impl Engine {
 
     /// Connect and negotiate the API version down to the engine's (Debian's docker.io 20.10
     /// speaks 1.41 at most), whatever the transport.
-    pub async fn connect_to(addr: &EngineAddr) -> Result<Engine> {
+    pub(crate) async fn connect_to(addr: &EngineAddr) -> Result<Engine> {
         use bollard::API_DEFAULT_VERSION as V;
         let unavailable =
             |e: String| EngineUnavailable(format!("engine {} ({}): {e}", addr.name, addr.url()));
@@ -174,12 +174,12 @@ impl Engine {
         })
     }
 
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.name
     }
 
     /// Does the engine still answer (a short ping)?
-    pub async fn alive(&self) -> bool {
+    pub(crate) async fn alive(&self) -> bool {
         matches!(
             tokio::time::timeout(CONNECT_TIMEOUT, self.docker.ping()).await,
             Ok(Ok(_))
@@ -187,7 +187,7 @@ impl Engine {
     }
 
     /// The engine's host as Docker's /info describes it.
-    pub async fn host_facts(&self) -> Result<HostFacts> {
+    pub(crate) async fn host_facts(&self) -> Result<HostFacts> {
         let i = self.docker.info().await?;
         Ok(HostFacts {
             name: i.name.unwrap_or_default(),
@@ -200,7 +200,7 @@ impl Engine {
         })
     }
 
-    pub async fn info(&self) -> Result<EngineInfo> {
+    pub(crate) async fn info(&self) -> Result<EngineInfo> {
         let v = self.docker.version().await?;
         Ok(EngineInfo {
             version: v.version.unwrap_or_default(),
@@ -227,7 +227,7 @@ impl Engine {
     }
 
     /// Use a public image, pulling it when it is not present.
-    pub async fn ensure_pulled(&self, reference: &str) -> Result<ImageInfo> {
+    pub(crate) async fn ensure_pulled(&self, reference: &str) -> Result<ImageInfo> {
         if let Some(id) = self.image_id(reference).await {
             return Ok(ImageInfo {
                 reference: reference.into(),
@@ -330,7 +330,7 @@ impl Engine {
     }
 
     /// Create and start a container; returns its id.
-    pub async fn start(&self, spec: &ContainerSpec) -> Result<String> {
+    pub(crate) async fn start(&self, spec: &ContainerSpec) -> Result<String> {
         let mut host = HostConfig {
             binds: Some(
                 spec.mounts
@@ -425,7 +425,7 @@ impl Engine {
     }
 
     /// What the container wrote to its standard output only.
-    pub async fn stdout(&self, id: &str) -> Result<Vec<u8>> {
+    pub(crate) async fn stdout(&self, id: &str) -> Result<Vec<u8>> {
         let opts = LogsOptionsBuilder::default()
             .stdout(true)
             .stderr(false)
@@ -439,13 +439,13 @@ impl Engine {
     }
 
     /// The container's main process as this host sees it (for its cgroup).
-    pub async fn pid(&self, id: &str) -> Result<Option<u32>> {
+    pub(crate) async fn pid(&self, id: &str) -> Result<Option<u32>> {
         let info = self.docker.inspect_container(id, None).await?;
         let pid = info.state.and_then(|s| s.pid).unwrap_or(0);
         Ok(u32::try_from(pid).ok().filter(|p| *p > 0))
     }
 
-    pub async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
+    pub(crate) async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
         let info = self.docker.inspect_container(id, None).await?;
         let state = info.state.unwrap_or_default();
         if state.running.unwrap_or(false) {
@@ -456,7 +456,7 @@ impl Engine {
     }
 
     /// The container's stdout and stderr (where the server writes its log).
-    pub async fn logs(&self, id: &str) -> String {
+    pub(crate) async fn logs(&self, id: &str) -> String {
         let opts = LogsOptionsBuilder::default()
             .stdout(true)
             .stderr(true)
@@ -469,7 +469,7 @@ impl Engine {
         out
     }
 
-    pub async fn remove(&self, id: &str) -> Result<()> {
+    pub(crate) async fn remove(&self, id: &str) -> Result<()> {
         let opts = RemoveContainerOptionsBuilder::default()
             .force(true)
             .v(true)
@@ -482,7 +482,7 @@ impl Engine {
 
     /// Remove the containers of one run directory: by its instance token, or by run id for a
     /// run made before tokens existed. Returns how many.
-    pub async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
+    pub(crate) async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
         if instance.is_empty() {
             self.remove_labelled(&format!("{LABEL}={run_id}")).await
         } else {
@@ -492,7 +492,7 @@ impl Engine {
     }
 
     /// Remove every rmatrix container of every run (`rmatrix clean`). Returns how many.
-    pub async fn remove_all(&self) -> Result<usize> {
+    pub(crate) async fn remove_all(&self) -> Result<usize> {
         self.remove_labelled(LABEL).await
     }
 
@@ -515,7 +515,7 @@ impl Engine {
 }
 
 /// The last `n` lines of a text.
-pub fn tail(text: &str, n: usize) -> String {
+pub(crate) fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }

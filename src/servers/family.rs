@@ -16,29 +16,29 @@ use crate::measure::counters::Status;
 use crate::model::ResultRow;
 
 /// A boxed future: a family is picked at run time (`ServerKind::family`, the registry).
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// How a container becomes ready: `probe` is tried every `every`, each try bounded by
 /// `attempt_timeout`, until it succeeds, the container exits, or the start timeout passes.
 #[derive(Debug, Clone, Copy)]
 pub struct Readiness {
-    pub every: Duration,
-    pub attempt_timeout: Duration,
+    pub(crate) every: Duration,
+    pub(crate) attempt_timeout: Duration,
     /// What a ready server does, for messages: "answering a query", "answering PING".
-    pub what: &'static str,
+    pub(crate) what: &'static str,
 }
 
 /// What a family adds to the container every family shares (name, image, label, network).
 #[derive(Debug, Default)]
 pub struct Setup {
-    pub args: Vec<String>,
-    pub env: Vec<(String, String)>,
+    pub(crate) args: Vec<String>,
+    pub(crate) env: Vec<(String, String)>,
     /// Read-only files (host path, container path).
-    pub mounts: Vec<(PathBuf, String)>,
+    pub(crate) mounts: Vec<(PathBuf, String)>,
     /// Writable directories (host path, container path).
-    pub writable: Vec<(PathBuf, String)>,
+    pub(crate) writable: Vec<(PathBuf, String)>,
     /// The server's unix socket on this host, where it has one.
-    pub socket: Option<PathBuf>,
+    pub(crate) socket: Option<PathBuf>,
 }
 
 /// A deployment the family's server would refuse (or run otherwise than the matrix says),
@@ -46,8 +46,8 @@ pub struct Setup {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
     /// Where, below `configs.<config>` (e.g. `<block>.<setting>`).
-    pub at: String,
-    pub message: String,
+    pub(crate) at: String,
+    pub(crate) message: String,
 }
 
 /// A kept connection the stall watchdog asks whether the server still answers, with a
@@ -219,7 +219,7 @@ async fn ready_here(
 
 /// The server's settings, and the checks only its process answers, where `pid` is in this
 /// host's /proc (or, in a client container, the engine host's).
-pub async fn read_back_and_inspect(
+pub(crate) async fn read_back_and_inspect(
     family: &dyn Family,
     endpoint: Endpoint,
     config: &ConfigSpec,
@@ -234,7 +234,7 @@ pub async fn read_back_and_inspect(
 }
 
 /// Attach to a server someone else runs. Its config is never changed, only read.
-pub async fn attach(
+pub(crate) async fn attach(
     family: &dyn Family,
     ext: &ExternalSpec,
     config: &ConfigSpec,
@@ -245,7 +245,7 @@ pub async fn attach(
 
 /// The one waiting loop: probe until ready or `timeout`; fail early when `exited` reports
 /// the server's exit code.
-pub async fn wait_ready<F, Fut>(
+pub(crate) async fn wait_ready<F, Fut>(
     family: &dyn Family,
     endpoint: &Endpoint,
     timeout: Duration,
@@ -278,7 +278,7 @@ where
 }
 
 /// A port nobody listens on now: the kernel picks it, we release it for the server.
-pub fn free_port() -> Result<u16> {
+pub(crate) fn free_port() -> Result<u16> {
     let l = std::net::TcpListener::bind("127.0.0.1:0")?;
     Ok(l.local_addr()?.port())
 }

@@ -1,16 +1,16 @@
 //! Provisioning: Docker through bollard, config rendering, readiness and verification.
 
-pub mod address;
-pub mod check;
-pub mod config;
-pub mod deployed;
+pub(crate) mod address;
+pub(crate) mod check;
+pub(crate) mod config;
+pub(crate) mod deployed;
 pub mod docker;
 pub mod family;
 pub mod mysql;
-pub mod redis;
-pub mod registry;
+pub(crate) mod redis;
+pub(crate) mod registry;
 pub mod spec;
-pub mod ssh;
+pub(crate) mod ssh;
 
 pub use deployed::{Deployed, Endpoint, Launch};
 
@@ -41,7 +41,7 @@ pub async fn provision(
 }
 
 /// Save the server log and remove the container (nothing for an external server).
-pub async fn teardown(
+pub(crate) async fn teardown(
     engine: Option<&docker::Engine>,
     deployed: &Deployed,
     dir: &Path,

@@ -17,15 +17,15 @@ macro_rules! families {
 
         impl ServerKind {
             /// Every family, in registry order.
-            pub const ALL: &'static [ServerKind] = &[$( ServerKind::$variant ),*];
+            pub(crate) const ALL: &'static [ServerKind] = &[$( ServerKind::$variant ),*];
 
             /// The family's name in a matrix and in messages.
-            pub fn name(self) -> &'static str {
+            pub(crate) fn name(self) -> &'static str {
                 match self { $( ServerKind::$variant => $name, )* }
             }
 
             /// The family's behaviour: config, container, readiness, read-back, columns.
-            pub fn family(self) -> &'static dyn Family {
+            pub(crate) fn family(self) -> &'static dyn Family {
                 match self { $( ServerKind::$variant => &$family, )* }
             }
         }
@@ -42,7 +42,7 @@ families! {
 impl ServerKind {
     /// The family an image or build name implies (`name`: its last path part, lower-case):
     /// the first family that claims it, else the registry's first.
-    pub fn implied_by(name: &str) -> ServerKind {
+    pub(crate) fn implied_by(name: &str) -> ServerKind {
         ServerKind::ALL
             .iter()
             .copied()
@@ -51,7 +51,7 @@ impl ServerKind {
     }
 
     /// A build name and its folder for examples in messages: the registry's first family's.
-    pub fn build_example() -> (&'static str, &'static str) {
+    pub(crate) fn build_example() -> (&'static str, &'static str) {
         let name = ServerKind::ALL[0].family().build_example();
         (name, name.split('-').next().unwrap_or(name))
     }

@@ -4,7 +4,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 pub use super::config::{Allocator, CnfValue, ConfigBlock, ConfigSpec, Settings};
-pub use super::registry::ServerKind;
+pub(crate) use super::registry::ServerKind;
 
 /// Where a server comes from: exactly one of `image`, `build` or `external`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -38,7 +38,7 @@ pub struct ServerSpec {
 
 impl ServerSpec {
     /// The family: `kind` where the matrix says, else the one its image or build name implies.
-    pub fn kind(&self) -> ServerKind {
+    pub(crate) fn kind(&self) -> ServerKind {
         if let Some(k) = self.kind {
             return k;
         }
@@ -74,14 +74,14 @@ pub enum BuildSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BuildDir {
-    pub dir: String,
+    pub(crate) dir: String,
     #[serde(default)]
-    pub args: IndexMap<String, String>,
+    pub(crate) args: IndexMap<String, String>,
 }
 
 impl BuildSpec {
     /// The name or folder, which the server family is inferred from.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             BuildSpec::Name(n) => n,
             BuildSpec::Dir(d) => &d.dir,
@@ -150,13 +150,13 @@ impl<'de> Deserialize<'de> for BuildSpec {
 #[serde(deny_unknown_fields)]
 pub struct ExternalSpec {
     #[serde(default = "default_host")]
-    pub host: String,
-    pub port: u16,
+    pub(crate) host: String,
+    pub(crate) port: u16,
     #[serde(default = "default_user")]
-    pub user: String,
+    pub(crate) user: String,
     /// Name of the environment variable that holds the password.
     #[serde(default)]
-    pub password_env: Option<String>,
+    pub(crate) password_env: Option<String>,
 }
 
 fn default_host() -> String {

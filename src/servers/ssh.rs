@@ -15,7 +15,7 @@ use tokio::process::Command;
 /// A listening socket that forwards every connection through its own `ssh` process. The
 /// socket file goes when the last clone of it is dropped.
 #[derive(Clone)]
-pub struct SshTunnel {
+pub(crate) struct SshTunnel {
     inner: Arc<Inner>,
 }
 
@@ -35,7 +35,7 @@ impl Drop for Inner {
 
 /// `ssh` arguments for `[USER@]HOST[:PORT]`: batch mode (no prompt), the port as `-p`, the
 /// destination after `--` so that it is never read as an option.
-pub fn ssh_args(authority: &str) -> Vec<String> {
+pub(crate) fn ssh_args(authority: &str) -> Vec<String> {
     let (user_host, port) = match authority.rsplit_once(':') {
         Some((h, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => (h, Some(p)),
         _ => (authority, None),
@@ -54,7 +54,7 @@ pub fn ssh_args(authority: &str) -> Vec<String> {
 
 impl SshTunnel {
     /// Listen on a fresh socket under the temp directory for `authority`.
-    pub fn start(authority: &str) -> Result<SshTunnel> {
+    pub(crate) fn start(authority: &str) -> Result<SshTunnel> {
         let path = std::env::temp_dir().join(format!(
             "rmatrix-ssh-{}-{:08x}.sock",
             std::process::id(),
@@ -79,12 +79,12 @@ impl SshTunnel {
         })
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.inner.path
     }
 
     /// What ssh last wrote on stderr, for an error message.
-    pub fn last_error(&self) -> String {
+    pub(crate) fn last_error(&self) -> String {
         self.inner
             .last_error
             .lock()

@@ -3,16 +3,17 @@
 //! The score is `(satisfied + tolerating / 2) / all`, read against the Apdex bands.
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Apdex {
-    pub threshold_ms: f64,
-    pub satisfied: u64,
-    pub tolerating: u64,
-    pub frustrated: u64,
+pub(crate) struct Apdex {
+    pub(crate) threshold_ms: f64,
+    pub(crate) satisfied: u64,
+    pub(crate) tolerating: u64,
+    pub(crate) frustrated: u64,
 }
 
 impl Apdex {
     /// From latencies in milliseconds and a count of failed operations.
-    pub fn from_latencies(threshold_ms: f64, latencies_ms: &[f64], errors: u64) -> Apdex {
+    #[cfg(test)]
+    pub(crate) fn from_latencies(threshold_ms: f64, latencies_ms: &[f64], errors: u64) -> Apdex {
         let satisfied = latencies_ms.iter().filter(|l| **l <= threshold_ms).count() as u64;
         let within_4t = latencies_ms
             .iter()
@@ -29,7 +30,7 @@ impl Apdex {
 
     /// From counts, as a latency histogram gives them: `ok` operations, of which
     /// `within_t` took at most T and `within_4t` at most 4T; `errors` failed.
-    pub fn from_counts(
+    pub(crate) fn from_counts(
         threshold_ms: f64,
         ok: u64,
         within_t: u64,
@@ -47,13 +48,14 @@ impl Apdex {
     }
 
     /// None when nothing was measured.
-    pub fn score(&self) -> Option<f64> {
+    pub(crate) fn score(&self) -> Option<f64> {
         let all = self.satisfied + self.tolerating + self.frustrated;
         (all > 0).then(|| (self.satisfied as f64 + self.tolerating as f64 / 2.0) / all as f64)
     }
 
     /// `0.94 [2 ms] excellent`, or `n/a [2 ms]`.
-    pub fn text(&self) -> String {
+    #[cfg(test)]
+    pub(crate) fn text(&self) -> String {
         let t = format!("{}", self.threshold_ms);
         match self.score() {
             Some(s) => format!("{s:.2} [{t} ms] {}", rating(s)),
@@ -63,7 +65,8 @@ impl Apdex {
 }
 
 /// The Apdex rating band of a score (on the two-decimal score, as the bands are published).
-pub fn rating(score: f64) -> &'static str {
+#[cfg(test)]
+pub(crate) fn rating(score: f64) -> &'static str {
     let s = (score * 100.0).round() / 100.0;
     match s {
         s if s >= 0.94 => "excellent",

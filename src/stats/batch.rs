@@ -10,20 +10,20 @@
 
 /// Fewer batches than this give too few degrees of freedom (and too weak a correlation
 /// check) for an interval worth printing.
-pub const MIN_BATCHES: usize = 5;
+pub(crate) const MIN_BATCHES: usize = 5;
 /// More batches than this only shorten them (and raise their correlation).
-pub const MAX_BATCHES: usize = 20;
+pub(crate) const MAX_BATCHES: usize = 20;
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct BatchMeans {
-    pub means: Vec<f64>,
+pub(crate) struct BatchMeans {
+    pub(crate) means: Vec<f64>,
     /// Seconds per batch (the earliest `len % k` seconds, nearest the warm-up, are left out).
-    pub batch_len: usize,
+    pub(crate) batch_len: usize,
     /// Lag-1 autocorrelation of the batch means that passed the check.
-    pub lag1: f64,
+    pub(crate) lag1: f64,
 }
 
-pub fn batch_means(series: &[f64]) -> Option<BatchMeans> {
+pub(crate) fn batch_means(series: &[f64]) -> Option<BatchMeans> {
     if series.iter().any(|v| !v.is_finite()) {
         return None;
     }
@@ -50,7 +50,7 @@ pub fn batch_means(series: &[f64]) -> Option<BatchMeans> {
 }
 
 /// Lag-1 autocorrelation; 0 for a constant series.
-pub fn lag1(x: &[f64]) -> f64 {
+pub(crate) fn lag1(x: &[f64]) -> f64 {
     let n = x.len();
     if n < 3 {
         return 0.0;

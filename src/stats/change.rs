@@ -19,26 +19,26 @@ use super::Confidence;
 
 /// The run-to-run variance of one cell, on the log scale, learned from earlier runs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct RunNoise {
+pub(crate) struct RunNoise {
     /// Variance of the run effect: the spread of run means beyond what their iterations
     /// explain (method of moments, floored at 0).
-    pub run_var: f64,
+    pub(crate) run_var: f64,
     /// Degrees of freedom of that estimate (runs - 1).
-    pub df: f64,
+    pub(crate) df: f64,
     /// Runs it was learned from; 0 for an assumed run noise ([`RunNoise::assumed`]).
-    pub runs: usize,
+    pub(crate) runs: usize,
 }
 
 /// Runs needed before a run-to-run variance is estimated (2 degrees of freedom).
-pub const MIN_NOISE_RUNS: usize = 3;
+pub(crate) const MIN_NOISE_RUNS: usize = 3;
 
 /// Degrees of freedom given to an assumed run noise: a value taken as known, not estimated.
-pub const ASSUMED_DF: f64 = 1000.0;
+pub(crate) const ASSUMED_DF: f64 = 1000.0;
 
 impl RunNoise {
     /// A run effect assumed rather than learned: run means that vary by a coefficient of
     /// variation of `cv_pct` percent (log-normal: variance `ln(1 + cv^2)` on the log scale).
-    pub fn assumed(cv_pct: f64) -> RunNoise {
+    pub(crate) fn assumed(cv_pct: f64) -> RunNoise {
         RunNoise {
             run_var: (cv_pct / 100.0).powi(2).ln_1p(),
             df: ASSUMED_DF,
@@ -49,7 +49,7 @@ impl RunNoise {
     /// From one cell's iterations in each of several earlier runs (one slice per run). Runs
     /// with a non-positive value are left out (the model is on the log scale); `None` with
     /// fewer than [`MIN_NOISE_RUNS`] usable runs.
-    pub fn learn(runs: &[Vec<f64>]) -> Option<RunNoise> {
+    pub(crate) fn learn(runs: &[Vec<f64>]) -> Option<RunNoise> {
         let stats: Vec<(f64, f64)> = runs
             .iter()
             .filter(|v| !v.is_empty() && v.iter().all(|x| *x > 0.0 && x.is_finite()))
@@ -77,7 +77,7 @@ impl RunNoise {
 /// What the interval of a change accounts for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Basis {
+pub(crate) enum Basis {
     /// The iterations of each side (within one run).
     Iterations,
     /// Batch means of one iteration's per-second samples on each side.
@@ -89,24 +89,24 @@ pub enum Basis {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     /// The change in percent: ratio of geometric means - 1 on the log scale, else the
     /// difference of the means over |baseline mean|.
-    pub pct: f64,
-    pub lo_pct: f64,
-    pub hi_pct: f64,
+    pub(crate) pct: f64,
+    pub(crate) lo_pct: f64,
+    pub(crate) hi_pct: f64,
     /// Two-sided p-value of "no change".
-    pub p: f64,
-    pub df: f64,
-    pub log_scale: bool,
-    pub basis: Basis,
+    pub(crate) p: f64,
+    pub(crate) df: f64,
+    pub(crate) log_scale: bool,
+    pub(crate) basis: Basis,
     /// The run-to-run noise that went into the interval, when `basis` says so.
-    pub noise_runs: Option<usize>,
+    pub(crate) noise_runs: Option<usize>,
 }
 
 impl Change {
     /// The change in the direction of `higher_is_better`: `better`, `worse`.
-    pub fn direction(&self, higher_is_better: bool) -> &'static str {
+    pub(crate) fn direction(&self, higher_is_better: bool) -> &'static str {
         if (self.pct > 0.0) == higher_is_better {
             "better"
         } else {
@@ -115,7 +115,7 @@ impl Change {
     }
 
     /// `-46.5% [-60.1%, -28.3%]`.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         format!(
             "{:+.1}% [{:+.1}%, {:+.1}%]",
             self.pct, self.lo_pct, self.hi_pct
@@ -133,7 +133,12 @@ fn mean_var(v: &[f64]) -> (f64, Option<f64>) {
 /// The change of `b` against `a`. Without `noise` each side needs two values (a variance);
 /// with it, one value per side is enough (the run noise covers it). `None` when nothing can
 /// be said (too few values, a baseline mean of 0 on the linear scale, non-finite values).
-pub fn change(a: &[f64], b: &[f64], noise: Option<&RunNoise>, conf: Confidence) -> Option<Change> {
+pub(crate) fn change(
+    a: &[f64],
+    b: &[f64],
+    noise: Option<&RunNoise>,
+    conf: Confidence,
+) -> Option<Change> {
     if a.is_empty() || b.is_empty() || a.iter().chain(b).any(|v| !v.is_finite()) {
         return None;
     }
@@ -179,7 +184,7 @@ pub fn change(a: &[f64], b: &[f64], noise: Option<&RunNoise>, conf: Confidence) 
 /// samples: centred on the ratio of the two measured values (what the tables show), with the
 /// variance of each side's log mean from its batch means (`var / k`, `k - 1` degrees of
 /// freedom). `None` unless both values are positive and both sides have 2+ batches.
-pub fn change_batches(
+pub(crate) fn change_batches(
     a: f64,
     a_batches: &[f64],
     b: f64,

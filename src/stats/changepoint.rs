@@ -30,40 +30,40 @@ use super::Confidence;
 /// One run's mean and the variance of that mean from its iterations (`stddev^2 / n`; 0 when
 /// the run had one iteration).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunMean {
-    pub mean: f64,
-    pub var: f64,
+pub(crate) struct RunMean {
+    pub(crate) mean: f64,
+    pub(crate) var: f64,
 }
 
 /// What counts as a change point.
 #[derive(Debug, Clone, Copy)]
-pub struct Rules {
+pub(crate) struct Rules {
     /// Fewest runs in a segment (at least 2: a segment needs a variance).
-    pub min_points: usize,
-    pub conf: Confidence,
+    pub(crate) min_points: usize,
+    pub(crate) conf: Confidence,
     /// Smallest change, in percent, that is reported.
-    pub threshold_pct: f64,
+    pub(crate) threshold_pct: f64,
 }
 
 /// A change point: the level of the runs from `at` differs from the level before it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Shift {
+pub(crate) struct Shift {
     /// Index of the first run of the new level.
-    pub at: usize,
-    pub runs_before: usize,
-    pub runs_after: usize,
+    pub(crate) at: usize,
+    pub(crate) runs_before: usize,
+    pub(crate) runs_after: usize,
     /// Mean of the run means of the segment before / from `at`.
-    pub before: f64,
-    pub after: f64,
+    pub(crate) before: f64,
+    pub(crate) after: f64,
     /// Change in percent (ratio of geometric means - 1 on the log scale, else the difference
     /// over |before|) with its interval; `None` on the linear scale from a mean of 0.
-    pub pct: Option<f64>,
-    pub lo_pct: Option<f64>,
-    pub hi_pct: Option<f64>,
+    pub(crate) pct: Option<f64>,
+    pub(crate) lo_pct: Option<f64>,
+    pub(crate) hi_pct: Option<f64>,
     /// Two-sided p-value of Student's t-test between the two segments.
-    pub p: f64,
-    pub df: f64,
-    pub log_scale: bool,
+    pub(crate) p: f64,
+    pub(crate) df: f64,
+    pub(crate) log_scale: bool,
 }
 
 /// The series on the tested scale, with each point's variance on that scale.
@@ -102,7 +102,7 @@ impl Scaled {
 }
 
 /// The change points of `runs` (in run order), by the rules of the module doc.
-pub fn change_points(runs: &[RunMean], rules: &Rules) -> Vec<Shift> {
+pub(crate) fn change_points(runs: &[RunMean], rules: &Rules) -> Vec<Shift> {
     let rules = Rules {
         min_points: rules.min_points.max(2),
         ..*rules

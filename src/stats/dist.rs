@@ -6,7 +6,7 @@
 //! bisection on the CDF. Accuracy is about 1e-10, far below what benchmark noise can use.
 
 /// Natural log of the gamma function (Lanczos approximation, g = 7, n = 9), for x > 0.
-pub fn ln_gamma(x: f64) -> f64 {
+pub(crate) fn ln_gamma(x: f64) -> f64 {
     const G: f64 = 7.0;
     const C: [f64; 9] = [
         0.999_999_999_999_809_9,
@@ -34,7 +34,7 @@ pub fn ln_gamma(x: f64) -> f64 {
 }
 
 /// Regularized incomplete beta function I_x(a, b), for a, b > 0 and 0 <= x <= 1.
-pub fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
+pub(crate) fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
     if x <= 0.0 {
         return 0.0;
     }
@@ -96,7 +96,7 @@ fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
 }
 
 /// P(T <= t) for Student's t with `df` (> 0, not necessarily whole) degrees of freedom.
-pub fn t_cdf(t: f64, df: f64) -> f64 {
+pub(crate) fn t_cdf(t: f64, df: f64) -> f64 {
     if t.is_infinite() {
         return if t > 0.0 { 1.0 } else { 0.0 };
     }
@@ -109,7 +109,7 @@ pub fn t_cdf(t: f64, df: f64) -> f64 {
 }
 
 /// Two-sided p-value of a t statistic: P(|T| >= |t|).
-pub fn t_two_sided_p(t: f64, df: f64) -> f64 {
+pub(crate) fn t_two_sided_p(t: f64, df: f64) -> f64 {
     if t.is_infinite() {
         return 0.0;
     }
@@ -117,7 +117,7 @@ pub fn t_two_sided_p(t: f64, df: f64) -> f64 {
 }
 
 /// The t with P(T <= t) = p, for 0 < p < 1 (bisection on the CDF).
-pub fn t_quantile(p: f64, df: f64) -> f64 {
+pub(crate) fn t_quantile(p: f64, df: f64) -> f64 {
     if p <= 0.0 {
         return f64::NEG_INFINITY;
     }

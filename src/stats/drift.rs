@@ -5,11 +5,11 @@
 use super::{batch_means, change_batches, Change, Confidence};
 
 /// The share of the run compared at each end: the first and the last third.
-pub const PART: f64 = 1.0 / 3.0;
+pub(crate) const PART: f64 = 1.0 / 3.0;
 
 /// The change from the first third of `series` to its last third; `None` when either third
 /// is too short for batch means (see `batch::MIN_BATCHES`) or has a non-positive mean.
-pub fn drift(series: &[f64], conf: Confidence) -> Option<Change> {
+pub(crate) fn drift(series: &[f64], conf: Confidence) -> Option<Change> {
     let n = (series.len() as f64 * PART).floor() as usize;
     let (first, last) = (&series[..n], &series[series.len() - n..]);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;

@@ -18,14 +18,14 @@
 //! `(len + 1)^2` floats: 8 MB for a history of 1000 runs.
 
 /// Prefix sums of the distance matrix of a series.
-pub struct Energy {
+pub(crate) struct Energy {
     /// `sums[i * w + j]` = sum of `|z_a - z_b|` over `a < i`, `b < j` (`w = len + 1`).
     sums: Vec<f64>,
     w: usize,
 }
 
 impl Energy {
-    pub fn new(z: &[f64]) -> Energy {
+    pub(crate) fn new(z: &[f64]) -> Energy {
         let w = z.len() + 1;
         let mut sums = vec![0.0; w * w];
         for i in 0..z.len() {
@@ -55,7 +55,7 @@ impl Energy {
     }
 
     /// `Q` of `z[s..tau]` against `z[tau..kappa]` (both non-empty).
-    pub fn q(&self, s: usize, tau: usize, kappa: usize) -> f64 {
+    pub(crate) fn q(&self, s: usize, tau: usize, kappa: usize) -> f64 {
         let (n, m) = ((tau - s) as f64, (kappa - tau) as f64);
         let between = self.block((s, tau), (tau, kappa)) / (n * m);
         let e = 2.0 * between - self.within(s, tau) - self.within(tau, kappa);
@@ -64,7 +64,7 @@ impl Energy {
 
     /// The `(tau, kappa)` maximising `Q` inside `s..e`, with at least `min` points on each
     /// side; the first such pair on ties. `None` when the segment is shorter than `2 * min`.
-    pub fn best_split(&self, s: usize, e: usize, min: usize) -> Option<(usize, usize)> {
+    pub(crate) fn best_split(&self, s: usize, e: usize, min: usize) -> Option<(usize, usize)> {
         let min = min.max(1);
         if e.saturating_sub(s) < min.saturating_mul(2) {
             return None;

@@ -26,23 +26,23 @@ use super::Confidence;
 
 /// One measurement of a level.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Obs {
-    pub throughput: f64,
-    pub p99_ms: f64,
+pub(crate) struct Obs {
+    pub(crate) throughput: f64,
+    pub(crate) p99_ms: f64,
     /// Failed operations / all operations, 0..=1.
-    pub error_rate: f64,
+    pub(crate) error_rate: f64,
 }
 
 /// One load level of a sweep: its load (connections or target rate) and its measurements.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Level {
-    pub load: f64,
+pub(crate) struct Level {
+    pub(crate) load: f64,
     /// The successful measurements in iteration order.
-    pub obs: Vec<Obs>,
+    pub(crate) obs: Vec<Obs>,
     /// Every iteration tried (successful or failed), for the next one to ask for.
-    pub tried: Vec<u32>,
+    pub(crate) tried: Vec<u32>,
     /// Batch means of the first measurement's per-second throughput, when it was long enough.
-    pub batches: Option<Vec<f64>>,
+    pub(crate) batches: Option<Vec<f64>>,
 }
 
 impl Level {
@@ -54,32 +54,32 @@ impl Level {
 
 /// How the curve's questions are answered.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rule {
-    pub min_gain_pct: f64,
+pub(crate) struct Rule {
+    pub(crate) min_gain_pct: f64,
     /// Measurements of one level the rule may ask for before it goes on.
-    pub max_measurements: u32,
-    pub conf: Confidence,
+    pub(crate) max_measurements: u32,
+    pub(crate) conf: Confidence,
     /// Whether more can be measured (a running sweep); a stored run's reading uses what it
     /// has, and a step its measurements cannot tell is too noisy to tell.
-    pub can_measure: bool,
+    pub(crate) can_measure: bool,
 }
 
 /// What one step from level `from` to level `to` showed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    pub from: usize,
-    pub to: usize,
+pub(crate) struct Step {
+    pub(crate) from: usize,
+    pub(crate) to: usize,
     /// Measurements of each level the verdict rests on.
-    pub n_from: usize,
-    pub n_to: usize,
+    pub(crate) n_from: usize,
+    pub(crate) n_to: usize,
     /// The throughput gain with its interval; `None` with too few measurements.
-    pub gain: Option<Change>,
-    pub p99_rose: bool,
-    pub verdict: Verdict,
+    pub(crate) gain: Option<Change>,
+    pub(crate) p99_rose: bool,
+    pub(crate) verdict: Verdict,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The whole interval lies above `min_gain_pct`.
     Gain,
     /// The whole interval lies below it and p99 rose: `from` is the knee.
@@ -94,7 +94,7 @@ pub enum Verdict {
 
 /// What a reading asks of the sweep.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Nothing decided against going on: run the next level.
     GoOn,
     /// Measure these (level index, iteration) before reading again.
@@ -106,16 +106,16 @@ pub enum Outcome {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reading {
-    pub steps: Vec<Step>,
-    pub outcome: Outcome,
+pub(crate) struct Reading {
+    pub(crate) steps: Vec<Step>,
+    pub(crate) outcome: Outcome,
 }
 
 /// Measurements of each level the replay has used so far.
 struct Depths(Vec<usize>);
 
 /// The knee of `levels` (in increasing load) under `rule`.
-pub fn knee(levels: &[Level], rule: &Rule) -> Reading {
+pub(crate) fn knee(levels: &[Level], rule: &Rule) -> Reading {
     let mut d = Depths(levels.iter().map(|l| l.obs.len().min(1)).collect());
     let mut steps = Vec::new();
     for to in 1..levels.len() {
@@ -162,30 +162,30 @@ pub fn knee(levels: &[Level], rule: &Rule) -> Reading {
 
 /// Limits of a stress test: past either, the load is not sustainable.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Limits {
-    pub p99_ms: Option<f64>,
-    pub error_rate: Option<f64>,
+pub(crate) struct Limits {
+    pub(crate) p99_ms: Option<f64>,
+    pub(crate) error_rate: Option<f64>,
 }
 
 /// What one level showed against the limits.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LevelCheck {
-    pub level: usize,
-    pub n: usize,
+pub(crate) struct LevelCheck {
+    pub(crate) level: usize,
+    pub(crate) n: usize,
     /// Mean p99 and its interval (from the level's own log p99s), when there is one.
-    pub p99_ms: f64,
-    pub p99_interval: Option<(f64, f64)>,
-    pub error_rate: f64,
-    pub holds: bool,
+    pub(crate) p99_ms: f64,
+    pub(crate) p99_interval: Option<(f64, f64)>,
+    pub(crate) error_rate: f64,
+    pub(crate) holds: bool,
     /// The interval still straddled the limit after every measurement: the mean decided.
-    pub by_mean: bool,
+    pub(crate) by_mean: bool,
 }
 
 /// The first level of `levels` that breaks `limits`. A level breaks the p99 limit when its
 /// p99's interval lies above it and holds when the interval lies below; in between it is
 /// measured again (up to `max_measurements`), after which its mean p99 decides. The error
 /// rate is a count over all the level's operations: its mean decides.
-pub fn limit(levels: &[Level], rule: &Rule, limits: Limits) -> (Vec<LevelCheck>, Outcome) {
+pub(crate) fn limit(levels: &[Level], rule: &Rule, limits: Limits) -> (Vec<LevelCheck>, Outcome) {
     let mut d = Depths(levels.iter().map(|l| l.obs.len().min(1)).collect());
     let mut checks = Vec::new();
     for i in 0..levels.len() {
@@ -230,7 +230,8 @@ pub fn limit(levels: &[Level], rule: &Rule, limits: Limits) -> (Vec<LevelCheck>,
 /// The maximum sustainable load: the last level before the first one that breaks a limit
 /// (a stress test stops there; a later level that happens to pass again does not count).
 /// `None` when the first level already breaks one, or while a level waits for measurements.
-pub fn max_sustainable(levels: &[Level], rule: &Rule, limits: Limits) -> Option<usize> {
+#[cfg(test)]
+pub(crate) fn max_sustainable(levels: &[Level], rule: &Rule, limits: Limits) -> Option<usize> {
     match limit(levels, rule, limits).1 {
         Outcome::Broken(0) | Outcome::Measure(_) => None,
         Outcome::Broken(i) => Some(i - 1),

@@ -6,7 +6,7 @@ use std::fmt;
 /// of every test. One value, so that a change marked significant is exactly a change whose
 /// interval excludes zero.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Confidence(f64);
+pub(crate) struct Confidence(f64);
 
 impl Default for Confidence {
     fn default() -> Self {
@@ -16,12 +16,12 @@ impl Default for Confidence {
 
 impl Confidence {
     /// `level` as a fraction, strictly between 0.5 and 1 (an interval below 50% is no use).
-    pub fn new(level: f64) -> Option<Confidence> {
+    pub(crate) fn new(level: f64) -> Option<Confidence> {
         (level > 0.5 && level < 1.0).then_some(Confidence(level))
     }
 
     /// From a user's text: `95`, `95%` or `0.95`.
-    pub fn parse(text: &str) -> Option<Confidence> {
+    pub(crate) fn parse(text: &str) -> Option<Confidence> {
         let t = text.trim();
         let (num, pct) = match t.strip_suffix('%') {
             Some(n) => (n.trim(), true),
@@ -32,15 +32,15 @@ impl Confidence {
         Confidence::new(level)
     }
 
-    pub fn from_alpha(alpha: f64) -> Option<Confidence> {
+    pub(crate) fn from_alpha(alpha: f64) -> Option<Confidence> {
         Confidence::new(1.0 - alpha)
     }
 
-    pub fn level(self) -> f64 {
+    pub(crate) fn level(self) -> f64 {
         self.0
     }
 
-    pub fn alpha(self) -> f64 {
+    pub(crate) fn alpha(self) -> f64 {
         // Rounded so that 1 - 0.95 is 0.05, not 0.050000000000000044.
         ((1.0 - self.0) * 1e12).round() / 1e12
     }
@@ -48,7 +48,7 @@ impl Confidence {
     /// Significance marks scaled to alpha: `*` p < alpha, `**` p < alpha/10, `***`
     /// p < alpha/100, `~` not significant. At alpha 0.05 these are the usual 0.05 / 0.005 /
     /// 0.0005; at 0.01 they are 0.01 / 0.001 / 0.0001.
-    pub fn mark(self, p: f64) -> &'static str {
+    pub(crate) fn mark(self, p: f64) -> &'static str {
         let a = self.alpha();
         if p < a / 100.0 {
             "***"
@@ -61,13 +61,13 @@ impl Confidence {
         }
     }
 
-    pub fn significant(self, p: f64) -> bool {
+    pub(crate) fn significant(self, p: f64) -> bool {
         p < self.alpha()
     }
 
     /// The legend of [`Confidence::mark`], e.g. `` `~` not significant (p ≥ 0.05: the 95%
     /// interval includes no change), `*` p < 0.05, `**` p < 0.005, `***` p < 0.0005``.
-    pub fn legend(self) -> String {
+    pub(crate) fn legend(self) -> String {
         let a = self.alpha();
         format!(
             "`~` not significant (p ≥ {}: the {self} interval includes no change), `*` p < {}, \

@@ -19,21 +19,21 @@
 //! - [`apdex`], [`knee`], [`drift`]: what a load study asks of its curves: Apdex[T], the knee
 //!   of a sweep and the maximum sustainable load, drift between the ends of a long run.
 
-pub mod apdex;
-pub mod batch;
-pub mod change;
-pub mod changepoint;
-pub mod dist;
-pub mod drift;
-pub mod edivisive;
-pub mod knee;
-pub mod level;
-pub mod multiple;
-pub mod paired;
-pub mod power;
-pub mod summary;
+pub(crate) mod apdex;
+pub(crate) mod batch;
+pub(crate) mod change;
+pub(crate) mod changepoint;
+pub(crate) mod dist;
+pub(crate) mod drift;
+pub(crate) mod edivisive;
+pub(crate) mod knee;
+pub(crate) mod level;
+pub(crate) mod multiple;
+pub(crate) mod paired;
+pub(crate) mod power;
+pub(crate) mod summary;
 
-pub use batch::{batch_means, BatchMeans};
-pub use change::{change, change_batches, Basis, Change, RunNoise};
-pub use level::Confidence;
-pub use summary::{summarize, Summary};
+pub(crate) use batch::batch_means;
+pub(crate) use change::{change, change_batches, Basis, Change, RunNoise};
+pub(crate) use level::Confidence;
+pub(crate) use summary::summarize;

@@ -12,16 +12,16 @@ use serde::Serialize;
 
 /// What alpha per test means for a family of `tests` tests.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct FamilyRate {
-    pub tests: usize,
-    pub alpha: f64,
+pub(crate) struct FamilyRate {
+    pub(crate) tests: usize,
+    pub(crate) alpha: f64,
     /// `tests * alpha`: significant results expected when nothing changed.
-    pub expected_false_alarms: f64,
+    pub(crate) expected_false_alarms: f64,
     /// `1 - (1 - alpha)^tests`: the chance of at least one, for independent tests.
-    pub p_any_false_alarm: f64,
+    pub(crate) p_any_false_alarm: f64,
 }
 
-pub fn family_rate(tests: usize, alpha: f64) -> FamilyRate {
+pub(crate) fn family_rate(tests: usize, alpha: f64) -> FamilyRate {
     FamilyRate {
         tests,
         alpha,
@@ -33,7 +33,7 @@ pub fn family_rate(tests: usize, alpha: f64) -> FamilyRate {
 /// Benjamini-Hochberg adjusted p-values, in the input's order: the `i`-th smallest p becomes
 /// `min over j >= i of (m / j) * p_(j)`, capped at 1. A cell is a discovery at FDR level q
 /// when its adjusted p is below q.
-pub fn bh_adjust(p: &[f64]) -> Vec<f64> {
+pub(crate) fn bh_adjust(p: &[f64]) -> Vec<f64> {
     let m = p.len();
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&a, &b| p[a].total_cmp(&p[b]));

@@ -10,22 +10,22 @@ use super::summary::summarize;
 use super::Confidence;
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PairedRatio {
+pub(crate) struct PairedRatio {
     /// Rounds.
-    pub n: usize,
+    pub(crate) n: usize,
     /// Median of the per-round ratios.
-    pub median: f64,
+    pub(crate) median: f64,
     /// Geometric mean of the per-round ratios.
-    pub geomean: f64,
+    pub(crate) geomean: f64,
     /// The interval of the geometric mean; none under 2 rounds.
-    pub low: Option<f64>,
-    pub high: Option<f64>,
+    pub(crate) low: Option<f64>,
+    pub(crate) high: Option<f64>,
     /// Its level, as a fraction (0.95).
-    pub confidence: f64,
+    pub(crate) confidence: f64,
 }
 
 /// None for no rounds, or a value that is not a positive finite number (no ratio exists).
-pub fn paired_ratio(pairs: &[(f64, f64)], conf: Confidence) -> Option<PairedRatio> {
+pub(crate) fn paired_ratio(pairs: &[(f64, f64)], conf: Confidence) -> Option<PairedRatio> {
     let valid = |x: f64| x.is_finite() && x > 0.0;
     if pairs.iter().any(|&(a, b)| !valid(a) || !valid(b)) {
         return None;
@@ -52,7 +52,7 @@ pub fn paired_ratio(pairs: &[(f64, f64)], conf: Confidence) -> Option<PairedRati
 
 /// One round per line, `A B` (whitespace between); blank lines are skipped. The error names
 /// the 1-based line.
-pub fn parse_pairs(text: &str) -> Result<Vec<(f64, f64)>, String> {
+pub(crate) fn parse_pairs(text: &str) -> Result<Vec<(f64, f64)>, String> {
     let mut pairs = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let fields: Vec<&str> = line.split_whitespace().collect();

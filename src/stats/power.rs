@@ -26,20 +26,20 @@ use super::dist::t_quantile;
 use super::{Change, Confidence};
 
 /// The power the MDE is quoted at.
-pub const POWER: f64 = 0.8;
+pub(crate) const POWER: f64 = 0.8;
 
 /// The smallest regression a cell flags with [`POWER`], and whether it sees the threshold.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Mde {
+pub(crate) struct Mde {
     /// In percent, in the regressing direction (a drop or a rise), never negative.
-    pub pct: f64,
+    pub(crate) pct: f64,
     /// The noise alone would not hide a change of the threshold's size.
-    pub sees_threshold: bool,
+    pub(crate) sees_threshold: bool,
 }
 
 /// The regressing direction of a metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Regression {
+pub(crate) enum Regression {
     /// Higher is better: a regression is a drop.
     Drop,
     /// Lower is better: a regression is a rise.
@@ -47,7 +47,7 @@ pub enum Regression {
 }
 
 impl Regression {
-    pub fn of(higher_is_better: bool) -> Regression {
+    pub(crate) fn of(higher_is_better: bool) -> Regression {
         if higher_is_better {
             Regression::Drop
         } else {
@@ -59,7 +59,7 @@ impl Regression {
 /// The MDE on the scale of the test (logs, or fractions of the baseline on the linear scale)
 /// for a difference with standard error `se` and `df` degrees of freedom, and a threshold
 /// `thr` on that scale.
-pub fn mde_units(se: f64, df: f64, conf: Confidence, thr: f64) -> (f64, bool) {
+pub(crate) fn mde_units(se: f64, df: f64, conf: Confidence, thr: f64) -> (f64, bool) {
     if se == 0.0 {
         return (thr, true);
     }
@@ -69,7 +69,13 @@ pub fn mde_units(se: f64, df: f64, conf: Confidence, thr: f64) -> (f64, bool) {
 }
 
 /// The MDE of a log-scale difference with standard error `se`.
-pub fn mde_log(se: f64, df: f64, conf: Confidence, threshold_pct: f64, dir: Regression) -> Mde {
+pub(crate) fn mde_log(
+    se: f64,
+    df: f64,
+    conf: Confidence,
+    threshold_pct: f64,
+    dir: Regression,
+) -> Mde {
     let t = threshold_pct / 100.0;
     // The gate's threshold on the log scale in the regressing direction: a drop of 5% is
     // -ln(0.95), a rise of 5% is ln(1.05).
@@ -90,7 +96,7 @@ pub fn mde_log(se: f64, df: f64, conf: Confidence, threshold_pct: f64, dir: Regr
 
 /// The MDE of a judged change, from the standard error its interval implies (the interval
 /// is `d -/+ t_{1-alpha/2,df} * SE` at `conf`).
-pub fn of_change(c: &Change, conf: Confidence, threshold_pct: f64, dir: Regression) -> Mde {
+pub(crate) fn of_change(c: &Change, conf: Confidence, threshold_pct: f64, dir: Regression) -> Mde {
     let q = t_quantile(0.5 + conf.level() / 2.0, c.df);
     let half = if c.log_scale {
         ((c.hi_pct / 100.0).ln_1p() - (c.lo_pct / 100.0).ln_1p()) / 2.0
@@ -113,7 +119,7 @@ pub fn of_change(c: &Change, conf: Confidence, threshold_pct: f64, dir: Regressi
 /// with iteration variance `iter_var` (`iter_df` degrees of freedom when `n` is 1 and the
 /// compare cannot estimate it itself), plus a run effect `run_var` (`run_df`) on each side.
 /// Satterthwaite over the three terms, as `stats::change` does.
-pub fn planned_se(
+pub(crate) fn planned_se(
     n: usize,
     (iter_var, iter_df): (f64, f64),
     (run_var, run_df): (f64, f64),
@@ -146,7 +152,7 @@ pub fn planned_se(
 /// their logarithms flags with [`POWER`], from the spread of the series' own run means
 /// (which holds the run-to-run noise, and any shifts, so it errs on the safe side). None
 /// for fewer than 4 means, a window under 2, or a value that is not positive.
-pub fn series_mde(
+pub(crate) fn series_mde(
     means: &[f64],
     window: usize,
     conf: Confidence,

@@ -4,29 +4,29 @@ use super::dist::t_quantile;
 use super::Confidence;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Summary {
-    pub n: usize,
-    pub mean: f64,
-    pub min: f64,
-    pub max: f64,
+pub(crate) struct Summary {
+    pub(crate) n: usize,
+    pub(crate) mean: f64,
+    pub(crate) min: f64,
+    pub(crate) max: f64,
     /// Sample standard deviation (n-1); none for a single value (there is no spread to see).
-    pub stddev: Option<f64>,
+    pub(crate) stddev: Option<f64>,
     /// stddev / |mean|, as a fraction; none for a single value or a zero mean.
-    pub cv: Option<f64>,
+    pub(crate) cv: Option<f64>,
     /// Half-width of the interval of the mean (Student's t at the confidence level);
     /// none for a single value.
-    pub half_width: Option<f64>,
+    pub(crate) half_width: Option<f64>,
 }
 
 impl Summary {
     /// The half-width relative to the mean, in percent.
-    pub fn half_width_pct(&self) -> Option<f64> {
+    pub(crate) fn half_width_pct(&self) -> Option<f64> {
         let h = self.half_width?;
         (self.mean != 0.0).then(|| h / self.mean.abs() * 100.0)
     }
 }
 
-pub fn summarize(values: &[f64], conf: Confidence) -> Option<Summary> {
+pub(crate) fn summarize(values: &[f64], conf: Confidence) -> Option<Summary> {
     if values.is_empty() {
         return None;
     }
@@ -50,7 +50,7 @@ pub fn summarize(values: &[f64], conf: Confidence) -> Option<Summary> {
 }
 
 /// The two-sided t quantile at the confidence level.
-pub fn t_half(conf: Confidence, df: f64) -> f64 {
+pub(crate) fn t_half(conf: Confidence, df: f64) -> f64 {
     t_quantile(0.5 + conf.level() / 2.0, df)
 }
 

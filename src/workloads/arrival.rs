@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 
 /// The target rate over time, in requests per second.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Shape {
+pub(crate) enum Shape {
     Constant(f64),
     /// Each rate held for `hold_s` seconds in turn; the last one holds to the end.
     Steps {
@@ -27,7 +27,7 @@ pub enum Shape {
 }
 
 impl Shape {
-    pub fn rate_at(&self, t: f64) -> f64 {
+    pub(crate) fn rate_at(&self, t: f64) -> f64 {
         match self {
             Shape::Constant(r) => *r,
             Shape::Steps { rates, hold_s } => {
@@ -43,7 +43,7 @@ impl Shape {
     }
 
     /// The highest rate the shape reaches (the thinning envelope).
-    pub fn max_rate(&self) -> f64 {
+    pub(crate) fn max_rate(&self) -> f64 {
         match self {
             Shape::Constant(r) => *r,
             Shape::Steps { rates, .. } => rates.iter().copied().fold(0.0, f64::max),
@@ -55,13 +55,13 @@ impl Shape {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Spacing {
+pub(crate) enum Spacing {
     Even,
     Poisson,
 }
 
 /// Intended start times, in seconds from the start of the measured phase, in order.
-pub struct Schedule {
+pub(crate) struct Schedule {
     shape: Shape,
     spacing: Spacing,
     rng: StdRng,
@@ -70,7 +70,7 @@ pub struct Schedule {
 
 impl Schedule {
     /// `seed` makes a Poisson schedule repeatable (the run's seed, recorded in its manifest).
-    pub fn new(shape: Shape, spacing: Spacing, seed: u64) -> Schedule {
+    pub(crate) fn new(shape: Shape, spacing: Spacing, seed: u64) -> Schedule {
         Schedule {
             shape,
             spacing,

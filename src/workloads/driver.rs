@@ -18,33 +18,33 @@ use crate::servers::spec::ServerKind;
 use crate::servers::Deployed;
 
 /// Everything a driver needs for one iteration of one cell.
-pub struct Ctx<'a> {
-    pub server: &'a Deployed,
+pub(crate) struct Ctx<'a> {
+    pub(crate) server: &'a Deployed,
     /// The cell's storage engine, where the engine axis applies.
-    pub engine: Option<&'a str>,
+    pub(crate) engine: Option<&'a str>,
     /// Client connections (the cell's concurrency).
-    pub concurrency: u32,
+    pub(crate) concurrency: u32,
     /// Load run before the measured phase and discarded.
-    pub warmup: Option<Length>,
+    pub(crate) warmup: Option<Length>,
     /// The measured phase: a count of operations or a duration.
-    pub length: Length,
+    pub(crate) length: Length,
     /// Operations completed so far, of every phase (prepare, warmup, measured): the status
     /// line and the stall watchdog read it.
-    pub live: Arc<AtomicU64>,
+    pub(crate) live: Arc<AtomicU64>,
     /// Open loop: the schedule requests start on (None: closed loop, each connection sends
     /// when its last request answered).
-    pub pace: Option<Pace>,
+    pub(crate) pace: Option<Pace>,
     /// Where the driver shows its measured phase's seconds as they complete (the status
     /// line); drivers of external tools leave it empty.
-    pub phase: Arc<Live>,
+    pub(crate) phase: Arc<Live>,
     /// The measured phase's edges: a driver opens it right before its measured phase and
     /// closes it right after, so that the server's usage in between is its cost.
-    pub window: Arc<Window>,
+    pub(crate) window: Arc<Window>,
 }
 
 impl Ctx<'_> {
     /// Open loop's target rate of the cell (for a tool that takes only a number).
-    pub fn cell_rate(&self) -> Option<u32> {
+    pub(crate) fn cell_rate(&self) -> Option<u32> {
         self.pace
             .as_ref()
             .map(|p| p.shape.max_rate().round() as u32)
@@ -52,7 +52,7 @@ impl Ctx<'_> {
 }
 
 /// A workload kind's options, able to run against a server.
-pub trait Driver {
+pub(crate) trait Driver {
     /// The server family the kind speaks to.
     fn family(&self) -> ServerKind;
 
@@ -78,25 +78,25 @@ pub trait Driver {
 }
 
 /// What a kind's checks may need to know about the rest of the matrix.
-pub struct Facts {
-    pub length: Length,
+pub(crate) struct Facts {
+    pub(crate) length: Length,
     /// Open loop: the pace of the matrix's first rate (its shape and spacing are those of
     /// every cell).
-    pub pace: Option<Pace>,
+    pub(crate) pace: Option<Pace>,
 }
 
 /// A problem with a workload's options, at a path below `workloads.<name>.<kind>`
 /// (`pipeline`, `options.threads`; empty for the block itself).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Problem {
-    pub at: String,
+pub(crate) struct Problem {
+    pub(crate) at: String,
     /// Point at the key rather than its value (a bad option name).
-    pub on_key: bool,
-    pub message: String,
+    pub(crate) on_key: bool,
+    pub(crate) message: String,
 }
 
 impl Problem {
-    pub fn at(at: &str, message: impl Into<String>) -> Problem {
+    pub(crate) fn at(at: &str, message: impl Into<String>) -> Problem {
         Problem {
             at: at.to_string(),
             on_key: false,
@@ -104,7 +104,7 @@ impl Problem {
         }
     }
 
-    pub fn at_key(at: &str, message: impl Into<String>) -> Problem {
+    pub(crate) fn at_key(at: &str, message: impl Into<String>) -> Problem {
         Problem {
             on_key: true,
             ..Problem::at(at, message)
@@ -117,7 +117,7 @@ impl Problem {
 /// stopped. rmatrix's own clients count their operations; for the external tools the
 /// server is asked once a second whether it answers at all (`stall::probe_server`); when it
 /// stops, the tool is killed.
-pub async fn run_iteration<D: Driver>(
+pub(crate) async fn run_iteration<D: Driver>(
     driver: &D,
     ctx: &Ctx<'_>,
     stall_timeout: Duration,

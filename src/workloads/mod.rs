@@ -2,17 +2,17 @@
 //! driver (`driver::Driver`). This file is the registry: adding a kind is one line in
 //! `kinds!` below.
 
-pub mod arrival;
-pub mod driver;
+pub(crate) mod arrival;
+pub(crate) mod driver;
 pub mod oltp;
-pub mod pace;
-pub mod redis;
-pub mod redis_benchmark;
-pub mod slap;
+pub(crate) mod pace;
+pub(crate) mod redis;
+pub(crate) mod redis_benchmark;
+pub(crate) mod slap;
 pub mod sqlbench;
-pub mod stall;
+pub(crate) mod stall;
 pub mod sysbench;
-pub mod threads;
+pub(crate) mod threads;
 
 use std::time::Duration;
 
@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::measurement::Measurement;
 use crate::servers::spec::ServerKind;
-pub use driver::{Ctx, Driver, Facts, Problem};
+pub(crate) use driver::{Ctx, Driver, Facts, Problem};
 
 /// The registry: each kind's variant, its options type (a `Driver`) and its name in a
 /// matrix, in the order messages list them.
@@ -30,35 +30,35 @@ macro_rules! kinds {
         /// One workload, tagged by its kind: `slap: {...}`.
         #[derive(Debug, Clone, Serialize)]
         #[serde(rename_all = "snake_case")]
-        pub enum WorkloadSpec {
+        pub(crate) enum WorkloadSpec {
             $( $(#[$doc])* $variant($spec), )*
         }
 
         /// The workload kinds as a matrix names them.
-        pub const WORKLOAD_KINDS: &[&str] = &[$($name),*];
+        pub(crate) const WORKLOAD_KINDS: &[&str] = &[$($name),*];
 
         impl WorkloadSpec {
-            pub fn kind(&self) -> &'static str {
+            pub(crate) fn kind(&self) -> &'static str {
                 match self { $( WorkloadSpec::$variant(_) => $name, )* }
             }
 
             /// The server family this workload needs.
-            pub fn family(&self) -> ServerKind {
+            pub(crate) fn family(&self) -> ServerKind {
                 match self { $( WorkloadSpec::$variant(s) => s.family(), )* }
             }
 
             /// Whether the storage-engine axis applies (the workload creates its own tables).
-            pub fn uses_engine(&self) -> bool {
+            pub(crate) fn uses_engine(&self) -> bool {
                 match self { $( WorkloadSpec::$variant(s) => s.uses_engine(), )* }
             }
 
             /// The kind's own checks (`Driver::check`).
-            pub fn check(&self, facts: &Facts) -> Result<(), Problem> {
+            pub(crate) fn check(&self, facts: &Facts) -> Result<(), Problem> {
                 match self { $( WorkloadSpec::$variant(s) => s.check(facts), )* }
             }
 
             /// One iteration under the stall watchdog (`driver::run_iteration`).
-            pub async fn run(&self, ctx: &Ctx<'_>, stall_timeout: Duration) -> Result<Measurement> {
+            pub(crate) async fn run(&self, ctx: &Ctx<'_>, stall_timeout: Duration) -> Result<Measurement> {
                 match self {
                     $( WorkloadSpec::$variant(s) => driver::run_iteration(s, ctx, stall_timeout).await, )*
                 }

@@ -15,19 +15,19 @@ use std::time::{Duration, Instant};
 
 use super::arrival::{Schedule, Shape, Spacing};
 use crate::input::Length;
-pub use crate::measure::measurement::PaceStats;
+pub(crate) use crate::measure::measurement::PaceStats;
 
 /// A cell's open-loop load: the target rate over time and how arrivals are spaced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pace {
-    pub shape: Shape,
-    pub spacing: Spacing,
+    pub(crate) shape: Shape,
+    pub(crate) spacing: Spacing,
     /// Makes a Poisson schedule repeatable.
-    pub seed: u64,
+    pub(crate) seed: u64,
 }
 
 /// When a client stops, and when each of its operations starts.
-pub enum Until {
+pub(crate) enum Until {
     /// Closed loop: after its share of a count, or at the deadline.
     Closed {
         share: Option<u64>,
@@ -38,7 +38,7 @@ pub enum Until {
 }
 
 /// A request started this much after its intended start is late (the backlog made it wait).
-pub const LATE: Duration = Duration::from_millis(1);
+pub(crate) const LATE: Duration = Duration::from_millis(1);
 
 /// Counts kept while the phase runs.
 #[derive(Default)]
@@ -95,12 +95,12 @@ impl Shared {
 
 /// Hands arrivals to clients; cheap to clone, one per client.
 #[derive(Clone)]
-pub struct Tickets(Arc<Shared>);
+pub(crate) struct Tickets(Arc<Shared>);
 
 impl Tickets {
     /// The intended start of the next arrival, waiting for it to be due; None when the
     /// phase is over.
-    pub async fn next(&self) -> Option<Instant> {
+    pub(crate) async fn next(&self) -> Option<Instant> {
         loop {
             let notified = self.0.notify.notified();
             tokio::pin!(notified);
@@ -120,7 +120,7 @@ impl Tickets {
     }
 
     /// `next` for a client on its own OS thread.
-    pub fn next_blocking(&self) -> Option<Instant> {
+    pub(crate) fn next_blocking(&self) -> Option<Instant> {
         loop {
             match self.0.try_take() {
                 Ok(Some(at)) => return Some(at),
@@ -137,7 +137,7 @@ impl Tickets {
 }
 
 /// The releasing thread of one phase; dropping it stops the phase.
-pub struct Pacer {
+pub(crate) struct Pacer {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
 }
@@ -145,7 +145,7 @@ pub struct Pacer {
 impl Pacer {
     /// Start releasing arrivals now, for `length`: a count of arrivals (all of them are
     /// served) or a duration (the phase ends at its deadline, backlog or not).
-    pub fn start(pace: &Pace, length: Length) -> std::io::Result<Pacer> {
+    pub(crate) fn start(pace: &Pace, length: Length) -> std::io::Result<Pacer> {
         let start = Instant::now();
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
@@ -165,12 +165,12 @@ impl Pacer {
         })
     }
 
-    pub fn tickets(&self) -> Tickets {
+    pub(crate) fn tickets(&self) -> Tickets {
         Tickets(self.shared.clone())
     }
 
     /// End the phase (its clients have returned) and say what happened.
-    pub fn finish(mut self) -> PaceStats {
+    pub(crate) fn finish(mut self) -> PaceStats {
         self.stop();
         let q = self.shared.lock();
         PaceStats {

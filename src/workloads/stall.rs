@@ -9,7 +9,7 @@ use crate::servers::family::Family;
 use crate::servers::Endpoint;
 
 /// How long an iteration may go without a completed operation, unless the matrix says.
-pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// An iteration failed because nothing showed progress for this long: no operation
 /// completed (rmatrix's own clients), or the server answered no probe (external tools).
@@ -18,9 +18,9 @@ pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(60);
     "{what} for {} s: the server stalled (stall_timeout; the iteration is not measured)",
     .timeout.as_secs_f64()
 )]
-pub struct Stalled {
-    pub timeout: Duration,
-    pub what: &'static str,
+pub(crate) struct Stalled {
+    pub(crate) timeout: Duration,
+    pub(crate) what: &'static str,
 }
 
 impl crate::error::Kinded for Stalled {
@@ -30,7 +30,7 @@ impl crate::error::Kinded for Stalled {
 }
 
 /// Resolves once `ops` has not moved for `timeout`; never while it keeps moving.
-pub async fn watch(ops: &AtomicU64, timeout: Duration, what: &'static str) -> Stalled {
+pub(crate) async fn watch(ops: &AtomicU64, timeout: Duration, what: &'static str) -> Stalled {
     let tick = (timeout / 10).clamp(Duration::from_millis(10), Duration::from_secs(1));
     let mut last = ops.load(Ordering::Relaxed);
     let mut since = Instant::now();
@@ -51,7 +51,7 @@ pub async fn watch(ops: &AtomicU64, timeout: Duration, what: &'static str) -> St
 /// connection (`Family::liveness`), each ask bounded by the same interval, and count a tick
 /// on `ops` when it answers. A paused or hung server answers nothing, so `ops` stands still
 /// and [`watch`] fires. Runs until dropped.
-pub async fn probe_server(
+pub(crate) async fn probe_server(
     endpoint: &Endpoint,
     family: &dyn Family,
     timeout: Duration,

@@ -9,7 +9,7 @@ use std::time::Instant;
 use anyhow::{anyhow, Result};
 
 /// Run blocking client work off the async runtime.
-pub async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
     tokio::task::spawn_blocking(f)
@@ -21,10 +21,10 @@ pub async fn blocking<T: Send + 'static>(
 /// the iteration) stops its client threads at their next operation, or they would go on
 /// loading the server under the next iteration.
 #[derive(Default)]
-pub struct Cancel(Arc<AtomicBool>);
+pub(crate) struct Cancel(Arc<AtomicBool>);
 
 impl Cancel {
-    pub fn flag(&self) -> Arc<AtomicBool> {
+    pub(crate) fn flag(&self) -> Arc<AtomicBool> {
         self.0.clone()
     }
 }
@@ -36,19 +36,19 @@ impl Drop for Cancel {
 }
 
 /// What a gated phase gave back.
-pub struct Ran<O, P, D> {
+pub(crate) struct Ran<O, P, D> {
     /// What each thread returned, in start order (a thread that panicked is missing).
-    pub outputs: Vec<O>,
+    pub(crate) outputs: Vec<O>,
     /// The phase's state from `begin`, back from the threads (None: it never began).
-    pub state: Option<P>,
+    pub(crate) state: Option<P>,
     /// What `during` returned.
-    pub during: D,
+    pub(crate) during: D,
     /// Seconds from the gate's opening to the last thread's end.
-    pub elapsed: f64,
+    pub(crate) elapsed: f64,
     /// Threads that panicked.
-    pub panicked: usize,
+    pub(crate) panicked: usize,
     /// A thread could not be started, or `begin` failed; the threads then ran nothing.
-    pub error: Option<anyhow::Error>,
+    pub(crate) error: Option<anyhow::Error>,
 }
 
 /// Run `work` for every item, each on its own OS thread named `{name}-{index}`. The threads
@@ -56,7 +56,7 @@ pub struct Ran<O, P, D> {
 /// state from the start instant, so starting 512 threads is not measured, and opens the gate.
 /// `during` runs on this thread while they work (it gets None, and the threads too, when the
 /// phase never began).
-pub fn gated<I, O, P, D>(
+pub(crate) fn gated<I, O, P, D>(
     name: &str,
     items: Vec<I>,
     begin: impl FnOnce(Instant) -> Result<P>,

@@ -7,7 +7,7 @@ use super::Validator;
 use crate::matrix::model::WorkloadSpec;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
-pub const MAX_CELLS: usize = 100_000;
+pub(crate) const MAX_CELLS: usize = 100_000;
 
 impl Validator<'_> {
     /// Every axis has a value, and concurrency levels are at least 1.

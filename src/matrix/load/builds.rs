@@ -15,15 +15,15 @@ use crate::matrix::model::{BuildDir, BuildSpec};
 
 /// What a `build:` server's image is built from.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Build {
+pub(crate) struct Build {
     /// The context folder, with its Dockerfile.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Values of `ARG`s the Dockerfile declares (checked with `untrusted::build_arg_*`).
-    pub args: BTreeMap<String, String>,
+    pub(crate) args: BTreeMap<String, String>,
 }
 
 /// The names `build:` accepts besides folders: `mariadb-10.11: {dir: mariadb, args: {...}}`.
-pub const BUILD_NAMES: &str = "builds.yaml";
+pub(crate) const BUILD_NAMES: &str = "builds.yaml";
 
 impl Validator<'_> {
     /// The folder and arguments of every `build:` server, by server name.

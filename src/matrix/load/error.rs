@@ -4,11 +4,11 @@ use std::fmt;
 
 /// A bad matrix: where, what, and what would be valid.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MatrixError {
-    pub file: String,
-    pub line: usize,
-    pub col: usize,
-    pub message: String,
+pub(crate) struct MatrixError {
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) col: usize,
+    pub(crate) message: String,
 }
 
 impl fmt::Display for MatrixError {

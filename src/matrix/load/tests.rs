@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use indexmap::IndexMap;
 
 use super::*;
+use crate::matrix::load::builds::BUILD_NAMES;
 
 const GOOD: &str = "\
 servers:

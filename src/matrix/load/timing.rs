@@ -6,7 +6,7 @@ use super::Validator;
 use crate::input::Length;
 
 /// Most iterations per cell.
-pub const MAX_ITERATIONS: u32 = 10_000;
+pub(crate) const MAX_ITERATIONS: u32 = 10_000;
 
 impl Validator<'_> {
     pub(super) fn check_timing(&self) -> Result<(), MatrixError> {

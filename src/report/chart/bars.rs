@@ -12,7 +12,7 @@ use crate::model::metric::Metric;
 use crate::report::pivot::CellStats;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     Regressed,
     Improved,
     Unchanged,
@@ -20,26 +20,26 @@ pub enum Verdict {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bar {
-    pub label: String,
-    pub value: f64,
-    pub interval: Option<(f64, f64)>,
-    pub fill: RGBColor,
+pub(crate) struct Bar {
+    pub(crate) label: String,
+    pub(crate) value: f64,
+    pub(crate) interval: Option<(f64, f64)>,
+    pub(crate) fill: RGBColor,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct BarChart {
-    pub title: String,
-    pub x_label: String,
-    pub bars: Vec<Bar>,
+pub(crate) struct BarChart {
+    pub(crate) title: String,
+    pub(crate) x_label: String,
+    pub(crate) bars: Vec<Bar>,
     /// Changes in percent: the axis is centred on 0 with these thin lines either side.
-    pub threshold_pct: Option<f64>,
+    pub(crate) threshold_pct: Option<f64>,
     /// What each colour means.
-    pub legend: Vec<(String, RGBColor)>,
+    pub(crate) legend: Vec<(String, RGBColor)>,
 }
 
 impl Verdict {
-    pub fn fill(self) -> RGBColor {
+    pub(crate) fn fill(self) -> RGBColor {
         match self {
             Verdict::Regressed => RGBColor(214, 39, 40),
             Verdict::Improved => RGBColor(44, 160, 44),
@@ -48,7 +48,7 @@ impl Verdict {
         }
     }
 
-    pub fn legend() -> Vec<(String, RGBColor)> {
+    pub(crate) fn legend() -> Vec<(String, RGBColor)> {
         [
             ("regressed", Verdict::Regressed),
             ("improved", Verdict::Improved),
@@ -65,7 +65,7 @@ impl Verdict {
 /// bar per cell with its interval, coloured by the value of `report.columns` (default
 /// server / config), labelled by the other dimensions that vary; one chart per server when
 /// neither rows nor columns name it.
-pub fn metric_bars(
+pub(crate) fn metric_bars(
     matrix: &Matrix,
     stats: &[CellStats],
     metric: &Metric,
@@ -225,7 +225,7 @@ fn x_range(c: &BarChart) -> Result<std::ops::Range<f64>> {
     })
 }
 
-pub fn svg(c: &BarChart) -> Result<String> {
+pub(crate) fn svg(c: &BarChart) -> Result<String> {
     if c.bars.is_empty() {
         return Err(anyhow!("a bar chart with no bars"));
     }

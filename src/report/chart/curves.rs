@@ -13,7 +13,7 @@ use crate::results::ResultRow;
 /// The charts against the load level: the report metric, then latency percentiles.
 /// A curve needs two load levels: charts where no line has two points are left out (the
 /// tables say it all for a matrix with one concurrency).
-pub fn for_run(
+pub(crate) fn for_run(
     matrix: &Matrix,
     rows: &[ResultRow],
     stats: &[CellStats],
@@ -39,7 +39,7 @@ fn level(open_loop: bool) -> &'static str {
 /// value of its `columns` (default: server / config; and concurrency, when an open-loop run
 /// has several), one chart per value of the other deployment dimensions; each point the
 /// cell's mean with its interval.
-pub fn metric_vs_concurrency(
+pub(crate) fn metric_vs_concurrency(
     matrix: &Matrix,
     stats: &[CellStats],
     metric: &Metric,
@@ -151,7 +151,7 @@ pub fn metric_vs_concurrency(
 
 /// The latency percentiles (p50, p95, p99, max; means over iterations) against the load level:
 /// one chart per deployment and workload (and engine), on a log scale.
-pub fn latency_vs_concurrency(rows: &[ResultRow]) -> Vec<NamedChart> {
+pub(crate) fn latency_vs_concurrency(rows: &[ResultRow]) -> Vec<NamedChart> {
     // A run is all open or all closed loop: open-loop rows carry their rate.
     let open = rows.iter().any(|r| r.rate.is_some());
     // (server, config, workload, engine, the concurrency in an open-loop run).

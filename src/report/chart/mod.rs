@@ -3,50 +3,50 @@
 //! `timeline` (per second), and `bars` draws a comparison's changes. Pure: statistics in,
 //! SVG text out; writing the files is the caller's job.
 
-pub mod bars;
-pub mod curves;
-pub mod timeline;
+pub(crate) mod bars;
+pub(crate) mod curves;
+pub(crate) mod timeline;
 
-pub use curves::for_run;
+pub(crate) use curves::for_run;
 
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
 /// One point: a mean with the bounds of its interval, when it has one.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Point {
-    pub x: f64,
-    pub y: f64,
-    pub interval: Option<(f64, f64)>,
+pub(crate) struct Point {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    pub(crate) interval: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Line {
-    pub label: String,
-    pub points: Vec<Point>,
+pub(crate) struct Line {
+    pub(crate) label: String,
+    pub(crate) points: Vec<Point>,
     /// Drawn heavier: the cells the report compares against.
-    pub baseline: bool,
+    pub(crate) baseline: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct LineChart {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
-    pub lines: Vec<Line>,
-    pub log_y: bool,
+pub(crate) struct LineChart {
+    pub(crate) title: String,
+    pub(crate) x_label: String,
+    pub(crate) y_label: String,
+    pub(crate) lines: Vec<Line>,
+    pub(crate) log_y: bool,
 }
 
 /// A chart and the file name it goes to under `charts/` (names are `[A-Za-z0-9._-]`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct NamedChart<C = LineChart> {
-    pub file: String,
-    pub chart: C,
+pub(crate) struct NamedChart<C = LineChart> {
+    pub(crate) file: String,
+    pub(crate) chart: C,
 }
 
 /// Any chart a run has.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Chart {
+pub(crate) enum Chart {
     /// Against the load level (`curves`).
     Curve(LineChart),
     /// Per second (`timeline`).
@@ -56,7 +56,7 @@ pub enum Chart {
 }
 
 impl Chart {
-    pub fn title(&self) -> &str {
+    pub(crate) fn title(&self) -> &str {
         match self {
             Chart::Curve(c) => &c.title,
             Chart::Timeline(t) => &t.title,
@@ -64,7 +64,7 @@ impl Chart {
         }
     }
 
-    pub fn svg(&self) -> Result<String> {
+    pub(crate) fn svg(&self) -> Result<String> {
         match self {
             Chart::Curve(c) => svg(c),
             Chart::Timeline(t) => timeline::svg(t),
@@ -75,7 +75,7 @@ impl Chart {
 
 const SIZE: (u32, u32) = (720, 420);
 
-pub fn svg(c: &LineChart) -> Result<String> {
+pub(crate) fn svg(c: &LineChart) -> Result<String> {
     let points = || c.lines.iter().flat_map(|l| l.points.iter());
     // Load levels are spaced evenly whatever their values (they usually double), and
     // labelled with their values.

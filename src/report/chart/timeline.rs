@@ -12,36 +12,36 @@ use crate::results::ResultRow;
 
 /// One load level's seconds: x is the second (the warm-up's are 0 and below), y the value.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Trace {
-    pub label: String,
-    pub throughput: Vec<(f64, f64)>,
-    pub latency: Vec<(f64, f64)>,
+pub(crate) struct Trace {
+    pub(crate) label: String,
+    pub(crate) throughput: Vec<(f64, f64)>,
+    pub(crate) latency: Vec<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct Timeline {
-    pub title: String,
-    pub throughput_label: String,
+pub(crate) struct Timeline {
+    pub(crate) title: String,
+    pub(crate) throughput_label: String,
     /// `p99` where the samples have it, else `p95` (sysbench, runs before p99 was kept).
-    pub latency_label: String,
-    pub traces: Vec<Trace>,
+    pub(crate) latency_label: String,
+    pub(crate) traces: Vec<Trace>,
     /// The longest warm-up shown, in seconds (shaded left of 0).
-    pub warmup_s: f64,
+    pub(crate) warmup_s: f64,
 }
 
 /// The per-second series a run's timelines are drawn from, by (cell key, iteration).
 #[derive(Debug, Default)]
-pub struct Seconds {
-    pub throughput: Series,
-    pub p99: Series,
-    pub p95: Series,
-    pub warmup_throughput: Series,
-    pub warmup_p99: Series,
-    pub warmup_p95: Series,
+pub(crate) struct Seconds {
+    pub(crate) throughput: Series,
+    pub(crate) p99: Series,
+    pub(crate) p95: Series,
+    pub(crate) warmup_throughput: Series,
+    pub(crate) warmup_p99: Series,
+    pub(crate) warmup_p95: Series,
 }
 
 /// One timeline per deployment and workload (and engine) with per-second samples.
-pub fn for_run(
+pub(crate) fn for_run(
     rows: &[ResultRow],
     seconds: &Seconds,
     throughput: &str,
@@ -121,7 +121,7 @@ pub fn for_run(
 
 const SIZE: (u32, u32) = (720, 520);
 
-pub fn svg(t: &Timeline) -> Result<String> {
+pub(crate) fn svg(t: &Timeline) -> Result<String> {
     let xs = || {
         t.traces
             .iter()

@@ -11,14 +11,14 @@ use crate::servers::check::Check;
 use crate::servers::spec::ServerSpec;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Flavor {
+pub(crate) enum Flavor {
     Mariadb,
     Mysql,
     Percona,
 }
 
 impl Flavor {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Flavor::Mariadb => "MariaDB",
             Flavor::Mysql => "MySQL",
@@ -28,13 +28,13 @@ impl Flavor {
 
     /// `thread_handling = pool-of-threads`: MariaDB's and Percona's own thread pools
     /// (Oracle's is an Enterprise plugin, absent from community builds).
-    pub fn has_thread_pool(self) -> bool {
+    pub(crate) fn has_thread_pool(self) -> bool {
         matches!(self, Flavor::Mariadb | Flavor::Percona)
     }
 
     /// The flavor an image reference or build name names (its last path part), if any:
     /// `mysql:8.4`, `mysql-9.7`, `percona/percona-server:8.0`, `mariadb-11.8`.
-    pub fn from_name(name: &str) -> Option<Flavor> {
+    pub(crate) fn from_name(name: &str) -> Option<Flavor> {
         let last = name
             .trim_end_matches('/')
             .rsplit('/')
@@ -53,7 +53,7 @@ impl Flavor {
     }
 
     /// The flavor a server spec names; None for an external server or an unknown name.
-    pub fn of_spec(spec: &ServerSpec) -> Option<Flavor> {
+    pub(crate) fn of_spec(spec: &ServerSpec) -> Option<Flavor> {
         let name = spec
             .image
             .as_deref()
@@ -63,7 +63,7 @@ impl Flavor {
 
     /// The flavor a running server reports: MariaDB says so in its version, Percona in its
     /// `version_comment`; anything else of this family is Oracle MySQL.
-    pub fn reported(vars: &BTreeMap<String, String>) -> Flavor {
+    pub(crate) fn reported(vars: &BTreeMap<String, String>) -> Flavor {
         let has =
             |k: &str, word: &str| vars.get(k).is_some_and(|v| v.to_lowercase().contains(word));
         if has("version", "mariadb") {
@@ -78,7 +78,7 @@ impl Flavor {
 
 /// The flavor the matrix implied against the one the server reports (a server built from a
 /// folder named `mysql` that runs MariaDB measures something else than its name says).
-pub fn check(expected: Flavor, vars: &BTreeMap<String, String>) -> Check {
+pub(crate) fn check(expected: Flavor, vars: &BTreeMap<String, String>) -> Check {
     let actual = Flavor::reported(vars);
     let said = ["version", "version_comment"]
         .iter()

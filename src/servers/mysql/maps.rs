@@ -17,7 +17,7 @@ const SERVER_COMMANDS: [&str; 2] = ["mysqld", "mariadbd"];
 
 /// The server's maps: the container's main process if it is the server, else one of its
 /// children (an image whose entrypoint stays as a parent). Err says why none could be read.
-pub fn server_maps(proc_root: &Path, pid: u32) -> Result<String, String> {
+pub(crate) fn server_maps(proc_root: &Path, pid: u32) -> Result<String, String> {
     let comm = |p: u32| {
         std::fs::read_to_string(proc_root.join(format!("{p}/comm")))
             .map(|c| c.trim().to_string())
@@ -55,7 +55,7 @@ fn mapped_allocators(maps: &str) -> Vec<&str> {
 }
 
 /// The allocator check from the server's maps (or why they could not be read).
-pub fn check(allocator: Allocator, maps: Result<String, String>) -> Check {
+pub(crate) fn check(allocator: Allocator, maps: Result<String, String>) -> Check {
     let expected = format!("{allocator:?}").to_lowercase();
     let base = |actual: Option<String>, status| Check {
         setting: "allocator".into(),

@@ -1,12 +1,12 @@
 //! The MySQL family (MariaDB, MySQL, Percona Server): its container and my.cnf, readiness
 //! (a real query), its variables read back and the variant verified, and its counters.
 
-pub mod client;
-pub mod flavor;
-pub mod maps;
-pub mod mycnf;
-pub mod thread_pool;
-pub mod verify;
+pub(crate) mod client;
+pub(crate) mod flavor;
+pub(crate) mod maps;
+pub(crate) mod mycnf;
+pub(crate) mod thread_pool;
+pub(crate) mod verify;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,11 +25,11 @@ pub use client::MysqlClient;
 use flavor::Flavor;
 use verify::check_settings;
 
-pub const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
+pub(crate) const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
 
 /// `configs.<name>.mycnf`: my.cnf `[mysqld]` settings; a null value writes a bare flag
 /// (`skip_name_resolve: ~`).
-pub const MYCNF: ConfigBlock = ConfigBlock {
+pub(crate) const MYCNF: ConfigBlock = ConfigBlock {
     key: "mycnf",
     file: "my.cnf",
     bare_flags: true,
@@ -37,7 +37,7 @@ pub const MYCNF: ConfigBlock = ConfigBlock {
 };
 
 /// Status counters recorded in results.csv (as `srv_<lowercase name>`, `result_columns`).
-pub const RECORDED: [&str; 7] = [
+pub(crate) const RECORDED: [&str; 7] = [
     "Innodb_data_fsyncs",
     "Questions",
     "Com_select",
@@ -238,14 +238,14 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
 }
 
 /// The server's counters (SHOW GLOBAL STATUS), read on the driver's own connection.
-pub async fn status(conn: &mut mysql_async::Conn) -> Result<Status> {
+pub(crate) async fn status(conn: &mut mysql_async::Conn) -> Result<Status> {
     let rows: Vec<(String, String)> = conn.query("SHOW GLOBAL STATUS").await?;
     Ok(counters::parse(rows))
 }
 
 /// The counters of a measured phase from the snapshots around it: the second SHOW GLOBAL
 /// STATUS counts itself, and only counters that moved (or that the results compare) stay.
-pub fn measured(before: &Status, after: &Status, keep: &[&str]) -> Status {
+pub(crate) fn measured(before: &Status, after: &Status, keep: &[&str]) -> Status {
     let mut server = counters::delta(before, after);
     for k in ["Questions", "Com_show_status"] {
         if let Some(q) = server.get_mut(k) {
@@ -258,7 +258,7 @@ pub fn measured(before: &Status, after: &Status, keep: &[&str]) -> Status {
 
 /// Wait (up to 10 s) until none of these connection ids is in the server's process list:
 /// a dropped client's COM_QUIT counts in Questions, and must not land in the next snapshot.
-pub async fn wait_disconnected(control: &mut mysql_async::Conn, ids: &[u32]) {
+pub(crate) async fn wait_disconnected(control: &mut mysql_async::Conn, ids: &[u32]) {
     if ids.is_empty() {
         return;
     }
@@ -274,7 +274,7 @@ pub async fn wait_disconnected(control: &mut mysql_async::Conn, ids: &[u32]) {
 }
 
 /// The lines of a server log that explain a failed start: its [ERROR] lines, else the tail.
-pub fn server_error_lines(log: &str) -> String {
+pub(crate) fn server_error_lines(log: &str) -> String {
     let errors: Vec<&str> = log.lines().filter(|l| l.contains("[ERROR]")).collect();
     if errors.is_empty() {
         format!("server log (last lines):\n{}", tail(log, 10))

@@ -5,7 +5,7 @@ use crate::input::untrusted::printable;
 use crate::servers::spec::{CnfValue, Settings};
 
 /// `[mysqld]` section with one `name = value` line per setting (a bare name for flags).
-pub fn render(settings: &Settings) -> String {
+pub(crate) fn render(settings: &Settings) -> String {
     let mut out = String::from("# rendered by rmatrix\n[mysqld]\n");
     for (name, value) in settings {
         match value {
@@ -17,7 +17,7 @@ pub fn render(settings: &Settings) -> String {
 }
 
 /// A my.cnf option name: `[A-Za-z0-9_.-]+` (no `!include`, no `[section]`, no newline).
-pub fn mycnf_key(name: &str) -> Result<(), String> {
+pub(crate) fn mycnf_key(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name
             .chars()

@@ -9,7 +9,7 @@ use crate::servers::spec::{ServerSpec, Settings};
 
 /// The refusal of `settings` (the config's my.cnf block) on `spec`, named as the matrix
 /// names them.
-pub fn refuses(
+pub(crate) fn refuses(
     server: &str,
     spec: &ServerSpec,
     config: &str,

@@ -8,7 +8,7 @@ use indexmap::IndexMap;
 use crate::servers::check::{same_value, truthy, Check};
 use crate::servers::spec::{Allocator, CnfValue};
 
-pub fn check_settings(
+pub(crate) fn check_settings(
     settings: &IndexMap<String, Option<CnfValue>>,
     allocator: Option<Allocator>,
     vars: &BTreeMap<String, String>,

@@ -13,7 +13,7 @@ use crate::servers::spec::{Allocator, CnfValue, Settings};
 const REDIS_REFUSED: [&str; 4] = ["include", "loadmodule", "rename-command", "requirepass"];
 
 /// A redis.conf directive name: lower-case letters, digits and `-` (Redis's own names).
-pub fn redis_key(name: &str) -> Result<(), String> {
+pub(crate) fn redis_key(name: &str) -> Result<(), String> {
     let ok = !name.is_empty()
         && name
             .chars()
@@ -36,7 +36,7 @@ pub fn redis_key(name: &str) -> Result<(), String> {
 }
 
 /// One `name value` line per setting; YAML booleans become yes/no, an empty value `""`.
-pub fn render(settings: &Settings) -> String {
+pub(crate) fn render(settings: &Settings) -> String {
     let mut out = String::from("# rendered by rmatrix\n");
     for (name, v) in settings {
         out.push_str(&format!("{name} {}\n", conf_value(text(v))));
@@ -59,7 +59,7 @@ fn conf_value(v: &str) -> String {
 }
 
 /// Compare every setting with the server's value; the allocator with INFO `mem_allocator`.
-pub fn check_settings(
+pub(crate) fn check_settings(
     settings: &Settings,
     allocator: Option<Allocator>,
     vars: &BTreeMap<String, String>,
@@ -104,7 +104,7 @@ pub fn check_settings(
 }
 
 /// Redis's own spellings: memory units (`1kb` = 1024, `1k` = 1000), collapsed whitespace.
-pub fn redis_same(expected: &str, actual: &str) -> bool {
+pub(crate) fn redis_same(expected: &str, actual: &str) -> bool {
     let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     let (e, a) = (words(expected), words(actual));
     if e.eq_ignore_ascii_case(&a) {

@@ -24,7 +24,7 @@ const CONTAINER_COMMANDS: &[&str] = &[
 
 /// A command that did not give the reply asked for.
 #[derive(Debug, thiserror::Error)]
-pub enum CommandError {
+pub(crate) enum CommandError {
     /// The server answered with an error reply: `reason` is its text (`ERR ...`, `NOAUTH ...`).
     #[error("{command} failed: {reason}")]
     Refused { command: String, reason: String },
@@ -45,14 +45,14 @@ impl crate::error::Kinded for CommandError {
 }
 
 /// One authenticated connection for control commands (not for load).
-pub struct Control {
+pub(crate) struct Control {
     conn: MultiplexedConnection,
 }
 
 impl Control {
     /// Connect and authenticate (an empty password sends no AUTH). No time limit but the
     /// system's own for TCP connect; see [`Control::connect_within`].
-    pub async fn connect(addr: &Addr, password: &str) -> Result<Control> {
+    pub(crate) async fn connect(addr: &Addr, password: &str) -> Result<Control> {
         let client = Client::open(connection_info(addr, password)?)
             .with_context(|| format!("failed to connect to {addr}"))?;
         let config = AsyncConnectionConfig::new()
@@ -80,14 +80,18 @@ impl Control {
     }
 
     /// Connect, authenticate, and give up after `timeout`.
-    pub async fn connect_within(addr: &Addr, password: &str, timeout: Duration) -> Result<Control> {
+    pub(crate) async fn connect_within(
+        addr: &Addr,
+        password: &str,
+        timeout: Duration,
+    ) -> Result<Control> {
         tokio::time::timeout(timeout, Control::connect(addr, password))
             .await
             .with_context(|| format!("connecting to {addr} timed out"))?
     }
 
     /// Send `cmd` and convert its reply to `T`; an error reply is [`CommandError::Refused`].
-    pub async fn query<T: FromRedisValue>(&mut self, cmd: &Cmd) -> Result<T, CommandError> {
+    pub(crate) async fn query<T: FromRedisValue>(&mut self, cmd: &Cmd) -> Result<T, CommandError> {
         cmd.query_async(&mut self.conn).await.map_err(|e| {
             let command = name(cmd);
             match e.code() {
@@ -107,13 +111,13 @@ impl Control {
     }
 
     /// `INFO <section>` as text (see [`info_fields`]).
-    pub async fn info(&mut self, section: &str) -> Result<String, CommandError> {
+    pub(crate) async fn info(&mut self, section: &str) -> Result<String, CommandError> {
         let bytes: Vec<u8> = self.query(redis::cmd("INFO").arg(section)).await?;
         Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
     /// `CONFIG GET *`: every setting as `(name, value)`, names as the server spells them.
-    pub async fn config_get_all(&mut self) -> Result<Vec<(String, String)>, CommandError> {
+    pub(crate) async fn config_get_all(&mut self) -> Result<Vec<(String, String)>, CommandError> {
         let items: Vec<Vec<u8>> = self.query(redis::cmd("CONFIG").arg("GET").arg("*")).await?;
         let text = |b: &Vec<u8>| String::from_utf8_lossy(b).into_owned();
         Ok(items
@@ -168,7 +172,7 @@ fn name(cmd: &Cmd) -> String {
 }
 
 /// `INFO` text as `field -> value` (comments and section headers dropped).
-pub fn info_fields(text: &str) -> Vec<(String, String)> {
+pub(crate) fn info_fields(text: &str) -> Vec<(String, String)> {
     text.lines()
         .filter(|l| !l.starts_with('#'))
         .filter_map(|l| l.trim_end().split_once(':'))

@@ -2,8 +2,8 @@
 //! password, readiness (an authenticated PING), `CONFIG GET *` and INFO read back and the
 //! variant verified.
 
-pub mod conf;
-pub mod control;
+pub(crate) mod conf;
+pub(crate) mod control;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,10 +19,10 @@ use crate::measure::counters::Status;
 use conf as redisconf;
 use control::{info_fields, Control};
 
-pub const CONF_IN_CONTAINER: &str = "/etc/rmatrix/redis.conf";
+pub(crate) const CONF_IN_CONTAINER: &str = "/etc/rmatrix/redis.conf";
 
 /// `configs.<name>.redis_conf`: redis.conf settings (`appendfsync: always`, `save: ""`).
-pub const REDIS_CONF: ConfigBlock = ConfigBlock {
+pub(crate) const REDIS_CONF: ConfigBlock = ConfigBlock {
     key: "redis_conf",
     file: "redis.conf",
     bare_flags: false,
@@ -34,7 +34,7 @@ const SOCKET_NAME: &str = "redis.sock";
 const MAX_SOCKET_PATH: usize = 100;
 
 /// The Redis family: Redis and Valkey servers.
-pub struct Redis;
+pub(crate) struct Redis;
 
 impl Family for Redis {
     /// `redis:7`, `valkey/valkey:8`, a build `redis-7.0` or `valkey-8.1`.
@@ -169,7 +169,7 @@ impl Liveness for Timed<'_> {
 
 /// Where a client connects: the TCP endpoint or the server's unix socket.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Addr {
+pub(crate) enum Addr {
     Tcp(String, u16),
     Unix(PathBuf),
 }
@@ -183,7 +183,7 @@ impl std::fmt::Display for Addr {
     }
 }
 
-pub fn tcp_addr(endpoint: &Endpoint) -> Addr {
+pub(crate) fn tcp_addr(endpoint: &Endpoint) -> Addr {
     Addr::Tcp(endpoint.host.clone(), endpoint.port)
 }
 
@@ -247,12 +247,12 @@ async fn config_get_all(conn: &mut Control) -> Result<BTreeMap<String, String>> 
 
 /// The family's counters: INFO commandstats as `cmdstat_<command>` -> calls (plus rejected calls, which Redis 7+
 /// counts apart) and `cmdstat_<command>.usec`.
-pub async fn commandstats(control: &mut Control) -> Result<Status> {
+pub(crate) async fn commandstats(control: &mut Control) -> Result<Status> {
     let text = control.info("commandstats").await?;
     Ok(parse_commandstats(&text))
 }
 
-pub fn parse_commandstats(text: &str) -> Status {
+pub(crate) fn parse_commandstats(text: &str) -> Status {
     let mut out = Status::new();
     for (name, fields) in info_fields(text) {
         if !name.starts_with("cmdstat_") {
@@ -275,7 +275,7 @@ pub fn parse_commandstats(text: &str) -> Status {
 }
 
 /// after - before of two commandstats snapshots; a command absent before counted from zero.
-pub fn commandstats_delta(before: &Status, after: &Status) -> Status {
+pub(crate) fn commandstats_delta(before: &Status, after: &Status) -> Status {
     after
         .iter()
         .map(|(k, a)| {
@@ -289,7 +289,7 @@ pub fn commandstats_delta(before: &Status, after: &Status) -> Status {
 }
 
 /// The socket a unix-transport workload connects to.
-pub fn socket_addr(socket: Option<&PathBuf>) -> Result<Addr> {
+pub(crate) fn socket_addr(socket: Option<&PathBuf>) -> Result<Addr> {
     socket.map(|p| Addr::Unix(p.clone())).ok_or_else(|| {
         anyhow!(
             "this server has no unix socket on this host (external server, bridge network, \

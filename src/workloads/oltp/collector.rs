@@ -9,13 +9,13 @@ use crate::measure::interval::{IntervalStats, Sample};
 use crate::measure::latency::Latency;
 use crate::measure::seconds::Seconds;
 
-pub struct Collected {
-    pub seconds: Arc<Seconds>,
-    pub workers: Vec<Summary>,
+pub(crate) struct Collected {
+    pub(crate) seconds: Arc<Seconds>,
+    pub(crate) workers: Vec<Summary>,
 }
 
 /// Receive every worker's totals, until every worker has hung up.
-pub fn collect(rx: Receiver<Summary>, seconds: Arc<Seconds>) -> Collected {
+pub(crate) fn collect(rx: Receiver<Summary>, seconds: Arc<Seconds>) -> Collected {
     Collected {
         seconds,
         workers: rx.iter().collect(),
@@ -23,22 +23,22 @@ pub fn collect(rx: Receiver<Summary>, seconds: Arc<Seconds>) -> Collected {
 }
 
 impl Collected {
-    pub fn total(&self) -> IntervalStats {
+    pub(crate) fn total(&self) -> IntervalStats {
         self.seconds.total()
     }
 
     /// One sample per complete second of a phase that lasted `elapsed` seconds.
-    pub fn samples(&self, elapsed: f64, threads: u32, pct: f64) -> Vec<Sample> {
+    pub(crate) fn samples(&self, elapsed: f64, threads: u32, pct: f64) -> Vec<Sample> {
         self.seconds.samples(elapsed, threads, pct)
     }
 
-    pub fn first_error(&self) -> Option<String> {
+    pub(crate) fn first_error(&self) -> Option<String> {
         self.workers.iter().find_map(|w| w.first_error.clone())
     }
 }
 
 /// The phase's event latencies as a `Latency` (values at their 1% bucket's middle).
-pub fn latency(total: &IntervalStats) -> Latency {
+pub(crate) fn latency(total: &IntervalStats) -> Latency {
     let mut l = Latency::default();
     for v in total.hist.iter_recorded() {
         let us = total.hist.median_equivalent(v.value_iterated_to());

@@ -239,7 +239,6 @@ fn run_phase(
         |start| {
             pacer = pace.as_ref().map(|p| Pacer::start(p, length)).transpose()?;
             Ok(Phase {
-                start,
                 seconds: Seconds::new(start),
                 deadline: length.as_duration().map(|d| start + d),
                 budget: match length {

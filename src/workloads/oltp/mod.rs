@@ -2,13 +2,13 @@
 //! statement texts and event plans, the sbtest schema, and the driver (load the tables once,
 //! then workers with one connection each send per-second stats to one collector).
 
-pub mod collector;
+pub(crate) mod collector;
 pub mod driver;
 pub mod prepare;
-pub mod rand;
-pub mod schema;
-pub mod spec;
-pub mod sql;
-pub mod worker;
+pub(crate) mod rand;
+pub(crate) mod schema;
+pub(crate) mod spec;
+pub(crate) mod sql;
+pub(crate) mod worker;
 
 pub use spec::{OltpSpec, OltpTest, RandType};

@@ -142,7 +142,7 @@ async fn load(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<(
 }
 
 /// A worker's generator: from `seed` when one is given (repeatable runs), else from the OS.
-pub fn seeded(seed: u64, stream: u64) -> SmallRng {
+pub(crate) fn seeded(seed: u64, stream: u64) -> SmallRng {
     if seed == 0 {
         SmallRng::from_os_rng()
     } else {

@@ -7,7 +7,7 @@ use crate::workloads::oltp::spec::{OltpSpec, RandType};
 
 /// A configured `sysbench.rand.default`.
 #[derive(Debug, Clone, Copy)]
-pub struct KeyDist {
+pub(crate) struct KeyDist {
     kind: RandType,
     spec_iter: u32,
     spec_pct: u32,
@@ -17,7 +17,7 @@ pub struct KeyDist {
 }
 
 impl KeyDist {
-    pub fn new(spec: &OltpSpec) -> KeyDist {
+    pub(crate) fn new(spec: &OltpSpec) -> KeyDist {
         let h = spec.rand_pareto_h;
         KeyDist {
             kind: spec.rand_type,
@@ -29,7 +29,7 @@ impl KeyDist {
         }
     }
 
-    pub fn sample<R: Rng>(&self, rng: &mut R, a: u32, b: u32) -> u32 {
+    pub(crate) fn sample<R: Rng>(&self, rng: &mut R, a: u32, b: u32) -> u32 {
         match self.kind {
             RandType::Uniform => uniform(rng, a, b),
             RandType::Gaussian => gaussian(rng, a, b, self.spec_iter),
@@ -62,7 +62,7 @@ impl KeyDist {
     }
 }
 
-pub fn uniform<R: Rng>(rng: &mut R, a: u32, b: u32) -> u32 {
+pub(crate) fn uniform<R: Rng>(rng: &mut R, a: u32, b: u32) -> u32 {
     let t = (b - a) as f64 + 1.0;
     (a as u64 + (rng.random::<f64>() * t) as u64).min(b as u64) as u32
 }
@@ -115,7 +115,7 @@ fn helper2(x: f64) -> f64 {
 
 /// `sysbench.rand.unique()`: a 32-bit permutation (Preshing's quadratic residues), so ids
 /// from a shared counter never repeat.
-pub fn unique(index: u32, offset: u32) -> u32 {
+pub(crate) fn unique(index: u32, offset: u32) -> u32 {
     fn qpr(x: u32) -> u32 {
         const PRIME: u32 = 4_294_967_291;
         if x >= PRIME {

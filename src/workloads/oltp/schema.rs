@@ -6,12 +6,12 @@ use super::rand::KeyDist;
 use crate::workloads::oltp::spec::OltpSpec;
 
 /// `c`: 10 groups of 11 random digits joined by `-` (119 characters).
-pub fn c_value<R: Rng>(rng: &mut R) -> String {
+pub(crate) fn c_value<R: Rng>(rng: &mut R) -> String {
     digit_groups(rng, 10)
 }
 
 /// `pad`: 5 groups of 11 random digits joined by `-` (59 characters).
-pub fn pad_value<R: Rng>(rng: &mut R) -> String {
+pub(crate) fn pad_value<R: Rng>(rng: &mut R) -> String {
     digit_groups(rng, 5)
 }
 
@@ -28,12 +28,8 @@ fn digit_groups<R: Rng>(rng: &mut R, groups: usize) -> String {
     s
 }
 
-pub fn table_name(n: u32) -> String {
-    format!("sbtest{n}")
-}
-
 /// CREATE TABLE as sysbench writes it (`secondary` makes `id` a plain key).
-pub fn create_table(spec: &OltpSpec, n: u32, engine: &str) -> String {
+pub(crate) fn create_table(spec: &OltpSpec, n: u32, engine: &str) -> String {
     let id = if spec.auto_inc {
         "INTEGER NOT NULL AUTO_INCREMENT"
     } else {
@@ -51,12 +47,12 @@ pub fn create_table(spec: &OltpSpec, n: u32, engine: &str) -> String {
     )
 }
 
-pub fn create_index(n: u32) -> String {
+pub(crate) fn create_index(n: u32) -> String {
     format!("CREATE INDEX k_{n} ON sbtest{n}(k)")
 }
 
 /// Rows a table starts with: oltp_insert without auto_inc starts empty, as in sysbench.
-pub fn initial_rows(spec: &OltpSpec) -> u32 {
+pub(crate) fn initial_rows(spec: &OltpSpec) -> u32 {
     use crate::workloads::oltp::spec::OltpTest;
     if spec.test == OltpTest::OltpInsert && !spec.auto_inc {
         0
@@ -67,7 +63,7 @@ pub fn initial_rows(spec: &OltpSpec) -> u32 {
 
 /// One multi-row INSERT for ids `first..=last` of table `n`. Ids are explicit so that
 /// several connections can load one table in parallel and still get sysbench's 1..N.
-pub fn insert_rows<R: Rng>(
+pub(crate) fn insert_rows<R: Rng>(
     n: u32,
     first: u32,
     last: u32,
@@ -90,7 +86,7 @@ pub fn insert_rows<R: Rng>(
 }
 
 /// Identifies what a loaded schema holds, so an unchanged one is not reloaded.
-pub fn signature(spec: &OltpSpec, engine: &str) -> String {
+pub(crate) fn signature(spec: &OltpSpec, engine: &str) -> String {
     format!(
         "tables={} rows={} auto_inc={} secondary={} create_secondary={} engine={}",
         spec.tables,

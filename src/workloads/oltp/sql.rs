@@ -10,7 +10,7 @@ use crate::workloads::oltp::spec::{OltpSpec, OltpTest};
 
 /// A prepared statement kind (one per table, as sysbench prepares them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub(crate) enum Kind {
     PointSelect,
     SimpleRange,
     SumRange,
@@ -25,13 +25,13 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const COUNT: usize = 11;
+    pub(crate) const COUNT: usize = 11;
 
-    pub fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
-    pub fn sql(self, table: u32, spec: &OltpSpec) -> String {
+    pub(crate) fn sql(self, table: u32, spec: &OltpSpec) -> String {
         let t = table;
         match self {
             Kind::PointSelect => format!("SELECT c FROM sbtest{t} WHERE id=?"),
@@ -61,7 +61,7 @@ impl Kind {
 }
 
 /// Statement kinds a test prepares on every connection (for every table).
-pub fn kinds(spec: &OltpSpec) -> Vec<Kind> {
+pub(crate) fn kinds(spec: &OltpSpec) -> Vec<Kind> {
     let ranges = || {
         if spec.range_selects {
             vec![
@@ -95,7 +95,7 @@ pub fn kinds(spec: &OltpSpec) -> Vec<Kind> {
 }
 
 /// Tables whose statements are prepared: select_random_* only use sbtest1.
-pub fn prepared_tables(spec: &OltpSpec) -> u32 {
+pub(crate) fn prepared_tables(spec: &OltpSpec) -> u32 {
     match spec.test {
         OltpTest::SelectRandomPoints | OltpTest::SelectRandomRanges => 1,
         _ => spec.tables,
@@ -104,7 +104,7 @@ pub fn prepared_tables(spec: &OltpSpec) -> u32 {
 
 /// One statement of an event.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub(crate) enum Step {
     Begin,
     Commit,
     Exec {
@@ -117,12 +117,12 @@ pub enum Step {
 }
 
 /// What one worker needs to generate its events.
-pub struct EventGen<'a> {
-    pub spec: &'a OltpSpec,
-    pub dist: KeyDist,
+pub(crate) struct EventGen<'a> {
+    pub(crate) spec: &'a OltpSpec,
+    pub(crate) dist: KeyDist,
     /// sysbench's thread id and thread count (select_random_* slice the key space by them).
-    pub tid: u32,
-    pub threads: u32,
+    pub(crate) tid: u32,
+    pub(crate) threads: u32,
 }
 
 impl EventGen<'_> {
@@ -136,7 +136,12 @@ impl EventGen<'_> {
 
     /// Fill `out` with the statements of one event; `unique` yields oltp_insert's ids when
     /// auto_inc is off.
-    pub fn event<R: Rng>(&self, rng: &mut R, unique: impl FnOnce() -> u32, out: &mut Vec<Step>) {
+    pub(crate) fn event<R: Rng>(
+        &self,
+        rng: &mut R,
+        unique: impl FnOnce() -> u32,
+        out: &mut Vec<Step>,
+    ) {
         out.clear();
         let s = self.spec;
         let trx = s.test.transactional() && !s.skip_trx;

@@ -35,36 +35,35 @@ const LOST: [u16; 5] = [2013, 2006, 2011, 2055, 1927];
 
 /// Per-worker totals for thread fairness.
 #[derive(Debug, Clone, Default)]
-pub struct Summary {
-    pub events: u64,
+pub(crate) struct Summary {
+    pub(crate) events: u64,
     /// Sum of this worker's event latencies (sysbench's per-thread "execution time").
-    pub busy_s: f64,
-    pub first_error: Option<String>,
+    pub(crate) busy_s: f64,
+    pub(crate) first_error: Option<String>,
     /// The error that stopped this worker, if one did.
-    pub fatal: Option<String>,
+    pub(crate) fatal: Option<String>,
     /// Open loop: each event's service time, from its first statement's send to its end.
     /// None in closed loop: a histogram per worker is 190 KB once touched, and 512 workers
     /// would carry 512 of them for nothing.
-    pub service: Option<Latency>,
+    pub(crate) service: Option<Latency>,
 }
 
 /// The phase every worker of one run shares.
-pub struct Phase {
-    pub start: Instant,
-    pub deadline: Option<Instant>,
+pub(crate) struct Phase {
+    pub(crate) deadline: Option<Instant>,
     /// The phase's per-second statistics, which each worker's recorder feeds.
-    pub seconds: Arc<Seconds>,
+    pub(crate) seconds: Arc<Seconds>,
     /// Event count limit shared by all workers (sysbench `--events`).
-    pub budget: Option<(AtomicU64, u64)>,
-    pub live: Arc<AtomicU64>,
+    pub(crate) budget: Option<(AtomicU64, u64)>,
+    pub(crate) live: Arc<AtomicU64>,
     /// Set when the iteration was given up (the stall watchdog): stop at the next event.
-    pub cancelled: Arc<AtomicBool>,
-    pub threads: u32,
+    pub(crate) cancelled: Arc<AtomicBool>,
+    pub(crate) threads: u32,
     /// oltp_insert without auto_inc: shared index of `rand.unique()`.
-    pub unique: AtomicU32,
-    pub unique_offset: u32,
+    pub(crate) unique: AtomicU32,
+    pub(crate) unique_offset: u32,
     /// Open loop: each event is an arrival, taken from here; the pacer ends the phase.
-    pub tickets: Option<Tickets>,
+    pub(crate) tickets: Option<Tickets>,
 }
 
 impl Phase {
@@ -81,8 +80,8 @@ impl Phase {
     }
 }
 
-pub struct Worker {
-    pub tid: u32,
+pub(crate) struct Worker {
+    pub(crate) tid: u32,
     conn: Option<Conn>,
     /// Prepared statements indexed by `(table - 1) * Kind::COUNT + kind`.
     stmts: Vec<Option<Statement>>,
@@ -107,7 +106,7 @@ fn classify(e: &mysql::Error) -> Failure {
 }
 
 impl Worker {
-    pub fn open(
+    pub(crate) fn open(
         tid: u32,
         endpoint: &Endpoint,
         spec: Arc<OltpSpec>,
@@ -153,13 +152,13 @@ impl Worker {
     }
 
     /// The server's id of this client's connection, while it has one.
-    pub fn connection_id(&self) -> Option<u32> {
+    pub(crate) fn connection_id(&self) -> Option<u32> {
         self.conn.as_ref().map(Conn::connection_id)
     }
 
     /// Run events until the phase is over; each second's stats go to the phase's `seconds`,
     /// this worker's totals to `tx` at the end.
-    pub fn run(&mut self, phase: &Phase, tx: &Sender<Summary>) {
+    pub(crate) fn run(&mut self, phase: &Phase, tx: &Sender<Summary>) {
         let spec = self.spec.clone();
         let gen = EventGen {
             spec: &spec,

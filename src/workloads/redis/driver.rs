@@ -31,7 +31,7 @@ use crate::workloads::redis::stream::{self, Stream};
 use crate::workloads::Ctx;
 
 /// One iteration: prepare, optional warmup, measured phase, counter check.
-pub async fn run_iteration(ctx: &Ctx<'_>, spec: &RedisSpec) -> Result<Measurement> {
+pub(crate) async fn run_iteration(ctx: &Ctx<'_>, spec: &RedisSpec) -> Result<Measurement> {
     let server = ctx.server;
     let load_addr = match spec.transport {
         Transport::Tcp => tcp_addr(&server.endpoint),
@@ -256,7 +256,7 @@ fn class(cmd: &str) -> Class {
 }
 
 /// Every request the clients sent must be a call the server counted, and the other way round.
-pub fn check_counts(sent: &BTreeMap<&'static str, u64>, server: &Status) -> Result<()> {
+pub(crate) fn check_counts(sent: &BTreeMap<&'static str, u64>, server: &Status) -> Result<()> {
     for (cmd, n) in sent {
         let counted = server.get(&format!("cmdstat_{cmd}")).copied().unwrap_or(0);
         if counted != *n {

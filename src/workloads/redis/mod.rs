@@ -1,9 +1,9 @@
 //! redis-benchmark's tests and memtier's mix (`redis`), driven by rmatrix's own client:
 //! the spec and its checks, the request encoding, the load clients' streams, and the driver.
 
-pub mod driver;
-pub mod proto;
-pub mod spec;
-pub mod stream;
+pub(crate) mod driver;
+pub(crate) mod proto;
+pub(crate) mod spec;
+pub(crate) mod stream;
 
-pub use spec::{KeyDistribution, Ratio, RedisSpec, RedisTest, Transport};
+pub(crate) use spec::{RedisSpec, RedisTest, Transport};

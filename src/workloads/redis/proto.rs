@@ -15,11 +15,11 @@ const DIGITS: usize = 12;
 
 /// One command, encoded, with the offsets of its key-number slots.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Template {
-    pub bytes: Vec<u8>,
-    pub slots: Vec<usize>,
+pub(crate) struct Template {
+    pub(crate) bytes: Vec<u8>,
+    pub(crate) slots: Vec<usize>,
     /// INFO commandstats name of the command (`set`, `lrange`, ...).
-    pub command: &'static str,
+    pub(crate) command: &'static str,
 }
 
 /// An argument of a command being encoded.
@@ -55,13 +55,18 @@ fn encode(command: &'static str, args: &[Arg<'_>]) -> Template {
 }
 
 /// A value of `size` printable bytes (redis-benchmark's are pseudo-random printable too).
-pub fn value(size: usize) -> Vec<u8> {
+pub(crate) fn value(size: usize) -> Vec<u8> {
     (0..size).map(|i| b'0' + ((i * 7 + 3) % 64) as u8).collect()
 }
 
 /// The commands a test sends, in the order a client cycles through them: one template for
 /// every test but `mixed`, whose list is `sets` SETs then `gets` GETs (memtier's order).
-pub fn templates(test: RedisTest, data_size: usize, random: bool, ratio: Ratio) -> Vec<Template> {
+pub(crate) fn templates(
+    test: RedisTest,
+    data_size: usize,
+    random: bool,
+    ratio: Ratio,
+) -> Vec<Template> {
     let data = value(data_size);
     let d = Arg::Text(&data);
     let one = |name: &'static str, args: &[Arg<'_>]| vec![encode(name, args)];
@@ -150,7 +155,7 @@ pub fn templates(test: RedisTest, data_size: usize, random: bool, ratio: Ratio) 
 
 /// Append `t` to `out` with a fresh key number in each slot (or the literal `__rand_int__`
 /// when `keys` is None: redis-benchmark's single key without `-r`).
-pub fn append(out: &mut Vec<u8>, t: &Template, keys: Option<&mut KeyGen>) {
+pub(crate) fn append(out: &mut Vec<u8>, t: &Template, keys: Option<&mut KeyGen>) {
     let start = out.len();
     out.extend_from_slice(&t.bytes);
     if let Some(keys) = keys {
@@ -164,7 +169,7 @@ pub fn append(out: &mut Vec<u8>, t: &Template, keys: Option<&mut KeyGen>) {
 }
 
 /// `n` as 12 zero-padded decimal digits (higher digits dropped, as `%012llu` never needs).
-pub fn write_digits(dst: &mut [u8], mut n: u64) {
+pub(crate) fn write_digits(dst: &mut [u8], mut n: u64) {
     for d in dst.iter_mut().rev() {
         *d = b'0' + (n % 10) as u8;
         n /= 10;
@@ -172,7 +177,7 @@ pub fn write_digits(dst: &mut [u8], mut n: u64) {
 }
 
 /// Key numbers in `0..keyspace` for one client.
-pub struct KeyGen {
+pub(crate) struct KeyGen {
     dist: KeyDistribution,
     keyspace: u64,
     next_seq: u64,
@@ -182,7 +187,7 @@ pub struct KeyGen {
 impl KeyGen {
     /// Client `client` of `clients`: sequential walks start at the client's own share of the
     /// keyspace, so clients do not write the same keys in lockstep.
-    pub fn new(
+    pub(crate) fn new(
         dist: KeyDistribution,
         keyspace: u64,
         client: u64,
@@ -198,7 +203,7 @@ impl KeyGen {
         }
     }
 
-    pub fn next_key(&mut self) -> u64 {
+    pub(crate) fn next_key(&mut self) -> u64 {
         match self.dist {
             KeyDistribution::Uniform => self.rng.random_range(0..self.keyspace),
             KeyDistribution::Sequential => {
@@ -224,7 +229,7 @@ impl KeyGen {
 /// A malformed reply: the connection cannot be trusted any more.
 #[derive(Debug, thiserror::Error)]
 #[error("malformed reply from the server: {0}")]
-pub struct ProtocolError(pub String);
+pub(crate) struct ProtocolError(pub String);
 
 impl crate::error::Kinded for ProtocolError {
     fn kind(&self) -> crate::error::ErrorKind {
@@ -234,7 +239,7 @@ impl crate::error::Kinded for ProtocolError {
 
 /// Length of the first complete RESP2 reply in `buf` and whether it is an error reply, or
 /// None when more bytes are needed. Arrays are walked without allocating.
-pub fn reply_len(buf: &[u8]) -> Result<Option<(usize, bool)>, ProtocolError> {
+pub(crate) fn reply_len(buf: &[u8]) -> Result<Option<(usize, bool)>, ProtocolError> {
     let is_error = buf.first() == Some(&b'-');
     let mut pos = 0;
     let mut pending: u64 = 1;
@@ -288,7 +293,7 @@ fn number(line: &[u8]) -> Result<i64, ProtocolError> {
 }
 
 /// Encode any command (a load stream's AUTH; control work goes through the `redis` crate).
-pub fn command(args: &[&[u8]]) -> Vec<u8> {
+pub(crate) fn command(args: &[&[u8]]) -> Vec<u8> {
     let args: Vec<Arg<'_>> = args.iter().map(|a| Arg::Text(a)).collect();
     encode("", &args).bytes
 }

@@ -12,7 +12,7 @@ use crate::workloads::{Ctx, Driver, Facts, Problem};
 /// redis-benchmark's tests (`-t` names) plus memtier's mixed SET:GET load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum RedisTest {
+pub(crate) enum RedisTest {
     PingInline,
     PingMbulk,
     Set,
@@ -41,7 +41,8 @@ pub enum RedisTest {
 }
 
 impl RedisTest {
-    pub const ALL: [RedisTest; 20] = [
+    #[cfg(test)]
+    pub(crate) const ALL: [RedisTest; 20] = [
         RedisTest::PingInline,
         RedisTest::PingMbulk,
         RedisTest::Set,
@@ -65,7 +66,7 @@ impl RedisTest {
     ];
 
     /// The name in the matrix and in redis-benchmark's `-t`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             RedisTest::PingInline => "ping_inline",
             RedisTest::PingMbulk => "ping_mbulk",
@@ -91,7 +92,7 @@ impl RedisTest {
     }
 
     /// The title redis-benchmark prints for the test (its CSV `test` column).
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             RedisTest::PingInline => "PING_INLINE",
             RedisTest::PingMbulk => "PING_MBULK",
@@ -119,7 +120,7 @@ impl RedisTest {
     }
 
     /// The server command the test sends (INFO commandstats name, lower case).
-    pub fn command(self) -> &'static str {
+    pub(crate) fn command(self) -> &'static str {
         match self {
             RedisTest::PingInline | RedisTest::PingMbulk => "ping",
             RedisTest::Lrange100
@@ -132,7 +133,7 @@ impl RedisTest {
     }
 
     /// Elements LRANGE reads (the list is filled to this size first), else 0.
-    pub fn lrange_len(self) -> usize {
+    pub(crate) fn lrange_len(self) -> usize {
         match self {
             RedisTest::Lrange100 => 100,
             RedisTest::Lrange300 => 300,
@@ -152,7 +153,7 @@ impl fmt::Display for RedisTest {
 /// How keys are drawn from the keyspace (memtier's `--key-pattern`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum KeyDistribution {
+pub(crate) enum KeyDistribution {
     #[default]
     Uniform,
     /// Normal around the middle of the keyspace, standard deviation keyspace/6 (memtier's).
@@ -163,7 +164,7 @@ pub enum KeyDistribution {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Transport {
+pub(crate) enum Transport {
     #[default]
     Tcp,
     /// The server's unix socket, mounted from the deployment directory.
@@ -173,9 +174,9 @@ pub enum Transport {
 /// memtier's `--ratio SETS:GETS`, e.g. `1:10`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(into = "String")]
-pub struct Ratio {
-    pub sets: u32,
-    pub gets: u32,
+pub(crate) struct Ratio {
+    pub(crate) sets: u32,
+    pub(crate) gets: u32,
 }
 
 impl Default for Ratio {
@@ -216,24 +217,24 @@ impl<'de> Deserialize<'de> for Ratio {
 /// rmatrix's own Redis client, redis-benchmark's options and memtier's key patterns.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RedisSpec {
-    pub test: RedisTest,
+pub(crate) struct RedisSpec {
+    pub(crate) test: RedisTest,
     /// Value size in bytes (redis-benchmark `-d`).
     #[serde(default = "three")]
-    pub data_size: usize,
+    pub(crate) data_size: usize,
     /// Random keys in 0..keyspace (redis-benchmark `-r`); none: one fixed key per test.
     #[serde(default)]
-    pub keyspace: Option<u64>,
+    pub(crate) keyspace: Option<u64>,
     #[serde(default)]
-    pub distribution: KeyDistribution,
+    pub(crate) distribution: KeyDistribution,
     /// Requests in flight per connection (redis-benchmark `-P`).
     #[serde(default = "one")]
-    pub pipeline: u32,
+    pub(crate) pipeline: u32,
     #[serde(default)]
-    pub transport: Transport,
+    pub(crate) transport: Transport,
     /// SET:GET ratio of the `mixed` test (memtier's default 1:10).
     #[serde(default)]
-    pub ratio: Option<Ratio>,
+    pub(crate) ratio: Option<Ratio>,
 }
 
 impl Driver for RedisSpec {

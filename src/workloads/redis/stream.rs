@@ -9,14 +9,14 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use crate::servers::redis::Addr;
 use crate::workloads::redis::proto::{command, reply_len};
 
-pub trait AsyncStream: AsyncRead + AsyncWrite + Unpin + Send {}
+pub(crate) trait AsyncStream: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> AsyncStream for T {}
 
 /// A connected byte stream to the server.
-pub type Stream = Box<dyn AsyncStream>;
+pub(crate) type Stream = Box<dyn AsyncStream>;
 
 /// Open a stream, TCP_NODELAY on (requests are small and latency is what we measure).
-pub async fn open(addr: &Addr) -> Result<Stream> {
+pub(crate) async fn open(addr: &Addr) -> Result<Stream> {
     Ok(match addr {
         Addr::Tcp(host, port) => {
             let s = tokio::net::TcpStream::connect((host.as_str(), *port))
@@ -34,7 +34,7 @@ pub async fn open(addr: &Addr) -> Result<Stream> {
 }
 
 /// Open a stream and authenticate it (an empty password skips AUTH).
-pub async fn connect(addr: &Addr, password: &str) -> Result<Stream> {
+pub(crate) async fn connect(addr: &Addr, password: &str) -> Result<Stream> {
     let mut stream = open(addr).await?;
     if !password.is_empty() {
         stream

@@ -21,7 +21,7 @@ use crate::servers::redis::{socket_addr, tcp_addr, Addr};
 use crate::servers::Deployed;
 use crate::workloads::redis::{RedisTest, Transport};
 
-pub async fn run_iteration(
+pub(crate) async fn run_iteration(
     server: &Deployed,
     spec: &RedisBenchmarkSpec,
     clients: u32,
@@ -106,9 +106,9 @@ pub async fn run_iteration(
 /// its command line, where every local user can read it, so it never gets the server's own
 /// password: it gets this user's, made up here, limited to non-dangerous commands, and
 /// deleted when the iteration ends.
-pub struct OneShotUser {
-    pub name: String,
-    pub password: String,
+pub(crate) struct OneShotUser {
+    pub(crate) name: String,
+    pub(crate) password: String,
 }
 
 impl OneShotUser {
@@ -166,7 +166,7 @@ impl OneShotUser {
 }
 
 /// The command line (without the binary). `requests` None loops (`-l`) for a timed warmup.
-pub fn args(
+pub(crate) fn args(
     spec: &RedisBenchmarkSpec,
     addr: &Addr,
     login: Option<&OneShotUser>,
@@ -243,15 +243,15 @@ async fn warm_for(spec: &RedisBenchmarkSpec, args: &[String], d: Duration) -> Re
 
 /// One `--csv` result line: requests/s and the latency summary (ms).
 #[derive(Debug, Clone, PartialEq)]
-pub struct CsvLine {
-    pub rps: f64,
-    pub latency: LatencySummary,
+pub(crate) struct CsvLine {
+    pub(crate) rps: f64,
+    pub(crate) latency: LatencySummary,
 }
 
 /// The line of `test` in redis-benchmark's CSV output:
 /// `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"`.
 /// Fields a version does not print (6.x prints only rps) stay empty.
-pub fn parse_csv(text: &str, test: RedisTest) -> Option<CsvLine> {
+pub(crate) fn parse_csv(text: &str, test: RedisTest) -> Option<CsvLine> {
     text.lines().find_map(|line| {
         let fields: Vec<&str> = line
             .trim()

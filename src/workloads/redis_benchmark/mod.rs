@@ -1,6 +1,6 @@
 //! The redis-benchmark binary itself (`redis_benchmark`): its spec and driver.
 
-pub mod driver;
-pub mod spec;
+pub(crate) mod driver;
+pub(crate) mod spec;
 
-pub use spec::RedisBenchmarkSpec;
+pub(crate) use spec::RedisBenchmarkSpec;

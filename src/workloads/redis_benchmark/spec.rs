@@ -11,26 +11,26 @@ use crate::workloads::{Ctx, Driver, Facts, Problem};
 /// The redis-benchmark binary itself; its CSV output fills the same columns.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct RedisBenchmarkSpec {
-    pub test: RedisTest,
+pub(crate) struct RedisBenchmarkSpec {
+    pub(crate) test: RedisTest,
     #[serde(default = "three")]
-    pub data_size: usize,
+    pub(crate) data_size: usize,
     #[serde(default)]
-    pub keyspace: Option<u64>,
+    pub(crate) keyspace: Option<u64>,
     #[serde(default = "one")]
-    pub pipeline: u32,
+    pub(crate) pipeline: u32,
     #[serde(default)]
-    pub transport: Transport,
+    pub(crate) transport: Transport,
     /// redis-benchmark `--threads` (0: its single event loop).
     #[serde(default)]
-    pub threads: u32,
+    pub(crate) threads: u32,
     /// Requests per run (`-n`): redis-benchmark has no time limit, so a matrix measured by
     /// duration must give it here.
     #[serde(default)]
-    pub requests: Option<u64>,
+    pub(crate) requests: Option<u64>,
     /// The program to run.
     #[serde(default = "default_binary")]
-    pub binary: String,
+    pub(crate) binary: String,
 }
 
 impl Driver for RedisBenchmarkSpec {

@@ -25,30 +25,30 @@ use crate::workloads::slap::sql::{SlapSql, Statement, SCHEMA};
 const LOST: [u16; 5] = [2013, 2006, 2011, 2055, 1927];
 
 /// What every client of a phase shares: read-only but for the counters.
-pub struct Shared<'a> {
-    pub sql: &'a SlapSql,
-    pub keys: &'a [String],
+pub(crate) struct Shared<'a> {
+    pub(crate) sql: &'a SlapSql,
+    pub(crate) keys: &'a [String],
     /// Statements between COMMITs (0: autocommit).
-    pub commit: u32,
+    pub(crate) commit: u32,
     /// Completed statements of every phase (the status line and the stall watchdog).
-    pub live: &'a AtomicU64,
+    pub(crate) live: &'a AtomicU64,
     /// Set when the iteration was given up (the stall watchdog): stop at the next statement.
-    pub cancelled: &'a AtomicBool,
+    pub(crate) cancelled: &'a AtomicBool,
 }
 
 #[derive(Default)]
-pub struct ClientResult {
-    pub queries: u64,
-    pub errors: u64,
-    pub commits: u64,
-    pub first_error: Option<String>,
-    pub latency: Latency,
+pub(crate) struct ClientResult {
+    pub(crate) queries: u64,
+    pub(crate) errors: u64,
+    pub(crate) commits: u64,
+    pub(crate) first_error: Option<String>,
+    pub(crate) latency: Latency,
     /// Open loop only: from each statement's send to its reply (a touched histogram is
     /// 190 KB, so closed-loop clients carry none).
-    pub service: Option<Latency>,
+    pub(crate) service: Option<Latency>,
 }
 
-pub struct Client {
+pub(crate) struct Client {
     conn: Option<Conn>,
     rng: SmallRng,
     /// A keyed statement's text, reused from query to query.
@@ -56,7 +56,7 @@ pub struct Client {
 }
 
 impl Client {
-    pub fn open(endpoint: &Endpoint, no_autocommit: bool) -> Result<Client> {
+    pub(crate) fn open(endpoint: &Endpoint, no_autocommit: bool) -> Result<Client> {
         let opts = endpoint.blocking_opts(Some(SCHEMA));
         let mut conn =
             Conn::new(opts).with_context(|| format!("failed to connect to {endpoint:?}"))?;
@@ -72,7 +72,7 @@ impl Client {
 
     /// Run statements until `until` says stop; a lost connection ends this client (its
     /// connection is then gone), other errors are counted and the client goes on.
-    pub fn run(
+    pub(crate) fn run(
         &mut self,
         shared: &Shared,
         until: &Until,

@@ -57,7 +57,7 @@ const SAMPLE_PERCENTILE: f64 = 95.0;
 
 /// One iteration: prepare, optional warmup, measured phase.
 #[allow(clippy::too_many_arguments)] // the parts of `Ctx` it uses, so tests can call it without a `Deployed`
-pub async fn run_iteration(
+pub(crate) async fn run_iteration(
     endpoint: &Endpoint,
     spec: &SlapSpec,
     engine: &str,

@@ -1,8 +1,8 @@
 //! mysqlslap's auto-generated workloads (`slap`), driven by rmatrix's own client.
 
-pub mod client;
-pub mod driver;
-pub mod spec;
-pub mod sql;
+pub(crate) mod client;
+pub(crate) mod driver;
+pub(crate) mod spec;
+pub(crate) mod sql;
 
-pub use spec::{LoadType, PrimaryKey, SlapSpec};
+pub(crate) use spec::SlapSpec;

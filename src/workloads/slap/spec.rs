@@ -5,27 +5,27 @@ use serde::{Deserialize, Serialize};
 /// mysqlslap `--auto-generate-sql` options, with mysqlslap's defaults.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct SlapSpec {
+pub(crate) struct SlapSpec {
     #[serde(default)]
-    pub load_type: LoadType,
+    pub(crate) load_type: LoadType,
     #[serde(default = "one")]
-    pub number_int_cols: u32,
+    pub(crate) number_int_cols: u32,
     #[serde(default = "one")]
-    pub number_char_cols: u32,
+    pub(crate) number_char_cols: u32,
     #[serde(default)]
-    pub primary_key: PrimaryKey,
+    pub(crate) primary_key: PrimaryKey,
     #[serde(default)]
-    pub secondary_indexes: u32,
+    pub(crate) secondary_indexes: u32,
     #[serde(default = "ten")]
-    pub unique_query_number: u32,
+    pub(crate) unique_query_number: u32,
     #[serde(default = "ten")]
-    pub unique_write_number: u32,
+    pub(crate) unique_write_number: u32,
     /// Rows inserted before the load (mysqlslap's `--auto-generate-sql-write-number` - 1).
     #[serde(default = "ninety_nine")]
-    pub preload_rows: u32,
+    pub(crate) preload_rows: u32,
     /// `COMMIT` every N statements (autocommit off); 0 keeps autocommit.
     #[serde(default)]
-    pub commit: u32,
+    pub(crate) commit: u32,
 }
 
 impl Default for SlapSpec {
@@ -46,7 +46,7 @@ fn ninety_nine() -> u32 {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum LoadType {
+pub(crate) enum LoadType {
     Write,
     Key,
     Read,
@@ -57,7 +57,7 @@ pub enum LoadType {
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum PrimaryKey {
+pub(crate) enum PrimaryKey {
     #[default]
     None,
     Guid,

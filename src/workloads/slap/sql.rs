@@ -5,7 +5,7 @@ use rand::Rng;
 
 use super::spec::{LoadType, PrimaryKey, SlapSpec};
 
-pub const SCHEMA: &str = "rmatrix_slap";
+pub(crate) const SCHEMA: &str = "rmatrix_slap";
 
 /// 60 characters: digits, upper case without U and V, lower case (as mysqlslap).
 const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTWXYZabcdefghijklmnopqrstuvwxyz";
@@ -13,7 +13,7 @@ const STRING_LEN: usize = 126;
 
 /// A statement of the query list: fixed text, or a text that needs a random existing key.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Statement {
+pub(crate) enum Statement {
     Fixed(String),
     /// The statement is `prefix` followed by `'<key>'`.
     WithKey(String),
@@ -21,14 +21,14 @@ pub enum Statement {
 
 impl Statement {
     #[cfg(test)]
-    pub fn render(&self, keys: &[String], rng: &mut impl Rng) -> String {
+    pub(crate) fn render(&self, keys: &[String], rng: &mut impl Rng) -> String {
         let mut buf = String::new();
         self.render_into(keys, rng, &mut buf).to_string()
     }
 
     /// The statement's text: a fixed one as it is, a keyed one written into `buf` (reused
     /// from query to query, so the hot loop allocates nothing for it).
-    pub fn render_into<'a>(
+    pub(crate) fn render_into<'a>(
         &'a self,
         keys: &[String],
         rng: &mut impl Rng,
@@ -51,17 +51,21 @@ impl Statement {
 
 /// Everything a slap cell runs, generated once per cell.
 #[derive(Debug, Clone)]
-pub struct SlapSql {
-    pub create_table: String,
+pub(crate) struct SlapSql {
+    pub(crate) create_table: String,
     /// Pre-population INSERTs (run once, by one connection, before the clients start).
-    pub preload: Vec<String>,
+    pub(crate) preload: Vec<String>,
     /// The key list query, when keyed statements need it.
-    pub key_query: Option<String>,
+    pub(crate) key_query: Option<String>,
     /// What each client cycles through.
-    pub queries: Vec<Statement>,
+    pub(crate) queries: Vec<Statement>,
 }
 
-pub fn generate(spec: &SlapSpec, engine: &str, rng: &mut impl Rng) -> Result<SlapSql, String> {
+pub(crate) fn generate(
+    spec: &SlapSpec,
+    engine: &str,
+    rng: &mut impl Rng,
+) -> Result<SlapSql, String> {
     let keyed = spec.primary_key != PrimaryKey::None;
     if spec.load_type == LoadType::Key && !keyed {
         return Err(
@@ -109,7 +113,7 @@ pub fn generate(spec: &SlapSpec, engine: &str, rng: &mut impl Rng) -> Result<Sla
     })
 }
 
-pub fn create_table(spec: &SlapSpec, engine: &str) -> String {
+pub(crate) fn create_table(spec: &SlapSpec, engine: &str) -> String {
     let mut cols = Vec::new();
     match spec.primary_key {
         PrimaryKey::Guid => cols.push("id varchar(36) primary key".to_string()),

@@ -20,7 +20,7 @@ use crate::servers::Endpoint;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The schema the suite creates and drops.
-pub const SCHEMA: &str = "rmatrix_sqlbench";
+pub(crate) const SCHEMA: &str = "rmatrix_sqlbench";
 
 impl Driver for SqlbenchSpec {
     fn family(&self) -> ServerKind {

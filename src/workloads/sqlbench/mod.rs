@@ -8,8 +8,8 @@
 
 pub mod driver;
 pub mod groups;
-pub mod plan;
-pub mod session;
-pub mod spec;
+pub(crate) mod plan;
+pub(crate) mod session;
+pub(crate) mod spec;
 
 pub use spec::{Group, Size, SqlbenchSpec};

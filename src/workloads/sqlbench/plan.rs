@@ -26,12 +26,12 @@ pub enum Step {
 }
 
 impl Step {
-    pub fn sql(text: impl Into<String>) -> Step {
+    pub(crate) fn sql(text: impl Into<String>) -> Step {
         Step::Sql(text.into())
     }
 
     /// The statement text, where there is one.
-    pub fn text(&self) -> Option<&str> {
+    pub(crate) fn text(&self) -> Option<&str> {
         match self {
             Step::Sql(t) | Step::Rows(t, _) | Step::Duplicate(t) | Step::Prepared(t) => Some(t),
             Step::Prepare(t) => Some(t),
@@ -41,7 +41,7 @@ impl Step {
     }
 
     /// Whether the step reads (the per-second lines count reads and writes apart).
-    pub fn reads(&self) -> bool {
+    pub(crate) fn reads(&self) -> bool {
         match self {
             Step::Execute(_) => true,
             _ => self
@@ -52,7 +52,7 @@ impl Step {
 }
 
 /// The `Com_*` counter of a text statement, by its leading words.
-pub fn com_of(text: &str) -> &'static str {
+pub(crate) fn com_of(text: &str) -> &'static str {
     let words: Vec<String> = text
         .split_whitespace()
         .take(3)
@@ -84,7 +84,7 @@ pub fn com_of(text: &str) -> &'static str {
 /// originals do not time (creating tables, loading a row) is an operation named `""`.
 #[derive(Debug, Clone)]
 pub struct Op {
-    pub group: Group,
+    pub(crate) group: Group,
     pub name: &'static str,
     /// The count sql-bench reports for the operation (its "tests" column), which is not
     /// always the number of statements (`select_key` counts 2 per loop, as sent).
@@ -95,7 +95,7 @@ pub struct Op {
 }
 
 impl Op {
-    pub fn new(group: Group, name: &'static str, loops: u64, steps: Vec<Step>) -> Op {
+    pub(crate) fn new(group: Group, name: &'static str, loops: u64, steps: Vec<Step>) -> Op {
         Op {
             group,
             name,
@@ -106,7 +106,7 @@ impl Op {
     }
 
     /// Untimed work between operations.
-    pub fn setup(group: Group, steps: Vec<Step>) -> Op {
+    pub(crate) fn setup(group: Group, steps: Vec<Step>) -> Op {
         Op::new(group, "", 0, steps)
     }
 
@@ -159,7 +159,7 @@ impl Op {
     }
 
     /// `table` must hold `rows` rows after this operation.
-    pub fn then_rows(mut self, table: &'static str, rows: u64) -> Op {
+    pub(crate) fn then_rows(mut self, table: &'static str, rows: u64) -> Op {
         self.rows_after.push((table, rows));
         self
     }
@@ -167,7 +167,7 @@ impl Op {
 
 /// `create table <name> (<fields>, <keys>) ENGINE=<engine>`, as sql-bench's `create()` for
 /// MySQL with `--create-options=ENGINE=...`. `engine` is a checked SQL identifier.
-pub fn create_table(name: &str, fields: &[String], keys: &[String], engine: &str) -> Step {
+pub(crate) fn create_table(name: &str, fields: &[String], keys: &[String], engine: &str) -> Step {
     let cols: Vec<&str> = fields.iter().chain(keys).map(String::as_str).collect();
     Step::Sql(format!(
         "create table {name} ({}) ENGINE={engine}",
@@ -176,18 +176,18 @@ pub fn create_table(name: &str, fields: &[String], keys: &[String], engine: &str
 }
 
 /// `count` steps, the loop variable from 0.
-pub fn repeat(count: u64, f: impl FnMut(u64) -> Step) -> Vec<Step> {
+pub(crate) fn repeat(count: u64, f: impl FnMut(u64) -> Step) -> Vec<Step> {
     (0..count).map(f).collect()
 }
 
 /// `&str`s as owned column or key definitions.
-pub fn defs(items: &[&str]) -> Vec<String> {
+pub(crate) fn defs(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
 }
 
 /// The loop's `tmpvar ^= ((tmpvar + 63) + i) * 3 % modulo` pseudo-random sequence that
 /// test-insert and test-select share across their operations.
-pub fn next_tmpvar(tmpvar: &mut i64, i: i64, modulo: i64) -> i64 {
+pub(crate) fn next_tmpvar(tmpvar: &mut i64, i: i64, modulo: i64) -> i64 {
     *tmpvar ^= ((*tmpvar + 63) + i) * 3 % modulo;
     *tmpvar
 }

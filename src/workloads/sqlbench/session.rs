@@ -23,35 +23,35 @@ const ER_DUP_ENTRY: u16 = 1062;
 /// A table size checked after an operation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RowCheck {
-    pub group: &'static str,
+    pub(crate) group: &'static str,
     /// The operation after which it holds (empty: after setup).
-    pub op: &'static str,
-    pub table: &'static str,
+    pub(crate) op: &'static str,
+    pub(crate) table: &'static str,
     pub expected: u64,
     pub found: u64,
 }
 
 /// The suite's connection and what it has measured so far.
-pub struct Session {
+pub(crate) struct Session {
     conn: Conn,
     /// For the connect operations' own connections.
     opts: Opts,
     kept: Option<Statement>,
     live: Arc<AtomicU64>,
     rec: Option<Recorder>,
-    pub latency: Latency,
+    pub(crate) latency: Latency,
     /// Statements and connections sent, setup included.
-    pub statements: u64,
+    pub(crate) statements: u64,
     /// What rmatrix's own queries added to the server's counters (status reads, waits for
     /// closed connections, row checks): taken off the suite's counters.
-    pub bookkeeping: Status,
-    pub operations: Vec<Operation>,
-    pub checks: Vec<RowCheck>,
+    pub(crate) bookkeeping: Status,
+    pub(crate) operations: Vec<Operation>,
+    pub(crate) checks: Vec<RowCheck>,
 }
 
 impl Session {
     /// `conn` is already in the suite's schema, whose name the connect operations use.
-    pub fn new(conn: Conn, opts: Opts, live: Arc<AtomicU64>) -> Session {
+    pub(crate) fn new(conn: Conn, opts: Opts, live: Arc<AtomicU64>) -> Session {
         Session {
             conn,
             opts,
@@ -69,7 +69,7 @@ impl Session {
     /// Connection options for the suite: no statement cache (each prepared statement is
     /// prepared and closed where the plan says), and the settings mysql_async would
     /// otherwise ask the server for on every connect (a SELECT the originals do not send).
-    pub fn opts(base: Opts) -> Opts {
+    pub(crate) fn opts(base: Opts) -> Opts {
         OptsBuilder::from_opts(base)
             .stmt_cache_size(0)
             .max_allowed_packet(Some(64 << 20))
@@ -78,25 +78,25 @@ impl Session {
     }
 
     /// Record each statement's second from here on.
-    pub fn record(&mut self, rec: Recorder) {
+    pub(crate) fn record(&mut self, rec: Recorder) {
         self.rec = Some(rec);
     }
 
     /// Hand the per-second recorder back (dropping it flushes its last second).
-    pub fn stop_recording(&mut self) {
+    pub(crate) fn stop_recording(&mut self) {
         self.rec = None;
     }
 
-    pub fn into_conn(self) -> Conn {
+    pub(crate) fn into_conn(self) -> Conn {
         self.conn
     }
 
-    pub fn conn(&mut self) -> &mut Conn {
+    pub(crate) fn conn(&mut self) -> &mut Conn {
         &mut self.conn
     }
 
     /// SHOW GLOBAL STATUS on the suite's connection, counted as bookkeeping.
-    pub async fn status(&mut self) -> Result<Status> {
+    pub(crate) async fn status(&mut self) -> Result<Status> {
         let s = mysql::status(&mut self.conn).await?;
         self.own(&["Questions", "Com_show_status"]);
         Ok(s)
@@ -109,7 +109,7 @@ impl Session {
     }
 
     /// Run one operation (timed and counted unless it is setup), then check its tables.
-    pub async fn run(&mut self, op: &Op) -> Result<()> {
+    pub(crate) async fn run(&mut self, op: &Op) -> Result<()> {
         let what = || match op.is_setup() {
             true => format!("{} (setup)", op.group.name()),
             false => format!("{} {}", op.group.name(), op.name),

@@ -29,7 +29,7 @@ impl Default for SqlbenchSpec {
 
 /// The largest `scale`: beyond it the keys some groups write no longer fit their columns
 /// (test-insert's `mediumint` and `smallint` fields), and a run would take days.
-pub const MAX_SCALE: f64 = 10.0;
+pub(crate) const MAX_SCALE: f64 = 10.0;
 
 impl SqlbenchSpec {
     pub fn size(&self) -> Size {
@@ -40,7 +40,7 @@ impl SqlbenchSpec {
     }
 
     /// The checks types cannot express (`Driver::check`).
-    pub fn validate(&self) -> Result<(), Problem> {
+    pub(crate) fn validate(&self) -> Result<(), Problem> {
         if !(self.scale.is_finite() && self.scale > 0.0 && self.scale <= MAX_SCALE) {
             return Err(Problem::at(
                 "scale",
@@ -114,23 +114,25 @@ impl Group {
 /// How big a run is: `--small-test` and the scale factor on loop counts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Size {
-    pub small: bool,
-    pub scale: f64,
+    pub(crate) small: bool,
+    pub(crate) scale: f64,
 }
 
 impl Size {
-    pub const FULL: Size = Size {
+    #[cfg(test)]
+    pub(crate) const FULL: Size = Size {
         small: false,
         scale: 1.0,
     };
-    pub const SMALL: Size = Size {
+    #[cfg(test)]
+    pub(crate) const SMALL: Size = Size {
         small: true,
         scale: 1.0,
     };
 
     /// `normal`, or `normal / small_div` with `small_test` (integer division, as the
     /// originals' counts all divide evenly), times the scale; at least 1.
-    pub fn count(&self, normal: u64, small_div: u64) -> u64 {
+    pub(crate) fn count(&self, normal: u64, small_div: u64) -> u64 {
         let base = if self.small {
             normal / small_div
         } else {

@@ -120,13 +120,13 @@ pub async fn run_iteration(
 
 /// How one sysbench run loads the server: its threads, and in open loop its rate.
 #[derive(Debug, Clone, Copy)]
-pub struct Run {
-    pub threads: u32,
-    pub rate: Option<u32>,
+pub(crate) struct Run {
+    pub(crate) threads: u32,
+    pub(crate) rate: Option<u32>,
 }
 
 impl Run {
-    pub fn threads(threads: u32) -> Run {
+    pub(crate) fn threads(threads: u32) -> Run {
         Run {
             threads,
             rate: None,
@@ -220,7 +220,7 @@ impl Drop for PasswordFile {
 }
 
 /// The command line (password excluded) for `command`.
-pub fn args(
+pub(crate) fn args(
     endpoint: &Endpoint,
     spec: &SysbenchSpec,
     command: &str,

@@ -1,8 +1,8 @@
 //! The sysbench binary itself (`sysbench`): its options, its report parser and the driver.
 
 pub mod driver;
-pub mod options;
-pub mod report;
-pub mod spec;
+pub(crate) mod options;
+pub(crate) mod report;
+pub(crate) mod spec;
 
 pub use spec::SysbenchSpec;

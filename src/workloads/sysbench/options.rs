@@ -6,7 +6,7 @@ use crate::input::untrusted::{config_value, printable};
 /// Options rmatrix sets itself on sysbench's command line: where the load goes, as whom,
 /// how many clients and for how long, and how progress is read. A matrix option with one
 /// of these names would silently override the cell (sysbench takes the last value).
-pub const SYSBENCH_MANAGED: [&str; 12] = [
+pub(crate) const SYSBENCH_MANAGED: [&str; 12] = [
     "db-driver",
     "mysql-host",
     "mysql-port",
@@ -23,7 +23,7 @@ pub const SYSBENCH_MANAGED: [&str; 12] = [
 
 /// A sysbench option from a matrix (`--key=value`): a lower-case option name rmatrix does not
 /// manage itself, and a one-line scalar value.
-pub fn sysbench_option(key: &str, value: &serde_json::Value) -> Result<(), String> {
+pub(crate) fn sysbench_option(key: &str, value: &serde_json::Value) -> Result<(), String> {
     let shaped = !key.is_empty()
         && key
             .chars()

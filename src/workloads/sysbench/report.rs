@@ -4,35 +4,35 @@
 use crate::measure::interval::Sample;
 
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Report {
-    pub reads: u64,
-    pub writes: u64,
-    pub others: u64,
-    pub queries: u64,
-    pub transactions: u64,
-    pub ignored_errors: u64,
-    pub reconnects: u64,
-    pub total_time_s: f64,
-    pub events: u64,
-    pub lat_min_ms: f64,
-    pub lat_avg_ms: f64,
-    pub lat_max_ms: f64,
+pub(crate) struct Report {
+    pub(crate) reads: u64,
+    pub(crate) writes: u64,
+    pub(crate) others: u64,
+    pub(crate) queries: u64,
+    pub(crate) transactions: u64,
+    pub(crate) ignored_errors: u64,
+    pub(crate) reconnects: u64,
+    pub(crate) total_time_s: f64,
+    pub(crate) events: u64,
+    pub(crate) lat_min_ms: f64,
+    pub(crate) lat_avg_ms: f64,
+    pub(crate) lat_max_ms: f64,
     /// (percentile, ms) when sysbench printed one.
-    pub lat_pct: Option<(u32, f64)>,
-    pub lat_sum_ms: f64,
-    pub events_avg: f64,
-    pub events_stddev: f64,
-    pub exec_time_avg: f64,
-    pub exec_time_stddev: f64,
-    pub intervals: Vec<Sample>,
+    pub(crate) lat_pct: Option<(u32, f64)>,
+    pub(crate) lat_sum_ms: f64,
+    pub(crate) events_avg: f64,
+    pub(crate) events_stddev: f64,
+    pub(crate) exec_time_avg: f64,
+    pub(crate) exec_time_stddev: f64,
+    pub(crate) intervals: Vec<Sample>,
     /// With `--rate`: the longest event queue an interval line showed (events generated,
     /// not yet picked up by a thread).
-    pub max_queue: Option<u64>,
+    pub(crate) max_queue: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]
 #[error("failed to read sysbench's report: {0} is missing (did the run finish?)")]
-pub struct MissingField(&'static str);
+pub(crate) struct MissingField(&'static str);
 
 impl crate::error::Kinded for MissingField {
     fn kind(&self) -> crate::error::ErrorKind {
@@ -84,7 +84,7 @@ fn pair(s: &str) -> Option<(f64, f64)> {
     Some((num(a)?, num(b)?))
 }
 
-pub fn parse(text: &str) -> Result<Report, MissingField> {
+pub(crate) fn parse(text: &str) -> Result<Report, MissingField> {
     let mut r = Report::default();
     let mut seen_tx = false;
     let mut seen_time = false;

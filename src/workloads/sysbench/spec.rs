@@ -8,18 +8,18 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct SysbenchSpec {
     /// A bundled test name (`oltp_read_write`) or a path to a Lua script.
-    pub test: String,
+    pub(crate) test: String,
     /// Options passed as `--key=value` to prepare and run (e.g. `tables: 4`).
     #[serde(default)]
-    pub options: IndexMap<String, serde_json::Value>,
+    pub(crate) options: IndexMap<String, serde_json::Value>,
     /// The sysbench binary.
     #[serde(default = "d_sysbench")]
-    pub binary: String,
+    pub(crate) binary: String,
     /// Run `prepare` once per deployment (and `cleanup` never: the server is thrown away).
     #[serde(default = "d_true")]
-    pub prepare: bool,
+    pub(crate) prepare: bool,
     #[serde(default = "d_db")]
-    pub db: String,
+    pub(crate) db: String,
 }
 
 fn d_true() -> bool {

@@ -7,7 +7,7 @@ use super::super::{Group, Size};
 const G: Group = Group::AlterTable;
 const START_FIELDS: u64 = 8;
 
-pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     // $opt_row_count 1000 and $opt_field_count 1000, both /10 with --small-test; the scale
     // applies to rows only (the column count is the table's shape).
     let rows = size.count(1000, 10);

@@ -5,7 +5,7 @@ use super::super::{Group, Size};
 
 const G: Group = Group::BigTables;
 
-pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     // $opt_loop_count 70000 and $opt_field_count 1000, both /10 with --small-test; the
     // scale applies to loops only.
     let loops = size.count(70_000, 10);

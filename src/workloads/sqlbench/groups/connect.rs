@@ -5,9 +5,9 @@ use super::super::{Group, Size};
 
 const G: Group = Group::Connect;
 /// The blob length of `select_big_str` (`min(max_text_size, query_size - 30, 65000)`).
-pub const STR_LENGTH: usize = 65000;
+pub(crate) const STR_LENGTH: usize = 65000;
 
-pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     let loops = size.count(500_000, 100);
     // Connect tests are done a tenth as often.
     let small = (loops / 10).max(1);

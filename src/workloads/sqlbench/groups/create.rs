@@ -6,7 +6,7 @@ use super::super::{Group, Size};
 
 const G: Group = Group::Create;
 
-pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     // $create_loop_count: 10000, /1000 with --small-test; $max_tables: 400, 10 small.
     let create_loops = size.count(10_000, 1000);
     let tables = size.count(400, 40);

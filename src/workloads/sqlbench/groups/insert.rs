@@ -97,7 +97,7 @@ fn range_queries(loops: u64) -> Vec<(String, u64)> {
         .collect()
 }
 
-pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     let s = sizes(size);
     let (l, r) = (s.loops, s.range);
     let total = 3 * l;

@@ -2,14 +2,14 @@
 //! follows its `test-<group>.sh` for MySQL (server-cfg's MySQL limits: 16 keys of up to 16
 //! parts, 1,000,000-byte queries, multi-column ALTER, count(distinct), IN lists).
 
-pub mod alter_table;
-pub mod big_tables;
-pub mod connect;
-pub mod create;
-pub mod insert;
-pub mod select;
-pub mod transactions;
-pub mod wisconsin;
+pub(crate) mod alter_table;
+pub(crate) mod big_tables;
+pub(crate) mod connect;
+pub(crate) mod create;
+pub(crate) mod insert;
+pub(crate) mod select;
+pub(crate) mod transactions;
+pub(crate) mod wisconsin;
 
 use super::plan::Op;
 use super::{Group, Size};
@@ -34,7 +34,7 @@ pub(crate) mod expect {
     use super::super::plan::Op;
 
     /// Each (name, loops, statements) in order, setup left out.
-    pub fn ops(ops: &[Op]) -> Vec<(&'static str, u64, usize)> {
+    pub(crate) fn ops(ops: &[Op]) -> Vec<(&'static str, u64, usize)> {
         ops.iter()
             .filter(|o| !o.is_setup())
             .map(|o| (o.name, o.loops, o.steps.len()))

@@ -14,7 +14,7 @@ fn region(n: u64) -> char {
     char::from(b'A' + n as u8)
 }
 
-pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     // 10000 rows, 7000 medium and 10 small loops, 100 groups; all /10 with --small-test.
     let loops = size.count(10_000, 10);
     let medium = size.count(7000, 10);

@@ -50,7 +50,7 @@ fn rolled_back(
     Op::new(G, name, loops, steps)
 }
 
-pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     // $opt_loop_count 500000 (/100 small), $opt_medium_loop_count 10000 (/10 small).
     let loops = size.count(500_000, 100);
     let medium = size.count(10_000, 10);

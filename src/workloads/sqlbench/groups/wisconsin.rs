@@ -16,7 +16,7 @@ const TABLES: [(&str, u64, &str); 4] = [
     ("Bprime", 10_000, "hundred4"),
 ];
 
-pub fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     let loops = size.count(5000, 5);
     let creates = TABLES
         .iter()
