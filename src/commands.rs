@@ -318,7 +318,7 @@ const ASSUMED_QPS: f64 = 2000.0;
 /// Assumed server start + verification time per deployment.
 const ASSUMED_START: Duration = Duration::from_secs(10);
 
-pub(crate) fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
+pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
     let m = &loaded.matrix;
     let plan = expand(m, only);
     let mut out = String::new();

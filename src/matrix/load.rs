@@ -29,13 +29,13 @@ mod validator;
 mod workloads;
 
 pub(crate) use builds::Build;
-pub(crate) use error::MatrixError;
+pub use error::MatrixError;
 
 /// A validated matrix with what was derived from its surroundings. Load it once per command
 /// and pass it on: every check has run, nothing needs to read the file again.
 #[derive(Debug, Clone)]
-pub(crate) struct LoadedMatrix {
-    pub(crate) matrix: Matrix,
+pub struct LoadedMatrix {
+    pub matrix: Matrix,
     pub(crate) path: PathBuf,
     pub(crate) text: String,
     pub(crate) sha256: String,
@@ -54,18 +54,18 @@ impl LoadedMatrix {
     }
 }
 
-pub(crate) fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
+pub fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
     let text = read::read_file(path)?;
     load_str(&text, path)
 }
 
-pub(crate) fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
+pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
     load(text, path, true)
 }
 
 /// A matrix as a client container reads it (`rmatrix drive-cell`): checked the same way,
 /// but its `build:` folders are not looked for (they are the orchestrator's, not its).
-pub(crate) fn load_for_client(text: &str) -> Result<LoadedMatrix, MatrixError> {
+pub fn load_for_client(text: &str) -> Result<LoadedMatrix, MatrixError> {
     load(text, Path::new("matrix.yaml"), false)
 }
 

@@ -4,11 +4,11 @@ mod axis;
 pub(crate) mod load;
 pub(crate) mod model;
 pub(crate) mod pacing;
-pub(crate) mod plan;
+pub mod plan;
 pub(crate) mod schedule;
 
 pub use crate::input::Length;
-pub(crate) use load::{load_file, load_for_client, load_str, LoadedMatrix, MatrixError};
+pub use load::{load_file, load_for_client, load_str, LoadedMatrix, MatrixError};
 pub use model::*;
 pub use plan::{expand, Cell, Deployment, Plan};
 

@@ -32,10 +32,10 @@ pub struct Plan {
 }
 
 impl Plan {
-    pub(crate) fn cells(&self) -> impl Iterator<Item = &Cell> {
+    pub fn cells(&self) -> impl Iterator<Item = &Cell> {
         self.deployments.iter().flat_map(|d| d.cells.iter())
     }
-    pub(crate) fn cell_count(&self) -> usize {
+    pub fn cell_count(&self) -> usize {
         self.deployments.iter().map(|d| d.cells.len()).sum()
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 /// Counter name -> value.
-pub(crate) type Status = BTreeMap<String, u64>;
+pub type Status = BTreeMap<String, u64>;
 
 pub(crate) fn parse(rows: Vec<(String, String)>) -> Status {
     rows.into_iter()

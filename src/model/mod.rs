@@ -7,4 +7,4 @@ pub(crate) mod metric;
 pub(crate) mod row;
 
 pub use cell::{slug, Cell, CellKey, Dimension};
-pub(crate) use row::{ResultRow, Status};
+pub use row::{ResultRow, Status};

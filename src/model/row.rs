@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::cell::{Cell, CellKey, Dimension};
 
 /// Version of the run-directory layout and of these columns.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)] // rows written before a column was appended still read
@@ -18,14 +18,14 @@ pub struct ResultRow {
     pub(crate) kind: String,
     pub(crate) concurrency: u32,
     pub(crate) iteration: u32,
-    pub(crate) status: Status,
+    pub status: Status,
     /// Why the cell failed (first error), empty when ok.
     pub(crate) error: String,
     /// Statements completed without error in the measured phase.
-    pub(crate) queries: Option<u64>,
+    pub queries: Option<u64>,
     /// Wall time of the measured phase, from releasing the clients to the last one finishing.
-    pub(crate) seconds: Option<f64>,
-    pub(crate) qps: Option<f64>,
+    pub seconds: Option<f64>,
+    pub qps: Option<f64>,
     /// Committed transactions per second, where the workload has transactions.
     pub(crate) tps: Option<f64>,
     pub(crate) lat_avg_ms: Option<f64>,
@@ -98,7 +98,7 @@ pub struct ResultRow {
 }
 
 impl ResultRow {
-    pub(crate) fn for_cell(cell: &Cell, kind: &str, iteration: u32) -> ResultRow {
+    pub fn for_cell(cell: &Cell, kind: &str, iteration: u32) -> ResultRow {
         ResultRow {
             server: cell.server.clone(),
             config: cell.config.clone(),
@@ -113,7 +113,7 @@ impl ResultRow {
         }
     }
 
-    pub(crate) fn failed(mut self, reason: &str) -> ResultRow {
+    pub fn failed(mut self, reason: &str) -> ResultRow {
         self.status = Status::Failed;
         // One line, and never a spreadsheet formula: results.csv gets opened in spreadsheets.
         self.error = crate::escape::csv_text(&reason.replace(['\n', '\r'], " "));
@@ -145,7 +145,7 @@ impl ResultRow {
 /// Whether an iteration measured (`ok`) or not (`failed`, with the reason in `error`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Status {
+pub enum Status {
     Ok,
     #[default]
     Failed,

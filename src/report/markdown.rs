@@ -13,11 +13,11 @@ use crate::results::samples::Series;
 use crate::results::ResultRow;
 use crate::stats::{summarize, Confidence};
 
-pub(crate) const DEFAULT_TEMPLATE: &str = include_str!("../../reports/templates/summary.md.j2");
+pub const DEFAULT_TEMPLATE: &str = include_str!("../../reports/templates/summary.md.j2");
 
 /// What a template sees.
 #[derive(Debug, Serialize)]
-pub(crate) struct Summary {
+pub struct Summary {
     pub(crate) title: String,
     pub(crate) description: Option<String>,
     pub(crate) run_id: String,
@@ -104,7 +104,7 @@ pub(crate) struct ServerView {
 
 /// Facts about the run that are not in results.csv (from the manifest).
 #[derive(Debug, Default)]
-pub(crate) struct RunFacts {
+pub struct RunFacts {
     pub(crate) run_id: String,
     pub(crate) started_at: String,
     pub(crate) servers: Vec<ServerView>,
@@ -124,12 +124,7 @@ fn cell_name(r: &ResultRow) -> String {
 }
 
 /// `series`: the per-second samples of the report metric (empty when it has none).
-pub(crate) fn context(
-    matrix: &Matrix,
-    rows: &[ResultRow],
-    facts: &RunFacts,
-    series: &Series,
-) -> Summary {
+pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &Series) -> Summary {
     let metric = Metric::find(&matrix.report.metric).unwrap_or(&crate::model::metric::METRICS[0]);
     let conf = matrix.report.confidence();
     let stats = cell_stats(matrix, rows, metric, series, conf);
@@ -243,7 +238,7 @@ fn detail(s: &CellStats, rows: &[ResultRow], metric: &Metric, conf: Confidence) 
     }
 }
 
-pub(crate) fn render(template: &str, ctx: &Summary) -> Result<String> {
+pub fn render(template: &str, ctx: &Summary) -> Result<String> {
     let mut env = minijinja::Environment::new();
     env.set_syntax(
         minijinja::syntax::SyntaxConfig::builder()

@@ -3,7 +3,7 @@
 pub(crate) mod chart;
 pub(crate) mod drift;
 pub(crate) mod load_curve;
-pub(crate) mod markdown;
+pub mod markdown;
 pub(crate) mod operations;
 pub(crate) mod pivot;
 pub(crate) mod summary;

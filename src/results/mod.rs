@@ -6,5 +6,5 @@ pub(crate) mod operations;
 pub(crate) mod rundir;
 pub mod samples;
 
-pub(crate) use crate::model::row::{ResultRow, FORMAT_VERSION};
+pub use crate::model::row::{ResultRow, FORMAT_VERSION};
 pub use rundir::RunDir;

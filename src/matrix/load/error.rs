@@ -4,7 +4,7 @@ use std::fmt;
 
 /// A bad matrix: where, what, and what would be valid.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct MatrixError {
+pub struct MatrixError {
     pub(crate) file: String,
     pub(crate) line: usize,
     pub(crate) col: usize,
