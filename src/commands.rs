@@ -389,24 +389,10 @@ fn plan_power(
     target: Option<&str>,
     (threshold, confidence, assume_run_noise): (&str, &str, &str),
 ) -> Result<String> {
-    use crate::compare::{input, join, noise, sensitivity, CompareError};
+    use crate::compare::{input, join, noise, sensitivity};
     let threshold_pct = join::parse_threshold(threshold)?;
     let target_pct = target
-        .map(|t| {
-            let bad = |why: &str| CompareError::BadTarget {
-                text: t.into(),
-                why: why.into(),
-            };
-            let v = join::parse_threshold(t)
-                .map_err(|_| bad("expected a detectable change in percent, such as `10%`"))?;
-            match v > threshold_pct && v < 100.0 {
-                true => Ok(v),
-                false => Err(bad(&format!(
-                    "a target must lie above the threshold ({threshold_pct}%) and below 100%: \
-                     compare flags only changes beyond the threshold"
-                ))),
-            }
-        })
+        .map(|t| join::parse_target(t, threshold_pct))
         .transpose()?;
     let opts = sensitivity::PlanPower {
         threshold_pct,

@@ -60,23 +60,43 @@ impl Options {
 
 /// `3%`, `3` or `0`: a CV of run means in percent, below 100.
 pub(crate) fn parse_run_noise(text: &str) -> Result<f64, CompareError> {
+    percent(text)
+        .filter(|v| (0.0..100.0).contains(v))
+        .ok_or_else(|| CompareError::BadRunNoise(text.into()))
+}
+
+/// `plan --target`: the change a cell should see, above the threshold (compare flags only
+/// changes beyond it) and below 100%.
+pub(crate) fn parse_target(text: &str, threshold_pct: f64) -> Result<f64, CompareError> {
+    let bad = |why: String| CompareError::BadTarget {
+        text: text.into(),
+        why,
+    };
+    let v = parse_threshold(text)
+        .map_err(|_| bad("expected a detectable change in percent, such as `10%`".into()))?;
+    match v > threshold_pct && v < 100.0 {
+        true => Ok(v),
+        false => Err(bad(format!(
+            "a target must lie above the threshold ({threshold_pct}%) and below 100%: \
+             compare flags only changes beyond the threshold"
+        ))),
+    }
+}
+
+/// `5%`, `5` or `2.5 %`: a finite number of percent, its sign kept.
+fn percent(text: &str) -> Option<f64> {
     text.trim()
         .trim_end_matches('%')
         .trim()
         .parse::<f64>()
         .ok()
-        .filter(|v| v.is_finite() && (0.0..100.0).contains(v))
-        .ok_or_else(|| CompareError::BadRunNoise(text.into()))
+        .filter(|v| v.is_finite())
 }
 
 /// `5%`, `5` or `2.5 %` as 5.0 / 2.5.
 pub(crate) fn parse_threshold(text: &str) -> Result<f64, CompareError> {
-    text.trim()
-        .trim_end_matches('%')
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v >= 0.0)
+    percent(text)
+        .filter(|v| *v >= 0.0)
         .ok_or_else(|| CompareError::BadThreshold(text.into()))
 }
 
