@@ -7,4 +7,5 @@ pub(crate) mod interval;
 pub(crate) mod latency;
 pub mod measurement;
 pub(crate) mod operation;
+pub(crate) mod pause;
 pub(crate) mod seconds;

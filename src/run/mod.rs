@@ -74,10 +74,11 @@ pub(crate) struct RunOutcome {
 pub(crate) struct Interrupted;
 
 pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
+    let mut stop = Stop::listen();
     let opened = open_run(&opts)?;
     let (loaded, done) = (&opened.loaded, &opened.done);
     let m = &loaded.matrix;
-    let plan = expand(m, &opts.only);
+    let plan = expand(m, &opened.only);
     let rows = match &opened.dir {
         Some(dir) => dir.rows()?,
         None => Vec::new(),
@@ -122,11 +123,15 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         None => None,
     };
 
-    let dir = match opened.dir {
-        Some(dir) => dir,
-        None => create_run_dir(&opts, loaded)?,
+    let (dir, _lock) = match opened.dir {
+        Some(dir) => (dir, opened.lock),
+        None => {
+            let (dir, lock) = create_run_dir(&opts, loaded)?;
+            (dir, Some(lock))
+        }
     };
-    let man = manifest_for(&opts, loaded, &plan, &dir, opened.old, docker, engine_facts);
+    let old = (opened.old, opened.copied);
+    let man = manifest_for(&opts, loaded, &plan, &dir, old, docker, engine_facts);
     let run_id = man.run_id.clone();
     let instance = man.instance.clone();
     let seed = man.schedule.seed;
@@ -135,8 +140,12 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     // From here on, every way out (an error returned with `?`, a panic) removes the
     // containers this run starts; the normal path below removes them itself and disarms it.
     let mut guard = ContainerGuard::new(addrs.clone(), !pool.is_empty(), &run_id, &instance);
+    let (mut interrupted, mut lost) = (false, None);
     if opts.resume.is_some() {
-        remove_leftovers(&pool, &run_id, &instance).await?;
+        tokio::select! {
+            r = remove_leftovers(&pool, &run_id, &instance) => r?,
+            _ = stop.wait() => interrupted = true,
+        }
     }
 
     let progress = Progress::new(total, opts.quiet);
@@ -163,13 +172,13 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
             .as_ref()
             .and_then(|c| pool.iter().find(|e| e.name() == c)),
     };
-    let work = run_workers(&shared, &pool, &addrs, &plan.deployments);
-    let interrupted = tokio::select! {
-        r = work => { r?; false }
-        _ = tokio::signal::ctrl_c() => true,
-        // A CI job's timeout or `kill` sends SIGTERM: the same clean stop as Ctrl-C.
-        _ = terminated() => true,
-    };
+    if !interrupted {
+        let work = run_workers(&shared, &pool, &addrs, &plan.deployments);
+        tokio::select! {
+            r = work => lost = r?,
+            _ = stop.wait() => interrupted = true,
+        };
+    }
     progress.finish();
     // Also on Ctrl-C: whatever this run started goes away, on every engine.
     let all_removed = remove_passes(&pool, &run_id, &instance, interrupted).await;
@@ -177,7 +186,21 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         guard.disarm();
     }
     let man = manifest.into_inner().unwrap_or_else(|e| e.into_inner());
-    finish(&dir, m, &opts, man, interrupted)
+    let rows = finish(&dir, m, &opts, man)?;
+    if interrupted {
+        return Err(Interrupted.into());
+    }
+    if let Some(why) = lost {
+        // Exit 3, as when the engine cannot be reached at the start: nothing more to try here.
+        return Err(crate::servers::docker::EngineUnavailable(format!(
+            "{why} mid-run: {} iteration(s) were not measured; `rmatrix run --resume {}` \
+             measures them once it answers again",
+            rows.failed,
+            crate::escape::terminal(&dir.path.display().to_string())
+        ))
+        .into());
+    }
+    Ok(rows)
 }
 
 /// A resumed run with every iteration measured stays exactly as it is (manifest, summary and
@@ -213,15 +236,8 @@ async fn docker_facts(e: &Engine) -> Result<DockerFacts> {
     })
 }
 
-/// The run's end: the manifest's totals, the charts, summary.md and report.html; an
-/// interrupted run is an error (exit 130) once all of that is written.
-fn finish(
-    dir: &RunDir,
-    m: &Matrix,
-    opts: &RunOptions,
-    mut man: Manifest,
-    interrupted: bool,
-) -> Result<RunOutcome> {
+/// The run's end: the manifest's totals, the charts, summary.md and report.html.
+fn finish(dir: &RunDir, m: &Matrix, opts: &RunOptions, mut man: Manifest) -> Result<RunOutcome> {
     let rows = dir.current_rows()?;
     man.finished_at = Some(manifest::now());
     man.iterations_ok = rows.iter().filter(|r| r.is_ok()).count();
@@ -232,9 +248,6 @@ fn finish(
         println!("{summary}");
     }
     eprintln!("results: {}", dir.path.display());
-    if interrupted {
-        return Err(Interrupted.into());
-    }
     Ok(RunOutcome {
         failed: man.iterations_failed,
     })

@@ -8,6 +8,8 @@ use anyhow::Result;
 
 use super::backend::Backend;
 use super::*;
+use crate::matrix::Length;
+use crate::measure::interval::Sample;
 
 pub(super) struct RunCtx<'a, B: Backend> {
     pub(super) loaded: &'a LoadedMatrix,
@@ -342,11 +344,18 @@ impl<B: Backend> RunCtx<'_, B> {
         let out = self.backend.measure(cell, i, deployed).await;
         let CellOutput {
             mut row,
-            samples,
+            mut samples,
             warmup_samples,
             operations,
         } = out;
         row.docker_engine = self.engine_name.clone().unwrap_or_default();
+        if row.is_ok() {
+            if let Some(why) = self.sat_out(cell, &row, &samples) {
+                // Failed like a stall: its seconds join no chart (a resume drops them too).
+                row = row.failed(&why);
+                samples.clear();
+            }
+        }
         SampleSink::new(self.dir, cell, i).write(&samples)?;
         SampleSink::new(self.dir, cell, i)
             .warmup()
@@ -377,5 +386,16 @@ impl<B: Backend> RunCtx<'_, B> {
             self.mark_lost("stopped answering".into())?;
         }
         Ok(())
+    }
+
+    /// Why an ok-looking measurement is not one: the server sat part of it out
+    /// (`measure::pause`).
+    fn sat_out(&self, cell: &Cell, row: &ResultRow, samples: &[Sample]) -> Option<String> {
+        let m = &self.loaded.matrix;
+        let timed = match m.length {
+            Length::Time(d) if m.workloads[&cell.workload].runs_for_length() => Some(d),
+            _ => None,
+        };
+        crate::measure::pause::sat_out(timed, row.seconds.unwrap_or(0.0), samples)
     }
 }

@@ -469,15 +469,31 @@ impl Engine {
         out
     }
 
+    /// Remove a container, stopping it first. One already gone counts as removed; one whose
+    /// removal another request started (a killed attempt's, Docker answers 409) is waited for.
     pub(crate) async fn remove(&self, id: &str) -> Result<()> {
+        use bollard::errors::Error::DockerResponseServerError as Server;
         let opts = RemoveContainerOptionsBuilder::default()
             .force(true)
             .v(true)
             .build();
-        self.docker
-            .remove_container(id, Some(opts))
-            .await
-            .with_context(|| format!("failed to remove container {id}"))
+        for _ in 0..60 {
+            match self.docker.remove_container(id, Some(opts.clone())).await {
+                Ok(())
+                | Err(Server {
+                    status_code: 404, ..
+                }) => return Ok(()),
+                Err(Server {
+                    status_code: 409, ..
+                }) => tokio::time::sleep(std::time::Duration::from_millis(500)).await,
+                Err(e) => {
+                    return Err(e).with_context(|| format!("failed to remove container {id}"))
+                }
+            }
+        }
+        anyhow::bail!(
+            "failed to remove container {id}: its removal was still in progress after 30 s"
+        )
     }
 
     /// Remove the containers of one run directory: by its instance token, or by run id for a

@@ -52,6 +52,11 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(s) => s.uses_engine(), )* }
             }
 
+            /// Whether a timed `length` bounds the measured phase (`Driver::runs_for_length`).
+            pub(crate) fn runs_for_length(&self) -> bool {
+                match self { $( WorkloadSpec::$variant(s) => s.runs_for_length(), )* }
+            }
+
             /// The kind's own checks (`Driver::check`).
             pub(crate) fn check(&self, facts: &Facts) -> Result<(), Problem> {
                 match self { $( WorkloadSpec::$variant(s) => s.check(facts), )* }
