@@ -104,7 +104,7 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
             .any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done))
     };
     if let (Some(dir), false) = (&opened.dir, plan.deployments.iter().any(has_work)) {
-        return nothing_to_resume(dir);
+        return nothing_to_resume(dir, m, &opts);
     }
 
     // The engine answers before anything is written: a run that cannot start leaves no
@@ -204,12 +204,18 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
 }
 
 /// A resumed run with every iteration measured stays exactly as it is (manifest, summary and
-/// all).
-fn nothing_to_resume(dir: &RunDir) -> Result<RunOutcome> {
+/// all), unless its reports are missing (a full disk stopped the first attempt before them):
+/// those are drawn again.
+fn nothing_to_resume(dir: &RunDir, m: &Matrix, opts: &RunOptions) -> Result<RunOutcome> {
     eprintln!(
         "nothing to resume: every iteration of {} is measured",
         dir.path.display()
     );
+    let reports = [crate::results::rundir::SUMMARY_MD, REPORT_HTML];
+    if reports.iter().any(|f| !dir.file(f).is_file()) {
+        store_reports(dir, m, opts.template.as_deref())?;
+        eprintln!("wrote the run's missing summary.md and report.html");
+    }
     let current = dir.current_rows()?;
     let failed = current.iter().filter(|r| !r.is_ok()).count();
     Ok(RunOutcome { failed })

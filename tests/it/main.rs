@@ -10,6 +10,7 @@ mod compare_docker;
 mod compare_input;
 mod end_to_end;
 mod faults;
+mod faults_resume;
 mod hostile;
 mod html_report;
 mod mysql;
