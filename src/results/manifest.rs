@@ -105,6 +105,12 @@ pub(crate) struct DeploymentFacts {
     pub(crate) cpuset: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cpus: Option<f64>,
+    /// The server's `memory` limit in bytes, as the matrix gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) memory_bytes: Option<u64>,
+    /// The kernel killed the server for lack of memory (Docker's `OOMKilled`) during the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) oom_killed: bool,
     /// `SELECT VERSION()`.
     pub(crate) version: Option<String>,
     pub(crate) status: DeploymentStatus,

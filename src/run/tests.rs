@@ -162,6 +162,10 @@ impl Backend for Double {
         Ok(())
     }
 
+    async fn oom_killed(&self, _deployed: &Deployed) -> bool {
+        false
+    }
+
     async fn alive(&self) -> bool {
         !self.dead()
     }

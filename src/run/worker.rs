@@ -349,6 +349,9 @@ impl<B: Backend> RunCtx<'_, B> {
             operations,
         } = out;
         row.docker_engine = self.engine_name.clone().unwrap_or_default();
+        if !row.is_ok() && self.backend.oom_killed(deployed).await {
+            row = self.oom_killed(cell, row)?;
+        }
         if row.is_ok() {
             if let Some(why) = self.sat_out(cell, &row, &samples) {
                 // Failed like a stall: its seconds join no chart (a resume drops them too).
@@ -397,5 +400,30 @@ impl<B: Backend> RunCtx<'_, B> {
             _ => None,
         };
         crate::measure::pause::sat_out(timed, row.seconds.unwrap_or(0.0), samples)
+    }
+
+    /// A failed row of a server the kernel killed for lack of memory says so first, and the
+    /// deployment's manifest entry records it.
+    fn oom_killed(&self, cell: &Cell, row: ResultRow) -> Result<ResultRow> {
+        let spec = &self.loaded.matrix.servers[&cell.server];
+        let limit = match &spec.memory {
+            Some(m) => format!("its memory limit is {}", crate::escape::terminal(m)),
+            None => "it had no memory limit: the host ran out".to_string(),
+        };
+        let error = row.error.clone();
+        let row = row.failed(&format!(
+            "the server was killed for lack of memory (OOMKilled; {limit}): {error}"
+        ));
+        let mut man = self.man.lock().expect("manifest lock");
+        if let Some(f) = man
+            .deployments
+            .iter_mut()
+            .rev()
+            .find(|f| f.server == cell.server && f.config == cell.config)
+        {
+            f.oom_killed = true;
+        }
+        save_manifest(self.dir, &man)?;
+        Ok(row)
     }
 }

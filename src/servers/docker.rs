@@ -99,6 +99,8 @@ pub(crate) struct ContainerSpec {
     pub(crate) cpuset: Option<String>,
     /// A CPU quota in CPUs (`--cpus`, sent as `NanoCpus`), none when None.
     pub(crate) cpus: Option<f64>,
+    /// A memory limit in bytes (`--memory`, with no swap beyond it), none when None.
+    pub(crate) memory: Option<u64>,
     /// Files copied into the container before it starts (path in it, content): they go
     /// through the API, so they reach an engine on another host too.
     pub(crate) files: Vec<(String, Vec<u8>)>,
@@ -345,6 +347,8 @@ impl Engine {
             ),
             cpuset_cpus: spec.cpuset.clone(),
             nano_cpus: spec.cpus.map(|c| (c * 1e9).round() as i64),
+            memory: spec.memory.and_then(|b| i64::try_from(b).ok()),
+            memory_swap: spec.memory.and_then(|b| i64::try_from(b).ok()),
             pid_mode: spec.pid_host.then(|| "host".to_string()),
             cap_add: (!spec.cap_add.is_empty()).then(|| spec.cap_add.clone()),
             ..Default::default()
@@ -443,6 +447,12 @@ impl Engine {
         let info = self.docker.inspect_container(id, None).await?;
         let pid = info.state.and_then(|s| s.pid).unwrap_or(0);
         Ok(u32::try_from(pid).ok().filter(|p| *p > 0))
+    }
+
+    /// Whether the kernel killed the container for lack of memory (its `OOMKilled` state).
+    pub(crate) async fn oom_killed(&self, id: &str) -> Result<bool> {
+        let info = self.docker.inspect_container(id, None).await?;
+        Ok(info.state.and_then(|s| s.oom_killed).unwrap_or(false))
     }
 
     pub(crate) async fn exit_code(&self, id: &str) -> Result<Option<i64>> {

@@ -7,7 +7,9 @@ use super::Validator;
 impl Validator<'_> {
     /// Names and values that are written into config files and SQL (see `untrusted`).
     pub(super) fn check_untrusted(&self) -> Result<(), MatrixError> {
-        use crate::input::untrusted::{config_value, cpus, cpuset, env_name, name, sql_identifier};
+        use crate::input::untrusted::{
+            config_value, cpus, cpuset, env_name, memory, name, sql_identifier,
+        };
         let m = self.m;
         if let Some(n) = &m.name {
             name("matrix", n).map_err(|msg| self.err("name", msg))?;
@@ -33,6 +35,18 @@ impl Validator<'_> {
                         &path,
                         "an external server runs where its owner put it: rmatrix cannot limit \
                          its CPU; remove `cpus`"
+                            .into(),
+                    ));
+                }
+            }
+            if let Some(text) = &s.memory {
+                let path = format!("servers.{server}.memory");
+                memory(text).map_err(|msg| self.err(&path, msg))?;
+                if s.external.is_some() {
+                    return Err(self.err(
+                        &path,
+                        "an external server runs where its owner put it: rmatrix cannot limit \
+                         its memory; remove `memory`"
                             .into(),
                     ));
                 }
