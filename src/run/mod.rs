@@ -75,6 +75,11 @@ pub(crate) struct Interrupted;
 
 pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let mut stop = Stop::listen();
+    // A SIGKILLed earlier rmatrix could not remove the password files of its tools.
+    let stale = crate::workloads::child::remove_stale_secrets(&std::env::temp_dir());
+    if stale > 0 {
+        eprintln!("removed {stale} password file(s) a killed rmatrix left in the temp folder");
+    }
     let opened = open_run(&opts)?;
     let (loaded, done) = (&opened.loaded, &opened.done);
     let m = &loaded.matrix;

@@ -3,6 +3,7 @@
 //! `kinds!` below.
 
 pub(crate) mod arrival;
+pub(crate) mod child;
 pub(crate) mod driver;
 pub mod oltp;
 pub(crate) mod pace;

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use tokio::process::Command;
 
 use super::RedisBenchmarkSpec;
 use crate::input::Length;
@@ -203,9 +202,8 @@ pub(crate) fn args(
 }
 
 async fn run(spec: &RedisBenchmarkSpec, args: &[String]) -> Result<String> {
-    let out = Command::new(&spec.binary)
+    let out = crate::workloads::child::command(&spec.binary)
         .args(args)
-        .kill_on_drop(true)
         .output()
         .await
         .with_context(|| {
@@ -229,11 +227,10 @@ async fn run(spec: &RedisBenchmarkSpec, args: &[String]) -> Result<String> {
 
 /// A timed warmup: loop mode, stopped after `d`.
 async fn warm_for(spec: &RedisBenchmarkSpec, args: &[String], d: Duration) -> Result<()> {
-    let mut child = Command::new(&spec.binary)
+    let mut child = crate::workloads::child::command(&spec.binary)
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .with_context(|| format!("failed to run {}", spec.binary))?;
     tokio::time::sleep(d).await;
