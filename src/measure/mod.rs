@@ -8,4 +8,5 @@ pub(crate) mod latency;
 pub mod measurement;
 pub(crate) mod operation;
 pub(crate) mod pause;
+pub(crate) mod pressure;
 pub(crate) mod seconds;

@@ -82,7 +82,9 @@ pub(crate) fn render_linking(
         ctx.drift = super::drift::drifts(&throughput, &read("lat_p95_ms")?, m.report.confidence());
         ctx.drift_served = m.load.open();
     }
-    let text = super::markdown::render(&template, &ctx)? + &super::operations::section(dir, m)?;
+    let text = super::markdown::render(&template, &ctx)?
+        + &super::operations::section(dir, m)?
+        + &super::sharing::section(&rows);
     Ok(text)
 }
 

@@ -32,6 +32,8 @@ pub(super) trait Backend {
     async fn stop(&mut self, deployed: &Deployed, ddir: &Path) -> Result<()>;
     /// Did the kernel kill `deployed`'s server for lack of memory (Docker's `OOMKilled`)?
     async fn oom_killed(&self, deployed: &Deployed) -> bool;
+    /// How many other rmatrix runs have containers running on the engine (None: no engine).
+    async fn other_runs(&self) -> Option<u32>;
     /// Does the engine still answer (no engine: nothing to lose)?
     async fn alive(&self) -> bool;
     /// Wait for `d` (the matrix's cooldown).

@@ -130,6 +130,11 @@ impl Backend for DockerBackend<'_> {
         }
     }
 
+    async fn other_runs(&self) -> Option<u32> {
+        let e = self.engine.as_ref()?;
+        e.other_runs(self.instance).await.ok()
+    }
+
     async fn alive(&self) -> bool {
         match &self.engine {
             Some(e) => e.alive().await,

@@ -43,6 +43,8 @@ struct Double {
     fail: HashSet<(String, u32)>,
     /// (cell key, iteration) measurements whose phase lasted this long (the server paused).
     lasted: HashMap<(String, u32), f64>,
+    /// Other rmatrix runs on the engine.
+    beside: u32,
     /// The engine stops answering after this many measurements (and they fail).
     dies_after: Option<usize>,
     /// After this many measurements the next one never returns, and `stopped` is told: the
@@ -66,6 +68,7 @@ impl Double {
             mismatch: HashSet::new(),
             fail: HashSet::new(),
             lasted: HashMap::new(),
+            beside: 0,
             dies_after: None,
             hang_after: None,
             stopped: Rc::new(Notify::new()),
@@ -164,6 +167,10 @@ impl Backend for Double {
 
     async fn oom_killed(&self, _deployed: &Deployed) -> bool {
         false
+    }
+
+    async fn other_runs(&self) -> Option<u32> {
+        Some(self.beside)
     }
 
     async fn alive(&self) -> bool {

@@ -10,6 +10,7 @@ use super::backend::Backend;
 use super::*;
 use crate::matrix::Length;
 use crate::measure::interval::Sample;
+use crate::measure::pressure::CpuPressure;
 
 pub(super) struct RunCtx<'a, B: Backend> {
     pub(super) loaded: &'a LoadedMatrix,
@@ -341,6 +342,7 @@ impl<B: Backend> RunCtx<'_, B> {
     ) -> Result<()> {
         self.measured.insert((cell.key(), i));
         let label = format!("{cell} #{i}");
+        let (beside, pressure) = (self.backend.other_runs().await, CpuPressure::read());
         let out = self.backend.measure(cell, i, deployed).await;
         let CellOutput {
             mut row,
@@ -349,6 +351,8 @@ impl<B: Backend> RunCtx<'_, B> {
             operations,
         } = out;
         row.docker_engine = self.engine_name.clone().unwrap_or_default();
+        row.beside_runs = beside.max(self.backend.other_runs().await);
+        row.host_cpu_pressure_pct = pressure.and_then(|p| p.percent_since());
         if !row.is_ok() && self.backend.oom_killed(deployed).await {
             row = self.oom_killed(cell, row)?;
         }

@@ -517,6 +517,22 @@ impl Engine {
         }
     }
 
+    /// How many rmatrix runs other than the one with instance token `instance` have
+    /// containers running on this engine (runs told apart by their tokens).
+    pub(crate) async fn other_runs(&self, instance: &str) -> Result<u32> {
+        let filters = HashMap::from([("label", vec![LABEL]), ("status", vec!["running"])]);
+        let opts = ListContainersOptionsBuilder::default()
+            .filters(&filters)
+            .build();
+        let list = self.docker.list_containers(Some(opts)).await?;
+        let tokens: std::collections::BTreeSet<String> = list
+            .into_iter()
+            .filter_map(|c| c.labels?.get(INSTANCE_LABEL).cloned())
+            .filter(|t| t != instance)
+            .collect();
+        Ok(tokens.len() as u32)
+    }
+
     /// Remove every rmatrix container of every run (`rmatrix clean`). Returns how many.
     pub(crate) async fn remove_all(&self) -> Result<usize> {
         self.remove_labelled(LABEL).await

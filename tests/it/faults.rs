@@ -718,7 +718,8 @@ fn an_unreachable_engine_exits_3_and_leaves_no_run_directory() {
 
 /// Two runs whose folders share a name (the run id), in different places, at the same time:
 /// each has its own containers (a per-directory token in the labels and names), so the
-/// second neither clashes with the first's container name nor removes it when it ends.
+/// second neither clashes with the first's container name nor removes it when it ends; and
+/// the second records that it ran beside another run.
 #[test]
 fn two_runs_with_the_same_folder_name_keep_to_their_own_containers() {
     let tmp = tempfile::tempdir().unwrap();
@@ -769,6 +770,14 @@ fn two_runs_with_the_same_folder_name_keep_to_their_own_containers() {
         m["instance"].as_str().unwrap().to_string()
     };
     assert_ne!(token(&dir_one), token(&dir_two));
+    // The second ran beside the first: its row and summary say so; the first, which ran
+    // alone at its start and end, has a count too (0 or 1, by when the second ended).
+    assert_eq!(rows(&dir_two)[0]["beside_runs"], "1");
+    let summary = std::fs::read_to_string(dir_two.join("summary.md")).unwrap();
+    assert!(summary.contains("**Shared machine**: 1 of 1"), "{summary}");
+    assert!(!rows(&dir_one)[0]["beside_runs"].is_empty());
+    let pressure: f64 = rows(&dir_two)[0]["host_cpu_pressure_pct"].parse().unwrap();
+    assert!((0.0..=100.0).contains(&pressure));
     assert_eq!(token(&dir_one).len(), 8);
     assert!(containers("twin").is_empty());
 }
