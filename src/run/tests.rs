@@ -713,3 +713,16 @@ async fn a_phase_the_server_sat_out_is_failed_and_a_resume_measures_it_again() {
     let current = b.dir.current_rows().expect("rows");
     assert!(current.iter().all(|r| r.is_ok()), "{current:?}");
 }
+
+/// Every row records the other runs the engine had at the iteration's start and end.
+#[tokio::test]
+async fn each_row_records_the_other_runs_on_its_engine() {
+    let b = bench(&format!("{SERVERS}{TWO}iterations: 1\n"));
+    let log = log();
+    let mut crowded = Double::new("e1", &log);
+    crowded.beside = 2;
+    b.run(&Done::new(), crowded).await.expect("run");
+    let rows = b.rows();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r.beside_runs == Some(2)), "{rows:?}");
+}
