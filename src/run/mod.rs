@@ -226,13 +226,38 @@ fn nothing_to_resume(dir: &RunDir, m: &Matrix, opts: &RunOptions) -> Result<RunO
     Ok(RunOutcome { failed })
 }
 
-/// A run pooled across engines resumes on the same pool.
+/// A run pooled across engines resumes on the same pool: the same engine addresses, in any
+/// order (another pool would spread its deployments over other hosts).
 fn same_pool_as(old: &Manifest, opts: &RunOptions) -> Result<()> {
+    let list = |a: &[String]| crate::escape::terminal(&a.join(", "));
+    let mut first: Vec<String> = old.engines.iter().map(|e| e.address.clone()).collect();
+    let mut given: Vec<String> = opts.engines.iter().map(|e| e.url()).collect();
+    first.sort();
+    given.sort();
     if opts.engines.is_empty() && !old.engines.is_empty() {
-        let names: Vec<&str> = old.engines.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<String> = old.engines.iter().map(|e| e.name.clone()).collect();
         return Err(crate::error::UsageError(format!(
-            "this run was pooled across engines {}: pass the same --engine/--engines to resume it",
-            names.join(", ")
+            "this run was pooled across engines {} ({}): pass the same --engine/--engines to \
+             resume it",
+            list(&names),
+            list(&first)
+        ))
+        .into());
+    }
+    if !opts.engines.is_empty() && old.engines.is_empty() {
+        return Err(crate::error::UsageError(format!(
+            "this run ran on the default engine; this resume names {}: resume it without \
+             --engine/--engines",
+            list(&given)
+        ))
+        .into());
+    }
+    if !opts.engines.is_empty() && first != given {
+        return Err(crate::error::UsageError(format!(
+            "this run was pooled across {}; this resume names {}: a resume runs on the first \
+             run's engines",
+            list(&first),
+            list(&given)
         ))
         .into());
     }

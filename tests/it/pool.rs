@@ -297,6 +297,23 @@ fn a_stopped_engine_hands_its_queue_to_the_other_and_resume_completes_the_run() 
         out.stderr
     );
 
+    // Nor with another pool (one of its engines only).
+    let out = crate::common::rmatrix(&[
+        "run",
+        "--resume",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+        "--engine",
+        LOCAL,
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("a resume runs on the first run's engines"),
+        "{}",
+        out.stderr
+    );
+
     // With the engine back, --resume measures the failed cell again (removing what the
     // stopped engine still held of the run) and leaves nothing behind on either engine.
     second_engine_up();
