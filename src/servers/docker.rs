@@ -450,9 +450,21 @@ impl Engine {
     }
 
     /// Whether the kernel killed the container for lack of memory (its `OOMKilled` state).
+    /// Asked when a cell failed: the client may see the connection reset before Docker has
+    /// seen the container exit, so a running one is asked again for up to a second.
     pub(crate) async fn oom_killed(&self, id: &str) -> Result<bool> {
-        let info = self.docker.inspect_container(id, None).await?;
-        Ok(info.state.and_then(|s| s.oom_killed).unwrap_or(false))
+        for _ in 0..10 {
+            let state = self.docker.inspect_container(id, None).await?.state;
+            let state = state.unwrap_or_default();
+            if state.oom_killed == Some(true) {
+                return Ok(true);
+            }
+            if state.running != Some(true) {
+                return Ok(false);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        Ok(false)
     }
 
     pub(crate) async fn exit_code(&self, id: &str) -> Result<Option<i64>> {

@@ -6,7 +6,7 @@ use crate::faults::{manifest, rows};
 
 use std::process::Command;
 
-/// A Redis limited to 32 MiB (`memory: 32m`) filled with 4 KiB values until the kernel kills
+/// A Redis limited to 32 MiB (`memory: 32m`) filled with 64 KiB values until the kernel kills
 /// it: the failed rows say OOMKilled with the limit, and the manifest's deployment records it.
 #[test]
 fn a_server_killed_for_lack_of_memory_says_so() {
@@ -16,8 +16,8 @@ fn a_server_killed_for_lack_of_memory_says_so() {
         &m,
         "servers:\n  redis-7.0: {build: redis-7.0, memory: 32m}\n\
          configs:\n  default: {redis_conf: {save: \"\", appendonly: \"no\"}}\n\
-         workloads:\n  fill: {redis: {test: set, keyspace: 10000000, data_size: 4096}}\n\
-         concurrency: [4]\niterations: 2\nlength: 20s\nstall_timeout: 5s\n",
+         workloads:\n  fill: {redis: {test: set, keyspace: 10000000, data_size: 65536}}\n\
+         concurrency: [4]\niterations: 2\nlength: 20s\nstall_timeout: 20s\n",
     )
     .unwrap();
     let name = "faults-oom";
@@ -37,12 +37,11 @@ fn a_server_killed_for_lack_of_memory_says_so() {
     assert_eq!(o.status.code(), Some(1), "{stderr}");
     let rs = rows(&out);
     assert!(!rs.is_empty(), "{stderr}");
-    assert_eq!(rs[0]["status"], "failed", "{:?}", rs[0]);
-    assert!(
-        rs[0]["error"].contains("killed for lack of memory (OOMKilled; its memory limit is 32m)"),
-        "{}",
-        rs[0]["error"]
-    );
+    assert!(rs.iter().all(|r| r["status"] == "failed"), "{rs:?}");
+    // The kernel may first stall the server reclaiming its pages (then the iteration fails
+    // as a stall), and kill it after: a row of a killed server says so.
+    let oom = "killed for lack of memory (OOMKilled; its memory limit is 32m)";
+    assert!(rs.iter().any(|r| r["error"].contains(oom)), "{rs:?}");
     let man = manifest(&out);
     let d = &man["deployments"][0];
     assert_eq!(d["oom_killed"], true, "{d}");

@@ -363,7 +363,7 @@ fn losing_the_only_engine_mid_run_is_exit_3_and_resume_completes_the_run() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{stderr}");
     assert!(
-        stderr.contains("engine e1 stopped answering mid-run")
+        stderr.contains(&format!("engine {SECOND_SOCK} stopped answering mid-run"))
             && stderr.contains("iteration(s) were not measured")
             && stderr.contains("--resume"),
         "{stderr}"
