@@ -35,6 +35,14 @@ impl Stop {
     }
 }
 
+/// A SIGKILLed earlier rmatrix could not remove the password files of its tools.
+pub(super) fn remove_stale_secrets() {
+    let stale = crate::workloads::child::remove_stale_secrets(&std::env::temp_dir());
+    if stale > 0 {
+        eprintln!("removed {stale} password file(s) a killed rmatrix left in the temp folder");
+    }
+}
+
 /// Removes the run's containers (by label) when dropped while armed. Drop cannot await, and
 /// the run's own runtime may be the one unwinding, so it connects afresh on its own thread.
 pub(super) struct ContainerGuard {

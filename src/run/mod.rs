@@ -75,49 +75,20 @@ pub(crate) struct Interrupted;
 
 pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let mut stop = Stop::listen();
-    // A SIGKILLed earlier rmatrix could not remove the password files of its tools.
-    let stale = crate::workloads::child::remove_stale_secrets(&std::env::temp_dir());
-    if stale > 0 {
-        eprintln!("removed {stale} password file(s) a killed rmatrix left in the temp folder");
-    }
+    remove_stale_secrets();
     let opened = open_run(&opts)?;
     let (loaded, done) = (&opened.loaded, &opened.done);
     let m = &loaded.matrix;
     let plan = expand(m, &opened.only);
-    let rows = match &opened.dir {
-        Some(dir) => dir.rows()?,
-        None => Vec::new(),
-    };
-    let sweeps = read_sweeps(m, &rows, opened.dir.as_ref())?;
-    let missing = |c: &Cell| {
-        if sweeps.skips(c) {
-            return 0;
-        }
-        (1..=m.iterations)
-            .filter(|i| !done.contains(&(c.key(), *i)))
-            .count() as u64
-    };
-    let total: u64 = plan
-        .deployments
-        .iter()
-        .flat_map(|d| d.cells.iter())
-        .map(missing)
-        .sum();
-    let has_work = |d: &Deployment| {
-        d.cells
-            .iter()
-            .any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done))
-    };
-    if let (Some(dir), false) = (&opened.dir, plan.deployments.iter().any(has_work)) {
+    let (total, has_work) = work_left(&opened, &plan)?;
+    if let (Some(dir), false) = (&opened.dir, has_work.iter().any(|w| *w)) {
         return nothing_to_resume(dir, m, &opts);
     }
 
     // The engine answers before anything is written: a run that cannot start leaves no
     // folder behind (a new run) and its stored files as they were (a resumed one).
-    let needs_docker = plan
-        .deployments
-        .iter()
-        .any(|d| has_work(d) && m.servers[&d.server].external.is_none());
+    let needs_docker = (plan.deployments.iter().zip(&has_work))
+        .any(|(d, work)| *work && m.servers[&d.server].external.is_none());
     if let Some(old) = &opened.old {
         same_pool_as(old, &opts)?;
     }
@@ -191,21 +162,54 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         guard.disarm();
     }
     let man = manifest.into_inner().unwrap_or_else(|e| e.into_inner());
-    let rows = finish(&dir, m, &opts, man)?;
+    let outcome = finish(&dir, m, &opts, man)?;
+    ended(&dir, outcome, interrupted, lost)
+}
+
+/// How many (cell, iteration) pairs the run has left to measure, and whether each deployment
+/// of `plan` has any work (a missing iteration, or an adaptive repeat still owed).
+fn work_left(opened: &Opened, plan: &crate::matrix::Plan) -> Result<(u64, Vec<bool>)> {
+    let (m, done) = (&opened.loaded.matrix, &opened.done);
+    let rows = match &opened.dir {
+        Some(dir) => dir.rows()?,
+        None => Vec::new(),
+    };
+    let sweeps = read_sweeps(m, &rows, opened.dir.as_ref())?;
+    let missing = |c: &Cell| match sweeps.skips(c) {
+        true => 0,
+        false => (1..=m.iterations)
+            .filter(|i| !done.contains(&(c.key(), *i)))
+            .count() as u64,
+    };
+    let cells = || plan.deployments.iter().flat_map(|d| d.cells.iter());
+    let total = cells().map(missing).sum();
+    let has_work = (plan.deployments.iter())
+        .map(|d| (d.cells.iter()).any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done)))
+        .collect();
+    Ok((total, has_work))
+}
+
+/// The run's result once its reports are written: exit 130 after Ctrl-C, exit 3 when it lost
+/// every engine (as when none can be reached at the start: nothing more to try here).
+fn ended(
+    dir: &RunDir,
+    outcome: RunOutcome,
+    interrupted: bool,
+    lost: Option<String>,
+) -> Result<RunOutcome> {
     if interrupted {
         return Err(Interrupted.into());
     }
     if let Some(why) = lost {
-        // Exit 3, as when the engine cannot be reached at the start: nothing more to try here.
         return Err(crate::servers::docker::EngineUnavailable(format!(
             "{why} mid-run: {} iteration(s) were not measured; `rmatrix run --resume {}` \
              measures them once it answers again",
-            rows.failed,
+            outcome.failed,
             crate::escape::terminal(&dir.path.display().to_string())
         ))
         .into());
     }
-    Ok(rows)
+    Ok(outcome)
 }
 
 /// A resumed run with every iteration measured stays exactly as it is (manifest, summary and
