@@ -2,10 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::yaml::Scalar;
 use crate::input::Length;
 use crate::measure::measurement::Measurement;
 use crate::servers::spec::ServerKind;
 use crate::workloads::redis::{RedisTest, Transport};
+use crate::workloads::tools::Tool;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The redis-benchmark binary itself; its CSV output fills the same columns.
@@ -28,9 +30,10 @@ pub(crate) struct RedisBenchmarkSpec {
     /// duration must give it here.
     #[serde(default)]
     pub(crate) requests: Option<u64>,
-    /// The program to run.
-    #[serde(default = "default_binary")]
-    pub(crate) binary: String,
+    /// Read only to be refused: the program is the user's choice (`REDIS_BENCHMARK`), not
+    /// the matrix's.
+    #[serde(default, skip_serializing)]
+    pub(crate) binary: Option<Scalar>,
 }
 
 impl Driver for RedisBenchmarkSpec {
@@ -43,6 +46,7 @@ impl Driver for RedisBenchmarkSpec {
     }
 
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        REDIS_BENCHMARK.refuse_binary(&self.binary)?;
         if facts.pace.is_some() {
             return Err(Problem::at(
                 "",
@@ -96,6 +100,9 @@ fn three() -> usize {
 fn one() -> u32 {
     1
 }
-fn default_binary() -> String {
-    "redis-benchmark".into()
-}
+
+/// The redis-benchmark program: `RMATRIX_REDIS_BENCHMARK`, else `redis-benchmark` from PATH.
+pub(crate) const REDIS_BENCHMARK: Tool = Tool {
+    env: "RMATRIX_REDIS_BENCHMARK",
+    default: "redis-benchmark",
+};
