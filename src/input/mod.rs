@@ -1,6 +1,7 @@
 //! Reading untrusted input: the YAML parser with its limits, positions of every node,
 //! checks of names and values that reach config files and SQL, and the `Length` type.
 
+pub(crate) mod bounds;
 pub(crate) mod length;
 pub(crate) mod span;
 pub(crate) mod untrusted;

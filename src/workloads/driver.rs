@@ -104,6 +104,14 @@ impl Problem {
         }
     }
 
+    /// The first of `settings` outside its range (`input::bounds`), at its value.
+    pub(crate) fn bounded(settings: &[crate::input::bounds::Bounded]) -> Result<(), Problem> {
+        match crate::input::bounds::first_outside(settings) {
+            Some((at, message)) => Err(Problem::at(at, message)),
+            None => Ok(()),
+        }
+    }
+
     pub(crate) fn at_key(at: &str, message: impl Into<String>) -> Problem {
         Problem {
             on_key: true,

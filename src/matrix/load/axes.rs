@@ -8,6 +8,10 @@ use crate::matrix::model::WorkloadSpec;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
 pub(crate) const MAX_CELLS: usize = 100_000;
+/// The most measured runs (cells x iterations) of one matrix.
+pub(crate) const MAX_RUNS: u64 = 1_000_000;
+/// The most client connections of one cell.
+pub(crate) const MAX_CONCURRENCY: u32 = 10_000;
 
 impl Validator<'_> {
     /// Every axis has a value, and concurrency levels are at least 1.
@@ -43,6 +47,16 @@ impl Validator<'_> {
                 "concurrency must be at least 1".into(),
             ));
         }
+        // Each level is that many connections (and client threads) at once.
+        if let Some(i) = m.concurrency.iter().position(|&c| c > MAX_CONCURRENCY) {
+            return Err(self.err(
+                &format!("concurrency[{i}]"),
+                format!(
+                    "concurrency {} is more than {MAX_CONCURRENCY} connections",
+                    m.concurrency[i]
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -72,6 +86,17 @@ impl Validator<'_> {
                     m.engines.len(),
                     m.workloads.len(),
                     m.concurrency.len()
+                ),
+            ));
+        }
+        // Every measured run is a results row, and the run's schedule holds them all.
+        let runs = cells.map(|c| c as u64 * u64::from(m.iterations));
+        if let Some(runs) = runs.filter(|r| *r > MAX_RUNS) {
+            return Err(self.err(
+                "iterations",
+                format!(
+                    "the matrix asks for {runs} measured runs (cells x iterations), more than \
+                     {MAX_RUNS}: fewer iterations, or split the matrix"
                 ),
             ));
         }

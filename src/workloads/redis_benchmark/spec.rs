@@ -2,10 +2,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::bounds::MAX_QUERIES;
 use crate::input::yaml::Scalar;
 use crate::input::Length;
 use crate::measure::measurement::Measurement;
 use crate::servers::spec::ServerKind;
+use crate::workloads::redis::spec::{MAX_DATA_SIZE, MAX_KEYSPACE, MAX_PIPELINE};
 use crate::workloads::redis::{RedisTest, Transport};
 use crate::workloads::tools::Tool;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
@@ -77,6 +79,13 @@ impl Driver for RedisBenchmarkSpec {
         if self.requests == Some(0) {
             return Err(Problem::at("requests", "requests must be at least 1"));
         }
+        Problem::bounded(&[
+            ("data_size", self.data_size as u64, 1..=MAX_DATA_SIZE),
+            ("keyspace", self.keyspace.unwrap_or(1), 1..=MAX_KEYSPACE),
+            ("pipeline", self.pipeline.into(), 1..=MAX_PIPELINE),
+            ("threads", self.threads.into(), 0..=256),
+            ("requests", self.requests.unwrap_or(1), 1..=MAX_QUERIES),
+        ])?;
         Ok(())
     }
 
