@@ -3,6 +3,8 @@
 
 pub(crate) mod bounds;
 pub(crate) mod length;
+pub(crate) mod numbers;
+pub(crate) mod repeats;
 pub(crate) mod span;
 pub(crate) mod untrusted;
 pub mod yaml;

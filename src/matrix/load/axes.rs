@@ -4,6 +4,7 @@
 
 use super::MatrixError;
 use super::Validator;
+use crate::input::repeats::first_repeat;
 use crate::matrix::model::WorkloadSpec;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
@@ -101,18 +102,19 @@ impl Validator<'_> {
             ));
         }
         // The same value twice on an axis would run every such cell twice.
-        if let Some(i) =
-            (1..m.concurrency.len()).find(|&i| m.concurrency[..i].contains(&m.concurrency[i]))
-        {
+        if let Some(i) = first_repeat(&m.concurrency) {
             return Err(self.err(
                 &format!("concurrency[{i}]"),
                 format!("concurrency {} is listed twice", m.concurrency[i]),
             ));
         }
-        if let Some(i) = (1..m.engines.len()).find(|&i| m.engines[..i].contains(&m.engines[i])) {
+        if let Some(i) = first_repeat(&m.engines) {
             return Err(self.err(
                 &format!("engines[{i}]"),
-                format!("engine `{}` is listed twice", m.engines[i]),
+                format!(
+                    "engine `{}` is listed twice",
+                    crate::escape::terminal(&m.engines[i])
+                ),
             ));
         }
         for (name, s) in &m.servers {

@@ -81,5 +81,10 @@ pub(super) fn parse(text: &str, file: &str) -> Result<(Matrix, SpanIndex), Matri
         let (pos, message) = crate::input::yaml::describe(&e, &spans, text, WORKLOAD_KINDS);
         fail(pos.line, pos.col, message)
     })?;
+    // The matrix as it was read, to look its numbers up in the text.
+    if let Ok(value) = serde_json::to_value(&matrix) {
+        crate::input::numbers::check(&value, &spans)
+            .map_err(|(pos, message)| fail(pos.line, pos.col, message))?;
+    }
     Ok((matrix, spans))
 }

@@ -1,7 +1,7 @@
 //! Each workload kind's own checks (`Driver::check`), then which workloads may meet which
 //! servers (`families`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::MatrixError;
 use super::Validator;
@@ -12,11 +12,14 @@ impl Validator<'_> {
     pub(super) fn check_workloads(&self, plan: &Plan) -> Result<(), MatrixError> {
         let m = self.m;
         // Each workload's concurrency levels, in the matrix's order, once each.
+        let mut seen: HashSet<(&str, u32)> = HashSet::new();
         let mut levels: HashMap<&str, Vec<u32>> = HashMap::new();
         for c in plan.cells() {
-            let l = levels.entry(c.workload.as_str()).or_default();
-            if !l.contains(&c.concurrency) {
-                l.push(c.concurrency);
+            if seen.insert((c.workload.as_str(), c.concurrency)) {
+                levels
+                    .entry(c.workload.as_str())
+                    .or_default()
+                    .push(c.concurrency);
             }
         }
         for (name, w) in &m.workloads {
