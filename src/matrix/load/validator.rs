@@ -15,7 +15,7 @@ pub(super) struct Validator<'a> {
 /// "a, b, c", for the valid choices of a message.
 pub(super) fn choices<'a>(it: impl IntoIterator<Item = &'a String>) -> String {
     it.into_iter()
-        .map(|s| s.as_str())
+        .map(|s| crate::escape::terminal(s))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -39,6 +39,7 @@ impl Validator<'_> {
     /// and that expansion, made once when the axes are known to be in bounds.
     pub(super) fn check(&self) -> Result<Plan, MatrixError> {
         self.check_axes_present()?;
+        self.check_names()?;
         self.check_timing()?;
         self.check_axes_size()?;
         self.check_rules()?;
