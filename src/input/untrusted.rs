@@ -224,7 +224,7 @@ pub(crate) fn build_arg_value(name: &str, value: &str) -> Result<(), String> {
 }
 
 /// A Docker image reference, `[host[:port]/]path[:tag][@digest]` as the engine reads it
-/// (`mariadb:11.4`, `mysql/mysql-server:8.0`, `localhost:5000/x@sha256:...`): a lower-case
+/// (`server:11.4`, `org/server:8.0`, `localhost:5000/x@sha256:...`): a lower-case
 /// name of at most 255 characters, so that nothing else (an option such as `--help`, a space,
 /// an escape sequence) reaches the engine or a message as an image.
 pub(crate) fn image_reference(reference: &str) -> Result<(), String> {
@@ -234,7 +234,7 @@ pub(crate) fn image_reference(reference: &str) -> Result<(), String> {
     let shown: String = printable(reference).chars().take(80).collect();
     Err(format!(
         "image `{shown}` is not an image reference: `name[:tag][@digest]` such as \
-         `mariadb:11.4` or `mysql/mysql-server:8.0`, a lower-case name of at most 255 characters"
+         `server:11.4` or `org/server:8.0`, a lower-case name of at most 255 characters"
     ))
 }
 
@@ -418,7 +418,14 @@ mod tests {
         for ok in ["BENCH_PASSWORD", "BENCH_PW", "db_passwd", "EXT_TEST_PW"] {
             assert!(password_env(ok).is_ok(), "{ok}");
         }
-        for bad in ["GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "HOME", "PW", "A-PASSWORD", ""] {
+        for bad in [
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "HOME",
+            "PW",
+            "A-PASSWORD",
+            "",
+        ] {
             assert!(password_env(bad).is_err(), "{bad:?}");
         }
     }

@@ -144,7 +144,7 @@ impl Geometric {
         // Steps k = 0..=n, as long as from * factor^k rounds to at most `to`.
         let n = ((f64::from(self.to) + 0.5) / f64::from(self.from)).ln() / self.factor.ln();
         let n = n.floor().max(0.0);
-        if !(n < MAX_STEPS as f64) {
+        if n >= MAX_STEPS as f64 {
             return Err(format!(
                 "{} to {} by {} is {} steps, more than {MAX_LEVELS} levels: give a larger factor",
                 self.from,
