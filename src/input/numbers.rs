@@ -13,26 +13,49 @@ pub(crate) fn check(value: &serde_json::Value, spans: &SpanIndex) -> Result<(), 
     walk(value, String::new(), spans)
 }
 
+/// The numbers the matrix holds in another form than it was read in (the geometric steps
+/// `{from, factor, to}` of `concurrency` and `load.rate` are read into their levels): each
+/// `(path, example, takes a fraction)` looked up in the text the same way.
+pub(crate) fn check_paths(
+    spans: &SpanIndex,
+    paths: &[(&str, &str, bool)],
+) -> Result<(), (Pos, String)> {
+    for (path, example, fraction) in paths {
+        written(spans, path, example, *fraction)?;
+    }
+    Ok(())
+}
+
+/// Refused when the text has the scalar at `path` other than as a plain decimal number.
+fn written(
+    spans: &SpanIndex,
+    path: &str,
+    example: &str,
+    fraction: bool,
+) -> Result<(), (Pos, String)> {
+    match spans.scalar(path) {
+        Some(w) if !(w.plain && decimal(&w.text, fraction)) => {
+            let shown = match w.plain {
+                true => w.text.clone(),
+                false => format!("\"{}\"", w.text),
+            };
+            Err((
+                spans.find(path),
+                format!(
+                    "`{}` must be a number written in decimal digits, such as `{example}`, not \
+                     `{}`: quotes, `0x`, `0o` and `_` are not read as numbers",
+                    terminal(path),
+                    terminal(&shown)
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
 fn walk(value: &serde_json::Value, path: String, spans: &SpanIndex) -> Result<(), (Pos, String)> {
     match value {
-        serde_json::Value::Number(n) => match spans.scalar(&path) {
-            Some(w) if !(w.plain && decimal(&w.text, n.is_f64())) => {
-                let shown = match w.plain {
-                    true => w.text.clone(),
-                    false => format!("\"{}\"", w.text),
-                };
-                Err((
-                    spans.find(&path),
-                    format!(
-                        "`{}` must be a number written in decimal digits, such as `{n}`, not \
-                         `{}`: quotes, `0x`, `0o` and `_` are not read as numbers",
-                        terminal(&path),
-                        terminal(&shown)
-                    ),
-                ))
-            }
-            _ => Ok(()),
-        },
+        serde_json::Value::Number(n) => written(spans, &path, &n.to_string(), n.is_f64()),
         serde_json::Value::Array(items) => items
             .iter()
             .enumerate()
@@ -106,5 +129,12 @@ mod tests {
         assert!(msg.contains("`c[1]`") && msg.contains("not `1_0`"), "{msg}");
         // A default the text does not hold is not looked up.
         assert!(check(&serde_json::json!({"z": 1}), &spans).is_ok());
+        let spans = SpanIndex::build("c: {from: '1', factor: 2, to: 8}\n");
+        let (_, msg) =
+            check_paths(&spans, &[("c.factor", "2", true), ("c.from", "1", false)]).unwrap_err();
+        assert!(
+            msg.starts_with("`c.from` must be") && msg.contains("not `\"1\"`"),
+            "{msg}"
+        );
     }
 }
