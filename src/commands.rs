@@ -8,9 +8,8 @@ use anyhow::Result;
 use crate::cli::{Cli, Command};
 use crate::error::{exit, UsageError};
 use crate::export::{Format, RunView};
-use crate::matrix::model::{OneOrMany, Selector};
+use crate::matrix::model::Selector;
 use crate::matrix::{expand, Length, LoadedMatrix};
-use crate::model::Dimension;
 use crate::results::RunDir;
 
 pub async fn dispatch(cli: Cli) -> Result<i32> {
@@ -162,10 +161,10 @@ fn run_selectors(
     match matrix {
         Some(m) => {
             let loaded = crate::matrix::load_file(m)?;
-            let selectors = parse_only(&loaded, only)?;
+            let selectors = crate::matrix::only::parse_only(&loaded, only)?;
             Ok((Some(loaded), selectors))
         }
-        None => Ok((None, only_selectors(only)?)),
+        None => Ok((None, crate::matrix::only::only_selectors(only)?)),
     }
 }
 
@@ -264,55 +263,6 @@ fn history(
     Ok(exit::OK)
 }
 
-fn only_selectors(only: &[String]) -> Result<Vec<Selector>> {
-    only.iter()
-        .map(|o| {
-            let (k, v) = o
-                .split_once('=')
-                .ok_or_else(|| UsageError(format!("--only takes KEY=VALUE, got `{o}`")))?;
-            if Dimension::parse(k).is_none() {
-                return Err(UsageError(format!(
-                    "--only: unknown dimension `{k}`; valid: {}",
-                    Dimension::choices()
-                ))
-                .into());
-            }
-            let values = v.split(',').map(|s| s.trim().to_string()).collect();
-            Ok(Selector::from([(k.to_string(), OneOrMany(values))]))
-        })
-        .collect()
-}
-
-/// `--only KEY=VALUE` as selectors, each value checked against the matrix's axis.
-fn parse_only(loaded: &LoadedMatrix, only: &[String]) -> Result<Vec<Selector>> {
-    let selectors = only_selectors(only)?;
-    for sel in &selectors {
-        for (dim, values) in sel {
-            // Names were checked by `only_selectors`.
-            let axis = (Dimension::parse(dim).map(|d| loaded.matrix.axis(d))).unwrap_or_default();
-            if let Some(bad) = values.0.iter().find(|v| !axis.contains(v)) {
-                return Err(UsageError(format!(
-                    "--only: unknown {dim} `{bad}`; valid choices: {}",
-                    axis.join(", ")
-                ))
-                .into());
-            }
-        }
-    }
-    // Each value exists, yet together they may match nothing (`--only engine=MyISAM` where
-    // every MyISAM cell is excluded): an empty run is an error, not a success.
-    if !selectors.is_empty()
-        && crate::matrix::plan::expand(&loaded.matrix, &selectors).cell_count() == 0
-    {
-        return Err(UsageError(format!(
-            "--only {} keeps no cell of the matrix: nothing would run",
-            only.join(" --only ")
-        ))
-        .into());
-    }
-    Ok(selectors)
-}
-
 /// Assumed rate for count-based lengths, only for the time estimate.
 const ASSUMED_QPS: f64 = 2000.0;
 /// Assumed server start + verification time per deployment.
@@ -365,7 +315,7 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
 /// `rmatrix plan`: the cells, and with `--noise-from` what each one's compare would see.
 fn plan(matrix: &Path, only: &[String], p: &crate::cli::PlanPowerArgs) -> Result<i32> {
     let loaded = crate::matrix::load_file(matrix)?;
-    let selectors = parse_only(&loaded, only)?;
+    let selectors = crate::matrix::only::parse_only(&loaded, only)?;
     let power = match p.noise_from.is_empty() {
         true => String::new(),
         false => plan_power(
@@ -571,6 +521,7 @@ fn emit(text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::matrix::only::parse_only;
 
     /// `--only rate=...` plans the cells at those rates; an unknown rate lists the matrix's.
     #[test]

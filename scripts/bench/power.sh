@@ -91,12 +91,17 @@ report: {metric: qps, rows: [workload], columns: [server]}
 YAML
 }
 
-# Run a matrix into dir unless a finished run of the same matrix is already there (a killed
-# one, or one of other settings, is redone).
+# Run a matrix into dir unless a complete run of the same matrix is already there. An
+# interrupted run (it has `finished_at` too) is resumed; one of other settings is redone.
 run() { # matrix-file dir
-  if cmp -s "$1" "$2/matrix.yaml" && python3 -c '
-import json, sys
-sys.exit(0 if json.load(open(sys.argv[1])).get("finished_at") else 1)' "$2/manifest.json"; then
+  if cmp -s "$1" "$2/matrix.yaml" && [ -f "$2/manifest.json" ]; then
+    python3 -c '
+import json, re, sys
+m = json.load(open(sys.argv[1]))
+iters = int(re.search(r"^iterations: (\d+)$", open(sys.argv[2]).read(), re.M).group(1))
+sys.exit(0 if m["iterations_ok"] >= m["cells_planned"] * iters else 1)' "$2/manifest.json" "$1" && return
+    flock "$LOCK" "$RMATRIX" run --resume "$2" --quiet >>"$2.log" 2>&1 \
+      || { echo "resume of $2 failed (exit $?):" >&2; cat "$2.log" >&2; exit 1; }
     return
   fi
   rm -rf "$2"

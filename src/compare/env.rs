@@ -60,6 +60,10 @@ pub(crate) struct DeploymentEnv {
     pub(crate) version: String,
     /// `None` when the run has no variables.json for this deployment.
     pub(crate) variables: Option<BTreeMap<String, String>>,
+    /// The server container's CPUs (`cpuset`) and CPU quota (`cpus`), "none" when unset: a
+    /// quota or another core moves a server-bound cell's throughput as much as a release.
+    pub(crate) cpuset: String,
+    pub(crate) cpus: String,
 }
 
 /// One fact that differs; `None` is a variable that one side does not have.
@@ -141,9 +145,16 @@ pub(crate) fn load(dir: &Path, manifest: Option<&Value>) -> Result<RunEnv, Refus
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(source) => return Err(Refused::Io { path, source }),
         };
+        let or_none = |v: &Value| match v {
+            Value::Null => "none".to_string(),
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
         deployments.push(DeploymentEnv {
             image_id: text(&m["images"][&server]["id"]),
             version: text(&d["version"]),
+            cpuset: or_none(&d["cpuset"]),
+            cpus: or_none(&d["cpus"]),
             server,
             config,
             variables,
@@ -188,6 +199,8 @@ pub(crate) fn diff(base: &Run, cand: &Run) -> EnvDiff {
             let mut facts = Vec::new();
             fact(&mut facts, "image id", &bd.image_id, &cd.image_id);
             fact(&mut facts, "server version", &bd.version, &cd.version);
+            fact(&mut facts, "cpuset", &bd.cpuset, &cd.cpuset);
+            fact(&mut facts, "cpus (CPU quota)", &bd.cpus, &cd.cpus);
             let variables = match (&bd.variables, &cd.variables) {
                 (Some(bv), Some(cv)) => variable_changes(bv, cv),
                 _ => Vec::new(),
@@ -385,6 +398,8 @@ mod tests {
                     image_id: "sha256:aa".into(),
                     version: "10.11.19".into(),
                     variables: vars(variables),
+                    cpuset: "none".into(),
+                    cpus: "none".into(),
                 }],
             },
             ..Run::default()
@@ -413,13 +428,14 @@ mod tests {
         b.env.cpus = 4;
         b.env.memory_bytes = 16 << 30;
         b.env.deployments[0].image_id = "sha256:bb".into();
+        b.env.deployments[0].cpus = "0.3".into();
         let d = diff(&a, &b);
         assert_eq!(
             d.host.iter().map(|c| c.what.as_str()).collect::<Vec<_>>(),
             ["cpus", "kernel", "memory"]
         );
         let dep = d.deployment("mariadb-10.11", "default").unwrap();
-        assert_eq!(dep.facts.len(), 1);
+        assert_eq!(dep.facts.len(), 2);
         assert_eq!(dep.variables.len(), 3);
         assert_eq!(
             markdown(&d),
@@ -428,6 +444,7 @@ mod tests {
              - kernel: `6.1` -> `6.18`\n\
              - memory: `8192 MiB` -> `16384 MiB`\n\
              - `mariadb-10.11` / `default`: image id: `sha256:aa` -> `sha256:bb`\n\
+             - `mariadb-10.11` / `default`: cpus (CPU quota): `none` -> `0.3`\n\
              - `mariadb-10.11` / `default`: variable `new_only`: (absent) -> `x`\n\
              - `mariadb-10.11` / `default`: variable `old_only`: `1` -> (absent)\n\
              - `mariadb-10.11` / `default`: variable `sync_binlog`: `0` -> `1`\n\n"

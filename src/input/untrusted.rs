@@ -184,6 +184,37 @@ pub(crate) fn cpus(n: f64) -> Result<(), String> {
     ))
 }
 
+/// A memory limit as Docker's `--memory` takes it: a whole number with an optional unit `b`,
+/// `k`, `m` or `g` (powers of 1024), from 6m (the engine's smallest) to 1024g; its bytes.
+pub(crate) fn memory(text: &str) -> Result<u64, String> {
+    let bad = || {
+        format!(
+            "memory `{}` is not a memory limit such as `512m` or `2g` (units b, k, m, g; from 6m \
+             to 1024g)",
+            crate::escape::terminal(text)
+        )
+    };
+    let t = text.trim().to_ascii_lowercase();
+    let (digits, unit) = match t.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => t.split_at(i),
+        None => (t.as_str(), "b"),
+    };
+    let scale: u64 = match unit {
+        "b" => 1,
+        "k" => 1 << 10,
+        "m" => 1 << 20,
+        "g" => 1 << 30,
+        _ => return Err(bad()),
+    };
+    let n: u64 = (!digits.is_empty() && digits.len() <= 13)
+        .then(|| digits.parse().ok())
+        .flatten()
+        .ok_or_else(bad)?;
+    n.checked_mul(scale)
+        .filter(|b| ((6 << 20)..=(1 << 40)).contains(b))
+        .ok_or_else(bad)
+}
+
 pub(crate) fn build_arg_name(name: &str) -> Result<(), String> {
     let mut chars = name.chars();
     let shaped = chars
@@ -291,6 +322,26 @@ pub(crate) fn printable(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn memory_limits_in_dockers_units_within_bounds() {
+        assert_eq!(memory("512m"), Ok(512 << 20));
+        assert_eq!(memory("2G"), Ok(2 << 30));
+        assert_eq!(memory("6291456"), Ok(6 << 20));
+        for bad in [
+            "",
+            "5m",
+            "1025g",
+            "12x",
+            "-1g",
+            "1.5g",
+            "m",
+            "99999999999999g",
+        ] {
+            assert!(memory(bad).is_err(), "{bad}");
+        }
+    }
+
     use super::*;
 
     #[test]

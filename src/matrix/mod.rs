@@ -3,6 +3,7 @@
 mod axis;
 pub(crate) mod load;
 pub(crate) mod model;
+pub(crate) mod only;
 pub(crate) mod pacing;
 pub mod plan;
 pub(crate) mod schedule;

@@ -7,4 +7,6 @@ pub(crate) mod interval;
 pub(crate) mod latency;
 pub mod measurement;
 pub(crate) mod operation;
+pub(crate) mod pause;
+pub(crate) mod pressure;
 pub(crate) mod seconds;

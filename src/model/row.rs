@@ -95,6 +95,12 @@ pub struct ResultRow {
     pub(crate) srv_fsyncs: Option<u64>,
     /// The Docker engine of a pooled run that ran the deployment (empty for one engine).
     pub(crate) docker_engine: String,
+    /// Other rmatrix runs with containers running on this cell's engine while it was measured
+    /// (the most seen at its start and its end): they share the machine.
+    pub(crate) beside_runs: Option<u32>,
+    /// Percent of the iteration's wall time in which some task on rmatrix's host waited for
+    /// a CPU (`/proc/pressure/cpu`, `some`): the host's own contention, whoever caused it.
+    pub(crate) host_cpu_pressure_pct: Option<f64>,
 }
 
 impl ResultRow {

@@ -6,4 +6,5 @@ pub(crate) mod load_curve;
 pub mod markdown;
 pub(crate) mod operations;
 pub(crate) mod pivot;
+pub(crate) mod sharing;
 pub(crate) mod summary;

@@ -82,7 +82,9 @@ pub(crate) fn render_linking(
         ctx.drift = super::drift::drifts(&throughput, &read("lat_p95_ms")?, m.report.confidence());
         ctx.drift_served = m.load.open();
     }
-    let text = super::markdown::render(&template, &ctx)? + &super::operations::section(dir, m)?;
+    let text = super::markdown::render(&template, &ctx)?
+        + &super::operations::section(dir, m)?
+        + &super::sharing::section(&rows);
     Ok(text)
 }
 
@@ -204,12 +206,8 @@ pub(crate) fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<St
         }
     }
     for c in &drawn {
-        let path = folder.join(&c.file);
-        let tmp = folder.join(format!(".{}.tmp", c.file));
-        std::fs::write(&tmp, &c.chart)
-            .with_context(|| format!("failed to write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path)
-            .with_context(|| format!("failed to write {}", path.display()))?;
+        // Written whole or not at all; a failed write (a full disk) leaves no temp file.
+        crate::results::rundir::replace_file(&folder.join(&c.file), c.chart.as_bytes())?;
     }
     Ok(drawn)
 }

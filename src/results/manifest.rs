@@ -14,6 +14,10 @@ pub(crate) struct Manifest {
     /// A random token of this run directory, kept across `--resume`, that labels its
     /// containers (the run id is only the folder's name, which other runs may share).
     pub(crate) instance: String,
+    /// The run directory's device and inode when it was written: a resume that finds another
+    /// one runs in a copy, which gets its own instance token.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub(crate) dir_identity: String,
     pub(crate) matrix_file: String,
     pub(crate) matrix_sha256: String,
     pub(crate) started_at: String,
@@ -101,6 +105,12 @@ pub(crate) struct DeploymentFacts {
     pub(crate) cpuset: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) cpus: Option<f64>,
+    /// The server's `memory` limit in bytes, as the matrix gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) memory_bytes: Option<u64>,
+    /// The kernel killed the server for lack of memory (Docker's `OOMKilled`) during the run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) oom_killed: bool,
     /// `SELECT VERSION()`.
     pub(crate) version: Option<String>,
     pub(crate) status: DeploymentStatus,

@@ -1,6 +1,7 @@
 //! Recording: the run directory, its results.csv rows and manifest.
 
 pub(crate) mod check;
+pub(crate) mod lock;
 pub(crate) mod manifest;
 pub(crate) mod operations;
 pub(crate) mod rundir;

@@ -30,6 +30,10 @@ pub(super) trait Backend {
     async fn measure(&mut self, cell: &Cell, i: u32, deployed: &Deployed) -> CellOutput;
     /// Save the server's log into `ddir` and remove it (nothing for an external server).
     async fn stop(&mut self, deployed: &Deployed, ddir: &Path) -> Result<()>;
+    /// Did the kernel kill `deployed`'s server for lack of memory (Docker's `OOMKilled`)?
+    async fn oom_killed(&self, deployed: &Deployed) -> bool;
+    /// How many other rmatrix runs have containers running on the engine (None: no engine).
+    async fn other_runs(&self) -> Option<u32>;
     /// Does the engine still answer (no engine: nothing to lose)?
     async fn alive(&self) -> bool;
     /// Wait for `d` (the matrix's cooldown).

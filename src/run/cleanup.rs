@@ -2,16 +2,36 @@
 //! and removal passes after the work ends (or is interrupted), on every engine.
 
 use anyhow::Result;
+use tokio::signal::unix::{Signal, SignalKind};
 
 use super::*;
 
-/// Resolves when the process receives SIGTERM (never, if the handler cannot be set).
-pub(super) async fn terminated() {
-    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-        Ok(mut s) => {
-            s.recv().await;
+/// Ctrl-C (SIGINT) and SIGTERM (a CI job's timeout, `kill`), listened for from a run's first
+/// step: once these handlers are set a signal no longer kills the process wherever it is (a
+/// resume's removal of leftovers included); the run notices it and stops cleanly.
+pub(super) struct Stop {
+    signals: Option<(Signal, Signal)>,
+}
+
+impl Stop {
+    pub(super) fn listen() -> Stop {
+        let kind = |k| tokio::signal::unix::signal(k).ok();
+        Stop {
+            signals: kind(SignalKind::interrupt()).zip(kind(SignalKind::terminate())),
         }
-        Err(_) => std::future::pending().await,
+    }
+
+    /// Resolves at the next signal (never, if the handlers could not be set).
+    pub(super) async fn wait(&mut self) {
+        match &mut self.signals {
+            Some((int, term)) => {
+                tokio::select! {
+                    _ = int.recv() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            None => std::future::pending().await,
+        }
     }
 }
 

@@ -20,6 +20,7 @@ impl<B: Backend> RunCtx<'_, B> {
             engine: self.engine_name.clone(),
             cpuset: spec.cpuset.clone(),
             cpus: spec.cpus,
+            memory_bytes: spec.memory_bytes(),
             started_at: manifest::now(),
             ..DeploymentFacts::default()
         };

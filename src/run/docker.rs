@@ -123,6 +123,18 @@ impl Backend for DockerBackend<'_> {
         servers::teardown(self.engine.as_ref(), deployed, ddir).await
     }
 
+    async fn oom_killed(&self, deployed: &Deployed) -> bool {
+        match (&self.engine, &deployed.container) {
+            (Some(e), Some(id)) => e.oom_killed(id).await.unwrap_or(false),
+            _ => false,
+        }
+    }
+
+    async fn other_runs(&self) -> Option<u32> {
+        let e = self.engine.as_ref()?;
+        e.other_runs(self.instance).await.ok()
+    }
+
     async fn alive(&self) -> bool {
         match &self.engine {
             Some(e) => e.alive().await,
@@ -239,6 +251,7 @@ impl DockerBackend<'_> {
             start_timeout: start_timeout(m),
             cpuset: m.servers[&d.server].cpuset.clone(),
             cpus: m.servers[&d.server].cpus,
+            memory: m.servers[&d.server].memory_bytes(),
             copy_files: host_side.is_some(),
             host_side: host_side.as_ref().map(|h| h as &dyn HostSide),
         };

@@ -33,9 +33,12 @@ impl<B: backend::Backend> RunCtx<'_, B> {
     pub(super) fn mark_lost(&mut self, why: String) -> Result<()> {
         let name = self.engine_name.clone().unwrap_or_else(|| "local".into());
         let reason = format!("engine {name} {why}");
-        self.progress.line(format!(
-            "{reason}: its remaining deployments go to the other engines"
-        ));
+        self.progress.line(match self.engine_name.is_some() {
+            true => format!("{reason}: its remaining deployments go to the other engines"),
+            false => {
+                format!("{reason}: the cells left are not measured (--resume once it is back)")
+            }
+        });
         let mut man = self.man.lock().expect("manifest lock");
         if let Some(f) = man.engines.iter_mut().find(|f| f.name == name) {
             f.lost = Some(reason.clone());

@@ -74,10 +74,16 @@ pub(crate) struct RunOutcome {
 pub(crate) struct Interrupted;
 
 pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
+    let mut stop = Stop::listen();
+    // A SIGKILLed earlier rmatrix could not remove the password files of its tools.
+    let stale = crate::workloads::child::remove_stale_secrets(&std::env::temp_dir());
+    if stale > 0 {
+        eprintln!("removed {stale} password file(s) a killed rmatrix left in the temp folder");
+    }
     let opened = open_run(&opts)?;
     let (loaded, done) = (&opened.loaded, &opened.done);
     let m = &loaded.matrix;
-    let plan = expand(m, &opts.only);
+    let plan = expand(m, &opened.only);
     let rows = match &opened.dir {
         Some(dir) => dir.rows()?,
         None => Vec::new(),
@@ -103,7 +109,7 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
             .any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done))
     };
     if let (Some(dir), false) = (&opened.dir, plan.deployments.iter().any(has_work)) {
-        return nothing_to_resume(dir);
+        return nothing_to_resume(dir, m, &opts);
     }
 
     // The engine answers before anything is written: a run that cannot start leaves no
@@ -122,11 +128,15 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         None => None,
     };
 
-    let dir = match opened.dir {
-        Some(dir) => dir,
-        None => create_run_dir(&opts, loaded)?,
+    let (dir, _lock) = match opened.dir {
+        Some(dir) => (dir, opened.lock),
+        None => {
+            let (dir, lock) = create_run_dir(&opts, loaded)?;
+            (dir, Some(lock))
+        }
     };
-    let man = manifest_for(&opts, loaded, &plan, &dir, opened.old, docker, engine_facts);
+    let old = (opened.old, opened.copied);
+    let man = manifest_for(&opts, loaded, &plan, &dir, old, docker, engine_facts);
     let run_id = man.run_id.clone();
     let instance = man.instance.clone();
     let seed = man.schedule.seed;
@@ -135,8 +145,12 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     // From here on, every way out (an error returned with `?`, a panic) removes the
     // containers this run starts; the normal path below removes them itself and disarms it.
     let mut guard = ContainerGuard::new(addrs.clone(), !pool.is_empty(), &run_id, &instance);
+    let (mut interrupted, mut lost) = (false, None);
     if opts.resume.is_some() {
-        remove_leftovers(&pool, &run_id, &instance).await?;
+        tokio::select! {
+            r = remove_leftovers(&pool, &run_id, &instance) => r?,
+            _ = stop.wait() => interrupted = true,
+        }
     }
 
     let progress = Progress::new(total, opts.quiet);
@@ -163,13 +177,13 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
             .as_ref()
             .and_then(|c| pool.iter().find(|e| e.name() == c)),
     };
-    let work = run_workers(&shared, &pool, &addrs, &plan.deployments);
-    let interrupted = tokio::select! {
-        r = work => { r?; false }
-        _ = tokio::signal::ctrl_c() => true,
-        // A CI job's timeout or `kill` sends SIGTERM: the same clean stop as Ctrl-C.
-        _ = terminated() => true,
-    };
+    if !interrupted {
+        let work = run_workers(&shared, &pool, &addrs, &plan.deployments);
+        tokio::select! {
+            r = work => lost = r?,
+            _ = stop.wait() => interrupted = true,
+        };
+    }
     progress.finish();
     // Also on Ctrl-C: whatever this run started goes away, on every engine.
     let all_removed = remove_passes(&pool, &run_id, &instance, interrupted).await;
@@ -177,28 +191,73 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         guard.disarm();
     }
     let man = manifest.into_inner().unwrap_or_else(|e| e.into_inner());
-    finish(&dir, m, &opts, man, interrupted)
+    let rows = finish(&dir, m, &opts, man)?;
+    if interrupted {
+        return Err(Interrupted.into());
+    }
+    if let Some(why) = lost {
+        // Exit 3, as when the engine cannot be reached at the start: nothing more to try here.
+        return Err(crate::servers::docker::EngineUnavailable(format!(
+            "{why} mid-run: {} iteration(s) were not measured; `rmatrix run --resume {}` \
+             measures them once it answers again",
+            rows.failed,
+            crate::escape::terminal(&dir.path.display().to_string())
+        ))
+        .into());
+    }
+    Ok(rows)
 }
 
 /// A resumed run with every iteration measured stays exactly as it is (manifest, summary and
-/// all).
-fn nothing_to_resume(dir: &RunDir) -> Result<RunOutcome> {
+/// all), unless its reports are missing (a full disk stopped the first attempt before them):
+/// those are drawn again.
+fn nothing_to_resume(dir: &RunDir, m: &Matrix, opts: &RunOptions) -> Result<RunOutcome> {
     eprintln!(
         "nothing to resume: every iteration of {} is measured",
         dir.path.display()
     );
+    let reports = [crate::results::rundir::SUMMARY_MD, REPORT_HTML];
+    if reports.iter().any(|f| !dir.file(f).is_file()) {
+        store_reports(dir, m, opts.template.as_deref())?;
+        eprintln!("wrote the run's missing summary.md and report.html");
+    }
     let current = dir.current_rows()?;
     let failed = current.iter().filter(|r| !r.is_ok()).count();
     Ok(RunOutcome { failed })
 }
 
-/// A run pooled across engines resumes on the same pool.
+/// A run pooled across engines resumes on the same pool: the same engine addresses, in any
+/// order (another pool would spread its deployments over other hosts).
 fn same_pool_as(old: &Manifest, opts: &RunOptions) -> Result<()> {
+    let list = |a: &[String]| crate::escape::terminal(&a.join(", "));
+    let mut first: Vec<String> = old.engines.iter().map(|e| e.address.clone()).collect();
+    let mut given: Vec<String> = opts.engines.iter().map(|e| e.url()).collect();
+    first.sort();
+    given.sort();
     if opts.engines.is_empty() && !old.engines.is_empty() {
-        let names: Vec<&str> = old.engines.iter().map(|e| e.name.as_str()).collect();
+        let names: Vec<String> = old.engines.iter().map(|e| e.name.clone()).collect();
         return Err(crate::error::UsageError(format!(
-            "this run was pooled across engines {}: pass the same --engine/--engines to resume it",
-            names.join(", ")
+            "this run was pooled across engines {} ({}): pass the same --engine/--engines to \
+             resume it",
+            list(&names),
+            list(&first)
+        ))
+        .into());
+    }
+    if !opts.engines.is_empty() && old.engines.is_empty() {
+        return Err(crate::error::UsageError(format!(
+            "this run ran on the default engine; this resume names {}: resume it without \
+             --engine/--engines",
+            list(&given)
+        ))
+        .into());
+    }
+    if !opts.engines.is_empty() && first != given {
+        return Err(crate::error::UsageError(format!(
+            "this run was pooled across {}; this resume names {}: a resume runs on the first \
+             run's engines",
+            list(&first),
+            list(&given)
         ))
         .into());
     }
@@ -213,15 +272,8 @@ async fn docker_facts(e: &Engine) -> Result<DockerFacts> {
     })
 }
 
-/// The run's end: the manifest's totals, the charts, summary.md and report.html; an
-/// interrupted run is an error (exit 130) once all of that is written.
-fn finish(
-    dir: &RunDir,
-    m: &Matrix,
-    opts: &RunOptions,
-    mut man: Manifest,
-    interrupted: bool,
-) -> Result<RunOutcome> {
+/// The run's end: the manifest's totals, the charts, summary.md and report.html.
+fn finish(dir: &RunDir, m: &Matrix, opts: &RunOptions, mut man: Manifest) -> Result<RunOutcome> {
     let rows = dir.current_rows()?;
     man.finished_at = Some(manifest::now());
     man.iterations_ok = rows.iter().filter(|r| r.is_ok()).count();
@@ -232,9 +284,6 @@ fn finish(
         println!("{summary}");
     }
     eprintln!("results: {}", dir.path.display());
-    if interrupted {
-        return Err(Interrupted.into());
-    }
     Ok(RunOutcome {
         failed: man.iterations_failed,
     })

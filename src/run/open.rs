@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use super::*;
+use crate::results::check;
+use crate::results::lock::{identity, RunLock};
+use crate::results::rundir::RESULTS_CSV;
 
 /// (cell key, iteration) pairs already measured successfully.
 pub(super) type Done = HashSet<(CellKey, u32)>;
@@ -18,11 +21,18 @@ pub(super) struct Opened {
     pub(super) dir: Option<RunDir>,
     pub(super) old: Option<Manifest>,
     pub(super) done: Done,
+    /// The cells this run measures: `--only` of a new run, the first run's for a resumed one.
+    pub(super) only: Vec<Selector>,
+    /// A resume's hold on its directory (a new run takes one when it creates its directory).
+    pub(super) lock: Option<RunLock>,
+    /// A resumed directory that is a copy of the run's first directory.
+    pub(super) copied: bool,
 }
 
 pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
     if let Some(resume) = &opts.resume {
         let dir = RunDir::open(resume)?;
+        let lock = RunLock::take(&dir.path, "resume")?;
         let text = std::fs::read_to_string(dir.file(MATRIX_COPY))?;
         let old = std::fs::read_to_string(dir.file(MANIFEST))
             .ok()
@@ -34,6 +44,22 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
             .map(|m| PathBuf::from(&m.matrix_file))
             .unwrap_or_else(|| dir.file(MATRIX_COPY));
         let loaded = crate::matrix::load_str(&text, &original)?;
+        let only = resumed_only(&loaded, old.as_ref(), &opts.only_text)?;
+        // What `report` would refuse (two ok rows of one iteration, a NaN) is refused before
+        // anything runs, not resumed into a summary.
+        if dir.file(RESULTS_CSV).exists() {
+            check::read_results(&dir.file(RESULTS_CSV))?;
+        }
+        let copied = old.as_ref().is_some_and(|m| {
+            !m.dir_identity.is_empty() && identity(&dir.path).ok().as_ref() != Some(&m.dir_identity)
+        });
+        if copied {
+            eprintln!(
+                "{} is a copy of another run directory: it gets its own instance token, so \
+                 the two never remove each other's containers",
+                crate::escape::terminal(&dir.path.display().to_string())
+            );
+        }
         dir.repair()?;
         let done = measured_ok(&dir.rows()?);
         return Ok(Opened {
@@ -41,6 +67,9 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
             dir: Some(dir),
             old,
             done,
+            only,
+            lock: Some(lock),
+            copied,
         });
     }
     let loaded = opts
@@ -59,7 +88,33 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
         dir: None,
         old: None,
         done: HashSet::new(),
+        only: opts.only.clone(),
+        lock: None,
+        copied: false,
     })
+}
+
+/// A resumed run measures the cells its first run chose: the manifest's `--only`. Another
+/// `--only` on the resume would change what the run is, so it is refused.
+fn resumed_only(
+    loaded: &LoadedMatrix,
+    old: Option<&Manifest>,
+    given: &[String],
+) -> Result<Vec<Selector>> {
+    let first = old.map(|m| m.only.as_slice()).unwrap_or_default();
+    if !given.is_empty() && given != first {
+        let shown = |o: &[String]| match o.is_empty() {
+            true => "no --only".to_string(),
+            false => format!("--only {}", o.join(" --only ")),
+        };
+        return Err(crate::error::UsageError(format!(
+            "this run was started with {}; a resume measures what the first run chose (drop --only {})",
+            crate::escape::terminal(&shown(first)),
+            crate::escape::terminal(&given.join(" --only "))
+        ))
+        .into());
+    }
+    crate::matrix::only::parse_only(loaded, first)
 }
 
 /// The (cell, iteration) pairs of `rows` that succeeded: what a resumed attempt leaves be.
@@ -77,8 +132,11 @@ pub(super) fn fresh(out: &Path) -> bool {
             .unwrap_or(false)
 }
 
-/// The directory of a new run, with the matrix copied into it.
-pub(super) fn create_run_dir(opts: &RunOptions, loaded: &LoadedMatrix) -> Result<RunDir> {
+/// The directory of a new run, locked, with the matrix copied into it.
+pub(super) fn create_run_dir(
+    opts: &RunOptions,
+    loaded: &LoadedMatrix,
+) -> Result<(RunDir, RunLock)> {
     let dir = match &opts.out {
         Some(out) => {
             anyhow::ensure!(fresh(out), "{} exists and is not empty: runs are never overwritten (use --resume to continue one)", out.display());
@@ -88,9 +146,10 @@ pub(super) fn create_run_dir(opts: &RunOptions, loaded: &LoadedMatrix) -> Result
         }
         None => RunDir::create(Path::new("reports/runs"), &loaded.name())?,
     };
+    let lock = RunLock::take(&dir.path, "run")?;
     std::fs::write(dir.file(MATRIX_COPY), &loaded.text)
         .with_context(|| format!("failed to write {}", dir.file(MATRIX_COPY).display()))?;
-    Ok(dir)
+    Ok((dir, lock))
 }
 
 /// The manifest this attempt starts with: a resumed run keeps its identity (id, host, start,
@@ -100,16 +159,23 @@ pub(super) fn manifest_for(
     loaded: &LoadedMatrix,
     plan: &crate::matrix::Plan,
     dir: &RunDir,
-    old: Option<Manifest>,
+    (old, copied): (Option<Manifest>, bool),
     docker: Option<DockerFacts>,
     engine_facts: Vec<EngineFacts>,
 ) -> Manifest {
+    let dir_identity = identity(&dir.path).unwrap_or_default();
+    let token = || format!("{:08x}", rand::random::<u32>());
     let m = &loaded.matrix;
     let pooled = !opts.engines.is_empty();
     match old {
         // Resuming: the run keeps its identity (id, host, start, schedule); what this
         // attempt adds is appended to what earlier attempts learnt.
         Some(old) => Manifest {
+            instance: match copied {
+                true => token(),
+                false => old.instance.clone(),
+            },
+            dir_identity,
             docker: docker.or(old.docker.clone()),
             finished_at: None,
             engines: match pooled {
@@ -126,7 +192,8 @@ pub(super) fn manifest_for(
                 .file_name()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            instance: format!("{:08x}", rand::random::<u32>()),
+            instance: token(),
+            dir_identity,
             matrix_file: loaded.path.display().to_string(),
             matrix_sha256: loaded.sha256.clone(),
             started_at: manifest::now(),

@@ -10,11 +10,12 @@ use super::*;
 /// Run the deployments across the pool: each engine's worker takes the next deployment from
 /// one queue (in the matrix's order) and runs all its rounds, so one engine runs one
 /// deployment at a time. A worker whose engine stops answering leaves the pool; the queue
-/// goes on with the others, and what no engine is left for fails with that reason.
+/// goes on with the others, and what no engine is left for fails with that reason. Returns
+/// why, when every engine was lost.
 pub(super) async fn run_pool<B: Backend>(
     ctxs: Vec<RunCtx<'_, B>>,
     todo: &[Deployment],
-) -> Result<()> {
+) -> Result<Option<String>> {
     let first = ctxs.first().expect("invariant: a pool has engines");
     let m = &first.loaded.matrix;
     let order = schedule(todo.len(), 1, m.repeat.order, first.seed);
@@ -42,8 +43,14 @@ pub(super) async fn run_pool<B: Backend>(
     });
     let done: Vec<Result<RunCtx<'_, B>>> = futures_util::future::join_all(workers).await;
     let mut last = None;
+    let mut all_lost = Some(Vec::new());
     for r in done {
-        last = Some(r?);
+        let ctx = r?;
+        all_lost = all_lost.zip(ctx.lost.clone()).map(|(mut l, why)| {
+            l.push(why);
+            l
+        });
+        last = Some(ctx);
     }
     let left: Vec<usize> = queue
         .into_inner()
@@ -60,7 +67,7 @@ pub(super) async fn run_pool<B: Backend>(
             ctx.fail_cells(&cells, &reason)?;
         }
     }
-    Ok(())
+    Ok(all_lost.map(|l| l.join("; ")))
 }
 
 /// The engines of the run (the pool, or the one Docker's CLI would use), connected when a
@@ -103,18 +110,19 @@ pub(super) async fn connect_pool(
 }
 
 /// The run's work: one worker on one engine (or none), else one per engine of the pool.
+/// Returns why, when the run lost every engine it had.
 pub(super) async fn run_workers(
     shared: &RunShared<'_>,
     pool: &[Engine],
     addrs: &[EngineAddr],
     todo: &[Deployment],
-) -> Result<()> {
+) -> Result<Option<String>> {
     if pool.len() <= 1 {
         let addr = addrs.first().filter(|_| shared.pooled);
         let backend = DockerBackend::new(shared, pool.first(), addr);
-        RunCtx::new(shared, shared.engine_name(pool.first()), backend)
-            .run_deployments(todo)
-            .await
+        let mut ctx = RunCtx::new(shared, shared.engine_name(pool.first()), backend);
+        ctx.run_deployments(todo).await?;
+        Ok(ctx.lost)
     } else {
         let ctxs = pool
             .iter()

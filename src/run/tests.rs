@@ -3,7 +3,7 @@
 //! stands in for Docker and the servers only here; integration tests use real ones.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 use std::rc::Rc;
 use std::sync::Mutex;
@@ -41,6 +41,10 @@ struct Double {
     mismatch: HashSet<String>,
     /// (cell key, iteration) measurements that fail.
     fail: HashSet<(String, u32)>,
+    /// (cell key, iteration) measurements whose phase lasted this long (the server paused).
+    lasted: HashMap<(String, u32), f64>,
+    /// Other rmatrix runs on the engine.
+    beside: u32,
     /// The engine stops answering after this many measurements (and they fail).
     dies_after: Option<usize>,
     /// After this many measurements the next one never returns, and `stopped` is told: the
@@ -63,6 +67,8 @@ impl Double {
             fail_start: HashSet::new(),
             mismatch: HashSet::new(),
             fail: HashSet::new(),
+            lasted: HashMap::new(),
+            beside: 0,
             dies_after: None,
             hang_after: None,
             stopped: Rc::new(Notify::new()),
@@ -142,6 +148,8 @@ impl Backend for Double {
             row.lat_p95_ms = Some(cell.concurrency as f64 / 2.0);
             row.lat_p99_ms = Some(cell.concurrency as f64);
             row.errors = Some(0);
+            let key = (cell.key().as_str().to_string(), i);
+            row.seconds = Some(self.lasted.get(&key).copied().unwrap_or(2.0));
         }
         CellOutput {
             row,
@@ -155,6 +163,14 @@ impl Backend for Double {
         let slug = deployed.container.clone().unwrap_or_default();
         self.note(Event::Stop(slug));
         Ok(())
+    }
+
+    async fn oom_killed(&self, _deployed: &Deployed) -> bool {
+        false
+    }
+
+    async fn other_runs(&self) -> Option<u32> {
+        Some(self.beside)
     }
 
     async fn alive(&self) -> bool {
@@ -584,7 +600,8 @@ async fn a_pool_hands_a_lost_engines_queue_to_the_others() {
         RunCtx::new(&shared, Some("e1".into()), dying),
         RunCtx::new(&shared, Some("e2".into()), healthy),
     ];
-    run_pool(ctxs, &b.deployments()).await.expect("pool");
+    let lost = run_pool(ctxs, &b.deployments()).await.expect("pool");
+    assert_eq!(lost, None, "e2 stayed");
     let rows = b.rows();
     assert_eq!(rows.len(), 8, "every iteration has a row");
     // e1 measured a's first round, failed its second and left the pool; e2 ran the rest.
@@ -609,7 +626,8 @@ async fn a_pool_with_no_engine_left_fails_what_is_queued() {
     let done = Done::new();
     let shared = b.shared(&done, true);
     let ctxs = vec![RunCtx::new(&shared, Some("e1".into()), dying)];
-    run_pool(ctxs, &b.deployments()).await.expect("pool");
+    let lost = run_pool(ctxs, &b.deployments()).await.expect("pool");
+    assert_eq!(lost.as_deref(), Some("engine e1 stopped answering"));
     let rows = b.rows();
     assert_eq!(rows.len(), 2);
     let b_row = rows.iter().find(|r| r.server == "b").expect("b");
@@ -665,4 +683,46 @@ async fn after_ctrl_c_removal_passes_repeat_until_one_finds_nothing() {
     let e = leftovers(vec![Ok(1); 9]);
     assert!(remove_passes(std::slice::from_ref(&e), "t", "", true).await);
     assert_eq!(*e.passes.borrow(), 5);
+}
+
+/// A 2 s cell whose phase lasted 11 s (a `docker pause` shorter than stall_timeout) is failed
+/// with the reason, not recorded as a slow measurement; the others stay ok, and a resume
+/// measures it again.
+#[tokio::test]
+async fn a_phase_the_server_sat_out_is_failed_and_a_resume_measures_it_again() {
+    let b = bench(&format!("{SERVERS}{TWO}iterations: 2\n"));
+    let log = log();
+    let mut paused = Double::new("e1", &log);
+    let key = b.deployments()[0].cells[0].key().as_str().to_string();
+    paused.lasted.insert((key.clone(), 2), 10.98);
+    b.run(&Done::new(), paused).await.expect("run");
+    let rows = b.rows();
+    let failed: Vec<&ResultRow> = rows.iter().filter(|r| !r.is_ok()).collect();
+    assert_eq!(failed.len(), 1, "{rows:?}");
+    assert_eq!((failed[0].server.as_str(), failed[0].iteration), ("a", 2));
+    assert!(
+        failed[0]
+            .error
+            .contains("lasted 11.0 s for a length of 2.0 s"),
+        "{}",
+        failed[0].error
+    );
+    b.run(&b.done(), Double::new("e1", &log))
+        .await
+        .expect("resume");
+    let current = b.dir.current_rows().expect("rows");
+    assert!(current.iter().all(|r| r.is_ok()), "{current:?}");
+}
+
+/// Every row records the other runs the engine had at the iteration's start and end.
+#[tokio::test]
+async fn each_row_records_the_other_runs_on_its_engine() {
+    let b = bench(&format!("{SERVERS}{TWO}iterations: 1\n"));
+    let log = log();
+    let mut crowded = Double::new("e1", &log);
+    crowded.beside = 2;
+    b.run(&Done::new(), crowded).await.expect("run");
+    let rows = b.rows();
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r.beside_runs == Some(2)), "{rows:?}");
 }

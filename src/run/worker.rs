@@ -8,6 +8,9 @@ use anyhow::Result;
 
 use super::backend::Backend;
 use super::*;
+use crate::matrix::Length;
+use crate::measure::interval::Sample;
+use crate::measure::pressure::CpuPressure;
 
 pub(super) struct RunCtx<'a, B: Backend> {
     pub(super) loaded: &'a LoadedMatrix,
@@ -339,14 +342,27 @@ impl<B: Backend> RunCtx<'_, B> {
     ) -> Result<()> {
         self.measured.insert((cell.key(), i));
         let label = format!("{cell} #{i}");
+        let (beside, pressure) = (self.backend.other_runs().await, CpuPressure::read());
         let out = self.backend.measure(cell, i, deployed).await;
         let CellOutput {
             mut row,
-            samples,
+            mut samples,
             warmup_samples,
             operations,
         } = out;
         row.docker_engine = self.engine_name.clone().unwrap_or_default();
+        row.beside_runs = beside.max(self.backend.other_runs().await);
+        row.host_cpu_pressure_pct = pressure.and_then(|p| p.percent_since());
+        if !row.is_ok() && self.backend.oom_killed(deployed).await {
+            row = self.oom_killed(cell, row)?;
+        }
+        if row.is_ok() {
+            if let Some(why) = self.sat_out(cell, &row, &samples) {
+                // Failed like a stall: its seconds join no chart (a resume drops them too).
+                row = row.failed(&why);
+                samples.clear();
+            }
+        }
         SampleSink::new(self.dir, cell, i).write(&samples)?;
         SampleSink::new(self.dir, cell, i)
             .warmup()
@@ -377,5 +393,41 @@ impl<B: Backend> RunCtx<'_, B> {
             self.mark_lost("stopped answering".into())?;
         }
         Ok(())
+    }
+
+    /// Why an ok-looking measurement is not one: the server sat part of it out
+    /// (`measure::pause`).
+    fn sat_out(&self, cell: &Cell, row: &ResultRow, samples: &[Sample]) -> Option<String> {
+        let m = &self.loaded.matrix;
+        let timed = match m.length {
+            Length::Time(d) if m.workloads[&cell.workload].runs_for_length() => Some(d),
+            _ => None,
+        };
+        crate::measure::pause::sat_out(timed, row.seconds.unwrap_or(0.0), samples)
+    }
+
+    /// A failed row of a server the kernel killed for lack of memory says so first, and the
+    /// deployment's manifest entry records it.
+    fn oom_killed(&self, cell: &Cell, row: ResultRow) -> Result<ResultRow> {
+        let spec = &self.loaded.matrix.servers[&cell.server];
+        let limit = match &spec.memory {
+            Some(m) => format!("its memory limit is {}", crate::escape::terminal(m)),
+            None => "it had no memory limit: the host ran out".to_string(),
+        };
+        let error = row.error.clone();
+        let row = row.failed(&format!(
+            "the server was killed for lack of memory (OOMKilled; {limit}): {error}"
+        ));
+        let mut man = self.man.lock().expect("manifest lock");
+        if let Some(f) = man
+            .deployments
+            .iter_mut()
+            .rev()
+            .find(|f| f.server == cell.server && f.config == cell.config)
+        {
+            f.oom_killed = true;
+        }
+        save_manifest(self.dir, &man)?;
+        Ok(row)
     }
 }

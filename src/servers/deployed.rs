@@ -134,6 +134,8 @@ pub struct Launch<'a> {
     pub cpuset: Option<String>,
     /// The server's `cpus` (its CPU quota).
     pub cpus: Option<f64>,
+    /// The server's `memory` limit in bytes.
+    pub memory: Option<u64>,
     /// Copy the config files in through the API instead of bind-mounting them: the engine
     /// may be on another host, where this run directory's paths do not exist.
     pub copy_files: bool,
@@ -165,6 +167,7 @@ impl Launch<'_> {
             publish: (!self.host_network).then_some((container_port, port)),
             cpuset: self.cpuset.clone(),
             cpus: self.cpus,
+            memory: self.memory,
             ..ContainerSpec::default()
         }
     }

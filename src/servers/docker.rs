@@ -99,6 +99,8 @@ pub(crate) struct ContainerSpec {
     pub(crate) cpuset: Option<String>,
     /// A CPU quota in CPUs (`--cpus`, sent as `NanoCpus`), none when None.
     pub(crate) cpus: Option<f64>,
+    /// A memory limit in bytes (`--memory`, with no swap beyond it), none when None.
+    pub(crate) memory: Option<u64>,
     /// Files copied into the container before it starts (path in it, content): they go
     /// through the API, so they reach an engine on another host too.
     pub(crate) files: Vec<(String, Vec<u8>)>,
@@ -345,6 +347,8 @@ impl Engine {
             ),
             cpuset_cpus: spec.cpuset.clone(),
             nano_cpus: spec.cpus.map(|c| (c * 1e9).round() as i64),
+            memory: spec.memory.and_then(|b| i64::try_from(b).ok()),
+            memory_swap: spec.memory.and_then(|b| i64::try_from(b).ok()),
             pid_mode: spec.pid_host.then(|| "host".to_string()),
             cap_add: (!spec.cap_add.is_empty()).then(|| spec.cap_add.clone()),
             ..Default::default()
@@ -445,6 +449,24 @@ impl Engine {
         Ok(u32::try_from(pid).ok().filter(|p| *p > 0))
     }
 
+    /// Whether the kernel killed the container for lack of memory (its `OOMKilled` state).
+    /// Asked when a cell failed: the client may see the connection reset before Docker has
+    /// seen the container exit, so a running one is asked again for up to a second.
+    pub(crate) async fn oom_killed(&self, id: &str) -> Result<bool> {
+        for _ in 0..10 {
+            let state = self.docker.inspect_container(id, None).await?.state;
+            let state = state.unwrap_or_default();
+            if state.oom_killed == Some(true) {
+                return Ok(true);
+            }
+            if state.running != Some(true) {
+                return Ok(false);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        Ok(false)
+    }
+
     pub(crate) async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
         let info = self.docker.inspect_container(id, None).await?;
         let state = info.state.unwrap_or_default();
@@ -469,15 +491,31 @@ impl Engine {
         out
     }
 
+    /// Remove a container, stopping it first. One already gone counts as removed; one whose
+    /// removal another request started (a killed attempt's, Docker answers 409) is waited for.
     pub(crate) async fn remove(&self, id: &str) -> Result<()> {
+        use bollard::errors::Error::DockerResponseServerError as Server;
         let opts = RemoveContainerOptionsBuilder::default()
             .force(true)
             .v(true)
             .build();
-        self.docker
-            .remove_container(id, Some(opts))
-            .await
-            .with_context(|| format!("failed to remove container {id}"))
+        for _ in 0..60 {
+            match self.docker.remove_container(id, Some(opts.clone())).await {
+                Ok(())
+                | Err(Server {
+                    status_code: 404, ..
+                }) => return Ok(()),
+                Err(Server {
+                    status_code: 409, ..
+                }) => tokio::time::sleep(std::time::Duration::from_millis(500)).await,
+                Err(e) => {
+                    return Err(e).with_context(|| format!("failed to remove container {id}"))
+                }
+            }
+        }
+        anyhow::bail!(
+            "failed to remove container {id}: its removal was still in progress after 30 s"
+        )
     }
 
     /// Remove the containers of one run directory: by its instance token, or by run id for a
@@ -489,6 +527,22 @@ impl Engine {
             self.remove_labelled(&format!("{INSTANCE_LABEL}={instance}"))
                 .await
         }
+    }
+
+    /// How many rmatrix runs other than the one with instance token `instance` have
+    /// containers running on this engine (runs told apart by their tokens).
+    pub(crate) async fn other_runs(&self, instance: &str) -> Result<u32> {
+        let filters = HashMap::from([("label", vec![LABEL]), ("status", vec!["running"])]);
+        let opts = ListContainersOptionsBuilder::default()
+            .filters(&filters)
+            .build();
+        let list = self.docker.list_containers(Some(opts)).await?;
+        let tokens: std::collections::BTreeSet<String> = list
+            .into_iter()
+            .filter_map(|c| c.labels?.get(INSTANCE_LABEL).cloned())
+            .filter(|t| t != instance)
+            .collect();
+        Ok(tokens.len() as u32)
     }
 
     /// Remove every rmatrix container of every run (`rmatrix clean`). Returns how many.

@@ -34,9 +34,20 @@ pub struct ServerSpec {
     /// known size (scripts/bench/power.sh measures it before injecting it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpus: Option<f64>,
+    /// A memory limit for the server's container (Docker's `--memory`, no swap beyond it), e.g.
+    /// `512m`: a server that outgrows it is killed by the kernel, and rmatrix says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
 }
 
 impl ServerSpec {
+    /// The memory limit in bytes (checked when the matrix was read).
+    pub(crate) fn memory_bytes(&self) -> Option<u64> {
+        self.memory
+            .as_deref()
+            .and_then(|m| crate::input::untrusted::memory(m).ok())
+    }
+
     /// The family: `kind` where the matrix says, else the one its image or build name implies.
     pub(crate) fn kind(&self) -> ServerKind {
         if let Some(k) = self.kind {

@@ -61,6 +61,11 @@ pub(crate) trait Driver {
         false
     }
 
+    /// Whether a timed `length` bounds the measured phase (sql-bench's suite runs to its end).
+    fn runs_for_length(&self) -> bool {
+        true
+    }
+
     /// Whether the driver counts operations in `live` as they complete. An external tool
     /// reports only when it ends, so the stall watchdog asks the server instead.
     fn counts_live(&self) -> bool {

@@ -3,6 +3,7 @@
 //! `kinds!` below.
 
 pub(crate) mod arrival;
+pub(crate) mod child;
 pub(crate) mod driver;
 pub mod oltp;
 pub(crate) mod pace;
@@ -51,6 +52,11 @@ macro_rules! kinds {
             /// Whether the storage-engine axis applies (the workload creates its own tables).
             pub(crate) fn uses_engine(&self) -> bool {
                 match self { $( WorkloadSpec::$variant(s) => s.uses_engine(), )* }
+            }
+
+            /// Whether a timed `length` bounds the measured phase (`Driver::runs_for_length`).
+            pub(crate) fn runs_for_length(&self) -> bool {
+                match self { $( WorkloadSpec::$variant(s) => s.runs_for_length(), )* }
             }
 
             /// The kind's own checks (`Driver::check`).

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn build_dir(name: &str) -> String {
+pub(crate) fn build_dir(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("containers")
         .join(name)
@@ -20,7 +20,7 @@ fn build_dir(name: &str) -> String {
 }
 
 /// A Redis matrix: `body` adds workloads, configs, lengths.
-fn redis_matrix(tmp: &Path, name: &str, body: &str) -> PathBuf {
+pub(crate) fn redis_matrix(tmp: &Path, name: &str, body: &str) -> PathBuf {
     let path = tmp.join(format!("{name}.yaml"));
     let text = format!("servers:\n  redis-7.0: {{build: redis-7.0}}\n{body}");
     std::fs::write(&path, text).unwrap();
@@ -28,7 +28,7 @@ fn redis_matrix(tmp: &Path, name: &str, body: &str) -> PathBuf {
 }
 
 /// Two deployments (configs a and b) x two workloads, 3 iterations of 400 ms each.
-const TWO_BY_TWO: &str = "configs:
+pub(crate) const TWO_BY_TWO: &str = "configs:
   a: {}
   b: {redis_conf: {hz: 20}}
 workloads:
@@ -40,7 +40,7 @@ length: 400ms
 ";
 
 /// `rmatrix run MATRIX --out DIR --quiet` in the background, stderr kept in DIR.err.
-fn spawn_run(matrix: &Path, out: &Path) -> Child {
+pub(crate) fn spawn_run(matrix: &Path, out: &Path) -> Child {
     Command::new(env!("CARGO_BIN_EXE_rmatrix"))
         .args([
             "run",
@@ -55,13 +55,13 @@ fn spawn_run(matrix: &Path, out: &Path) -> Child {
         .unwrap()
 }
 
-fn resume(dir: &Path) -> crate::common::Out {
+pub(crate) fn resume(dir: &Path) -> crate::common::Out {
     rmatrix(&["run", "--resume", dir.to_str().unwrap(), "--quiet"])
 }
 
 /// Poll `cond` every 20 ms for up to `secs`; panics with `what` when it never holds, or when
 /// `child` ended first.
-fn wait_for(child: &mut Child, secs: u64, what: &str, mut cond: impl FnMut() -> bool) {
+pub(crate) fn wait_for(child: &mut Child, secs: u64, what: &str, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
     while !cond() {
         assert!(
@@ -74,18 +74,18 @@ fn wait_for(child: &mut Child, secs: u64, what: &str, mut cond: impl FnMut() -> 
 }
 
 /// The rows of results.csv as column -> value maps; an absent file is no rows.
-fn rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
+pub(crate) fn rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
     crate::common::result_rows(dir)
 }
 
-fn row_count(dir: &Path) -> usize {
+pub(crate) fn row_count(dir: &Path) -> usize {
     std::fs::read_to_string(dir.join("results.csv"))
         .map(|t| t.lines().count().saturating_sub(1))
         .unwrap_or(0)
 }
 
 /// `config/workload#iteration` of every ok row, checked to be unique.
-fn ok_iterations(dir: &Path) -> BTreeSet<String> {
+pub(crate) fn ok_iterations(dir: &Path) -> BTreeSet<String> {
     let mut seen = BTreeSet::new();
     for r in rows(dir).iter().filter(|r| r["status"] == "ok") {
         let key = format!("{}/{}#{}", r["config"], r["workload"], r["iteration"]);
@@ -94,7 +94,7 @@ fn ok_iterations(dir: &Path) -> BTreeSet<String> {
     seen
 }
 
-fn all_iterations(configs: &[&str], workloads: &[&str], n: u32) -> BTreeSet<String> {
+pub(crate) fn all_iterations(configs: &[&str], workloads: &[&str], n: u32) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     for c in configs {
         for w in workloads {
@@ -106,7 +106,7 @@ fn all_iterations(configs: &[&str], workloads: &[&str], n: u32) -> BTreeSet<Stri
     out
 }
 
-fn manifest(dir: &Path) -> serde_json::Value {
+pub(crate) fn manifest(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap()
 }
 
@@ -718,7 +718,8 @@ fn an_unreachable_engine_exits_3_and_leaves_no_run_directory() {
 
 /// Two runs whose folders share a name (the run id), in different places, at the same time:
 /// each has its own containers (a per-directory token in the labels and names), so the
-/// second neither clashes with the first's container name nor removes it when it ends.
+/// second neither clashes with the first's container name nor removes it when it ends; and
+/// the second records that it ran beside another run.
 #[test]
 fn two_runs_with_the_same_folder_name_keep_to_their_own_containers() {
     let tmp = tempfile::tempdir().unwrap();
@@ -769,6 +770,14 @@ fn two_runs_with_the_same_folder_name_keep_to_their_own_containers() {
         m["instance"].as_str().unwrap().to_string()
     };
     assert_ne!(token(&dir_one), token(&dir_two));
+    // The second ran beside the first: its row and summary say so; the first, which ran
+    // alone at its start and end, has a count too (0 or 1, by when the second ended).
+    assert_eq!(rows(&dir_two)[0]["beside_runs"], "1");
+    let summary = std::fs::read_to_string(dir_two.join("summary.md")).unwrap();
+    assert!(summary.contains("**Shared machine**: 1 of 1"), "{summary}");
+    assert!(!rows(&dir_one)[0]["beside_runs"].is_empty());
+    let pressure: f64 = rows(&dir_two)[0]["host_cpu_pressure_pct"].parse().unwrap();
+    assert!((0.0..=100.0).contains(&pressure));
     assert_eq!(token(&dir_one).len(), 8);
     assert!(containers("twin").is_empty());
 }

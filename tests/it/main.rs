@@ -10,6 +10,8 @@ mod compare_docker;
 mod compare_input;
 mod end_to_end;
 mod faults;
+mod faults_resume;
+mod faults_server;
 mod hostile;
 mod html_report;
 mod mysql;

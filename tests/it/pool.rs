@@ -297,6 +297,23 @@ fn a_stopped_engine_hands_its_queue_to_the_other_and_resume_completes_the_run() 
         out.stderr
     );
 
+    // Nor with another pool (one of its engines only).
+    let out = crate::common::rmatrix(&[
+        "run",
+        "--resume",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+        "--engine",
+        LOCAL,
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("a resume runs on the first run's engines"),
+        "{}",
+        out.stderr
+    );
+
     // With the engine back, --resume measures the failed cell again (removing what the
     // stopped engine still held of the run) and leaves nothing behind on either engine.
     second_engine_up();
@@ -307,6 +324,68 @@ fn a_stopped_engine_hands_its_queue_to_the_other_and_resume_completes_the_run() 
     let rows = result_rows(&out_dir);
     assert_eq!(rows.iter().filter(|r| r["status"] == "ok").count(), 4);
     assert!(run_containers(LOCAL, id).is_empty());
+    assert!(run_containers(SECOND_SOCK, id).is_empty());
+}
+
+/// The finding: the engine of a one-engine run restarted mid-run failed the remaining cells
+/// in 0.1 s saying they "go to the other engines" (there were none), exit 1. Now the run ends
+/// with exit 3 and a plain message naming what was not measured, and a `--resume` once the
+/// engine is back completes it.
+#[test]
+fn losing_the_only_engine_mid_run_is_exit_3_and_resume_completes_the_run() {
+    second_engine_up();
+    let tmp = tempfile::tempdir().unwrap();
+    let configs = "  hz10: {redis_conf: {hz: 10}}\n  hz20: {redis_conf: {hz: 20}}\n";
+    let m = matrix(tmp.path(), configs, "[2]", "3s");
+    let id = "pool-only-engine-lost";
+    let out_dir = tmp.path().join(id);
+    let _cleanup = Cleanup(id.into());
+    let child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args([
+            "run",
+            m.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+            "--quiet",
+        ])
+        .args(["--engine", SECOND_SOCK])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(240);
+    while run_containers(SECOND_SOCK, id).is_empty() {
+        assert!(Instant::now() < deadline, "no container of the run");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    second_engine_down();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!("engine {SECOND_SOCK} stopped answering mid-run"))
+            && stderr.contains("iteration(s) were not measured")
+            && stderr.contains("--resume"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("go to the other engines"), "{stderr}");
+    assert!(
+        out_dir.join("summary.md").is_file(),
+        "the summary of what was measured"
+    );
+    second_engine_up();
+    let args = [
+        "run",
+        "--resume",
+        out_dir.to_str().unwrap(),
+        "--quiet",
+        "--engine",
+        SECOND_SOCK,
+    ];
+    let r = crate::common::rmatrix(&args);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let rows = result_rows(&out_dir);
+    assert_eq!(rows.iter().filter(|r| r["status"] == "ok").count(), 2);
     assert!(run_containers(SECOND_SOCK, id).is_empty());
 }
 

@@ -31,7 +31,8 @@ impl Validator<'_> {
     /// Names and values that are written into config files and SQL (see `untrusted`).
     pub(super) fn check_untrusted(&self) -> Result<(), MatrixError> {
         use crate::input::untrusted::{
-            config_value, cpus, cpuset, env_name, image_reference, password_env, sql_identifier,
+            config_value, cpus, cpuset, env_name, image_reference, memory, password_env,
+            sql_identifier,
         };
         let m = self.m;
         for (server, s) in &m.servers {
@@ -63,6 +64,18 @@ impl Validator<'_> {
                         &path,
                         "an external server runs where its owner put it: rmatrix cannot limit \
                          its CPU; remove `cpus`"
+                            .into(),
+                    ));
+                }
+            }
+            if let Some(text) = &s.memory {
+                let path = format!("servers.{server}.memory");
+                memory(text).map_err(|msg| self.err(&path, msg))?;
+                if s.external.is_some() {
+                    return Err(self.err(
+                        &path,
+                        "an external server runs where its owner put it: rmatrix cannot limit \
+                         its memory; remove `memory`"
                             .into(),
                     ));
                 }

@@ -43,22 +43,22 @@ impl KeyDist {
         }
     }
 
+    /// `sb_rand_special` of sysbench 1.0.20, in its floating point: the range is stretched by
+    /// `100 / (100 - res)`, one uniform `rnd` picks the branch, and the same `rnd` places a
+    /// hot draw in a window of `t * pct / 100 + 1` positions at the middle of `[a, b]`, `t`
+    /// being `b - a` (with the defaults, 77 ids of 10,000, about 1% of draws each).
     fn special<R: Rng>(&self, rng: &mut R, a: u32, b: u32) -> u32 {
-        if a >= b {
-            return 0;
+        let t = (b - a) as f64;
+        let range_size = t * (100.0 / (100.0 - self.spec_res as f64));
+        let rnd: f64 = rng.random();
+        if rnd * range_size < t {
+            // Its gaussian spans `t`, not `t + 1` as sb_rand_gaussian's does.
+            let sum: f64 = (0..self.spec_iter).map(|_| rng.random::<f64>()).sum();
+            return a + (sum * t * (1.0 / self.spec_iter as f64)) as u32;
         }
-        let t = (b - a) as u64 + 1;
-        // As in sb_rand_special: the range is stretched so that res% of draws land in the
-        // special window and the rest follow the gaussian.
-        let range = t * (100 / (100 - self.spec_res as u64));
-        let mut res = rng.random::<u64>() % range;
-        if res < t {
-            return gaussian(rng, a, b, self.spec_iter);
-        }
-        let d = (t * self.spec_pct as u64 / 100).max(1);
-        res %= d;
-        res += t / 2 - t * self.spec_pct as u64 / 200;
-        (a as u64 + res) as u32
+        let d = t * (self.spec_pct as f64 / 100.0);
+        let res = rnd * (d + 1.0) + t / 2.0 - t * (self.spec_pct as f64 / 200.0);
+        a + res as u32
     }
 }
 
@@ -67,10 +67,11 @@ pub(crate) fn uniform<R: Rng>(rng: &mut R, a: u32, b: u32) -> u32 {
     (a as u64 + (rng.random::<f64>() * t) as u64).min(b as u64) as u32
 }
 
+/// `sb_rand_gaussian`: the mean of `iter` uniform doubles over `[0, b - a + 1)`, truncated.
 fn gaussian<R: Rng>(rng: &mut R, a: u32, b: u32, iter: u32) -> u32 {
-    let t = (b - a) as u64 + 1;
-    let sum: u64 = (0..iter).map(|_| rng.random::<u64>() % t).sum();
-    (a as u64 + sum / iter as u64) as u32
+    let t = (b - a) as f64 + 1.0;
+    let sum: f64 = (0..iter).map(|_| rng.random::<f64>() * t).sum();
+    (a + (sum * (1.0 / iter as f64)) as u32).min(b)
 }
 
 /// Bounded Zipf over `[a, b]`, P(a + k - 1) ~ 1/k^s (Hörmann & Derflinger rejection-inversion,
@@ -193,13 +194,39 @@ mod tests {
         assert!((sd - 10_000.0 / 12.0).abs() < 30.0, "{sd}");
     }
 
+    /// sysbench 1.0.20's defaults (iter 12, pct 1, res 75) over ids 1..10,000, computed from
+    /// sb_rand_special's formula by hand, not from this code: a hot draw (rnd >= 0.25) is id
+    /// 1 + floor(rnd * 100.99 + 4949.505), so ids 4975..=5051 (77 ids); an inner id takes
+    /// 1/100.99 of rnd's range, 0.990% of draws, its edges 0.245% (4975) and 0.490% (5051);
+    /// the gaussian quarter adds 0.25 * f(6) * 12 / 9999 = 0.0118% near the middle (f, the
+    /// Irwin-Hall density of 12 uniforms at its mean, 0.39393). rmatrix's old port had a
+    /// window of 100 ids (4951..=5050) at 0.75% each.
     #[test]
-    fn special_puts_three_quarters_in_the_middle_percent() {
-        let v = draws(RandType::Special, 100_000);
-        // Window: t/2 - t*pct/200 .. + t*pct/100 = 4950..5050 (offset 1).
-        let f = frac(&v, |x| (4951..=5050).contains(&x));
-        // 75% land in the window, plus the gaussian's small share of it.
-        assert!((0.75..0.80).contains(&f), "{f}");
+    fn special_is_sysbench_1_0s_window_of_77_ids() {
+        let v = draws(RandType::Special, 2_000_000);
+        let mut count = std::collections::HashMap::new();
+        for x in &v {
+            *count.entry(*x).or_insert(0u64) += 1;
+        }
+        let p = |id: u32| count.get(&id).copied().unwrap_or(0) as f64 / v.len() as f64;
+        let hot: Vec<u32> = (1..=10_000).filter(|id| p(*id) > 0.001).collect();
+        assert_eq!(hot.first().copied(), Some(4975), "{hot:?}");
+        assert_eq!(hot.last().copied(), Some(5051), "{hot:?}");
+        assert_eq!(hot.len(), 77);
+        let inner: f64 = (4976..=5050).map(p).sum::<f64>() / 75.0;
+        assert!((inner - (0.00990 + 0.000118)).abs() < 0.0002, "{inner}");
+        assert!(
+            (p(4975) - (0.00245 + 0.000118)).abs() < 0.0004,
+            "{}",
+            p(4975)
+        );
+        assert!(
+            (p(5051) - (0.00490 + 0.000118)).abs() < 0.0004,
+            "{}",
+            p(5051)
+        );
+        // Outside the window only the gaussian: 0.0118% beside it.
+        assert!((p(4974) - 0.000118).abs() < 0.0001, "{}", p(4974));
     }
 
     #[test]

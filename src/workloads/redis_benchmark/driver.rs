@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use tokio::process::Command;
 
 use super::spec::REDIS_BENCHMARK;
 use super::RedisBenchmarkSpec;
@@ -200,9 +199,8 @@ pub(crate) fn args(
 }
 
 async fn run(args: &[String]) -> Result<String> {
-    let out = Command::new(REDIS_BENCHMARK.program())
+    let out = crate::workloads::child::command(REDIS_BENCHMARK.program())
         .args(args)
-        .kill_on_drop(true)
         .output()
         .await
         .with_context(|| {
@@ -227,11 +225,10 @@ async fn run(args: &[String]) -> Result<String> {
 
 /// A timed warmup: loop mode, stopped after `d`.
 async fn warm_for(args: &[String], d: Duration) -> Result<()> {
-    let mut child = Command::new(REDIS_BENCHMARK.program())
+    let mut child = crate::workloads::child::command(REDIS_BENCHMARK.program())
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
         .spawn()
         .with_context(|| format!("failed to run {}", REDIS_BENCHMARK.shown()))?;
     tokio::time::sleep(d).await;

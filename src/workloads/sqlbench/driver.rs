@@ -31,6 +31,10 @@ impl Driver for SqlbenchSpec {
         true
     }
 
+    fn runs_for_length(&self) -> bool {
+        false
+    }
+
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
         if facts.pace.is_some() {
             return Err(Problem::at(

@@ -201,11 +201,8 @@ impl PasswordFile {
             !password.chars().any(char::is_control),
             "the server password contains a control character; sysbench cannot take it"
         );
-        let path = std::env::temp_dir().join(format!(
-            "rmatrix-sysbench-{}-{}.cfg",
-            std::process::id(),
-            rand::random::<u64>()
-        ));
+        // Named with this process's pid: a later run removes it if a SIGKILL left it.
+        let path = std::env::temp_dir().join(crate::workloads::child::secret_name("sysbench"));
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -279,12 +276,11 @@ async fn sysbench(
     // The password goes through a config file only this user can read, never on the command
     // line, where every local user could see it in the process list.
     let secret = PasswordFile::new(&endpoint.password)?;
-    let out = tokio::process::Command::new(SYSBENCH.program())
+    // A given-up iteration (Ctrl-C) ends its sysbench too, and so does a killed rmatrix.
+    let out = crate::workloads::child::command(SYSBENCH.program())
         .arg(format!("--config-file={}", secret.path.display()))
         .args(&args)
         .stdin(Stdio::null())
-        // A given-up iteration (Ctrl-C) ends its sysbench too.
-        .kill_on_drop(true)
         .output()
         .await
         .with_context(|| {

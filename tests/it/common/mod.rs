@@ -185,6 +185,7 @@ fn local_launch<'a>(
         start_timeout: std::time::Duration::from_secs(180),
         cpuset: None,
         cpus: None,
+        memory: None,
         copy_files: false,
         host_side: None,
     }
