@@ -272,13 +272,12 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
     let m = &loaded.matrix;
     let plan = expand(m, only);
     let mut out = String::new();
+    // In seconds as f64: a rough estimate, and no product of the matrix's numbers overflows.
     let per_iteration = |l: Length| match l {
-        Length::Queries(n) => Duration::from_secs_f64(n as f64 / ASSUMED_QPS),
-        Length::Time(d) => d,
+        Length::Queries(n) => n as f64 / ASSUMED_QPS,
+        Length::Time(d) => d.as_secs_f64(),
     };
-    let iteration = per_iteration(m.length)
-        + m.warmup.map(per_iteration).unwrap_or_default()
-        + Duration::from_secs(1);
+    let iteration = per_iteration(m.length) + m.warmup.map_or(0.0, per_iteration) + 1.0;
     for d in &plan.deployments {
         out.push_str(&format!(
             "{} x {}  ({} cells)\n",
@@ -291,17 +290,18 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
         }
     }
     let cells = plan.cell_count();
-    let estimate =
-        ASSUMED_START * plan.deployments.len() as u32 + iteration * (cells as u32 * m.iterations);
+    let runs = cells as u64 * u64::from(m.iterations);
+    let estimate = (ASSUMED_START.as_secs_f64() * plan.deployments.len() as f64
+        + iteration * runs as f64) as u64;
     out.push_str(&format!(
         "{} deployments, {} cells, {} iterations each = {} measured runs; estimate ~{}m{:02}s \
          (assumes {}s per server start{})\n",
         plan.deployments.len(),
         cells,
         m.iterations,
-        cells as u32 * m.iterations,
-        estimate.as_secs() / 60,
-        estimate.as_secs() % 60,
+        runs,
+        estimate / 60,
+        estimate % 60,
         ASSUMED_START.as_secs(),
         if matches!(m.length, Length::Queries(_)) {
             format!(" and ~{ASSUMED_QPS:.0} queries/s for count-based lengths")

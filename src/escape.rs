@@ -55,12 +55,39 @@ pub(crate) fn html(text: &str) -> String {
     out
 }
 
+/// Characters that show nothing yet change what is read (Unicode's format characters): zero
+/// widths, the soft hyphen, and the bidirectional controls that make `abc` display as `cba`
+/// (U+202E), so that a name or message looks other than it is.
+pub(crate) fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{34f}'
+            | '\u{61c}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{17b4}'
+            | '\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff0}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
+}
+
 /// For the terminal (and error messages): control characters (escape sequences from a
-/// server's error message, a newline in a name) are shown escaped instead of interpreted.
+/// server's error message, a newline in a name) and invisible ones are shown escaped instead
+/// of interpreted.
 pub(crate) fn terminal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() {
+        if c.is_control() || invisible(c) {
             out.extend(c.escape_debug());
         } else {
             out.push(c);
@@ -110,5 +137,7 @@ mod tests {
         assert_eq!(md_text("a\n<script>\u{7}"), "a\n&lt;script&gt; ");
         assert_eq!(terminal("ok \"x\""), "ok \"x\"");
         assert_eq!(terminal("bad \u{1b}[2J\nname"), "bad \\u{1b}[2J\\nname");
+        assert_eq!(terminal("a\u{200b}b\u{202e}c"), "a\\u{200b}b\\u{202e}c");
+        assert!(!invisible('a') && !invisible('é') && invisible('\u{2066}'));
     }
 }

@@ -1,7 +1,10 @@
 //! Reading untrusted input: the YAML parser with its limits, positions of every node,
 //! checks of names and values that reach config files and SQL, and the `Length` type.
 
+pub(crate) mod bounds;
 pub(crate) mod length;
+pub(crate) mod numbers;
+pub(crate) mod repeats;
 pub(crate) mod span;
 pub(crate) mod untrusted;
 pub mod yaml;

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use serde_saphyr::granit_parser::{Event, Parser, StructureStyle};
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, StructureStyle};
 
 /// 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -23,9 +23,20 @@ pub(crate) struct SpanIndex {
     map: HashMap<String, Pos>,
     /// Every node and key in document order: (start, path, "a list"/"a mapping" or None).
     order: Vec<(Pos, String, Option<&'static str>)>,
+    /// Each scalar value by path, as written (so that a number can be told from a quoted
+    /// string that serde read as one).
+    scalars: HashMap<String, Written>,
     /// The first syntax error, where it is and what the parser says, with the flow
     /// collections still open there (innermost last).
     pub(crate) syntax: Option<Syntax>,
+}
+
+/// A scalar value as the text has it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Written {
+    /// Plain (not quoted, not a block scalar).
+    pub(crate) plain: bool,
+    pub(crate) text: String,
 }
 
 /// A YAML syntax error found while indexing.
@@ -78,6 +89,7 @@ impl SpanIndex {
         SpanIndex {
             map: rec.map,
             order: rec.order,
+            scalars: rec.scalars,
             syntax,
         }
     }
@@ -98,6 +110,12 @@ impl SpanIndex {
                 None => return Pos { line: 1, col: 1 },
             }
         }
+    }
+
+    /// The scalar value at `path` as written, where the text has one there (not for an alias
+    /// or a merged key).
+    pub(crate) fn scalar(&self, path: &str) -> Option<&Written> {
+        self.scalars.get(path)
     }
 
     pub(crate) fn key(&self, path: &str) -> Pos {
@@ -165,6 +183,7 @@ struct Recorder {
     stack: Vec<Frame>,
     map: HashMap<String, Pos>,
     order: Vec<(Pos, String, Option<&'static str>)>,
+    scalars: HashMap<String, Written>,
 }
 
 impl Recorder {
@@ -209,8 +228,13 @@ impl Recorder {
 
     fn on_event(&mut self, ev: Event<'_>, pos: Pos) {
         match ev {
-            Event::Scalar(value, ..) => {
+            Event::Scalar(value, style, ..) => {
                 if let Some(p) = self.next_path(Some(&value), pos) {
+                    let written = Written {
+                        plain: style == ScalarStyle::Plain,
+                        text: value.to_string(),
+                    };
+                    self.scalars.entry(p.clone()).or_insert(written);
                     self.node(p, pos, None);
                 }
             }

@@ -47,12 +47,35 @@ pub(crate) fn name(what: &str, name: &str) -> Result<(), String> {
 /// A config value: one line of printable text (no newline or other control character, which
 /// would start a new directive or section).
 pub(crate) fn config_value(key: &str, value: &str) -> Result<(), String> {
-    if value.chars().any(char::is_control) {
+    if value
+        .chars()
+        .any(|c| c.is_control() || crate::escape::invisible(c))
+    {
         return Err(format!(
             "the value of `{key}` contains a newline or another control character ({}): a \
              value must be one line, or it would add directives to the config file",
             printable(value)
         ));
+    }
+    Ok(())
+}
+
+/// The matrix's description, printed under the title of every summary: text, on several lines
+/// if need be, without control or invisible characters (a right-to-left override would show
+/// it reversed, a zero-width space hide a word's difference), at most 4096 characters.
+pub(crate) fn description(text: &str) -> Result<(), String> {
+    let bad = text
+        .chars()
+        .find(|&c| (c.is_control() && c != '\n') || crate::escape::invisible(c));
+    if let Some(c) = bad {
+        return Err(format!(
+            "the description holds a control or invisible character ({}): it is printed in \
+             every summary, where it would show other text than it holds",
+            c.escape_unicode()
+        ));
+    }
+    if text.chars().count() > 4096 {
+        return Err("the description is longer than 4096 characters".into());
     }
     Ok(())
 }
@@ -92,6 +115,30 @@ pub(crate) fn env_name(name: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// `external.password_env`: the variable whose value rmatrix sends as the password to the
+/// host the matrix names (Redis's AUTH sends it as it is). So it must be a password's
+/// variable by its name (`PASSWORD`, `PASSWD`, or ending `_PW`): a matrix pasted from a blog
+/// post cannot send another secret of this shell (`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`)
+/// to a server of its choosing.
+pub(crate) fn password_env(name: &str) -> Result<(), String> {
+    let upper = name.to_ascii_uppercase();
+    let shaped = !name.is_empty()
+        && name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let a_password =
+        upper.contains("PASSWORD") || upper.contains("PASSWD") || upper.ends_with("_PW");
+    if shaped && a_password {
+        return Ok(());
+    }
+    Err(format!(
+        "password_env `{}` must name a password's variable (its name holds PASSWORD or \
+         PASSWD, or ends with _PW, e.g. BENCH_PASSWORD): rmatrix sends its value to the \
+         server the matrix names, which must not get another secret of your shell",
+        printable(name)
+    ))
 }
 
 /// A Docker build argument's name (`build: {args: {suite: trixie}}`): an `ARG` name,
@@ -207,6 +254,67 @@ pub(crate) fn build_arg_value(name: &str, value: &str) -> Result<(), String> {
     }
 }
 
+/// A Docker image reference, `[host[:port]/]path[:tag][@digest]` as the engine reads it
+/// (`server:11.4`, `org/server:8.0`, `localhost:5000/x@sha256:...`): a lower-case
+/// name of at most 255 characters, so that nothing else (an option such as `--help`, a space,
+/// an escape sequence) reaches the engine or a message as an image.
+pub(crate) fn image_reference(reference: &str) -> Result<(), String> {
+    if image_ok(reference) {
+        return Ok(());
+    }
+    let shown: String = printable(reference).chars().take(80).collect();
+    Err(format!(
+        "image `{shown}` is not an image reference: `name[:tag][@digest]` such as \
+         `server:11.4` or `org/server:8.0`, a lower-case name of at most 255 characters"
+    ))
+}
+
+fn image_ok(reference: &str) -> bool {
+    let word = |t: &str, extra: &[char]| {
+        !t.is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_alphanumeric() || extra.contains(&c))
+    };
+    let (rest, digest) = match reference.split_once('@') {
+        Some((r, d)) => (r, Some(d)),
+        None => (reference, None),
+    };
+    let digest_ok = digest.is_none_or(|d| match d.split_once(':') {
+        Some((algo, hex)) => {
+            word(algo, &['+', '.', '_', '-'])
+                && hex.len() >= 32
+                && hex.chars().all(|c| c.is_ascii_hexdigit())
+        }
+        None => false,
+    });
+    // A tag follows the last `:` after the last `/` (a `:` before it is a registry's port).
+    let (name, tag) = match rest.rfind(':').filter(|&i| !rest[i..].contains('/')) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let tag_ok = tag
+        .is_none_or(|t| t.len() <= 128 && word(t, &['_', '.', '-']) && !t.starts_with(['.', '-']));
+    let mut parts: Vec<&str> = name.split('/').collect();
+    // A first part with a `.` or `:`, or `localhost`, is the registry: `host[:port]`.
+    if parts.len() > 1 && (parts[0].contains(['.', ':']) || parts[0] == "localhost") {
+        let host = parts.remove(0);
+        let (h, port) = host.split_once(':').unwrap_or((host, "1"));
+        let host_ok = h
+            .split('.')
+            .all(|l| word(l, &['-']) && !l.starts_with('-') && !l.ends_with('-'));
+        if !host_ok || !word(port, &[]) || !port.chars().all(|c| c.is_ascii_digit()) {
+            return false;
+        }
+    }
+    let path_ok = parts.iter().all(|p| {
+        word(p, &['.', '_', '-'])
+            && !p.starts_with(['.', '_', '-'])
+            && !p.ends_with(['.', '_', '-'])
+            && !p.chars().any(|c| c.is_ascii_uppercase())
+    });
+    name.len() <= 255 && digest_ok && tag_ok && path_ok
+}
+
 /// `text` with control characters shown as escapes, for an error message on a terminal.
 pub(crate) fn printable(text: &str) -> String {
     crate::escape::terminal(text)
@@ -281,6 +389,40 @@ mod tests {
     }
 
     #[test]
+    fn image_references() {
+        for ok in [
+            "mariadb:11.4",
+            "mariadb",
+            "mysql/mysql-server:8.0",
+            "localhost:5000/rmatrix/mariadb:x1",
+            "127.0.0.1:5000/redis:7",
+            "registry.example.com/a/b_c-d.e:v1.2_3",
+            "redis@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        ] {
+            assert!(image_reference(ok).is_ok(), "{ok}");
+        }
+        let long = "x".repeat(10_000);
+        for bad in [
+            "",
+            "--help",
+            "mariadb 11",
+            "Mariadb:11",
+            "mariadb:",
+            "mariadb:-x",
+            "\u{1b}[31mredis",
+            "redis\u{200b}:7",
+            "a//b",
+            "redis@sha256:xyz",
+            "host:port/x",
+            long.as_str(),
+        ] {
+            assert!(image_reference(bad).is_err(), "{bad:?}");
+        }
+        let e = image_reference(&long).unwrap_err();
+        assert!(e.len() < 300, "the message quotes a bounded part: {e}");
+    }
+
+    #[test]
     fn config_keys_and_values() {
         assert!(config_value("save", "900 1").is_ok());
         assert!(config_value("x", "1\n[section]\nmalloc-lib=/tmp/x.so").is_err());
@@ -319,6 +461,23 @@ mod tests {
             &"x".repeat(129),
         ] {
             assert!(build_arg_value("v", bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn password_variables() {
+        for ok in ["BENCH_PASSWORD", "BENCH_PW", "db_passwd", "EXT_TEST_PW"] {
+            assert!(password_env(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "GITHUB_TOKEN",
+            "AWS_SECRET_ACCESS_KEY",
+            "HOME",
+            "PW",
+            "A-PASSWORD",
+            "",
+        ] {
+            assert!(password_env(bad).is_err(), "{bad:?}");
         }
     }
 

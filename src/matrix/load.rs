@@ -78,8 +78,7 @@ fn load(text: &str, path: &Path, builds: bool) -> Result<LoadedMatrix, MatrixErr
         spans: &spans,
         m: &matrix,
     };
-    v.check()?;
-    let plan = super::plan::expand(&matrix, &[]);
+    let plan = v.check()?;
     v.check_some_cell(&plan)?;
     v.check_external(&plan)?;
     let build_dirs = match builds {

@@ -12,6 +12,9 @@ use crate::workloads::pace::Pace;
 
 /// Most levels a geometric sweep may expand to.
 pub(crate) const MAX_LEVELS: usize = 64;
+/// Most steps a geometric sweep may take to get there (steps that round to the same level
+/// count once as a level).
+const MAX_STEPS: usize = 10_000;
 /// The highest target rate, in arrivals per second (one pacer thread's reach, and more).
 pub(crate) const MAX_RATE: u32 = 10_000_000;
 
@@ -137,22 +140,46 @@ impl Geometric {
                 self.to, self.from
             ));
         }
+        // Counted before any is made: a factor a hair above 1 would otherwise loop for ages.
+        // Steps k = 0..=n, as long as from * factor^k rounds to at most `to`.
+        let n = ((f64::from(self.to) + 0.5) / f64::from(self.from)).ln() / self.factor.ln();
+        let n = n.floor().max(0.0);
+        if n >= MAX_STEPS as f64 {
+            return Err(format!(
+                "{} to {} by {} is {} steps, more than {MAX_LEVELS} levels: give a larger factor",
+                self.from,
+                self.to,
+                self.factor,
+                format_count(n + 1.0)
+            ));
+        }
         let mut out: Vec<u32> = Vec::new();
-        let mut v = f64::from(self.from);
-        while v.round() <= f64::from(self.to) {
-            let l = v.round() as u32;
+        for k in 0..=n as i32 {
+            let l = (f64::from(self.from) * self.factor.powi(k)).round();
+            let l = l.min(f64::from(self.to)) as u32;
+            // Rounding that repeats a level keeps it once.
             if out.last() != Some(&l) {
                 out.push(l);
             }
-            if out.len() > MAX_LEVELS {
-                return Err(format!(
-                    "{} to {} by {} is more than {MAX_LEVELS} levels",
-                    self.from, self.to, self.factor
-                ));
-            }
-            v *= self.factor;
+        }
+        if out.len() > MAX_LEVELS {
+            return Err(format!(
+                "{} to {} by {} is {} levels, more than {MAX_LEVELS}: give a larger factor",
+                self.from,
+                self.to,
+                self.factor,
+                out.len()
+            ));
         }
         Ok(out)
+    }
+}
+
+/// A level count as a whole number, however large (`1e16` is `10000000000000000`).
+fn format_count(n: f64) -> String {
+    match n < 1e30 {
+        true => format!("{n:.0}"),
+        false => "more than 10^30".into(),
     }
 }
 
@@ -220,7 +247,15 @@ mod tests {
         assert!(geo(0, 2.0, 8).is_err());
         assert!(geo(1, 1.0, 8).unwrap_err().contains("factor"));
         assert!(geo(8, 2.0, 4).unwrap_err().contains("below"));
-        assert!(geo(1, 1.01, 1_000_000).unwrap_err().contains("64 levels"));
+        assert!(geo(1, 1.01, 1_000_000)
+            .unwrap_err()
+            .contains("levels, more than 64"));
+        // A factor a hair above 1: refused at once, with the count, not looped over.
+        let e = geo(1, 1.000_000_000_000_000_2, 100).unwrap_err();
+        assert!(e.contains("more than 64") && e.contains("levels"), "{e}");
+        assert_eq!(geo(5, 2.0, 5).unwrap(), [5]);
+        assert_eq!(geo(3, 2.0, 100).unwrap(), [3, 6, 12, 24, 48, 96]);
+        assert_eq!(geo(1, 10.0, 1000).unwrap(), [1, 10, 100, 1000]);
     }
 
     #[test]

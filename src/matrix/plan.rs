@@ -43,51 +43,50 @@ impl Plan {
 /// Expand the cross product, drop excluded cells, keep only included ones (when `include`
 /// is given) and those matching every `only` selector (from `--only KEY=VALUE`).
 pub fn expand(m: &Matrix, only: &[Selector]) -> Plan {
+    // Rates by value; a closed loop has none.
+    let rates: Vec<Option<u32>> = match &m.load.rate {
+        Some(r) => {
+            let mut r = r.clone();
+            r.sort_unstable();
+            r.into_iter().map(Some).collect()
+        }
+        None => vec![None],
+    };
+    // The workloads without an engine first, then each engine's: made in the pinned order
+    // (no sort, whose key would look each value up on its axis: quadratic on a long axis).
+    let engines = std::iter::once(None).chain(m.engines.iter().map(Some));
+    let order: Vec<(Option<&String>, &String)> = engines
+        .flat_map(|e| {
+            (m.workloads.iter())
+                .filter(move |(_, w)| w.uses_engine() == e.is_some())
+                .map(move |(name, _)| (e, name))
+        })
+        .collect();
     let mut deployments = Vec::new();
     for server in m.servers.keys() {
         for config in m.configs.keys() {
             let mut cells = Vec::new();
-            for (wname, w) in &m.workloads {
-                let engines: Vec<Option<String>> = if w.uses_engine() {
-                    m.engines.iter().cloned().map(Some).collect()
-                } else {
-                    vec![None]
-                };
-                let rates: Vec<Option<u32>> = match &m.load.rate {
-                    Some(r) => r.iter().copied().map(Some).collect(),
-                    None => vec![None],
-                };
-                for engine in &engines {
-                    for &concurrency in &m.concurrency {
-                        for &rate in &rates {
-                            cells.push(Cell {
-                                server: server.clone(),
-                                config: config.clone(),
-                                engine: engine.clone(),
-                                workload: wname.clone(),
-                                concurrency,
-                                rate,
-                            });
+            for &(engine, workload) in &order {
+                for &concurrency in &m.concurrency {
+                    for &rate in &rates {
+                        let cell = Cell {
+                            server: server.clone(),
+                            config: config.clone(),
+                            engine: engine.cloned(),
+                            workload: workload.clone(),
+                            concurrency,
+                            rate,
+                        };
+                        let kept = !m.exclude.iter().any(|s| matches(&cell, s))
+                            && (m.include.is_empty()
+                                || m.include.iter().any(|s| matches(&cell, s)))
+                            && only.iter().all(|s| matches(&cell, s));
+                        if kept {
+                            cells.push(cell);
                         }
                     }
                 }
             }
-            // Engine before workload in the pinned order, whatever the YAML order of workloads.
-            cells.sort_by_key(|c| {
-                (
-                    c.engine
-                        .as_ref()
-                        .and_then(|e| m.engines.iter().position(|x| x == e)),
-                    m.workloads.get_index_of(&c.workload),
-                    m.concurrency.iter().position(|&x| x == c.concurrency),
-                    c.rate,
-                )
-            });
-            cells.retain(|c| {
-                !m.exclude.iter().any(|s| matches(c, s))
-                    && (m.include.is_empty() || m.include.iter().any(|s| matches(c, s)))
-                    && only.iter().all(|s| matches(c, s))
-            });
             if !cells.is_empty() {
                 deployments.push(Deployment {
                     server: server.clone(),

@@ -617,8 +617,17 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> 
     for entry in
         std::fs::read_dir(dir).with_context(|| format!("failed to read {}", dir.display()))?
     {
-        let path = entry?.path();
-        if path.is_dir() {
+        let entry = entry?;
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        // A link is never followed: it could lead the context to any file of this machine.
+        if kind.is_symlink() {
+            bail!(
+                "{} is a symbolic link: a build folder holds files only",
+                path.display()
+            );
+        }
+        if kind.is_dir() {
             collect_files(root, &path, out)?;
         } else {
             out.push(

@@ -7,7 +7,7 @@
 use tokio::process::Command;
 
 /// A command for `program` that dies with rmatrix.
-pub(crate) fn command(program: &str) -> Command {
+pub(crate) fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(program);
     cmd.kill_on_drop(true);
     let parent = std::process::id() as libc::pid_t;

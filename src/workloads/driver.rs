@@ -88,15 +88,24 @@ pub(crate) struct Facts {
     /// Open loop: the pace of the matrix's first rate (its shape and spacing are those of
     /// every cell).
     pub(crate) pace: Option<Pace>,
+    /// The concurrency levels of this workload's cells (after `exclude` and `include`), in
+    /// the matrix's order.
+    pub(crate) concurrency: Vec<u32>,
+    pub(crate) warmup: Option<Length>,
+    /// Whether a sweep of levels stops at a rule (`load.until`).
+    pub(crate) until: bool,
 }
 
 /// A problem with a workload's options, at a path below `workloads.<name>.<kind>`
-/// (`pipeline`, `options.threads`; empty for the block itself).
+/// (`pipeline`, `options.threads`; empty for the block itself), or with a setting of the
+/// matrix the workload cannot follow (`concurrency`, `warmup`).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Problem {
     pub(crate) at: String,
     /// Point at the key rather than its value (a bad option name).
     pub(crate) on_key: bool,
+    /// `at` is a path from the matrix's top (`load.until`), not below the workload.
+    pub(crate) in_matrix: bool,
     pub(crate) message: String,
 }
 
@@ -105,7 +114,24 @@ impl Problem {
         Problem {
             at: at.to_string(),
             on_key: false,
+            in_matrix: false,
             message: message.into(),
+        }
+    }
+
+    /// A setting of the matrix at `at` (from its top) that the workload cannot follow.
+    pub(crate) fn in_matrix(at: &str, message: impl Into<String>) -> Problem {
+        Problem {
+            in_matrix: true,
+            ..Problem::at(at, message)
+        }
+    }
+
+    /// The first of `settings` outside its range (`input::bounds`), at its value.
+    pub(crate) fn bounded(settings: &[crate::input::bounds::Bounded]) -> Result<(), Problem> {
+        match crate::input::bounds::first_outside(settings) {
+            Some((at, message)) => Err(Problem::at(at, message)),
+            None => Ok(()),
         }
     }
 

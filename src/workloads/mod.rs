@@ -14,6 +14,7 @@ pub mod sqlbench;
 pub(crate) mod stall;
 pub mod sysbench;
 pub(crate) mod threads;
+pub(crate) mod tools;
 
 use std::time::Duration;
 

@@ -99,6 +99,11 @@ fn nightly(cwd: &Path, store: &str, matrix: &Path, rmatrix: &str, compare_args: 
         .env("MATRIX", matrix)
         .env("RMATRIX", rmatrix)
         .env("SETUP", "0")
+        // The matrix (in `cwd`) builds from this repository's containers/, by its full path.
+        .env(
+            "RMATRIX_BUILD_DIRS",
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("containers"),
+        )
         .env("COMPARE_ARGS", compare_args)
         .env("GITHUB_STEP_SUMMARY", &summary)
         .output()

@@ -34,6 +34,16 @@ const TESTS: [&str; 20] = [
 
 /// Run `matrix` into a fresh directory; returns the output, the directory and its guard.
 fn run(tmp: &Path, name: &str, matrix: &str) -> (Output, PathBuf, Cleanup) {
+    run_with(tmp, name, matrix, &[])
+}
+
+/// `run` with environment variables set for rmatrix (e.g. the redis-benchmark it starts).
+fn run_with(
+    tmp: &Path,
+    name: &str,
+    matrix: &str,
+    env: &[(&str, &Path)],
+) -> (Output, PathBuf, Cleanup) {
     let file = tmp.join(format!("{name}.yaml"));
     std::fs::write(&file, matrix).unwrap();
     let dir = tmp.join(name);
@@ -46,6 +56,7 @@ fn run(tmp: &Path, name: &str, matrix: &str) -> (Output, PathBuf, Cleanup) {
             dir.to_str().unwrap(),
             "--quiet",
         ])
+        .envs(env.iter().copied())
         .output()
         .expect("run rmatrix");
     (out, dir, guard)
@@ -217,20 +228,19 @@ fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
     let mut mode = std::fs::metadata(&spy).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
     std::fs::set_permissions(&spy, mode).unwrap();
-    let matrix = format!(
-        "servers:\n  redis-6.0: {{build: redis-6.0}}\n\
-         configs:\n\
-         \x20 always:\n    redis_conf: {{appendonly: 'yes', appendfsync: always, save: '', maxmemory: 64mb, maxmemory-policy: allkeys-lru}}\n\
-         \x20 tcmalloc: {{allocator: tcmalloc}}\n\
-         workloads:\n\
-         \x20 set-unix: {{redis: {{test: set, keyspace: 100, transport: unix}}}}\n\
-         \x20 rb-set: {{redis_benchmark: {{test: set, keyspace: 100, pipeline: 8, binary: {rb}}}}}\n\
-         \x20 rb-lrange: {{redis_benchmark: {{test: lrange_100, binary: {rb}}}}}\n\
-         \x20 rb-ping: {{redis_benchmark: {{test: ping_inline, transport: unix, binary: {rb}}}}}\n\
-         concurrency: [2]\nlength: 2000\n",
-        rb = spy.display(),
-    );
-    let (out, dir, _guard) = run(tmp.path(), "redis-variants", &matrix);
+    let matrix = "servers:\n  redis-6.0: {build: redis-6.0}\n\
+                  configs:\n\
+                  \x20 always:\n    redis_conf: {appendonly: 'yes', appendfsync: always, save: '', maxmemory: 64mb, maxmemory-policy: allkeys-lru}\n\
+                  \x20 tcmalloc: {allocator: tcmalloc}\n\
+                  workloads:\n\
+                  \x20 set-unix: {redis: {test: set, keyspace: 100, transport: unix}}\n\
+                  \x20 rb-set: {redis_benchmark: {test: set, keyspace: 100, pipeline: 8}}\n\
+                  \x20 rb-lrange: {redis_benchmark: {test: lrange_100}}\n\
+                  \x20 rb-ping: {redis_benchmark: {test: ping_inline, transport: unix}}\n\
+                  concurrency: [2]\nlength: 2000\n";
+    // The spy is chosen as the user chooses the program: by the environment, not the matrix.
+    let spy_env = [("RMATRIX_REDIS_BENCHMARK", spy.as_path())];
+    let (out, dir, _guard) = run_with(tmp.path(), "redis-variants", matrix, &spy_env);
     let stderr = String::from_utf8_lossy(&out.stderr);
     // redis-benchmark takes a password only on its command line, which every local user can
     // read: it gets a one-shot ACL user's, never the server's own.

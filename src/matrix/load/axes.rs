@@ -4,10 +4,15 @@
 
 use super::MatrixError;
 use super::Validator;
+use crate::input::repeats::first_repeat;
 use crate::matrix::model::WorkloadSpec;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
 pub(crate) const MAX_CELLS: usize = 100_000;
+/// The most measured runs (cells x iterations) of one matrix.
+pub(crate) const MAX_RUNS: u64 = 1_000_000;
+/// The most client connections of one cell.
+pub(crate) const MAX_CONCURRENCY: u32 = 10_000;
 
 impl Validator<'_> {
     /// Every axis has a value, and concurrency levels are at least 1.
@@ -43,6 +48,16 @@ impl Validator<'_> {
                 "concurrency must be at least 1".into(),
             ));
         }
+        // Each level is that many connections (and client threads) at once.
+        if let Some(i) = m.concurrency.iter().position(|&c| c > MAX_CONCURRENCY) {
+            return Err(self.err(
+                &format!("concurrency[{i}]"),
+                format!(
+                    "concurrency {} is more than {MAX_CONCURRENCY} connections",
+                    m.concurrency[i]
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -75,19 +90,31 @@ impl Validator<'_> {
                 ),
             ));
         }
+        // Every measured run is a results row, and the run's schedule holds them all.
+        let runs = cells.map(|c| c as u64 * u64::from(m.iterations));
+        if let Some(runs) = runs.filter(|r| *r > MAX_RUNS) {
+            return Err(self.err(
+                "iterations",
+                format!(
+                    "the matrix asks for {runs} measured runs (cells x iterations), more than \
+                     {MAX_RUNS}: fewer iterations, or split the matrix"
+                ),
+            ));
+        }
         // The same value twice on an axis would run every such cell twice.
-        if let Some(i) =
-            (1..m.concurrency.len()).find(|&i| m.concurrency[..i].contains(&m.concurrency[i]))
-        {
+        if let Some(i) = first_repeat(&m.concurrency) {
             return Err(self.err(
                 &format!("concurrency[{i}]"),
                 format!("concurrency {} is listed twice", m.concurrency[i]),
             ));
         }
-        if let Some(i) = (1..m.engines.len()).find(|&i| m.engines[..i].contains(&m.engines[i])) {
+        if let Some(i) = first_repeat(&m.engines) {
             return Err(self.err(
                 &format!("engines[{i}]"),
-                format!("engine `{}` is listed twice", m.engines[i]),
+                format!(
+                    "engine `{}` is listed twice",
+                    crate::escape::terminal(&m.engines[i])
+                ),
             ));
         }
         for (name, s) in &m.servers {

@@ -25,6 +25,13 @@ pub(crate) struct Build {
 /// The names `build:` accepts besides folders: `mariadb-10.11: {dir: mariadb, args: {...}}`.
 pub(crate) const BUILD_NAMES: &str = "builds.yaml";
 
+/// Folders (`:`-separated) the user allows as build contexts besides the matrix's own folder
+/// and containers/.
+pub(crate) const BUILD_DIRS_ENV: &str = "RMATRIX_BUILD_DIRS";
+
+/// Most files a build context may hold (each is read and sent to the engine).
+const MAX_CONTEXT_FILES: usize = 10_000;
+
 impl Validator<'_> {
     /// The folder and arguments of every `build:` server, by server name.
     pub(super) fn build_dirs(&self, base: &Path) -> Result<HashMap<String, Build>, MatrixError> {
@@ -103,6 +110,12 @@ impl Validator<'_> {
                     }
                 },
             };
+            let at = match build {
+                BuildSpec::Dir(_) => format!("{path}.dir"),
+                BuildSpec::Name(_) => path.clone(),
+            };
+            context_allowed(&resolved.dir, base, containers.as_deref())
+                .map_err(|msg| self.err(&at, msg))?;
             out.insert(name.clone(), resolved);
         }
         Ok(out)
@@ -127,12 +140,77 @@ fn containers_dir(base: &Path) -> Option<PathBuf> {
 /// The folder of `build: dir`: with a `/`, a path relative to the matrix file; otherwise a
 /// folder of `containers/`. None when it has no Dockerfile.
 fn resolve_build_dir(base: &Path, containers: Option<&Path>, dir: &str) -> Option<PathBuf> {
+    // A name is one folder of containers/, never containers/ itself or what is above it.
+    if matches!(dir, "" | "." | "..") {
+        return None;
+    }
     let candidate = if dir.contains('/') {
         base.join(dir)
     } else {
         containers?.join(dir)
     };
     candidate.join("Dockerfile").is_file().then_some(candidate)
+}
+
+/// A build sends its folder to the Docker engine and runs its Dockerfile there, so a matrix
+/// (pasted from anywhere) may name only a folder under its own folder or containers/, or
+/// one the user lists in `RMATRIX_BUILD_DIRS`; and the folder holds files, not links
+/// (which could lead the build to any file of this machine).
+fn context_allowed(dir: &Path, base: &Path, containers: Option<&Path>) -> Result<(), String> {
+    let shown = || untrusted::printable(&dir.display().to_string());
+    // `m.yaml` has an empty parent: the current folder.
+    let base = match base.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => base,
+    };
+    let real = std::fs::canonicalize(dir).map_err(|e| format!("cannot read {}: {e}", shown()))?;
+    let listed = std::env::var_os(BUILD_DIRS_ENV).unwrap_or_default();
+    let roots = [base.to_path_buf()]
+        .into_iter()
+        .chain(containers.map(Path::to_path_buf))
+        .chain(std::env::split_paths(&listed).filter(|p| !p.as_os_str().is_empty()));
+    let inside = roots
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .any(|r| real.starts_with(r));
+    if !inside {
+        return Err(format!(
+            "build folder {} is outside the matrix's folder and containers/: a build sends \
+             the folder to the Docker engine and runs its Dockerfile; to allow it, add it to \
+             {BUILD_DIRS_ENV} (folders separated by `:`)",
+            shown()
+        ));
+    }
+    let mut seen = 0;
+    no_links(&real, &mut seen)
+}
+
+/// Refuses a symbolic link anywhere under `dir`, and more than `MAX_CONTEXT_FILES` entries.
+fn no_links(dir: &Path, seen: &mut usize) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries.flatten() {
+        *seen += 1;
+        if *seen > MAX_CONTEXT_FILES {
+            return Err(format!(
+                "build folder {} holds more than {MAX_CONTEXT_FILES} files: a build context is \
+                 a Dockerfile and what it copies",
+                dir.display()
+            ));
+        }
+        let path = entry.path();
+        match entry.file_type() {
+            Ok(t) if t.is_symlink() => {
+                return Err(format!(
+                    "{} is a symbolic link: a build folder holds files only (a link could \
+                     send any file of this machine to the engine)",
+                    untrusted::printable(&path.display().to_string())
+                ))
+            }
+            Ok(t) if t.is_dir() => no_links(&path, seen)?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The folders of `containers/` that hold a Dockerfile, sorted.

@@ -3,14 +3,15 @@
 //! refuses (`Family::refuses`) is an error at the config, unless an exclude rule removes it.
 
 use super::Validator;
+use crate::matrix::plan::Plan;
 use crate::matrix::MatrixError;
 
 impl Validator<'_> {
     /// A workload against a server of another family is a mistake unless an exclude rule
     /// removes the pair.
-    pub(super) fn check_kinds(&self) -> Result<(), MatrixError> {
+    pub(super) fn check_kinds(&self, plan: &Plan) -> Result<(), MatrixError> {
         let m = self.m;
-        for d in &crate::matrix::expand(m, &[]).deployments {
+        for d in &plan.deployments {
             let kind = m.servers[&d.server].kind();
             for c in &d.cells {
                 let w = &m.workloads[&c.workload];
@@ -38,9 +39,9 @@ impl Validator<'_> {
 
     /// A config the server's family refuses on that server (e.g. a thread pool where the
     /// server has none) is a mistake unless an exclude rule removes the pair.
-    pub(super) fn check_refusals(&self) -> Result<(), MatrixError> {
+    pub(super) fn check_refusals(&self, plan: &Plan) -> Result<(), MatrixError> {
         let m = self.m;
-        for d in &crate::matrix::expand(m, &[]).deployments {
+        for d in &plan.deployments {
             let server = &m.servers[&d.server];
             let config = &m.configs[&d.config];
             let family = server.kind().family();

@@ -26,7 +26,7 @@ impl Validator<'_> {
                     ),
                 ));
             }
-            if let Some(i) = (1..rates.len()).find(|&i| rates[..i].contains(&rates[i])) {
+            if let Some(i) = crate::input::repeats::first_repeat(rates) {
                 return Err(self.err(
                     &format!("load.rate[{i}]"),
                     format!("rate {} is listed twice", rates[i]),
@@ -50,13 +50,26 @@ impl Validator<'_> {
         self.check_shape(&l.shape)?;
         if let Some(until) = l.until {
             let (axis, levels) = match &l.rate {
-                Some(r) => ("load.rate", r.len()),
-                None => ("concurrency", self.m.concurrency.len()),
+                Some(r) => ("load.rate", r.as_slice()),
+                None => ("concurrency", self.m.concurrency.as_slice()),
             };
-            if levels < 2 {
+            if levels.len() < 2 {
                 return Err(self.err(
                     "load.until",
                     format!("`load.until` stops a sweep: `{axis}` needs two levels or more"),
+                ));
+            }
+            // The sweep goes in the order given and stops at the first level past its rule:
+            // out of order, it would start at the heaviest load.
+            if let Some(i) = (1..levels.len()).find(|&i| levels[i] <= levels[i - 1]) {
+                return Err(self.err(
+                    &format!("{axis}[{i}]"),
+                    format!(
+                        "`load.until` sweeps `{axis}` in the order given, from the lowest \
+                         level up: {} comes after {}; list the levels in rising order",
+                        levels[i],
+                        levels[i - 1]
+                    ),
                 ));
             }
             let lc = self.m.report.load_curve.as_ref();
@@ -74,8 +87,19 @@ impl Validator<'_> {
     }
 
     fn check_shape(&self, shape: &ShapeSpec) -> Result<(), MatrixError> {
-        let duration = |path: &str, l: &Length| match l {
-            Length::Time(d) if !d.is_zero() => Ok(()),
+        let run = self.m.length.as_duration();
+        let duration = |path: &str, l: &Length| match (l, run) {
+            // A shape that does not change within a run measures a constant rate.
+            (Length::Time(d), Some(run)) if *d > run => Err(self.err(
+                path,
+                format!(
+                    "`{path}` ({}s) is longer than the run (`length`: {}s): the rate would not \
+                     change within it",
+                    d.as_secs_f64(),
+                    run.as_secs_f64()
+                ),
+            )),
+            (Length::Time(d), _) if !d.is_zero() => Ok(()),
             _ => Err(self.err(path, format!("`{path}` must be a duration, e.g. 30s"))),
         };
         match shape {

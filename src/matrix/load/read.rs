@@ -46,6 +46,16 @@ pub(super) fn read_file(path: &Path) -> Result<String, MatrixError> {
     })
 }
 
+/// The geometric steps' numbers, which the matrix holds as the levels they make.
+const GEOMETRIC: [(&str, &str, bool); 6] = [
+    ("concurrency.from", "1", false),
+    ("concurrency.factor", "2", true),
+    ("concurrency.to", "512", false),
+    ("load.rate.from", "1000", false),
+    ("load.rate.factor", "2", true),
+    ("load.rate.to", "8000", false),
+];
+
 /// The matrix in `text` and the positions of its keys and values (named `file` in errors).
 pub(super) fn parse(text: &str, file: &str) -> Result<(Matrix, SpanIndex), MatrixError> {
     let fail = |line, col, message| MatrixError {
@@ -81,5 +91,12 @@ pub(super) fn parse(text: &str, file: &str) -> Result<(Matrix, SpanIndex), Matri
         let (pos, message) = crate::input::yaml::describe(&e, &spans, text, WORKLOAD_KINDS);
         fail(pos.line, pos.col, message)
     })?;
+    // The matrix as it was read, to look its numbers up in the text.
+    if let Ok(value) = serde_json::to_value(&matrix) {
+        crate::input::numbers::check(&value, &spans)
+            .map_err(|(pos, message)| fail(pos.line, pos.col, message))?;
+    }
+    crate::input::numbers::check_paths(&spans, &GEOMETRIC)
+        .map_err(|(pos, message)| fail(pos.line, pos.col, message))?;
     Ok((matrix, spans))
 }

@@ -4,6 +4,7 @@
 use super::validator::choices;
 use super::MatrixError;
 use super::Validator;
+use crate::escape::terminal;
 use crate::matrix::model::{ApdexT, LoadCurveSpec};
 use crate::model::metric::Metric;
 use crate::model::Dimension;
@@ -56,12 +57,13 @@ impl Validator<'_> {
                 _ => {}
             }
         }
+        self.check_apdex()?;
         if Metric::find(&r.metric).is_none() {
             return Err(self.err(
                 "report.metric",
                 format!(
                     "unknown metric `{}`; valid choices: {}",
-                    r.metric,
+                    terminal(&r.metric),
                     Metric::names().join(", ")
                 ),
             ));
@@ -84,7 +86,8 @@ impl Validator<'_> {
                     return Err(self.err(
                         &p,
                         format!(
-                            "unknown dimension `{dim}`; valid dimensions: {}",
+                            "unknown dimension `{}`; valid dimensions: {}",
+                            terminal(dim),
                             Dimension::choices()
                         ),
                     ));
@@ -94,7 +97,7 @@ impl Validator<'_> {
         if let Some(d) = r.rows.iter().find(|d| r.columns.contains(d)) {
             return Err(self.err(
                 "report.columns",
-                format!("`{d}` is in both report rows and columns"),
+                format!("`{}` is in both report rows and columns", terminal(d)),
             ));
         }
         for (dim, value) in &r.baseline {
@@ -103,6 +106,31 @@ impl Validator<'_> {
             self.check_value(d, value, &p)?;
         }
         Ok(())
+    }
+
+    /// The Apdex metric needs each workload's T: without it every cell's score is empty.
+    fn check_apdex(&self) -> Result<(), MatrixError> {
+        let r = &self.m.report;
+        if r.metric != "apdex" {
+            return Ok(());
+        }
+        let missing = (self.m.workloads.keys()).find(|w| r.apdex_t_ms(w).is_none());
+        match (missing, &r.apdex_t) {
+            (None, _) => Ok(()),
+            (Some(_), None) => Err(self.err(
+                "report.metric",
+                "metric `apdex` scores latencies against a target T: set `report.apdex_t` \
+                 (e.g. `apdex_t: 2ms`, or one per workload)"
+                    .into(),
+            )),
+            (Some(w), Some(_)) => Err(self.err(
+                "report.apdex_t",
+                format!(
+                    "metric `apdex` needs a T for every workload: `report.apdex_t` has none for \
+                     `{w}`"
+                ),
+            )),
+        }
     }
 
     /// The knee and limit rules' numbers: `report.load_curve`.

@@ -1,9 +1,12 @@
 //! The `exclude` and `include` rules, and any other place a dimension and its values are
 //! named (`report.baseline`): each dimension known, each value on the matrix's axis.
 
+use std::collections::HashSet;
+
 use super::validator::choices;
 use super::MatrixError;
 use super::Validator;
+use crate::escape::terminal;
 use crate::matrix::model::Selector;
 use crate::model::Dimension;
 
@@ -23,7 +26,8 @@ impl Validator<'_> {
             self.err_at(
                 self.spans.key(path),
                 format!(
-                    "unknown dimension `{dim}`; valid dimensions: {}",
+                    "unknown dimension `{}`; valid dimensions: {}",
+                    terminal(dim),
                     Dimension::choices()
                 ),
             )
@@ -42,7 +46,11 @@ impl Validator<'_> {
         }
         Err(self.err(
             path,
-            format!("unknown {dim} `{value}`; valid choices: {}", choices(&axis)),
+            format!(
+                "unknown {dim} `{}`; valid choices: {}",
+                terminal(value),
+                choices(&axis)
+            ),
         ))
     }
 
@@ -53,13 +61,18 @@ impl Validator<'_> {
         for (name, values) in sel {
             let p = format!("{path}.{name}");
             let dim = self.check_dim(name, &p)?;
+            // The axis once per rule: a rule may list many of its values.
+            let axis = self.m.axis(dim);
+            let known: HashSet<&String> = axis.iter().collect();
             for (j, v) in values.0.iter().enumerate() {
                 let vp = if values.0.len() > 1 {
                     format!("{p}[{j}]")
                 } else {
                     p.clone()
                 };
-                self.check_value(dim, v, &vp)?;
+                if !known.contains(v) {
+                    self.check_value(dim, v, &vp)?;
+                }
             }
         }
         Ok(())

@@ -483,3 +483,32 @@ fn apdex_t_for_all_or_per_workload() {
     assert_eq!(m.matrix.report.apdex_t_ms("a"), Some(1000.0));
     assert_eq!(m.matrix.report.apdex_t_ms("b"), None);
 }
+
+#[test]
+fn build_folders_stay_under_the_matrix_and_hold_no_links() {
+    let tmp = tempfile::tempdir().unwrap();
+    let proj = tmp.path().join("proj");
+    let fam = proj.join("containers/fam");
+    std::fs::create_dir_all(&fam).unwrap();
+    for dir in [&proj, &fam, &tmp.path().to_path_buf()] {
+        std::fs::write(dir.join("Dockerfile"), "FROM debian:bookworm\n").unwrap();
+    }
+    let matrix = proj.join("m.yaml");
+    let load = |build: &str| {
+        let text = GOOD.replace(
+            "{image: mariadb:11}",
+            &format!("{{build: {build}, kind: mysql}}"),
+        );
+        load_str(&text, &matrix)
+    };
+    assert!(load("fam").is_ok());
+    assert!(load("{dir: ./containers/fam}").is_ok());
+    // `..` is containers/'s parent (here with a Dockerfile), not a folder of containers/.
+    let e = load("..").unwrap_err();
+    assert!(e.message.contains("no Dockerfile for `..`"), "{e}");
+    let e = load("{dir: ../}").unwrap_err();
+    assert!(e.message.contains("outside the matrix's folder"), "{e}");
+    std::os::unix::fs::symlink("/etc/hostname", fam.join("hostname")).unwrap();
+    let e = load("fam").unwrap_err();
+    assert!(e.message.contains("is a symbolic link"), "{e}");
+}

@@ -3,6 +3,7 @@
 
 use super::MatrixError;
 use super::Validator;
+use crate::input::bounds::MAX_QUERIES;
 use crate::input::Length;
 
 /// Most iterations per cell.
@@ -58,6 +59,25 @@ impl Validator<'_> {
                 "repeat.max_iterations",
                 "max_iterations must be at least 1".into(),
             ));
+        }
+        if let Some(n) = m.repeat.max_iterations.filter(|n| *n > MAX_ITERATIONS) {
+            return Err(self.err(
+                "repeat.max_iterations",
+                format!("max_iterations {n} is more than {MAX_ITERATIONS}"),
+            ));
+        }
+        for (path, v) in [("length", Some(m.length)), ("warmup", m.warmup)] {
+            if let Some(Length::Queries(n)) = v {
+                if n > MAX_QUERIES {
+                    return Err(self.err(
+                        path,
+                        format!(
+                            "{path} {n} is more than {MAX_QUERIES} statements: give a duration \
+                             (e.g. 10m) for a long run"
+                        ),
+                    ));
+                }
+            }
         }
         if m.iterations > MAX_ITERATIONS {
             return Err(self.err(

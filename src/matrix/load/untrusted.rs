@@ -5,16 +5,45 @@ use super::MatrixError;
 use super::Validator;
 
 impl Validator<'_> {
-    /// Names and values that are written into config files and SQL (see `untrusted`).
-    pub(super) fn check_untrusted(&self) -> Result<(), MatrixError> {
-        use crate::input::untrusted::{
-            config_value, cpus, cpuset, env_name, memory, name, sql_identifier,
-        };
+    /// The matrix's names and description, first: every later message may quote them.
+    pub(super) fn check_names(&self) -> Result<(), MatrixError> {
+        use crate::input::untrusted::{description, name};
         let m = self.m;
         if let Some(n) = &m.name {
             name("matrix", n).map_err(|msg| self.err("name", msg))?;
         }
+        if let Some(d) = &m.description {
+            description(d).map_err(|msg| self.err("description", msg))?;
+        }
+        for (what, section, keys) in [
+            ("server", "servers", m.servers.keys().collect::<Vec<_>>()),
+            ("config", "configs", m.configs.keys().collect()),
+            ("workload", "workloads", m.workloads.keys().collect()),
+        ] {
+            for k in keys {
+                name(what, k)
+                    .map_err(|msg| self.err_at(self.spans.key(&format!("{section}.{k}")), msg))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Names and values that are written into config files and SQL (see `untrusted`).
+    pub(super) fn check_untrusted(&self) -> Result<(), MatrixError> {
+        use crate::input::untrusted::{
+            config_value, cpus, cpuset, env_name, image_reference, memory, password_env,
+            sql_identifier,
+        };
+        let m = self.m;
         for (server, s) in &m.servers {
+            if let Some(var) = s.external.as_ref().and_then(|e| e.password_env.as_ref()) {
+                let path = format!("servers.{server}.external.password_env");
+                password_env(var).map_err(|msg| self.err(&path, msg))?;
+            }
+            if let Some(image) = &s.image {
+                image_reference(image)
+                    .map_err(|msg| self.err(&format!("servers.{server}.image"), msg))?;
+            }
             if let Some(c) = &s.cpuset {
                 let path = format!("servers.{server}.cpuset");
                 cpuset(c).map_err(|msg| self.err(&path, msg))?;
@@ -50,16 +79,6 @@ impl Validator<'_> {
                             .into(),
                     ));
                 }
-            }
-        }
-        for (what, section, keys) in [
-            ("server", "servers", m.servers.keys().collect::<Vec<_>>()),
-            ("config", "configs", m.configs.keys().collect()),
-            ("workload", "workloads", m.workloads.keys().collect()),
-        ] {
-            for k in keys {
-                name(what, k)
-                    .map_err(|msg| self.err_at(self.spans.key(&format!("{section}.{k}")), msg))?;
             }
         }
         for (i, e) in m.engines.iter().enumerate() {

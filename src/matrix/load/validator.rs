@@ -4,6 +4,7 @@
 use super::MatrixError;
 use crate::input::span::{Pos, SpanIndex};
 use crate::matrix::model::Matrix;
+use crate::matrix::plan::Plan;
 
 pub(super) struct Validator<'a> {
     pub(super) file: &'a str,
@@ -14,7 +15,7 @@ pub(super) struct Validator<'a> {
 /// "a, b, c", for the valid choices of a message.
 pub(super) fn choices<'a>(it: impl IntoIterator<Item = &'a String>) -> String {
     it.into_iter()
-        .map(|s| s.as_str())
+        .map(|s| crate::escape::terminal(s))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -34,15 +35,19 @@ impl Validator<'_> {
         self.err_at(self.spans.find(path), message)
     }
 
-    /// Every check that needs only the matrix itself (not its expansion or its folders).
-    pub(super) fn check(&self) -> Result<(), MatrixError> {
+    /// Every check that needs only the matrix itself and its expansion (not its folders),
+    /// and that expansion, made once when the axes are known to be in bounds.
+    pub(super) fn check(&self) -> Result<Plan, MatrixError> {
         self.check_axes_present()?;
+        self.check_names()?;
         self.check_timing()?;
         self.check_axes_size()?;
         self.check_rules()?;
         self.check_report()?;
         self.check_load()?;
-        self.check_workloads()?;
-        self.check_untrusted()
+        let plan = crate::matrix::plan::expand(self.m, &[]);
+        self.check_workloads(&plan)?;
+        self.check_untrusted()?;
+        Ok(plan)
     }
 }

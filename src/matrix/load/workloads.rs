@@ -1,21 +1,40 @@
 //! Each workload kind's own checks (`Driver::check`), then which workloads may meet which
 //! servers (`families`).
 
+use std::collections::{HashMap, HashSet};
+
 use super::MatrixError;
 use super::Validator;
+use crate::matrix::plan::Plan;
 
 impl Validator<'_> {
     /// Each kind's own checks (`Driver::check`), at their place in the file.
-    pub(super) fn check_workloads(&self) -> Result<(), MatrixError> {
-        let facts = crate::workloads::Facts {
-            length: self.m.length,
-            pace: (self.m.load.rate.as_ref())
-                .and_then(|r| r.first())
-                .map(|&r| self.m.load.pace(r, 0)),
-        };
-        for (name, w) in &self.m.workloads {
+    pub(super) fn check_workloads(&self, plan: &Plan) -> Result<(), MatrixError> {
+        let m = self.m;
+        // Each workload's concurrency levels, in the matrix's order, once each.
+        let mut seen: HashSet<(&str, u32)> = HashSet::new();
+        let mut levels: HashMap<&str, Vec<u32>> = HashMap::new();
+        for c in plan.cells() {
+            if seen.insert((c.workload.as_str(), c.concurrency)) {
+                levels
+                    .entry(c.workload.as_str())
+                    .or_default()
+                    .push(c.concurrency);
+            }
+        }
+        for (name, w) in &m.workloads {
+            let facts = crate::workloads::Facts {
+                length: m.length,
+                pace: (m.load.rate.as_ref())
+                    .and_then(|r| r.first())
+                    .map(|&r| m.load.pace(r, 0)),
+                concurrency: levels.remove(name.as_str()).unwrap_or_default(),
+                warmup: m.warmup,
+                until: m.load.until.is_some(),
+            };
             if let Err(p) = w.check(&facts) {
                 let path = match p.at.as_str() {
+                    _ if p.in_matrix => p.at.clone(),
                     "" => format!("workloads.{name}.{}", w.kind()),
                     at => format!("workloads.{name}.{}.{at}", w.kind()),
                 };
@@ -26,7 +45,7 @@ impl Validator<'_> {
                 return Err(self.err_at(pos, p.message));
             }
         }
-        self.check_kinds()?;
-        self.check_refusals()
+        self.check_kinds(plan)?;
+        self.check_refusals(plan)
     }
 }

@@ -36,6 +36,8 @@ impl Driver for OltpSpec {
     }
 
     fn check(&self, _: &Facts) -> Result<(), Problem> {
+        Problem::bounded(&self.sizes())?;
+        self.fractions().map_err(|(at, msg)| Problem::at(at, msg))?;
         if let Some(i) = self
             .percentiles
             .iter()

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::bounds::Bounded;
+
 /// The sysbench 1.0 OLTP test names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -146,6 +148,75 @@ pub struct OltpSpec {
     /// Extra latency percentiles (0-100) recorded in `server_counters`-style JSON.
     #[serde(default)]
     pub percentiles: Vec<f64>,
+}
+
+impl OltpSpec {
+    /// Every size with its range: tables and rows a server loads in minutes to hours,
+    /// statements per event a client sends, and the key distribution's own parameters
+    /// (`rand_spec_iter` draws per key, percentages).
+    pub(crate) fn sizes(&self) -> [Bounded<'static>; 19] {
+        let per_event = 0..=1000;
+        [
+            ("tables", self.tables.into(), 1..=10_000),
+            ("table_size", self.table_size.into(), 1..=1_000_000_000),
+            ("range_size", self.range_size.into(), 1..=1_000_000),
+            (
+                "point_selects",
+                self.point_selects.into(),
+                per_event.clone(),
+            ),
+            (
+                "simple_ranges",
+                self.simple_ranges.into(),
+                per_event.clone(),
+            ),
+            ("sum_ranges", self.sum_ranges.into(), per_event.clone()),
+            ("order_ranges", self.order_ranges.into(), per_event.clone()),
+            (
+                "distinct_ranges",
+                self.distinct_ranges.into(),
+                per_event.clone(),
+            ),
+            (
+                "index_updates",
+                self.index_updates.into(),
+                per_event.clone(),
+            ),
+            (
+                "non_index_updates",
+                self.non_index_updates.into(),
+                per_event.clone(),
+            ),
+            ("delete_inserts", self.delete_inserts.into(), per_event),
+            ("random_points", self.random_points.into(), 1..=10_000),
+            ("number_of_ranges", self.number_of_ranges.into(), 1..=1000),
+            ("delta", self.delta.into(), 1..=1_000_000),
+            ("rand_spec_iter", self.rand_spec_iter.into(), 1..=100),
+            ("rand_spec_pct", self.rand_spec_pct.into(), 0..=100),
+            ("rand_spec_res", self.rand_spec_res.into(), 0..=100),
+            ("prepare_threads", self.prepare_threads.into(), 1..=256),
+            ("percentiles", self.percentiles.len() as u64, 0..=32),
+        ]
+    }
+
+    /// The key distribution's fractions, in the ranges their formulas take.
+    pub(crate) fn fractions(&self) -> Result<(), (&'static str, String)> {
+        let h = self.rand_pareto_h;
+        if !(h > 0.0 && h < 1.0) {
+            return Err((
+                "rand_pareto_h",
+                format!("`rand_pareto_h` is {h}: it must be above 0 and below 1"),
+            ));
+        }
+        let e = self.rand_zipfian_exp;
+        if !(e.is_finite() && (0.0..=10.0).contains(&e)) {
+            return Err((
+                "rand_zipfian_exp",
+                format!("`rand_zipfian_exp` is {e}: it must be from 0 to 10"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl Default for OltpSpec {

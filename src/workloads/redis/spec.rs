@@ -246,15 +246,22 @@ impl Driver for RedisSpec {
         if self.pipeline == 0 {
             return Err(Problem::at("pipeline", "pipeline must be at least 1"));
         }
+        if self.keyspace == Some(0) {
+            return Err(Problem::at("keyspace", "keyspace must be at least 1"));
+        }
+        let ratio = self.ratio.unwrap_or_default();
+        Problem::bounded(&[
+            ("data_size", self.data_size as u64, 1..=MAX_DATA_SIZE),
+            ("keyspace", self.keyspace.unwrap_or(1), 1..=MAX_KEYSPACE),
+            ("pipeline", self.pipeline.into(), 1..=MAX_PIPELINE),
+            ("ratio", ratio.sets.max(ratio.gets).into(), 0..=1000),
+        ])?;
         if facts.pace.is_some() && self.pipeline > 1 {
             return Err(Problem::at(
                 "pipeline",
                 "open loop (`load.rate`) starts each request at its own time: a pipeline of \
                  more than 1 would batch them; remove `pipeline`",
             ));
-        }
-        if self.keyspace == Some(0) {
-            return Err(Problem::at("keyspace", "keyspace must be at least 1"));
         }
         if self.distribution != KeyDistribution::Uniform && self.keyspace.is_none() {
             return Err(Problem::at(
@@ -276,6 +283,13 @@ impl Driver for RedisSpec {
         super::driver::run_iteration(ctx, self).await
     }
 }
+
+/// The largest value (`-d`): a client holds `pipeline` of them per connection.
+pub(crate) const MAX_DATA_SIZE: u64 = 16 * 1024 * 1024;
+/// The most keys (`-r`): far beyond what a test server holds.
+pub(crate) const MAX_KEYSPACE: u64 = 1_000_000_000_000;
+/// The most requests in flight per connection (`-P`).
+pub(crate) const MAX_PIPELINE: u64 = 10_000;
 
 fn three() -> usize {
     3

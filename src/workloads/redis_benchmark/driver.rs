@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
+use super::spec::REDIS_BENCHMARK;
 use super::RedisBenchmarkSpec;
 use crate::input::Length;
 use crate::measure::cgroup::Window;
@@ -48,21 +49,17 @@ pub(crate) async fn run_iteration(
     let measured = async {
         match warmup {
             Some(Length::Queries(n)) => {
-                run(spec, &args(spec, &addr, login.as_ref(), clients, Some(n))).await?;
+                run(&args(spec, &addr, login.as_ref(), clients, Some(n))).await?;
             }
             Some(Length::Time(d)) => {
-                warm_for(spec, &args(spec, &addr, login.as_ref(), clients, None), d).await?
+                warm_for(&args(spec, &addr, login.as_ref(), clients, None), d).await?
             }
             None => {}
         }
         let before = parse_commandstats(&control.info("commandstats").await?);
         let cpu_before = cpu::children_seconds();
         window.open();
-        let csv = run(
-            spec,
-            &args(spec, &addr, login.as_ref(), clients, Some(requests)),
-        )
-        .await?;
+        let csv = run(&args(spec, &addr, login.as_ref(), clients, Some(requests))).await?;
         window.close();
         let cpu = cpu::children_seconds().zip(cpu_before).map(|(a, b)| a - b);
         let after = parse_commandstats(&control.info("commandstats").await?);
@@ -201,22 +198,23 @@ pub(crate) fn args(
     a
 }
 
-async fn run(spec: &RedisBenchmarkSpec, args: &[String]) -> Result<String> {
-    let out = crate::workloads::child::command(&spec.binary)
+async fn run(args: &[String]) -> Result<String> {
+    let out = crate::workloads::child::command(REDIS_BENCHMARK.program())
         .args(args)
         .output()
         .await
         .with_context(|| {
             format!(
-                "failed to run {} (install Debian's redis-tools, or set `binary`)",
-                spec.binary
+                "failed to run {} (install Debian's redis-tools, or choose another with {})",
+                REDIS_BENCHMARK.shown(),
+                REDIS_BENCHMARK.env
             )
         })?;
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
         bail!(
             "{} exited with {}: {}{}",
-            spec.binary,
+            REDIS_BENCHMARK.shown(),
             out.status,
             String::from_utf8_lossy(&out.stderr).trim(),
             stdout.trim()
@@ -226,13 +224,13 @@ async fn run(spec: &RedisBenchmarkSpec, args: &[String]) -> Result<String> {
 }
 
 /// A timed warmup: loop mode, stopped after `d`.
-async fn warm_for(spec: &RedisBenchmarkSpec, args: &[String], d: Duration) -> Result<()> {
-    let mut child = crate::workloads::child::command(&spec.binary)
+async fn warm_for(args: &[String], d: Duration) -> Result<()> {
+    let mut child = crate::workloads::child::command(REDIS_BENCHMARK.program())
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
-        .with_context(|| format!("failed to run {}", spec.binary))?;
+        .with_context(|| format!("failed to run {}", REDIS_BENCHMARK.shown()))?;
     tokio::time::sleep(d).await;
     child.kill().await.ok();
     Ok(())

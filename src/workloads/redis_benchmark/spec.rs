@@ -2,10 +2,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::bounds::MAX_QUERIES;
+use crate::input::yaml::Scalar;
 use crate::input::Length;
 use crate::measure::measurement::Measurement;
 use crate::servers::spec::ServerKind;
+use crate::workloads::redis::spec::{MAX_DATA_SIZE, MAX_KEYSPACE, MAX_PIPELINE};
 use crate::workloads::redis::{RedisTest, Transport};
+use crate::workloads::tools::Tool;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The redis-benchmark binary itself; its CSV output fills the same columns.
@@ -28,9 +32,10 @@ pub(crate) struct RedisBenchmarkSpec {
     /// duration must give it here.
     #[serde(default)]
     pub(crate) requests: Option<u64>,
-    /// The program to run.
-    #[serde(default = "default_binary")]
-    pub(crate) binary: String,
+    /// Read only to be refused: the program is the user's choice (`REDIS_BENCHMARK`), not
+    /// the matrix's.
+    #[serde(default, skip_serializing)]
+    pub(crate) binary: Option<Scalar>,
 }
 
 impl Driver for RedisBenchmarkSpec {
@@ -43,6 +48,7 @@ impl Driver for RedisBenchmarkSpec {
     }
 
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        REDIS_BENCHMARK.refuse_binary(&self.binary)?;
         if facts.pace.is_some() {
             return Err(Problem::at(
                 "",
@@ -73,6 +79,13 @@ impl Driver for RedisBenchmarkSpec {
         if self.requests == Some(0) {
             return Err(Problem::at("requests", "requests must be at least 1"));
         }
+        Problem::bounded(&[
+            ("data_size", self.data_size as u64, 1..=MAX_DATA_SIZE),
+            ("keyspace", self.keyspace.unwrap_or(1), 1..=MAX_KEYSPACE),
+            ("pipeline", self.pipeline.into(), 1..=MAX_PIPELINE),
+            ("threads", self.threads.into(), 0..=256),
+            ("requests", self.requests.unwrap_or(1), 1..=MAX_QUERIES),
+        ])?;
         Ok(())
     }
 
@@ -96,6 +109,9 @@ fn three() -> usize {
 fn one() -> u32 {
     1
 }
-fn default_binary() -> String {
-    "redis-benchmark".into()
-}
+
+/// The redis-benchmark program: `RMATRIX_REDIS_BENCHMARK`, else `redis-benchmark` from PATH.
+pub(crate) const REDIS_BENCHMARK: Tool = Tool {
+    env: "RMATRIX_REDIS_BENCHMARK",
+    default: "redis-benchmark",
+};

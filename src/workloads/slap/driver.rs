@@ -24,7 +24,7 @@ use crate::servers::Endpoint;
 use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
 use crate::workloads::slap::sql::{self, SlapSql, SCHEMA};
 use crate::workloads::threads::{self, blocking, Cancel};
-use crate::workloads::{Ctx, Driver};
+use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 impl Driver for SlapSpec {
     fn family(&self) -> ServerKind {
@@ -33,6 +33,10 @@ impl Driver for SlapSpec {
 
     fn uses_engine(&self) -> bool {
         true
+    }
+
+    fn check(&self, _: &Facts) -> Result<(), Problem> {
+        Problem::bounded(&self.sizes())
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::bounds::Bounded;
+
 /// mysqlslap `--auto-generate-sql` options, with mysqlslap's defaults.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +28,31 @@ pub(crate) struct SlapSpec {
     /// `COMMIT` every N statements (autocommit off); 0 keeps autocommit.
     #[serde(default)]
     pub(crate) commit: u32,
+}
+
+impl SlapSpec {
+    /// Every size with its range: columns and indexes within what a table may have (MySQL:
+    /// 4096 columns, 64 indexes), statement pools and preloaded rows within what a client
+    /// holds in memory.
+    pub(crate) fn sizes(&self) -> [Bounded<'static>; 7] {
+        [
+            ("number_int_cols", self.number_int_cols.into(), 0..=1000),
+            ("number_char_cols", self.number_char_cols.into(), 0..=1000),
+            ("secondary_indexes", self.secondary_indexes.into(), 0..=64),
+            (
+                "unique_query_number",
+                self.unique_query_number.into(),
+                0..=1_000_000,
+            ),
+            (
+                "unique_write_number",
+                self.unique_write_number.into(),
+                0..=1_000_000,
+            ),
+            ("preload_rows", self.preload_rows.into(), 0..=100_000_000),
+            ("commit", self.commit.into(), 0..=1_000_000),
+        ]
+    }
 }
 
 impl Default for SlapSpec {

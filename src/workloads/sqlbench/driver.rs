@@ -43,7 +43,8 @@ impl Driver for SqlbenchSpec {
                  it has no open-loop mode; remove `load.rate` or exclude this workload",
             ));
         }
-        self.validate()
+        self.validate()?;
+        one_connection(facts)
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
@@ -57,6 +58,42 @@ impl Driver for SqlbenchSpec {
         );
         Ok(suite.await?.measurement)
     }
+}
+
+/// The suite runs whole, once per iteration, on one connection: other concurrency levels
+/// would only repeat concurrency 1 under another name, and it has no warm-up or levels to
+/// sweep. (`length` is the matrix's, required for every matrix; the suite does not read it.)
+fn one_connection(facts: &Facts) -> Result<(), Problem> {
+    let others: Vec<String> = (facts.concurrency.iter())
+        .filter(|&&c| c != 1)
+        .map(u32::to_string)
+        .collect();
+    if !others.is_empty() {
+        return Err(Problem::in_matrix(
+            "concurrency",
+            format!(
+                "sql-bench's suite runs on one connection: its cells at concurrency {} would \
+                 repeat concurrency 1; give `concurrency: [1]`, or exclude those levels for \
+                 this workload",
+                others.join(", ")
+            ),
+        ));
+    }
+    if facts.until {
+        return Err(Problem::in_matrix(
+            "load.until",
+            "sql-bench's suite has no load levels to sweep: remove `load.until`, or put the \
+             workload in a matrix of its own",
+        ));
+    }
+    if facts.warmup.is_some() {
+        return Err(Problem::in_matrix(
+            "warmup",
+            "sql-bench's suite runs whole once per iteration, without a warm-up: remove \
+             `warmup`, or put the workload in a matrix of its own",
+        ));
+    }
+    Ok(())
 }
 
 /// What one run of the suite produced.

@@ -50,9 +50,7 @@ impl SqlbenchSpec {
         if self.groups.is_empty() {
             return Err(Problem::at("groups", "name at least one test group"));
         }
-        if let Some(i) =
-            (1..self.groups.len()).find(|&i| self.groups[..i].contains(&self.groups[i]))
-        {
+        if let Some(i) = crate::input::repeats::first_repeat(&self.groups) {
             return Err(Problem::at(
                 &format!("groups[{i}]"),
                 format!("test group `{}` is listed twice", self.groups[i].name()),

@@ -20,6 +20,8 @@ use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::arrival::{Shape, Spacing};
 use crate::workloads::sysbench::report::{parse, Report};
+use crate::workloads::sysbench::script;
+use crate::workloads::sysbench::spec::SYSBENCH;
 use crate::workloads::sysbench::SysbenchSpec;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
@@ -35,6 +37,9 @@ impl Driver for SysbenchSpec {
     }
 
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        SYSBENCH.refuse_binary(&self.binary)?;
+        script::resolve(&self.test, script::scripts_dir().as_deref())
+            .map_err(|msg| Problem::at("test", msg))?;
         if let Some(p) = &facts.pace {
             if self.options.contains_key("rate") || self.options.contains_key("tx-rate") {
                 return Err(Problem::at_key(
@@ -224,8 +229,11 @@ pub(crate) fn args(
     run: Run,
     length: Option<Length>,
 ) -> Vec<String> {
+    // Checked when the matrix was read: a bundled name, or a script of the allowed folder.
+    let test = script::resolve(&spec.test, script::scripts_dir().as_deref())
+        .unwrap_or_else(|_| spec.test.clone());
     let mut a = vec![
-        spec.test.clone(),
+        test,
         "--db-driver=mysql".into(),
         format!("--mysql-host={}", endpoint.host),
         format!("--mysql-port={}", endpoint.port),
@@ -269,13 +277,19 @@ async fn sysbench(
     // line, where every local user could see it in the process list.
     let secret = PasswordFile::new(&endpoint.password)?;
     // A given-up iteration (Ctrl-C) ends its sysbench too, and so does a killed rmatrix.
-    let out = crate::workloads::child::command(&spec.binary)
+    let out = crate::workloads::child::command(SYSBENCH.program())
         .arg(format!("--config-file={}", secret.path.display()))
         .args(&args)
         .stdin(Stdio::null())
         .output()
         .await
-        .with_context(|| format!("failed to start {} (is sysbench installed?)", spec.binary))?;
+        .with_context(|| {
+            format!(
+                "failed to start {} (is sysbench installed? {} chooses another)",
+                SYSBENCH.shown(),
+                SYSBENCH.env
+            )
+        })?;
     drop(secret);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {

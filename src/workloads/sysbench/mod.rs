@@ -3,6 +3,7 @@
 pub mod driver;
 pub(crate) mod options;
 pub(crate) mod report;
+pub(crate) mod script;
 pub(crate) mod spec;
 
 pub use spec::SysbenchSpec;

@@ -43,10 +43,26 @@ pub(crate) fn sysbench_option(key: &str, value: &serde_json::Value) -> Result<()
     }
     match value {
         serde_json::Value::String(s) => config_value(key, s),
-        serde_json::Value::Bool(_) | serde_json::Value::Number(_) => Ok(()),
+        serde_json::Value::Number(n) => sized(key, n),
+        serde_json::Value::Bool(_) => Ok(()),
         _ => Err(format!(
             "sysbench option `{key}` takes one value (a number, a word or on/off)"
         )),
+    }
+}
+
+/// The sizes of sysbench's schema, bounded as the `oltp` workload bounds them (its other
+/// options are sysbench's to check).
+const SIZES: [(&str, u64); 2] = [("tables", 10_000), ("table-size", 1_000_000_000)];
+
+fn sized(key: &str, n: &serde_json::Number) -> Result<(), String> {
+    let name = key.replace('_', "-");
+    let Some(&(_, max)) = SIZES.iter().find(|(k, _)| *k == name) else {
+        return Ok(());
+    };
+    match n.as_u64().filter(|v| (1..=max).contains(v)) {
+        Some(_) => Ok(()),
+        None => Err(format!("`{key}` is {n}: it must be from 1 to {max}")),
     }
 }
 
@@ -69,6 +85,9 @@ mod tests {
             ("a=b", json!(1)),
             ("tables", json!([1, 2])),
             ("rand-type", json!("x\n--mysql-host=y")),
+            ("tables", json!(4_000_000_000u64)),
+            ("table_size", json!(0)),
+            ("table-size", json!(2.5)),
         ] {
             assert!(sysbench_option(k, &v).is_err(), "{k} {v}");
         }
