@@ -31,8 +31,9 @@ fn run(tmp: &Path, name: &str, matrix: &str) -> (PathBuf, Vec<Row>, Cleanup) {
     assert_eq!(
         out.status.code(),
         Some(0),
-        "{name}: {}",
-        String::from_utf8_lossy(&out.stderr)
+        "{name}: {}{}",
+        String::from_utf8_lossy(&out.stderr),
+        crate::common::failed_rows(&dir)
     );
     let rows = crate::common::result_rows(&dir);
     (dir, rows, guard)

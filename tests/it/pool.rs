@@ -139,7 +139,8 @@ fn a_matrix_runs_across_two_engines_with_the_client_next_to_each_server() {
         "--engine",
         SECOND_TCP,
     ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    let failed = crate::common::failed_rows(&out_dir);
+    assert_eq!(out.code, 0, "{}{failed}", out.stderr);
 
     // Every cell once, each deployment on one engine, the two deployments on two engines.
     let rows = result_rows(&out_dir);

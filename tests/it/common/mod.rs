@@ -61,6 +61,21 @@ pub fn result_rows(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<Stri
     csv_rows(&dir.join("results.csv"))
 }
 
+/// The failed rows of a run, one line each with its error: for a test's failure message
+/// (`--quiet` runs print no per-cell line).
+pub fn failed_rows(dir: &std::path::Path) -> String {
+    result_rows(dir)
+        .iter()
+        .filter(|r| r["status"] != "ok")
+        .map(|r| {
+            format!(
+                "{}/{}/{} #{}: {}\n",
+                r["server"], r["config"], r["workload"], r["iteration"], r["error"]
+            )
+        })
+        .collect()
+}
+
 /// The lines of a CSV file as column -> value maps (none when the file is missing).
 pub fn csv_rows(path: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
     let Ok(mut r) = csv::Reader::from_path(path) else {
