@@ -107,12 +107,25 @@ mod tests {
 
     #[test]
     fn three_empty_seconds_mid_phase_are_a_gap_and_fewer_are_not() {
-        let why = sat_out(None, 7.0, &seconds(&[900.0, 0.0, 0.0, 0.0, 950.0, 980.0, 400.0]));
+        let why = sat_out(
+            None,
+            7.0,
+            &seconds(&[900.0, 0.0, 0.0, 0.0, 950.0, 980.0, 400.0]),
+        );
         assert!(why.expect("gap").contains("for 3 s in a row"));
-        assert_eq!(sat_out(None, 6.0, &seconds(&[900.0, 0.0, 0.0, 950.0, 5.0, 980.0])), None);
+        assert_eq!(
+            sat_out(None, 6.0, &seconds(&[900.0, 0.0, 0.0, 950.0, 5.0, 980.0])),
+            None
+        );
         // The last second is partial: an empty one there is the phase's end.
-        assert_eq!(sat_out(None, 5.0, &seconds(&[900.0, 950.0, 0.0, 0.0, 0.0])), None);
+        assert_eq!(
+            sat_out(None, 5.0, &seconds(&[900.0, 950.0, 0.0, 0.0, 0.0])),
+            None
+        );
         // Empty seconds at 4 operations a second are ordinary.
-        assert_eq!(sat_out(None, 6.0, &seconds(&[8.0, 0.0, 0.0, 0.0, 8.0, 8.0])), None);
+        assert_eq!(
+            sat_out(None, 6.0, &seconds(&[8.0, 0.0, 0.0, 0.0, 8.0, 8.0])),
+            None
+        );
     }
 }

@@ -44,39 +44,31 @@ impl Validator<'_> {
                 image_reference(image)
                     .map_err(|msg| self.err(&format!("servers.{server}.image"), msg))?;
             }
-            if let Some(c) = &s.cpuset {
-                let path = format!("servers.{server}.cpuset");
-                cpuset(c).map_err(|msg| self.err(&path, msg))?;
+            // Limits of a container rmatrix starts: an external server has none to set.
+            let limits = [
+                (
+                    "cpuset",
+                    s.cpuset.as_ref().map(|c| cpuset(c)),
+                    "pin it to CPUs",
+                ),
+                ("cpus", s.cpus.map(cpus), "limit its CPU"),
+                (
+                    "memory",
+                    s.memory.as_ref().map(|t| memory(t).map(|_| ())),
+                    "limit its memory",
+                ),
+            ];
+            for (key, checked, what) in limits {
+                let Some(checked) = checked else { continue };
+                let path = format!("servers.{server}.{key}");
+                checked.map_err(|msg| self.err(&path, msg))?;
                 if s.external.is_some() {
                     return Err(self.err(
                         &path,
-                        "an external server runs where its owner put it: rmatrix cannot pin it \
-                         to CPUs; remove `cpuset`"
-                            .into(),
-                    ));
-                }
-            }
-            if let Some(n) = s.cpus {
-                let path = format!("servers.{server}.cpus");
-                cpus(n).map_err(|msg| self.err(&path, msg))?;
-                if s.external.is_some() {
-                    return Err(self.err(
-                        &path,
-                        "an external server runs where its owner put it: rmatrix cannot limit \
-                         its CPU; remove `cpus`"
-                            .into(),
-                    ));
-                }
-            }
-            if let Some(text) = &s.memory {
-                let path = format!("servers.{server}.memory");
-                memory(text).map_err(|msg| self.err(&path, msg))?;
-                if s.external.is_some() {
-                    return Err(self.err(
-                        &path,
-                        "an external server runs where its owner put it: rmatrix cannot limit \
-                         its memory; remove `memory`"
-                            .into(),
+                        format!(
+                            "an external server runs where its owner put it: rmatrix cannot \
+                             {what}; remove `{key}`"
+                        ),
                     ));
                 }
             }
