@@ -67,6 +67,7 @@ macro_rules! kinded_errors {
 
 kinded_errors![
     error::UsageError,
+    input::file::FileError,
     matrix::MatrixError,
     results::check::Refused,
     compare::CompareError,

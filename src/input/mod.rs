@@ -1,6 +1,8 @@
 //! Reading untrusted input: the YAML parser with its limits, positions of every node,
-//! checks of names and values that reach config files and SQL, and the `Length` type.
+//! checks of names and values that reach config files and SQL, the `Length` type, and the
+//! one size-capped reader of every file.
 
+pub(crate) mod file;
 pub(crate) mod length;
 pub(crate) mod span;
 pub(crate) mod untrusted;
