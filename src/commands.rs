@@ -421,7 +421,9 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
     check::read_manifest(&run.file(rundir::MANIFEST))?;
     let csv = run.file(rundir::RESULTS_CSV);
     // A run stopped before its first iteration has no results.csv yet; its report is empty.
-    let results = match csv.is_file() {
+    // `exists`, not `is_file`: a results.csv that is not a regular file is the reader's to
+    // refuse, not a run without results.
+    let results = match csv.exists() {
         true => Some(check::read_results(&csv)?),
         false => None,
     };
@@ -433,21 +435,8 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
         false => None,
     }
     .map(|()| {
-        let copy = run.file(crate::results::rundir::MATRIX_COPY);
-        let text = std::fs::read_to_string(&copy)?;
-        let loaded =
-            crate::matrix::load_str(&text, &copy).or_else(|first| -> Result<LoadedMatrix> {
-                // build: dirs may not resolve from the copy; the tables do not need them.
-                // A copy that does not parse is reported where it fails (exit 2).
-                let matrix = crate::input::yaml::from_str(&text).map_err(|_| first)?;
-                Ok(LoadedMatrix {
-                    matrix,
-                    path: dir.into(),
-                    text: text.clone(),
-                    sha256: String::new(),
-                    build_dirs: Default::default(),
-                })
-            })?;
+        // Checked as a matrix is: names and texts from it reach every output format.
+        let loaded = crate::matrix::load_stored(&run.file(rundir::MATRIX_COPY))?;
         if let Some(r) = &results {
             check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
         }

@@ -84,6 +84,12 @@ pub fn error_kind(err: &anyhow::Error) -> ErrorKind {
         .unwrap_or(ErrorKind::Failed)
 }
 
+/// An error chain as the binary prints it: every cause, and nothing in them (an echoed
+/// `--engine`, a path, a server's message) that a terminal would interpret.
+pub fn error_text(err: &anyhow::Error) -> String {
+    escape::terminal_lines(&format!("{err:#}"))
+}
+
 /// Map an error chain to its exit code.
 pub fn exit_code(err: &anyhow::Error) -> i32 {
     error_kind(err).exit_code()
