@@ -134,21 +134,14 @@ fn engine_pool(
         None => (Vec::new(), None),
     };
     for e in engines {
+        crate::servers::address::check_untrusted(e).map_err(UsageError)?;
         pool.push(
             crate::servers::address::resolve(&env, e)
                 .map_err(crate::servers::docker::EngineUnavailable)?,
         );
     }
     // The same engine twice would run two deployments on one host at once.
-    for (i, a) in pool.iter().enumerate() {
-        if pool[..i].iter().any(|b| b.transport == a.transport) {
-            return Err(UsageError(format!(
-                "engine {} is in the pool twice: one deployment per engine at a time needs each engine once",
-                a.url()
-            ))
-            .into());
-        }
-    }
+    crate::servers::identity::refuse_duplicates(&pool).map_err(UsageError)?;
     crate::servers::address::name_engines(&mut pool);
     Ok((pool, client_engine))
 }
