@@ -207,6 +207,15 @@ fn history(
     format: Format,
 ) -> Result<i32> {
     use crate::compare::{env, history, input, join};
+    if last == 0 {
+        return Err(UsageError("--last 0 shows no run: give 1 or more".into()).into());
+    }
+    if window == Some(0) {
+        return Err(UsageError(
+            "--window 0 is no number of runs (and --window is no longer used: leave it out)".into(),
+        )
+        .into());
+    }
     if window.is_some() {
         eprintln!(
             "note: --window is no longer used: change points are searched over each whole \
