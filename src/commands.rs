@@ -417,7 +417,9 @@ fn plan_power(
     Ok(sensitivity::render(&rows, &missing, metric, &opts))
 }
 
-fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> Result<()> {
+/// A stored run read and checked as `rmatrix report` reads it, with its matrix copy when
+/// `with_matrix` (checked as a matrix is: names and texts from it reach every format).
+fn stored_run(dir: &Path, with_matrix: bool) -> Result<(RunDir, Option<LoadedMatrix>)> {
     use crate::results::{check, rundir};
     let run = RunDir::open(dir)?;
     check::read_manifest(&run.file(rundir::MANIFEST))?;
@@ -429,35 +431,39 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
         true => Some(check::read_results(&csv)?),
         false => None,
     };
-    // The matrix copy is read when the format renders from it, and for --write (which renders
-    // every stored report).
+    if !with_matrix {
+        return Ok((run, None));
+    }
+    let loaded = crate::matrix::load_stored(&run.file(rundir::MATRIX_COPY))?;
+    if let Some(r) = &results {
+        check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
+    }
+    Ok((run, Some(loaded)))
+}
+
+/// What `rmatrix report DIR --format FORMAT` prints (the fuzz targets render through it).
+pub fn report_text(dir: &Path, template: Option<&Path>, format: Format) -> Result<String> {
     let exporter = format.exporter();
-    let loaded = match write || exporter.needs_matrix() {
-        true => Some(()),
-        false => None,
-    }
-    .map(|()| {
-        // Checked as a matrix is: names and texts from it reach every output format.
-        let loaded = crate::matrix::load_stored(&run.file(rundir::MATRIX_COPY))?;
-        if let Some(r) = &results {
-            check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
-        }
-        Ok::<_, anyhow::Error>(loaded)
-    })
-    .transpose()?;
-    if let (true, Some(l)) = (write, &loaded) {
-        crate::run::store_reports(&run, &l.matrix, template)?;
-        eprintln!(
-            "rendered summary.md, charts/ and report.html in {}",
-            dir.display()
-        );
-        return Ok(());
-    }
-    emit(&exporter.run(&RunView {
+    let (run, loaded) = stored_run(dir, exporter.needs_matrix())?;
+    exporter.run(&RunView {
         dir: &run,
         matrix: loaded.as_ref().map(|l| &l.matrix),
         template,
-    })?)?;
+    })
+}
+
+fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> Result<()> {
+    if !write {
+        return emit(&report_text(dir, template, format)?);
+    }
+    // --write renders every stored report, from the matrix copy.
+    let (run, loaded) = stored_run(dir, true)?;
+    let matrix = &loaded.expect("invariant: asked for the matrix").matrix;
+    crate::run::store_reports(&run, matrix, template)?;
+    eprintln!(
+        "rendered summary.md, charts/ and report.html in {}",
+        crate::escape::terminal(&dir.display().to_string())
+    );
     Ok(())
 }
 

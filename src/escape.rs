@@ -134,6 +134,22 @@ pub(crate) fn terminal_lines(text: &str) -> String {
         .join("\n")
 }
 
+/// For JSON text from serde_json, which escapes only the C0 controls: DEL, the C1 controls
+/// (`\u{9b}` is an 8-bit CSI) and the invisible characters become `\uXXXX` escapes too, the
+/// same string to a JSON reader. A raw one can only be inside a string (the layout is
+/// spaces and line breaks).
+pub(crate) fn json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if (c.is_control() && c != '\n') || invisible(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// For a free-text CSV value (a server's error message): a leading `=`, `+`, `-`, `@`, tab or
 /// carriage return makes a spreadsheet read the cell as a formula, so such a value gets a
 /// leading `'`, the spreadsheets' own mark for "text".
@@ -187,6 +203,17 @@ mod tests {
             "{rendered}"
         );
         assert!(rendered.contains(hostile), "{rendered}");
+    }
+
+    #[test]
+    fn json_strings_keep_their_text_without_raw_controls() {
+        let s = serde_json::to_string(&"a\u{7f}\u{9b}2J\u{202e}b\u{1b}").unwrap();
+        let safe = json(&s);
+        assert_eq!(safe, r#""a\u007f\u009b2J\u202eb\u001b""#);
+        assert_eq!(
+            serde_json::from_str::<String>(&safe).unwrap(),
+            "a\u{7f}\u{9b}2J\u{202e}b\u{1b}"
+        );
     }
 
     #[test]

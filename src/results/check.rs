@@ -198,23 +198,24 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Re
 /// name, the instance a token, a time RFC 3339 (what `rmatrix run` writes); anything else
 /// (a newline, an escape sequence, markup) is refused with the line it is on.
 fn check_identity(path: &Path, text: &str, m: &serde_json::Value) -> Result<(), Refused> {
-    let id = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-    let time = |c: char| c.is_ascii_digit() || matches!(c, '-' | ':' | 'T' | 'Z' | '+' | '.');
-    let fields: [(&str, &dyn Fn(char) -> bool, &str); 4] = [
+    type Allowed = fn(char) -> bool;
+    let id: Allowed = |c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    let time: Allowed = |c| c.is_ascii_digit() || matches!(c, '-' | ':' | 'T' | 'Z' | '+' | '.');
+    let fields: [(&str, Allowed, &str); 4] = [
         (
             "run_id",
-            &id,
+            id,
             "a folder name: letters, digits, `.`, `_` and `-`",
         ),
-        ("instance", &id, "a token of letters and digits"),
+        ("instance", id, "a token of letters and digits"),
         (
             "started_at",
-            &time,
+            time,
             "an RFC 3339 time such as 2026-11-29T10:15:00Z",
         ),
         (
             "finished_at",
-            &time,
+            time,
             "an RFC 3339 time such as 2026-11-29T10:15:00Z",
         ),
     ];
