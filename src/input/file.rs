@@ -15,50 +15,27 @@ pub(crate) struct Cap {
 
 const MIB: u64 = 1 << 20;
 
+const fn cap(what: &'static str, bytes: u64) -> Cap {
+    Cap { what, bytes }
+}
+
 /// A matrix file, its stored copy, a hosts (`--engines`) file, a summary template,
 /// containers/builds.yaml, a Docker config or context file: a few KiB of text each.
-pub(crate) const MATRIX: Cap = Cap {
-    what: "a matrix",
-    bytes: super::yaml::MAX_FILE_BYTES,
-};
-pub(crate) const HOSTS: Cap = Cap {
-    what: "a hosts file",
-    bytes: MIB,
-};
-pub(crate) const TEMPLATE: Cap = Cap {
-    what: "a template",
-    bytes: MIB,
-};
-pub(crate) const DOCKER_CONFIG: Cap = Cap {
-    what: "a Docker config file",
-    bytes: MIB,
-};
+pub(crate) const MATRIX: Cap = cap("a matrix", super::yaml::MAX_FILE_BYTES);
+pub(crate) const HOSTS: Cap = cap("a hosts file", MIB);
+pub(crate) const TEMPLATE: Cap = cap("a template", MIB);
+pub(crate) const DOCKER_CONFIG: Cap = cap("a Docker config file", MIB);
 /// manifest.json: a few KiB per deployment.
-pub(crate) const MANIFEST: Cap = Cap {
-    what: "a manifest.json",
-    bytes: 16 * MIB,
-};
+pub(crate) const MANIFEST: Cap = cap("a manifest.json", 16 * MIB);
 /// A deployment's variables.json, verified.json and rendered config files.
-pub(crate) const SERVER_FILE: Cap = Cap {
-    what: "a server's stored file",
-    bytes: 16 * MIB,
-};
+pub(crate) const SERVER_FILE: Cap = cap("a server's stored file", 16 * MIB);
 /// results.csv: a row is at most ~15 KB (its server counters), so this is over 17,000
 /// iterations of the widest rows.
-pub(crate) const RESULTS: Cap = Cap {
-    what: "a results.csv",
-    bytes: 256 * MIB,
-};
+pub(crate) const RESULTS: Cap = cap("a results.csv", 256 * MIB);
 /// samples.csv and warmup.csv: ~120 bytes a second, so over 4 million measured seconds.
-pub(crate) const SAMPLES: Cap = Cap {
-    what: "a samples file",
-    bytes: 512 * MIB,
-};
+pub(crate) const SAMPLES: Cap = cap("a samples file", 512 * MIB);
 /// operations.csv: ~300 bytes per operation of a suite.
-pub(crate) const OPERATIONS: Cap = Cap {
-    what: "an operations.csv",
-    bytes: 64 * MIB,
-};
+pub(crate) const OPERATIONS: Cap = cap("an operations.csv", 64 * MIB);
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum FileError {
@@ -177,10 +154,7 @@ pub(crate) fn read_text_optional(path: &Path, cap: Cap) -> Result<Option<String>
 mod tests {
     use super::*;
 
-    const SMALL: Cap = Cap {
-        what: "a test file",
-        bytes: 8,
-    };
+    const SMALL: Cap = cap("a test file", 8);
 
     #[test]
     fn a_device_a_directory_and_a_fifo_are_refused_before_reading() {

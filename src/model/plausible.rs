@@ -12,36 +12,22 @@ pub(crate) struct Plausible {
     pub(crate) said: &'static str,
 }
 
+const fn upto(max: f64, said: &'static str) -> Plausible {
+    Plausible { max, said }
+}
+
 /// Operations per second: ten billion (the fastest in-memory servers do ~10^8 per host).
-pub(crate) const RATE: Plausible = Plausible {
-    max: 1e10,
-    said: "10^10 per second",
-};
+pub(crate) const RATE: Plausible = upto(1e10, "10^10 per second");
 /// A latency in milliseconds: 10^9 ms, eleven and a half days.
-pub(crate) const LATENCY_MS: Plausible = Plausible {
-    max: 1e9,
-    said: "10^9 ms (11.5 days)",
-};
+pub(crate) const LATENCY_MS: Plausible = upto(1e9, "10^9 ms (11.5 days)");
 /// Seconds of wall or CPU time: 10^9 s, 31 years (CPU seconds of a whole host included).
-pub(crate) const SECONDS: Plausible = Plausible {
-    max: 1e9,
-    said: "10^9 s (31 years)",
-};
+pub(crate) const SECONDS: Plausible = upto(1e9, "10^9 s (31 years)");
 /// A count of operations, events or statements: 10^15.
-pub(crate) const COUNT: Plausible = Plausible {
-    max: 1e15,
-    said: "10^15",
-};
+pub(crate) const COUNT: Plausible = upto(1e15, "10^15");
 /// Bytes read or written: 10^18 (an exabyte).
-pub(crate) const BYTES: Plausible = Plausible {
-    max: 1e18,
-    said: "10^18 bytes",
-};
+pub(crate) const BYTES: Plausible = upto(1e18, "10^18 bytes");
 /// An Apdex score: a fraction.
-pub(crate) const FRACTION: Plausible = Plausible {
-    max: 1.0,
-    said: "1",
-};
+pub(crate) const FRACTION: Plausible = upto(1.0, "1");
 
 /// The range of a stored column by its name; `None` for a column that is not a measured
 /// number (a dimension, a status, a text).
@@ -51,10 +37,7 @@ pub(crate) fn of(column: &str) -> Option<Plausible> {
         c if c.ends_with("_ps") => Some(RATE),
         c if c.ends_with("_ms") => Some(LATENCY_MS),
         "seconds" | "client_cpu_s" | "srv_cpu_s" | "second" => Some(SECONDS),
-        "srv_cpu_us_per_op" => Some(Plausible {
-            max: 1e9,
-            said: "10^9 µs",
-        }),
+        "srv_cpu_us_per_op" => Some(upto(1e9, "10^9 µs")),
         "apdex" => Some(FRACTION),
         "srv_read_bytes" | "srv_write_bytes" => Some(BYTES),
         "queries"
