@@ -33,7 +33,7 @@ seed() { # target
     results_csv | samples_csv | manifest_json)
       local name=${1%_*}.${1#*_}
       for f in reports/examples/*/"$name" tests/bad/rundirs/*/"$name" tests/fixtures/*/*/"$name"; do
-        [ -f "$f" ] && cp "$f" "$c/seed-$((i += 1))"
+        if [ -f "$f" ]; then cp "$f" "$c/seed-$((i += 1))"; fi
       done
       ;;
     run_dir)

@@ -4,7 +4,7 @@
 /// Characters a reader cannot see that change what a text says: zero-width characters, the
 /// soft hyphen and the bidirectional controls (a right-to-left override turns the rest of a
 /// line around). Shown as `\u{200b}` in every output.
-fn invisible(c: char) -> bool {
+pub(crate) fn invisible(c: char) -> bool {
     matches!(c,
         '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
         | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}')

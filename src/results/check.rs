@@ -195,19 +195,21 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Re
 }
 
 /// The manifest's identity and times are printed in every report: a run id is a folder
-/// name, the instance a token, a time RFC 3339 (what `rmatrix run` writes); anything else
-/// (a newline, an escape sequence, markup) is refused with the line it is on.
+/// name (`--out` may give any), the instance a token of letters and digits, a time RFC 3339
+/// (what `rmatrix run` writes); a newline, an escape sequence or an invisible character in
+/// them is refused with the line it is on (markup is escaped where they are rendered).
 fn check_identity(path: &Path, text: &str, m: &serde_json::Value) -> Result<(), Refused> {
     type Allowed = fn(char) -> bool;
-    let id: Allowed = |c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+    let folder: Allowed = |c| !c.is_control() && !crate::escape::invisible(c);
+    let token: Allowed = |c| c.is_ascii_alphanumeric();
     let time: Allowed = |c| c.is_ascii_digit() || matches!(c, '-' | ':' | 'T' | 'Z' | '+' | '.');
     let fields: [(&str, Allowed, &str); 4] = [
         (
             "run_id",
-            id,
-            "a folder name: letters, digits, `.`, `_` and `-`",
+            folder,
+            "a folder name (no control or invisible character, at most 255 bytes)",
         ),
-        ("instance", id, "a token of letters and digits"),
+        ("instance", token, "a token of letters and digits"),
         (
             "started_at",
             time,
@@ -223,7 +225,7 @@ fn check_identity(path: &Path, text: &str, m: &serde_json::Value) -> Result<(), 
         let v = &m[key];
         let good = match v {
             serde_json::Value::Null => true,
-            serde_json::Value::String(s) => s.len() <= 200 && s.chars().all(ok),
+            serde_json::Value::String(s) => s.len() <= 255 && s.chars().all(ok),
             _ => false,
         };
         if !good {
@@ -351,6 +353,19 @@ mod tests {
         assert!(read_manifest(&path).unwrap().is_none(), "absent is fine");
         let cases = [
             (r#"{"format_version": 1}"#, None),
+            (r#"{"format_version": 1, "run_id": "my run 2"}"#, None),
+            (
+                r#"{"format_version": 1, "run_id": "x\n# injected"}"#,
+                Some("manifest.json:1: `run_id` is \"x\\n# injected\"; it must be a folder name"),
+            ),
+            (
+                r#"{"format_version": 1, "started_at": "\u001b[2J"}"#,
+                Some("`started_at` is \"\\u001b[2J\"; it must be an RFC 3339 time"),
+            ),
+            (
+                r#"{"format_version": 1, "instance": "a\u202eb"}"#,
+                Some("`instance` is"),
+            ),
             (
                 r#"{"format_version": 2}"#,
                 Some("format_version 2 is newer"),
