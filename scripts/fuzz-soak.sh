@@ -1,29 +1,66 @@
 #!/usr/bin/env bash
-# Soak the matrix fuzz target (fuzz/fuzz_targets/matrix.rs: parse + validate + expand +
-# render) with libFuzzer for a while, default 10 minutes. Prints executions, coverage and
-# the verdict; exit 0 only with no crash (panic), no hang (-timeout) and no memory blow-up.
-# Not part of CI. Usage: scripts/fuzz-soak.sh [SECONDS]
+# Soak every fuzz target with libFuzzer for a total time (default 15 minutes), split evenly:
+#   matrix         a matrix file: parse + validate + expand + render (fuzz_targets/matrix.rs)
+#   results_csv    a run's results.csv, then every report format of the run
+#   samples_csv    a run's samples.csv, the same
+#   manifest_json  a run's manifest.json, the same
+#   run_dir        all three at once (the input split at NUL bytes)
+# Prints each target's executions, coverage and verdict; exit 0 only with no crash (panic),
+# no hang (-timeout) and no memory blow-up in any. Not part of CI.
+# Usage: scripts/fuzz-soak.sh [TOTAL_SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs="${1:-600}"
+total="${1:-900}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(matrix results_csv samples_csv manifest_json run_dir)
+per=$((total / ${#targets[@]}))
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # cargo-fuzz needs nightly flags; the stable toolchain takes them with RUSTC_BOOTSTRAP.
 export RUSTC_BOOTSTRAP=1
 work="${FUZZ_WORK:-target/fuzz-soak}"
-mkdir -p "$work/corpus" "$work/artifacts"
-# Seeds: every shipped matrix and every malformed input the tests pin.
-cp matrices/*.yaml "$work/corpus/" 2>/dev/null || true
-cp tests/bad/*.yaml "$work/corpus/" 2>/dev/null || true
+
+# Seeds: what the tests and the stored examples hold, per target (a seed over -max_len is
+# cut by libFuzzer).
+seed() { # target
+  local c="$work/$1/corpus" i=0
+  mkdir -p "$c" "$work/$1/artifacts"
+  case $1 in
+    matrix)
+      cp matrices/*.yaml "$c/" 2>/dev/null || true
+      cp tests/bad/*.yaml "$c/" 2>/dev/null || true
+      ;;
+    results_csv | samples_csv | manifest_json)
+      local name=${1%_*}.${1#*_}
+      for f in reports/examples/*/"$name" tests/bad/rundirs/*/"$name" tests/fixtures/*/*/"$name"; do
+        if [ -f "$f" ]; then cp "$f" "$c/seed-$((i += 1))"; fi
+      done
+      ;;
+    run_dir)
+      for d in reports/examples/*/ tests/bad/rundirs/*/; do
+        { cat "$d/results.csv"; printf '\0'; head -c 20000 "$d/samples.csv" 2>/dev/null || true
+          printf '\0'; cat "$d/manifest.json"; } >"$c/seed-$((i += 1))"
+      done
+      ;;
+  esac
+}
+
 cd fuzz
-cargo fuzz build --release --sanitizer none matrix
-set +e
-cargo fuzz run --release --sanitizer none matrix "../$work/corpus" -- \
-  -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-  -artifact_prefix="../$work/artifacts/" -print_final_stats=1 2>"../$work/log"
-status=$?
-set -e
+cargo fuzz build --release --sanitizer none
 cd ..
-grep -E "stat::number_of_executed_units|stat::peak_rss_mb|cov: " "$work/log" | tail -4
-artifacts=$(find "$work/artifacts" -type f | wc -l)
-echo "fuzz-soak: ${secs}s, exit $status, $artifacts crash/hang artifacts in $work/artifacts (log: $work/log)"
-[ "$status" -eq 0 ] && [ "$artifacts" -eq 0 ]
+failed=0
+for t in "${targets[@]}"; do
+  seed "$t"
+  set +e
+  (cd fuzz && cargo fuzz run --release --sanitizer none "$t" "../$work/$t/corpus" -- \
+    -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -artifact_prefix="../$work/$t/artifacts/" -print_final_stats=1 2>"../$work/$t/log")
+  status=$?
+  set -e
+  execs=$(grep -E "stat::number_of_executed_units" "$work/$t/log" | tail -1 | awk '{print $2}')
+  cov=$(grep -oE "cov: [0-9]+" "$work/$t/log" | tail -1)
+  artifacts=$(find "$work/$t/artifacts" -type f | wc -l)
+  echo "fuzz-soak $t: ${per}s, ${execs:-?} executions, ${cov:-cov: ?}, exit $status, $artifacts crash/hang artifacts in $work/$t/artifacts (log: $work/$t/log)"
+  if [ "$status" -ne 0 ] || [ "$artifacts" -ne 0 ]; then failed=1; fi
+done
+[ "$failed" -eq 0 ]

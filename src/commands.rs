@@ -133,21 +133,14 @@ fn engine_pool(
         None => (Vec::new(), None),
     };
     for e in engines {
+        crate::servers::address::check_untrusted(e).map_err(UsageError)?;
         pool.push(
             crate::servers::address::resolve(&env, e)
                 .map_err(crate::servers::docker::EngineUnavailable)?,
         );
     }
     // The same engine twice would run two deployments on one host at once.
-    for (i, a) in pool.iter().enumerate() {
-        if pool[..i].iter().any(|b| b.transport == a.transport) {
-            return Err(UsageError(format!(
-                "engine {} is in the pool twice: one deployment per engine at a time needs each engine once",
-                a.url()
-            ))
-            .into());
-        }
-    }
+    crate::servers::identity::refuse_duplicates(&pool).map_err(UsageError)?;
     crate::servers::address::name_engines(&mut pool);
     Ok((pool, client_engine))
 }
@@ -213,6 +206,15 @@ fn history(
     format: Format,
 ) -> Result<i32> {
     use crate::compare::{env, history, input, join};
+    if last == 0 {
+        return Err(UsageError("--last 0 shows no run: give 1 or more".into()).into());
+    }
+    if window == Some(0) {
+        return Err(UsageError(
+            "--window 0 is no number of runs (and --window is no longer used: leave it out)".into(),
+        )
+        .into());
+    }
     if window.is_some() {
         eprintln!(
             "note: --window is no longer used: change points are searched over each whole \
@@ -365,58 +367,53 @@ fn plan_power(
     Ok(sensitivity::render(&rows, &missing, metric, &opts))
 }
 
-fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> Result<()> {
+/// A stored run read and checked as `rmatrix report` reads it, with its matrix copy when
+/// `with_matrix` (checked as a matrix is: names and texts from it reach every format).
+fn stored_run(dir: &Path, with_matrix: bool) -> Result<(RunDir, Option<LoadedMatrix>)> {
     use crate::results::{check, rundir};
     let run = RunDir::open(dir)?;
     check::read_manifest(&run.file(rundir::MANIFEST))?;
     let csv = run.file(rundir::RESULTS_CSV);
     // A run stopped before its first iteration has no results.csv yet; its report is empty.
-    let results = match csv.is_file() {
+    // `exists`, not `is_file`: a results.csv that is not a regular file is the reader's to
+    // refuse, not a run without results.
+    let results = match csv.exists() {
         true => Some(check::read_results(&csv)?),
         false => None,
     };
-    // The matrix copy is read when the format renders from it, and for --write (which renders
-    // every stored report).
+    if !with_matrix {
+        return Ok((run, None));
+    }
+    let loaded = crate::matrix::load_stored(&run.file(rundir::MATRIX_COPY))?;
+    if let Some(r) = &results {
+        check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
+    }
+    Ok((run, Some(loaded)))
+}
+
+/// What `rmatrix report DIR --format FORMAT` prints (the fuzz targets render through it).
+pub fn report_text(dir: &Path, template: Option<&Path>, format: Format) -> Result<String> {
     let exporter = format.exporter();
-    let loaded = match write || exporter.needs_matrix() {
-        true => Some(()),
-        false => None,
-    }
-    .map(|()| {
-        let copy = run.file(crate::results::rundir::MATRIX_COPY);
-        let text = std::fs::read_to_string(&copy)?;
-        let loaded =
-            crate::matrix::load_str(&text, &copy).or_else(|first| -> Result<LoadedMatrix> {
-                // build: dirs may not resolve from the copy; the tables do not need them.
-                // A copy that does not parse is reported where it fails (exit 2).
-                let matrix = crate::input::yaml::from_str(&text).map_err(|_| first)?;
-                Ok(LoadedMatrix {
-                    matrix,
-                    path: dir.into(),
-                    text: text.clone(),
-                    sha256: String::new(),
-                    build_dirs: Default::default(),
-                })
-            })?;
-        if let Some(r) = &results {
-            check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
-        }
-        Ok::<_, anyhow::Error>(loaded)
-    })
-    .transpose()?;
-    if let (true, Some(l)) = (write, &loaded) {
-        crate::run::store_reports(&run, &l.matrix, template)?;
-        eprintln!(
-            "rendered summary.md, charts/ and report.html in {}",
-            dir.display()
-        );
-        return Ok(());
-    }
-    emit(&exporter.run(&RunView {
+    let (run, loaded) = stored_run(dir, exporter.needs_matrix())?;
+    exporter.run(&RunView {
         dir: &run,
         matrix: loaded.as_ref().map(|l| &l.matrix),
         template,
-    })?)?;
+    })
+}
+
+fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> Result<()> {
+    if !write {
+        return emit(&report_text(dir, template, format)?);
+    }
+    // --write renders every stored report, from the matrix copy.
+    let (run, loaded) = stored_run(dir, true)?;
+    let matrix = &loaded.expect("invariant: asked for the matrix").matrix;
+    crate::run::store_reports(&run, matrix, template)?;
+    eprintln!(
+        "rendered summary.md, charts/ and report.html in {}",
+        crate::escape::terminal(&dir.display().to_string())
+    );
     Ok(())
 }
 

@@ -1,17 +1,57 @@
 //! Text from outside rmatrix (a server's version or error message, a description pasted from a
 //! blog post) made safe for the place it is printed.
 
+fn push_visible(out: &mut String, c: char) {
+    out.push_str(&format!("\\u{{{:x}}}", c as u32));
+}
+
+/// One character of Markdown inline text: markup characters are escaped so that nothing
+/// from a run becomes a link, an image, HTML or a code span (`![x](url)` stays text);
+/// `in_cell` also escapes the table's `|`. Emphasis (`*`, `_`) loads nothing and is left:
+/// names such as `oltp_read_write` stay as they are written.
+fn push_md(out: &mut String, c: char, in_cell: bool) {
+    match c {
+        '|' if in_cell => out.push_str("\\|"),
+        '<' => out.push_str("&lt;"),
+        '>' => out.push_str("&gt;"),
+        '&' => out.push_str("&amp;"),
+        '`' => out.push('\''),
+        '\\' | '[' | ']' => {
+            out.push('\\');
+            out.push(c);
+        }
+        c if invisible(c) => push_visible(out, c),
+        c if c.is_control() => out.push(' '),
+        c => out.push(c),
+    }
+}
+
+/// A bare `https://…` or `www.…` is a link on GitHub (its autolink extension): the escaped
+/// `/` and `.` keep it text, and render as themselves.
+fn no_autolinks(text: String) -> String {
+    text.replace("://", ":\\/\\/").replace("www.", "www\\.")
+}
+
 /// For a Markdown table cell: control characters (newlines, terminal escapes) become spaces,
-/// `|` is escaped, HTML and code-span characters are neutralised.
+/// `|` is escaped, HTML, links, images and code-span characters are neutralised.
 pub(crate) fn md_cell(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
+        push_md(&mut out, c, true);
+    }
+    no_autolinks(out)
+}
+
+/// For a Markdown code span (`` `run-id` ``), where backslash escapes do not work: what
+/// could end the span or the line goes (a backtick becomes `'`, a control character a
+/// space, a `|` of a table is escaped), invisible characters are shown.
+pub(crate) fn md_code(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
         match c {
-            '|' => out.push_str("\\|"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
             '`' => out.push('\''),
+            '|' => out.push_str("\\|"),
+            c if invisible(c) => push_visible(&mut out, c),
             c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
@@ -20,20 +60,24 @@ pub(crate) fn md_cell(text: &str) -> String {
 }
 
 /// For Markdown prose (a description): line breaks are kept, other control characters become
-/// spaces, and HTML is neutralised so a pasted `<script>` stays text.
+/// spaces, markup is neutralised as in a cell, and a line cannot start a heading, a list, a
+/// quote or a rule (a pasted `# x` stays text).
 pub(crate) fn md_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '\n' => out.push('\n'),
-            c if c.is_control() => out.push(' '),
-            c => out.push(c),
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        let body = line.trim_start_matches([' ', '\t']);
+        out.push_str(&line[..line.len() - body.len()]);
+        if body.starts_with(['#', '-', '+', '=']) {
+            out.push('\\');
+        }
+        for c in body.chars() {
+            push_md(&mut out, c, false);
         }
     }
-    out
+    no_autolinks(out)
 }
 
 /// For HTML text and attribute values: the five markup characters become entities, control
@@ -48,6 +92,7 @@ pub(crate) fn html(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' => out.push(c),
+            c if invisible(c) => push_visible(&mut out, c),
             c if c.is_control() => out.push(' '),
             c => out.push(c),
         }
@@ -87,8 +132,35 @@ pub(crate) fn invisible(c: char) -> bool {
 pub(crate) fn terminal(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() || invisible(c) {
+        if c.is_control() {
             out.extend(c.escape_debug());
+        } else if invisible(c) {
+            push_visible(&mut out, c);
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// For a multi-line message on the terminal (an error and its causes): `terminal`, but its
+/// line breaks stay line breaks.
+pub(crate) fn terminal_lines(text: &str) -> String {
+    text.split('\n')
+        .map(terminal)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// For JSON text from serde_json, which escapes only the C0 controls: DEL, the C1 controls
+/// (`\u{9b}` is an 8-bit CSI) and the invisible characters become `\uXXXX` escapes too, the
+/// same string to a JSON reader. A raw one can only be inside a string (the layout is
+/// spaces and line breaks).
+pub(crate) fn json(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if (c.is_control() && c != '\n') || invisible(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
             out.push(c);
         }
@@ -129,12 +201,56 @@ mod tests {
     }
 
     #[test]
+    fn links_images_and_emphasis_stay_text() {
+        assert_eq!(
+            md_cell("![x](https://e.example/p.png) [c](javascript:alert(1))"),
+            "!\\[x\\](https:\\/\\/e.example/p.png) \\[c\\](javascript:alert(1))"
+        );
+        assert_eq!(md_cell("\\[x](y)"), "\\\\\\[x\\](y)");
+        assert_eq!(md_cell("see www.example.com"), "see www\\.example.com");
+        // What the escapes render as is the text itself.
+        let html = |md: &str| {
+            let mut out = String::new();
+            pulldown_cmark::html::push_html(&mut out, pulldown_cmark::Parser::new(md));
+            out
+        };
+        let hostile = "![x](https://e.example/p.png) [c](javascript:alert(1)) \\[d](x)";
+        let rendered = html(&md_text(hostile));
+        assert!(
+            !rendered.contains("<a") && !rendered.contains("<img"),
+            "{rendered}"
+        );
+        assert!(rendered.contains(hostile), "{rendered}");
+    }
+
+    #[test]
+    fn json_strings_keep_their_text_without_raw_controls() {
+        let s = serde_json::to_string(&"a\u{7f}\u{9b}2J\u{202e}b\u{1b}").unwrap();
+        let safe = json(&s);
+        assert_eq!(safe, r#""a\u007f\u009b2J\u202eb\u001b""#);
+        assert_eq!(
+            serde_json::from_str::<String>(&safe).unwrap(),
+            "a\u{7f}\u{9b}2J\u{202e}b\u{1b}"
+        );
+    }
+
+    #[test]
+    fn invisible_characters_are_shown() {
+        let spoof = "ok\u{200b}\u{202e}gnp.exe";
+        assert_eq!(terminal(spoof), "ok\\u{200b}\\u{202e}gnp.exe");
+        assert_eq!(md_cell(spoof), "ok\\u{200b}\\u{202e}gnp.exe");
+        assert_eq!(html(spoof), "ok\\u{200b}\\u{202e}gnp.exe");
+    }
+
+    #[test]
     fn cells_and_text() {
         assert_eq!(
             md_cell("10.11 | <b>x</b>\n\u{1b}[31m`y`"),
-            "10.11 \\| &lt;b&gt;x&lt;/b&gt;  [31m'y'"
+            "10.11 \\| &lt;b&gt;x&lt;/b&gt;  \\[31m'y'"
         );
         assert_eq!(md_text("a\n<script>\u{7}"), "a\n&lt;script&gt; ");
+        assert_eq!(md_code("run`\n# x"), "run' # x");
+        assert_eq!(md_text("x\n# owned\n  - item"), "x\n\\# owned\n  \\- item");
         assert_eq!(terminal("ok \"x\""), "ok \"x\"");
         assert_eq!(terminal("bad \u{1b}[2J\nname"), "bad \\u{1b}[2J\\nname");
         assert_eq!(terminal("a\u{200b}b\u{202e}c"), "a\\u{200b}b\\u{202e}c");

@@ -67,6 +67,7 @@ macro_rules! kinded_errors {
 
 kinded_errors![
     error::UsageError,
+    input::file::FileError,
     matrix::MatrixError,
     results::check::Refused,
     compare::CompareError,
@@ -81,6 +82,12 @@ pub fn error_kind(err: &anyhow::Error) -> ErrorKind {
         .filter_map(kind_of)
         .find(|k| *k != ErrorKind::Failed)
         .unwrap_or(ErrorKind::Failed)
+}
+
+/// An error chain as the binary prints it: every cause, and nothing in them (an echoed
+/// `--engine`, a path, a server's message) that a terminal would interpret.
+pub fn error_text(err: &anyhow::Error) -> String {
+    escape::terminal_lines(&format!("{err:#}"))
 }
 
 /// Map an error chain to its exit code.

@@ -12,7 +12,7 @@ fn main() {
     let code = match runtime.block_on(rmatrix::commands::dispatch(cli)) {
         Ok(code) => code,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", rmatrix::error_text(&err));
             rmatrix::exit_code(&err)
         }
     };

@@ -138,13 +138,13 @@ pub(crate) fn load(dir: &Path, manifest: Option<&Value>) -> Result<RunEnv, Refus
         }
         let slug = crate::matrix::plan::slug(&format!("{server}__{config}"));
         let path = dir.join("servers").join(slug).join("variables.json");
-        let variables = match std::fs::read_to_string(&path) {
-            Ok(t) => {
-                Some(serde_json::from_str(&t).map_err(|source| Refused::NotJson { path, source })?)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(source) => return Err(Refused::Io { path, source }),
-        };
+        let variables =
+            match crate::input::file::read_text_optional(&path, crate::input::file::SERVER_FILE)? {
+                Some(t) => Some(
+                    serde_json::from_str(&t).map_err(|source| Refused::NotJson { path, source })?,
+                ),
+                None => None,
+            };
         let or_none = |v: &Value| match v {
             Value::Null => "none".to_string(),
             Value::String(s) => s.clone(),

@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 
 use super::env::{self, RunEnv};
 use super::error::CompareError;
+use crate::input::file::MATRIX;
 use crate::model::metric::Metric;
 use crate::model::{CellKey, Dimension};
 use crate::results::check;
@@ -19,6 +20,8 @@ use crate::results::ResultRow;
 pub(crate) struct Run {
     pub(crate) path: PathBuf,
     pub(crate) run_id: String,
+    /// The manifest's random token of the run directory (empty in runs of an older rmatrix).
+    pub(crate) instance: String,
     pub(crate) started_at: String,
     /// The matrix's `report.metric` (default `qps`).
     pub(crate) report_metric: String,
@@ -52,7 +55,8 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
     let env = env::load(path, manifest.as_ref())?;
     let manifest = manifest.unwrap_or_default();
     let rows = results.rows;
-    let report_metric = std::fs::read_to_string(path.join(MATRIX_COPY))
+    // The matrix copy only for its report metric (an unknown one is refused by name later).
+    let report_metric = crate::input::file::read_text(&path.join(MATRIX_COPY), MATRIX)
         .ok()
         .and_then(|t| crate::input::yaml::from_str::<serde_json::Value>(&t).ok())
         .and_then(|m| m["report"]["metric"].as_str().map(str::to_string))
@@ -73,6 +77,7 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
     Ok(Run {
         path: path.into(),
         run_id: text("run_id").unwrap_or(dir_name),
+        instance: text("instance").unwrap_or_default(),
         started_at,
         report_metric,
         rows,
@@ -113,8 +118,50 @@ pub(crate) fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
             paths: paths.to_vec(),
         });
     }
+    let mut runs = once_each(runs);
     runs.sort_by(|a, b| a.started_at.cmp(&b.started_at).then(a.path.cmp(&b.path)));
     Ok(runs)
+}
+
+/// What makes a run the same run wherever its directory is copied: its run id and instance
+/// token; a run of an older rmatrix (no token) is its directory.
+fn identity(run: &Run) -> (String, String) {
+    match run.instance.is_empty() {
+        false => (run.run_id.clone(), run.instance.clone()),
+        true => (
+            String::new(),
+            (run.path.canonicalize().unwrap_or_else(|_| run.path.clone()))
+                .display()
+                .to_string(),
+        ),
+    }
+}
+
+/// `runs` with each run once: a copy (a folder given twice, a run copied into a store) is
+/// one measurement, not more evidence; each one left out is said on stderr.
+fn once_each(runs: Vec<Run>) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::with_capacity(runs.len());
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for run in runs {
+        let id = identity(&run);
+        match seen.iter().position(|s| *s == id) {
+            Some(first) => eprintln!(
+                "note: {} is the run `{}` of {} again ({}): counted once",
+                crate::escape::terminal(&run.path.display().to_string()),
+                crate::escape::terminal(&run.run_id),
+                crate::escape::terminal(&out[first].path.display().to_string()),
+                match run.instance.is_empty() {
+                    false => "the same run id and instance token",
+                    true => "the same directory",
+                }
+            ),
+            None => {
+                seen.push(id);
+                out.push(run);
+            }
+        }
+    }
+    out
 }
 
 /// Metric names from `--metric` (repeatable, comma lists, `all`), or the default set.

@@ -16,10 +16,27 @@ impl Exporter for Csv {
         false
     }
 
-    /// results.csv as stored.
+    /// results.csv as stored, each field made safe for a terminal and a spreadsheet (a
+    /// server's error text can carry escape sequences and formulas).
     fn run(&self, run: &RunView) -> Result<String> {
+        use crate::results::stored_csv;
         let path = run.dir.file(crate::results::rundir::RESULTS_CSV);
-        Ok(std::fs::read_to_string(path)?)
+        let Some(bytes) = stored_csv::bytes(&path, crate::input::file::RESULTS)? else {
+            return Ok(String::new());
+        };
+        let (headers, records) = stored_csv::records(&path, &bytes)?;
+        let safe = |r: &csv::StringRecord| -> Vec<String> {
+            r.iter()
+                .map(|f| crate::escape::csv_text(&crate::escape::terminal(f)))
+                .collect()
+        };
+        let mut w = csv::Writer::from_writer(Vec::new());
+        w.write_record(safe(&headers))?;
+        for (_, rec) in &records {
+            w.write_record(safe(rec))?;
+        }
+        let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(String::from_utf8(bytes)?)
     }
 
     fn compare(&self, _: &[EnvDiff], comparisons: &[Comparison]) -> Result<String> {

@@ -164,10 +164,7 @@ fn safe_link(kind: LinkType, dest: &str) -> bool {
 /// The manifest: host, engine, images, and per deployment its version, status, effective
 /// config file and the variants checked against the running server.
 fn manifest_section(dir: &crate::results::RunDir) -> String {
-    let man: Manifest = std::fs::read_to_string(dir.file(crate::results::rundir::MANIFEST))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
+    let man: Manifest = crate::report::summary::stored_manifest(dir).unwrap_or_default();
     let mut s = String::from("<h2>Manifest</h2>\n<table class=\"facts\">\n");
     let h = &man.host;
     let mut fact = |k: &str, v: &str| {
@@ -232,7 +229,7 @@ fn manifest_section(dir: &crate::results::RunDir) -> String {
         s.push_str(&verified_table(&folder.join("verified.json")));
         // Each family's rendered config file, where the deployment has one.
         for name in crate::servers::config::config_blocks().map(|b| b.file) {
-            if let Ok(text) = std::fs::read_to_string(folder.join(name)) {
+            if let Ok(text) = server_file(&folder.join(name)) {
                 let _ = writeln!(
                     s,
                     "<details><summary>{}</summary><pre>{}</pre></details>",
@@ -243,6 +240,11 @@ fn manifest_section(dir: &crate::results::RunDir) -> String {
         }
     }
     s
+}
+
+/// A deployment's stored file, through the one capped reader.
+fn server_file(path: &std::path::Path) -> Result<String, crate::input::file::FileError> {
+    crate::input::file::read_text(path, crate::input::file::SERVER_FILE)
 }
 
 /// The variants checked by read-back (verified.json), as a table.
@@ -260,7 +262,7 @@ fn verified_table(path: &std::path::Path) -> String {
         #[serde(default)]
         status: String,
     }
-    let Some(checks) = std::fs::read_to_string(path)
+    let Some(checks) = server_file(path)
         .ok()
         .and_then(|t| serde_json::from_str::<Vec<Check>>(&t).ok())
     else {

@@ -16,14 +16,19 @@ impl Exporter for Json {
     }
 
     fn run(&self, run: &RunView) -> Result<String> {
-        Ok(serde_json::to_string_pretty(&run.dir.rows()?)? + "\n")
+        text(&run.dir.rows()?)
     }
 
     fn compare(&self, _: &[EnvDiff], comparisons: &[Comparison]) -> Result<String> {
-        Ok(serde_json::to_string_pretty(comparisons)? + "\n")
+        text(comparisons)
     }
 
     fn history(&self, _: &[EnvDiff], history: &History) -> Result<String> {
-        Ok(serde_json::to_string_pretty(history)? + "\n")
+        text(history)
     }
+}
+
+/// Pretty JSON whose strings carry no character a terminal acts on (see `escape::json`).
+fn text<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {
+    Ok(crate::escape::json(&serde_json::to_string_pretty(value)?) + "\n")
 }

@@ -42,6 +42,7 @@ impl Exporter for Markdown {
 }
 
 pub(crate) use crate::escape::md_cell as md;
+use crate::escape::md_code;
 
 fn num(metric: &str, v: f64) -> String {
     match Metric::find(metric) {
@@ -112,8 +113,8 @@ pub(crate) fn comparisons(comparisons: &[Comparison]) -> String {
         let conf = Confidence::new(c.confidence).unwrap_or_default();
         out.push_str(&format!(
             "## rmatrix compare: `{}` against baseline `{}`\n\n",
-            md(&c.candidate.run_id),
-            md(&c.baseline.run_id)
+            md_code(&c.candidate.run_id),
+            md_code(&c.baseline.run_id)
         ));
         if c.environment.is_some() {
             out.push_str(
@@ -446,7 +447,7 @@ fn metric_table(out: &mut String, h: &History, metric: &str, first_shown: usize)
             format!(
                 "#{} `{}` {}",
                 i + 1,
-                md(&h.runs[*i].run_id),
+                md_code(&h.runs[*i].run_id),
                 md(&h.runs[*i].started_at)
             )
         })

@@ -19,7 +19,7 @@ use crate::results::RunDir;
 
 /// `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Format {
+pub enum Format {
     Md,
     Csv,
     Json,

@@ -1,7 +1,9 @@
 //! Reading untrusted input: the YAML parser with its limits, positions of every node,
-//! checks of names and values that reach config files and SQL, and the `Length` type.
+//! checks of names and values that reach config files and SQL, the `Length` type, and the
+//! one size-capped reader of every file.
 
 pub(crate) mod bounds;
+pub(crate) mod file;
 pub(crate) mod length;
 pub(crate) mod numbers;
 pub(crate) mod repeats;

@@ -69,6 +69,15 @@ pub fn load_for_client(text: &str) -> Result<LoadedMatrix, MatrixError> {
     load(text, Path::new("matrix.yaml"), false)
 }
 
+/// A run directory's copy of its matrix (`report`): checked the same way as the matrix it
+/// was copied from (a hand-edited copy is untrusted input like any matrix), but its `build:`
+/// folders are not looked for: they resolve from where the matrix lived, and no report
+/// needs them.
+pub(crate) fn load_stored(path: &Path) -> Result<LoadedMatrix, MatrixError> {
+    let text = read::read_file(path)?;
+    load(&text, path, false)
+}
+
 fn load(text: &str, path: &Path, builds: bool) -> Result<LoadedMatrix, MatrixError> {
     let file = path.display().to_string();
     let (matrix, spans) = read::parse(text, &file)?;

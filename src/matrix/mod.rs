@@ -9,6 +9,7 @@ pub mod plan;
 pub(crate) mod schedule;
 
 pub use crate::input::Length;
+pub(crate) use load::load_stored;
 pub use load::{load_file, load_for_client, load_str, LoadedMatrix, MatrixError};
 pub use model::*;
 pub use plan::{expand, Cell, Deployment, Plan};

@@ -4,6 +4,7 @@
 pub(crate) mod cell;
 pub(crate) mod curve;
 pub(crate) mod metric;
+pub(crate) mod plausible;
 pub(crate) mod row;
 
 pub use cell::{slug, Cell, CellKey, Dimension};

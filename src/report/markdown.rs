@@ -5,7 +5,7 @@ use anyhow::{Context as _, Result};
 use serde::Serialize;
 
 use super::pivot::{cell_stats, sections, CellStats, Section, Spread};
-use crate::escape::{md_cell, md_text};
+use crate::escape::{md_cell, md_code, md_text};
 use crate::matrix::model::Matrix;
 use crate::model::metric::Metric;
 use crate::model::Dimension;
@@ -159,8 +159,9 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
             .clone()
             .unwrap_or_else(|| "rmatrix results".into()),
         description: matrix.description.as_deref().map(md_text),
-        run_id: facts.run_id.clone(),
-        started_at: facts.started_at.clone(),
+        // In a code span and in prose (the manifest checked them; these keep it so).
+        run_id: md_code(&facts.run_id),
+        started_at: md_cell(&facts.started_at),
         length: matrix.length.to_string(),
         warmup: matrix.warmup.map(|w| w.to_string()),
         iterations: matrix.iterations,

@@ -30,10 +30,7 @@ pub(crate) fn render_linking(
     link: &dyn Fn(&str) -> bool,
 ) -> Result<String> {
     let rows = dir.current_rows()?;
-    let man: Manifest = std::fs::read_to_string(dir.file(MANIFEST))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
-        .unwrap_or_default();
+    let man = stored_manifest(dir)?;
     let facts = super::markdown::RunFacts {
         run_id: man.run_id.clone(),
         started_at: man.started_at.clone(),
@@ -51,9 +48,8 @@ pub(crate) fn render_linking(
             })
             .collect(),
     };
-    let template = match template {
-        Some(p) => std::fs::read_to_string(p)
-            .with_context(|| format!("failed to read template {}", p.display()))?,
+    let template_text = match template {
+        Some(p) => crate::input::file::read_text(p, crate::input::file::TEMPLATE)?,
         None => super::markdown::DEFAULT_TEMPLATE.to_string(),
     };
     let series = metric_series(dir, m)?;
@@ -82,10 +78,27 @@ pub(crate) fn render_linking(
         ctx.drift = super::drift::drifts(&throughput, &read("lat_p95_ms")?, m.report.confidence());
         ctx.drift_served = m.load.open();
     }
-    let text = super::markdown::render(&template, &ctx)?
-        + &super::operations::section(dir, m)?
+    let text = super::markdown::render(&template_text, &ctx).map_err(|e| match template {
+        // A user's template that does not parse or render is an input to fix (exit 2).
+        Some(p) => crate::error::UsageError(format!(
+            "template {}: {}",
+            crate::escape::terminal(&p.display().to_string()),
+            crate::escape::terminal(&format!("{e:#}"))
+        ))
+        .into(),
+        None => e,
+    })? + &super::operations::section(dir, m)?
         + &super::sharing::section(&rows);
     Ok(text)
+}
+
+/// The run's manifest.json as `check::read_manifest` accepts it (a run without one, or of an
+/// older rmatrix, has its facts unknown).
+pub(crate) fn stored_manifest(dir: &RunDir) -> Result<Manifest> {
+    let value = crate::results::check::read_manifest(&dir.file(MANIFEST))?;
+    Ok(value
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default())
 }
 
 /// The load-curve tables, asked for or implied by a sweep's stop rule (which reads the same

@@ -19,10 +19,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::{ResultRow, FORMAT_VERSION};
+use super::{stored_csv, ResultRow, FORMAT_VERSION};
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum Refused {
+    #[error(transparent)]
+    File(#[from] crate::input::file::FileError),
     #[error("failed to read {}", path.display())]
     Io {
         path: PathBuf,
@@ -34,16 +36,6 @@ pub(crate) enum Refused {
         path: PathBuf,
         line: u64,
         message: String,
-    },
-    #[error(
-        "{}:{line}: {column} is {value}; a measured value is a finite number, never negative",
-        path.display()
-    )]
-    BadValue {
-        path: PathBuf,
-        line: u64,
-        column: &'static str,
-        value: f64,
     },
     #[error(
         "{}:{line}: a second ok row for {cell} iteration {iteration} (the first is on line \
@@ -102,10 +94,7 @@ pub(crate) struct Results {
 pub(crate) fn read_results(path: &Path) -> Result<Results, Refused> {
     let known = known_columns();
     // A torn last line (a kill in the middle of a write) is left out, as `--resume` cuts it.
-    let bytes = super::rundir::complete_lines(path).map_err(|source| Refused::Io {
-        path: path.into(),
-        source,
-    })?;
+    let bytes = super::rundir::complete_lines(path, crate::input::file::RESULTS)?;
     if std::fs::metadata(path).is_ok_and(|m| m.len() > bytes.len() as u64) {
         eprintln!(
             "warning: {}: left out a torn last row (the run stopped while writing it; \
@@ -113,17 +102,14 @@ pub(crate) fn read_results(path: &Path) -> Result<Results, Refused> {
             crate::escape::terminal(&path.display().to_string())
         );
     }
-    let mut r = csv::Reader::from_reader(bytes.as_slice());
-    let have = r.headers().map_err(|e| csv_err(path, e))?.clone();
+    let (have, records) = stored_csv::records(path, &bytes)?;
     let pos: Vec<Option<usize>> = known
         .iter()
         .map(|k| have.iter().position(|h| h == k))
         .collect();
     let mut rows = Vec::new();
     let mut first_ok: HashMap<(crate::model::CellKey, u32), u64> = HashMap::new();
-    for rec in r.records() {
-        let rec = rec.map_err(|e| csv_err(path, e))?;
-        let line = rec.position().map_or(0, |p| p.line());
+    for (line, rec) in records {
         let full: csv::StringRecord = pos
             .iter()
             .map(|p| p.and_then(|p| rec.get(p)).unwrap_or(""))
@@ -133,9 +119,13 @@ pub(crate) fn read_results(path: &Path) -> Result<Results, Refused> {
             .map_err(|e| Refused::BadRow {
                 path: path.into(),
                 line,
-                message: deserialize_message(&e, &known),
+                message: stored_csv::deserialize_message(&e, &known),
             })?;
-        check_row(path, line, &row)?;
+        check_names(&row).map_err(|message| Refused::BadRow {
+            path: path.into(),
+            line,
+            message,
+        })?;
         if row.is_ok() {
             let key = (row.cell_key(), row.iteration);
             if let Some(&first) = first_ok.get(&key) {
@@ -175,15 +165,9 @@ pub(crate) fn require_columns(
 /// manifest.json, parsed and with a known `format_version`; `None` when the file is absent
 /// (a results.csv copied on its own still reads).
 pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Refused> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(source) => {
-            return Err(Refused::Io {
-                path: path.into(),
-                source,
-            })
-        }
+    let Some(text) = crate::input::file::read_text_optional(path, crate::input::file::MANIFEST)?
+    else {
+        return Ok(None);
     };
     let manifest: serde_json::Value =
         serde_json::from_str(&text).map_err(|source| Refused::NotJson {
@@ -192,7 +176,10 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Re
         })?;
     let version = &manifest["format_version"];
     match version.as_u64() {
-        Some(v) if v == u64::from(FORMAT_VERSION) => Ok(Some(manifest)),
+        Some(v) if v == u64::from(FORMAT_VERSION) => {
+            check_identity(path, &text, &manifest)?;
+            Ok(Some(manifest))
+        }
         Some(found) if found > u64::from(FORMAT_VERSION) => Err(Refused::NewerFormat {
             path: path.into(),
             found,
@@ -207,35 +194,68 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Re
     }
 }
 
-/// The float columns: integers cannot be NaN or negative (parsing refuses them already).
-fn measured(r: &ResultRow) -> [(&'static str, Option<f64>); 13] {
-    [
-        ("seconds", r.seconds),
-        ("qps", r.qps),
-        ("tps", r.tps),
-        ("lat_avg_ms", r.lat_avg_ms),
-        ("lat_p50_ms", r.lat_p50_ms),
-        ("lat_p95_ms", r.lat_p95_ms),
-        ("lat_p99_ms", r.lat_p99_ms),
-        ("lat_max_ms", r.lat_max_ms),
-        ("lat_min_ms", r.lat_min_ms),
-        ("lat_p999_ms", r.lat_p999_ms),
-        ("thread_events_avg", r.thread_events_avg),
-        ("thread_events_stddev", r.thread_events_stddev),
-        ("client_cpu_s", r.client_cpu_s),
-    ]
-}
-
-fn check_row(path: &Path, line: u64, row: &ResultRow) -> Result<(), Refused> {
-    for (column, value) in measured(row) {
-        if let Some(v) = value.filter(|v| !v.is_finite() || *v < 0.0) {
-            return Err(Refused::BadValue {
+/// The manifest's identity and times are printed in every report: a run id is a folder
+/// name (`--out` may give any), the instance a token of letters and digits, a time RFC 3339
+/// (what `rmatrix run` writes); a newline, an escape sequence or an invisible character in
+/// them is refused with the line it is on (markup is escaped where they are rendered).
+fn check_identity(path: &Path, text: &str, m: &serde_json::Value) -> Result<(), Refused> {
+    type Allowed = fn(char) -> bool;
+    let folder: Allowed = |c| !c.is_control() && !crate::escape::invisible(c);
+    let token: Allowed = |c| c.is_ascii_alphanumeric();
+    let time: Allowed = |c| c.is_ascii_digit() || matches!(c, '-' | ':' | 'T' | 'Z' | '+' | '.');
+    let fields: [(&str, Allowed, &str); 4] = [
+        (
+            "run_id",
+            folder,
+            "a folder name (no control or invisible character, at most 255 bytes)",
+        ),
+        ("instance", token, "a token of letters and digits"),
+        (
+            "started_at",
+            time,
+            "an RFC 3339 time such as 2026-11-29T10:15:00Z",
+        ),
+        (
+            "finished_at",
+            time,
+            "an RFC 3339 time such as 2026-11-29T10:15:00Z",
+        ),
+    ];
+    for (key, ok, expected) in fields {
+        let v = &m[key];
+        let good = match v {
+            serde_json::Value::Null => true,
+            serde_json::Value::String(s) => s.len() <= 255 && s.chars().all(ok),
+            _ => false,
+        };
+        if !good {
+            let quoted = format!("\"{key}\"");
+            let line = text
+                .lines()
+                .position(|l| l.contains(&quoted))
+                .map_or(1, |i| i as u64 + 1);
+            return Err(Refused::BadRow {
                 path: path.into(),
                 line,
-                column,
-                value: v,
+                message: format!(
+                    "`{key}` is {}; it must be {expected} (it is printed in every report)",
+                    crate::escape::terminal(&v.to_string())
+                ),
             });
         }
+    }
+    Ok(())
+}
+
+/// A row's cell is named as a matrix names it (it reaches table headers, file names and
+/// every output format): a stored name no matrix could have is refused.
+fn check_names(r: &ResultRow) -> Result<(), String> {
+    use crate::input::untrusted;
+    untrusted::name("server", &r.server)?;
+    untrusted::name("config", &r.config)?;
+    untrusted::name("workload", &r.workload)?;
+    if !r.engine.is_empty() {
+        untrusted::sql_identifier("engine", &r.engine)?;
     }
     Ok(())
 }
@@ -256,35 +276,6 @@ fn known_columns() -> csv::StringRecord {
             .split(',')
             .collect::<Vec<_>>(),
     )
-}
-
-fn csv_err(path: &Path, e: csv::Error) -> Refused {
-    let (line, message) = (e.position().map_or(1, |p| p.line()), e.to_string());
-    match e.into_kind() {
-        csv::ErrorKind::Io(source) => Refused::Io {
-            path: path.into(),
-            source,
-        },
-        _ => Refused::BadRow {
-            path: path.into(),
-            line,
-            message,
-        },
-    }
-}
-
-/// `column qps: invalid float literal` rather than csv's field index.
-fn deserialize_message(e: &csv::Error, known: &csv::StringRecord) -> String {
-    match e.kind() {
-        csv::ErrorKind::Deserialize { err, .. } => {
-            // A field's own error (an unknown status) says what it is about already.
-            match err.field().and_then(|f| known.get(f as usize)) {
-                Some(column) => format!("column {column}: {}", err.kind()),
-                None => err.kind().to_string(),
-            }
-        }
-        _ => e.to_string(),
-    }
 }
 
 /// `server/config/engine/workload/cN`, as the plan prints a cell.
@@ -362,6 +353,19 @@ mod tests {
         assert!(read_manifest(&path).unwrap().is_none(), "absent is fine");
         let cases = [
             (r#"{"format_version": 1}"#, None),
+            (r#"{"format_version": 1, "run_id": "my run 2"}"#, None),
+            (
+                r#"{"format_version": 1, "run_id": "x\n# injected"}"#,
+                Some("manifest.json:1: `run_id` is \"x\\n# injected\"; it must be a folder name"),
+            ),
+            (
+                r#"{"format_version": 1, "started_at": "\u001b[2J"}"#,
+                Some("`started_at` is \"\\u001b[2J\"; it must be an RFC 3339 time"),
+            ),
+            (
+                r#"{"format_version": 1, "instance": "a\u202eb"}"#,
+                Some("`instance` is"),
+            ),
             (
                 r#"{"format_version": 2}"#,
                 Some("format_version 2 is newer"),

@@ -6,6 +6,7 @@ pub(crate) mod manifest;
 pub(crate) mod operations;
 pub(crate) mod rundir;
 pub mod samples;
+pub(crate) mod stored_csv;
 
 pub use crate::model::row::{ResultRow, FORMAT_VERSION};
 pub use rundir::RunDir;

@@ -115,16 +115,13 @@ impl OperationSink {
 /// The lines of a run's operations.csv (none when there is no file); a damaged line is an
 /// error naming the file and line.
 pub(crate) fn read(path: &Path) -> Result<Vec<OperationRow>> {
-    if !path.exists() {
+    let Some(bytes) = super::stored_csv::bytes(path, crate::input::file::OPERATIONS)? else {
         return Ok(Vec::new());
-    }
-    let bytes = super::rundir::complete_lines(path)
-        .with_context(|| format!("failed to read {}", path.display()))?;
-    let mut r = csv::Reader::from_reader(bytes.as_slice());
-    r.deserialize()
-        .enumerate()
-        .map(|(i, line)| line.with_context(|| format!("{}: line {}", path.display(), i + 2)))
-        .collect()
+    };
+    Ok(super::stored_csv::deserialize(path, &bytes)?
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect())
 }
 
 fn round2(v: f64) -> f64 {

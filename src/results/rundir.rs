@@ -116,23 +116,24 @@ pub(crate) fn write_once<T: serde::Serialize>(
 /// The bytes of a CSV file up to its last line end. Every line rmatrix writes ends with
 /// `\n` (one `write` per row), so anything after the last one is a torn row (a kill in the
 /// middle of a write): readers leave it out, and `--resume` cuts it off.
-pub(crate) fn complete_lines(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut bytes = fs::read(path)?;
+pub(crate) fn complete_lines(
+    path: &Path,
+    cap: crate::input::file::Cap,
+) -> Result<Vec<u8>, crate::input::file::FileError> {
+    let mut bytes = crate::input::file::read(path, cap)?;
     let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
     bytes.truncate(end);
     Ok(bytes)
 }
 
 /// Cut a torn last line off a CSV file (see `complete_lines`); true when it had one.
-fn cut_torn_line(path: &Path) -> Result<bool> {
+fn cut_torn_line(path: &Path, cap: crate::input::file::Cap) -> Result<bool> {
     let len = match fs::metadata(path) {
         Ok(m) => m.len(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e).with_context(|| format!("failed to read {}", path.display())),
     };
-    let keep = complete_lines(path)
-        .with_context(|| format!("failed to read {}", path.display()))?
-        .len() as u64;
+    let keep = complete_lines(path, cap)?.len() as u64;
     if keep == len {
         return Ok(false);
     }
@@ -173,11 +174,11 @@ impl RunDir {
     /// again, and their new samples must not join the old ones).
     pub(crate) fn repair(&self) -> Result<()> {
         let results = self.file(RESULTS_CSV);
-        if cut_torn_line(&results)? {
+        if cut_torn_line(&results, crate::input::file::RESULTS)? {
             eprintln!("{}: cut off a torn last row", results.display());
         }
         let samples = self.file(super::samples::SAMPLES_CSV);
-        cut_torn_line(&samples)?;
+        cut_torn_line(&samples, crate::input::file::SAMPLES)?;
         let ok: std::collections::HashSet<(crate::model::CellKey, u32)> = self
             .rows()?
             .iter()
@@ -185,14 +186,14 @@ impl RunDir {
             .map(|r| (r.cell_key(), r.iteration))
             .collect();
         let keep = |key: &crate::model::CellKey, iteration| ok.contains(&(key.clone(), iteration));
-        super::samples::retain(&samples, keep)?;
+        super::samples::retain(&samples, crate::input::file::SAMPLES, keep)?;
         let warmup = self.file(super::samples::WARMUP_CSV);
-        cut_torn_line(&warmup)?;
-        super::samples::retain(&warmup, keep)?;
+        cut_torn_line(&warmup, crate::input::file::SAMPLES)?;
+        super::samples::retain(&warmup, crate::input::file::SAMPLES, keep)?;
         // operations.csv has the same key columns.
         let operations = self.file(super::operations::OPERATIONS_CSV);
-        cut_torn_line(&operations)?;
-        super::samples::retain(&operations, keep)
+        cut_torn_line(&operations, crate::input::file::OPERATIONS)?;
+        super::samples::retain(&operations, crate::input::file::OPERATIONS, keep)
     }
 
     pub(crate) fn write_json(&self, name: &str, value: &serde_json::Value) -> Result<()> {
@@ -226,17 +227,13 @@ pub(crate) fn current(rows: Vec<ResultRow>) -> Vec<ResultRow> {
 }
 
 pub(crate) fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
-    if !path.exists() {
+    let Some(bytes) = super::stored_csv::bytes(path, crate::input::file::RESULTS)? else {
         return Ok(Vec::new());
-    }
-    let bytes =
-        complete_lines(path).with_context(|| format!("failed to read {}", path.display()))?;
-    let mut r = csv::Reader::from_reader(bytes.as_slice());
-    let mut rows = Vec::new();
-    for (i, rec) in r.deserialize().enumerate() {
-        rows.push(rec.with_context(|| format!("{}: bad row {}", path.display(), i + 2))?);
-    }
-    Ok(rows)
+    };
+    Ok(super::stored_csv::deserialize(path, &bytes)?
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect())
 }
 
 #[cfg(test)]

@@ -138,11 +138,12 @@ impl SampleSink {
 
 /// Whether the header line of the CSV file at `path` names `column`.
 fn has_column(path: &std::path::Path, column: &str) -> Result<bool> {
-    use std::io::BufRead as _;
+    use std::io::{BufRead as _, Read as _};
     let file =
         std::fs::File::open(path).with_context(|| format!("failed to read {}", path.display()))?;
+    // A header line is a few hundred bytes: no more is read of whatever the file is.
     let mut header = String::new();
-    std::io::BufReader::new(file).read_line(&mut header)?;
+    std::io::BufReader::new(file.take(64 * 1024)).read_line(&mut header)?;
     Ok(header.trim_end().split(',').any(|c| c == column))
 }
 
@@ -173,15 +174,11 @@ pub(crate) fn read_series(path: &std::path::Path, column: &str) -> Result<Series
         lat_p99_ms: Option<f64>,
     }
     let mut out = Series::new();
-    if !path.exists() {
+    let Some(bytes) = super::stored_csv::bytes(path, crate::input::file::SAMPLES)? else {
         return Ok(out);
-    }
-    let bytes = super::rundir::complete_lines(path)
-        .with_context(|| format!("failed to read {}", path.display()))?;
-    let mut r = csv::Reader::from_reader(bytes.as_slice());
+    };
     let mut points: std::collections::HashMap<(String, u32), Vec<(u32, f64)>> = Default::default();
-    for (i, line) in r.deserialize::<Line>().enumerate() {
-        let l = line.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+    for (_, l) in super::stored_csv::deserialize::<Line>(path, &bytes)? {
         let v = match column {
             // Open loop: the share of the second's scheduled arrivals that were served, so
             // that a wave's own swing is not read as drift.
@@ -243,17 +240,15 @@ impl ThroughputBatches {
 
 /// Keep the sample lines whose (cell key, iteration) `keep` accepts; the file is replaced in
 /// one rename, and left alone when every line stays.
-pub(crate) fn retain(path: &std::path::Path, keep: impl Fn(&CellKey, u32) -> bool) -> Result<()> {
-    if !path.exists() {
+pub(crate) fn retain(
+    path: &std::path::Path,
+    cap: crate::input::file::Cap,
+    keep: impl Fn(&CellKey, u32) -> bool,
+) -> Result<()> {
+    let Some(bytes) = super::stored_csv::bytes(path, cap)? else {
         return Ok(());
-    }
-    let bytes = super::rundir::complete_lines(path)
-        .with_context(|| format!("failed to read {}", path.display()))?;
-    let mut r = csv::Reader::from_reader(bytes.as_slice());
-    let headers = r
-        .headers()
-        .with_context(|| format!("failed to read {}", path.display()))?
-        .clone();
+    };
+    let (headers, records) = super::stored_csv::records(path, &bytes)?;
     let at = |name: &str| headers.iter().position(|h| h == name);
     // The key columns are named as the dimensions; `rate` is absent from closed-loop-only
     // files (older runs, operations.csv).
@@ -267,8 +262,7 @@ pub(crate) fn retain(path: &std::path::Path, keep: impl Fn(&CellKey, u32) -> boo
     let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(&headers)?;
     let mut dropped = 0;
-    for (i, rec) in r.records().enumerate() {
-        let rec = rec.with_context(|| format!("{}: line {}", path.display(), i + 2))?;
+    for (_, rec) in records {
         let key = CellKey::of(|d| col(d).and_then(|c| rec.get(c)).unwrap_or("").to_string());
         let iteration: u32 = rec.get(it).unwrap_or("").parse().unwrap_or(0);
         if keep(&key, iteration) {

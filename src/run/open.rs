@@ -33,8 +33,9 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
     if let Some(resume) = &opts.resume {
         let dir = RunDir::open(resume)?;
         let lock = RunLock::take(&dir.path, "resume")?;
-        let text = std::fs::read_to_string(dir.file(MATRIX_COPY))?;
-        let old = std::fs::read_to_string(dir.file(MANIFEST))
+        use crate::input::file;
+        let text = file::read_text(&dir.file(MATRIX_COPY), file::MATRIX)?;
+        let old = file::read_text(&dir.file(MANIFEST), file::MANIFEST)
             .ok()
             .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
             .filter(|m| !m.run_id.is_empty());

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
+use crate::input::file::DOCKER_CONFIG;
 use crate::input::untrusted::printable;
 
 /// The socket Docker itself uses when nothing says otherwise.
@@ -93,7 +94,8 @@ impl EngineAddr {
 /// Parse one engine URL. `tls` applies to `tcp://` only (Docker's `DOCKER_TLS_VERIFY`).
 pub(crate) fn parse(name: &str, url: &str, tls: Option<TlsFiles>) -> Result<EngineAddr, String> {
     let url = url.trim();
-    let bad = |why: &str| format!("engine address `{}`: {why}", printable(url));
+    let bad = |why: &str| format!("engine address `{}`: {why}", printable(&redacted(url)));
+    check_untrusted(url)?;
     let (scheme, rest) = url
         .split_once("://")
         .ok_or_else(|| bad("expected unix://PATH, tcp://HOST:PORT or ssh://[USER@]HOST"))?;
@@ -163,6 +165,55 @@ pub(crate) fn parse(name: &str, url: &str, tls: Option<TlsFiles>) -> Result<Engi
     };
     addr.client_in_container = !addr.is_default_local();
     Ok(addr)
+}
+
+/// What no engine address may carry, whatever its scheme: a control character (it would be
+/// echoed into every message) or credentials (they would be printed and stored). Bad input
+/// (exit code 2) where the user typed it.
+pub(crate) fn check_untrusted(url: &str) -> Result<(), String> {
+    let bad = |why: &str| format!("engine address `{}`: {why}", printable(&redacted(url)));
+    if url.chars().any(char::is_control) {
+        return Err(bad("an engine address has no control characters"));
+    }
+    match credentials(url) {
+        Some(why) => Err(bad(why)),
+        None => Ok(()),
+    }
+}
+
+/// `url` with the password of a `user:password@` shown as `***`, for messages.
+fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority = rest.split('/').next().unwrap_or(rest);
+    match authority.rsplit_once('@') {
+        Some((user, host)) if user.contains(':') => {
+            let name = user.split(':').next().unwrap_or_default();
+            format!("{scheme}://{name}:***@{host}{}", &rest[authority.len()..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Why `url` carries credentials rmatrix will not send, if it does: a Docker engine over
+/// tcp authenticates with TLS client certificates, and ssh with its own keys.
+fn credentials(url: &str) -> Option<&'static str> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let (user, _) = authority.rsplit_once('@')?;
+    match scheme {
+        "ssh" if !user.contains(':') => None,
+        "ssh" => Some(
+            "a password in an ssh:// engine URL is refused (it would be printed and stored): \
+             ssh authenticates with its keys or agent (ssh://USER@HOST)",
+        ),
+        _ => Some(
+            "credentials in an engine URL are refused (they would be printed and stored): a \
+             tcp engine authenticates with TLS client certificates (DOCKER_TLS_VERIFY and \
+             DOCKER_CERT_PATH, or `tls:` in a hosts file), or reach it over ssh://USER@HOST",
+        ),
+    }
 }
 
 /// The process environment as far as engine addresses go (a struct so tests need not set
@@ -239,10 +290,10 @@ fn current_context(env: &Env) -> Result<Option<String>, String> {
         return Ok(None);
     };
     let file = dir.join("config.json");
-    let text = match std::fs::read_to_string(&file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("failed to read {}: {e}", file.display())),
+    let text = match crate::input::file::read_text_optional(&file, DOCKER_CONFIG) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(None),
+        Err(e) => return Err(e.to_string()),
     };
     #[derive(Deserialize)]
     struct Config {
@@ -263,13 +314,8 @@ fn context_addr(env: &Env, name: &str) -> Result<EngineAddr, String> {
         .ok_or_else(|| format!("Docker context `{}`: no ~/.docker folder", printable(name)))?;
     let id = format!("{:x}", Sha256::digest(name.as_bytes()));
     let meta = dir.join("contexts/meta").join(&id).join("meta.json");
-    let text = std::fs::read_to_string(&meta).map_err(|e| {
-        format!(
-            "Docker context `{}` not found ({}: {e})",
-            printable(name),
-            meta.display()
-        )
-    })?;
+    let text = crate::input::file::read_text(&meta, DOCKER_CONFIG)
+        .map_err(|e| format!("Docker context `{}` not found ({e})", printable(name)))?;
     #[derive(Deserialize)]
     struct Meta {
         #[serde(rename = "Endpoints")]
@@ -352,11 +398,8 @@ pub(crate) fn load_hosts_file(
     path: &Path,
     env: &Env,
 ) -> Result<(Vec<EngineAddr>, Option<String>), String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("failed to read {}: {e}", path.display()))?;
-    if text.len() > 1 << 20 {
-        return Err(format!("{}: larger than 1 MiB", path.display()));
-    }
+    let text = crate::input::file::read_text(path, crate::input::file::HOSTS)
+        .map_err(|e| e.to_string())?;
     let spans = crate::input::span::SpanIndex::build(&text);
     let at = |p: &str, msg: String| {
         let pos = spans.find(p);
@@ -489,9 +532,20 @@ mod tests {
             ("ssh://me@lab:x", "expected ssh://[USER@]HOST[:PORT]"),
             ("/var/run/docker.sock", "expected unix://"),
             ("https://h:1", "needs the client certificates"),
+            (
+                "tcp://admin:hunter2@h:2375",
+                "credentials in an engine URL are refused",
+            ),
+            ("tcp://admin@h:2375", "TLS client certificates"),
+            ("ssh://me:hunter2@lab", "a password in an ssh:// engine URL"),
+            ("unix:///run/\u{1b}[2J.sock", "no control characters"),
         ] {
             let e = parse("x", bad, None).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
+            assert!(
+                !e.contains("hunter2") && !e.contains('\u{1b}'),
+                "{bad}: {e}"
+            );
         }
     }
 

@@ -123,9 +123,17 @@ impl Engine {
     /// Connect and negotiate the API version down to the engine's (Debian's docker.io 20.10
     /// speaks 1.41 at most), whatever the transport.
     pub(crate) async fn connect_to(addr: &EngineAddr) -> Result<Engine> {
+        use crate::escape::terminal;
         use bollard::API_DEFAULT_VERSION as V;
-        let unavailable =
-            |e: String| EngineUnavailable(format!("engine {} ({}): {e}", addr.name, addr.url()));
+        // The name and address are the user's (`--engine`, a hosts file, DOCKER_HOST).
+        let unavailable = |e: String| {
+            EngineUnavailable(format!(
+                "engine {} ({}): {}",
+                terminal(&addr.name),
+                terminal(&addr.url()),
+                terminal(&e)
+            ))
+        };
         let tunnel = match &addr.transport {
             Transport::Ssh(a) => {
                 Some(super::ssh::SshTunnel::start(a).map_err(|e| unavailable(format!("{e:#}")))?)

@@ -6,6 +6,7 @@ pub(crate) mod config;
 pub(crate) mod deployed;
 pub mod docker;
 pub mod family;
+pub(crate) mod identity;
 pub mod mysql;
 pub(crate) mod redis;
 pub(crate) mod registry;

@@ -7,13 +7,22 @@
 //!
 //! ```text
 //! # args: plan {}          arguments; {} is this file, {run} a copy of tests/bad/rundirs/good,
+//!                          {copy} another copy of {run} (a new one each time),
 //!                          {big} a generated 2 MiB matrix
 //! # exit: 2                the exit code
 //! # stderr: m.yaml:4:3: …  a substring of stderr (repeatable)
+//! # not-stderr: hunter2    a text stderr must not have (repeatable)
+//! # stdout: \[x\]          a substring of stdout (repeatable)
+//! # not-stdout: <script>   a text stdout must not have (repeatable)
+//! # env: DOCKER_HOST=…     an environment variable for the binary
 //! # remove: manifest.json  damage to {run}: remove a file,
 //! # truncate: results.csv 400   cut a file to N bytes,
+//! # symlink: results.csv /dev/zero   make a file a symlink,
 //! # write: results.csv     or replace it with the rest of this file (after the headers)
 //! ```
+//!
+//! Neither stream may carry a raw escape character, and a case that runs longer than
+//! `TIMEOUT` fails (a hang is a finding, not a stuck test run).
 //!
 //! `BAD_INPUTS_PRINT=1 cargo test --release --test bad_inputs -- --nocapture` prints what the
 //! binary says for every case.
@@ -21,7 +30,22 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const HEADERS: [&str; 6] = ["args", "exit", "stderr", "remove", "truncate", "write"];
+const HEADERS: [&str; 11] = [
+    "args",
+    "exit",
+    "stderr",
+    "not-stderr",
+    "stdout",
+    "not-stdout",
+    "env",
+    "remove",
+    "truncate",
+    "symlink",
+    "write",
+];
+
+/// The longest a case may run: every refusal comes long before.
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// serde's internal names that must never reach a user.
 const INTERNAL: [&str; 13] = [
@@ -105,6 +129,11 @@ impl Case {
                 .unwrap();
             f.set_len(len.parse().unwrap()).unwrap();
         }
+        for spec in self.all("symlink") {
+            let (file, target) = spec.split_once(' ').unwrap();
+            let _ = std::fs::remove_file(dir.join(file));
+            std::os::unix::fs::symlink(target, dir.join(file)).unwrap();
+        }
         for file in self.all("write") {
             std::fs::write(dir.join(file), &self.body).unwrap();
         }
@@ -114,9 +143,20 @@ impl Case {
     fn args(&self, tmp: &Path) -> Vec<String> {
         self.one("args")
             .split_whitespace()
-            .map(|a| match a {
+            .enumerate()
+            .map(|(i, a)| match a {
                 "{}" => self.path.display().to_string(),
                 "{run}" => self.run_dir(tmp).display().to_string(),
+                "{copy}" => {
+                    let run = self.run_dir(tmp);
+                    let copy = tmp.join(format!("copy{i}"));
+                    std::fs::create_dir_all(&copy).unwrap();
+                    for entry in std::fs::read_dir(&run).unwrap() {
+                        let entry = entry.unwrap();
+                        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+                    }
+                    copy.display().to_string()
+                }
                 "{big}" => {
                     let big = tmp.join("big.yaml");
                     let line = "# a comment line that makes this matrix far too large\n";
@@ -127,6 +167,37 @@ impl Case {
             })
             .collect()
     }
+}
+
+/// Run the binary on `args` (DOCKER_HOST pointing nowhere unless the case sets it): its
+/// exit code (`None` when killed after `TIMEOUT`), stdout and stderr.
+fn run(case: &Case, args: &[String], tmp: &Path) -> (Option<i32>, String, String) {
+    let (out, err) = (tmp.join("stdout"), tmp.join("stderr"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rmatrix"));
+    cmd.args(args)
+        .env("DOCKER_HOST", "unix:///nonexistent/rmatrix-bad-inputs.sock")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&out).unwrap())
+        .stderr(std::fs::File::create(&err).unwrap());
+    for spec in case.all("env") {
+        let (k, v) = spec.split_once('=').unwrap();
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("run the rmatrix binary");
+    let start = std::time::Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status.code();
+        }
+        if start.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let read = |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned();
+    (code, read(&out), read(&err))
 }
 
 #[test]
@@ -145,13 +216,8 @@ fn every_bad_input_is_refused_with_its_message() {
         let case = Case::read(path);
         let tmp = tempfile::tempdir().unwrap();
         let args = case.args(tmp.path());
-        let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
-            .args(&args)
-            .env("DOCKER_HOST", "unix:///nonexistent/rmatrix-bad-inputs.sock")
-            .output()
-            .expect("run the rmatrix binary");
-        let code = out.status.code();
-        let stderr = String::from_utf8_lossy(&out.stderr);
+        let (code, stdout, stderr) = run(&case, &args, tmp.path());
+        let (stdout, stderr) = (stdout.as_str(), stderr.as_str());
         if print {
             println!("== {} (exit {code:?})\n{stderr}", case.name);
         }
@@ -165,8 +231,24 @@ fn every_bad_input_is_refused_with_its_message() {
                 wrong.push(format!("stderr lacks `{want}`"));
             }
         }
-        if stderr.contains('\u{1b}') {
-            wrong.push("a raw escape character reached stderr".into());
+        for want in case.all("stdout") {
+            if !stdout.contains(want) {
+                wrong.push(format!("stdout lacks `{want}`"));
+            }
+        }
+        for (stream, text) in [("stderr", stderr), ("stdout", stdout)] {
+            for banned in case.all(if stream == "stderr" {
+                "not-stderr"
+            } else {
+                "not-stdout"
+            }) {
+                if text.contains(banned) {
+                    wrong.push(format!("{stream} has `{banned}`"));
+                }
+            }
+            if text.contains('\u{1b}') {
+                wrong.push(format!("a raw escape character reached {stream}"));
+            }
         }
         if let Some(word) = INTERNAL.iter().find(|w| stderr.contains(*w)) {
             wrong.push(format!("an internal name reached the user: `{word}`"));

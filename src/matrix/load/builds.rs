@@ -230,10 +230,10 @@ fn folders(containers: &Path) -> Vec<String> {
 
 /// The named builds of `containers/builds.yaml` (none when the file does not exist).
 fn build_names(file: &Path) -> Result<IndexMap<String, BuildDir>, String> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(IndexMap::new()),
-        Err(e) => return Err(format!("failed to read {}: {e}", file.display())),
+    let text = match crate::input::file::read_text_optional(file, crate::input::file::MATRIX) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Ok(IndexMap::new()),
+        Err(e) => return Err(e.to_string()),
     };
     crate::input::yaml::from_str(&text).map_err(|e| {
         let spans = SpanIndex::build(&text);
@@ -245,7 +245,8 @@ fn build_names(file: &Path) -> Result<IndexMap<String, BuildDir>, String> {
 /// Ok when the Dockerfile in `dir` declares `ARG name`; else the names it declares.
 fn declared(dir: &Path, name: &str) -> Result<(), String> {
     let dockerfile = dir.join("Dockerfile");
-    let text = std::fs::read_to_string(&dockerfile).unwrap_or_default();
+    let text =
+        crate::input::file::read_text(&dockerfile, crate::input::file::MATRIX).unwrap_or_default();
     let mut names: Vec<&str> = Vec::new();
     for line in text.lines() {
         let Some((instruction, rest)) = line.trim_start().split_once(char::is_whitespace) else {

@@ -1,10 +1,10 @@
 //! From a file to a parsed `Matrix` and the positions of its keys and values: size limits,
 //! UTF-8, YAML syntax and serde's errors, each with the line and column where it occurs.
 
-use std::io::Read;
 use std::path::Path;
 
 use super::MatrixError;
+use crate::input::file::FileError;
 use crate::input::span::SpanIndex;
 use crate::input::yaml::MAX_FILE_BYTES;
 use crate::matrix::model::{Matrix, WORKLOAD_KINDS};
@@ -18,21 +18,28 @@ pub(super) fn read_file(path: &Path) -> Result<String, MatrixError> {
         col,
         message,
     };
-    // Read at most one byte past the limit: `/dev/zero` or a log file is refused at once.
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| fail(0, 0, format!("failed to read the matrix file: {e}")))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(fail(
-            0,
-            0,
-            format!(
-                "the matrix file is larger than {MAX_FILE_BYTES} bytes (1 MiB): a matrix is a \
+    // The one capped reader: `/dev/zero` or a log file is refused at once.
+    let bytes =
+        crate::input::file::read(path, crate::input::file::MATRIX).map_err(|e| match e {
+            FileError::TooLarge { .. } => fail(
+                0,
+                0,
+                format!(
+                    "the matrix file is larger than {MAX_FILE_BYTES} bytes (1 MiB): a matrix is a \
                  few KiB of YAML"
+                ),
             ),
-        ));
-    }
+            FileError::Io { source, .. } => {
+                fail(0, 0, format!("failed to read the matrix file: {source}"))
+            }
+            FileError::NotRegular { kind, .. } => fail(
+                0,
+                0,
+                format!(
+                    "not a regular file ({kind}): rmatrix reads a matrix from a regular file only"
+                ),
+            ),
+        })?;
     String::from_utf8(bytes).map_err(|e| {
         let good = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let good = std::str::from_utf8(good).unwrap_or_default();

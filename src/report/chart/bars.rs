@@ -210,6 +210,7 @@ fn x_range(c: &BarChart) -> Result<std::ops::Range<f64>> {
         // Changes: centred on 0.
         Some(t) => {
             let reach = ends().map(f64::abs).fold(t.abs(), f64::max).max(1.0) * 1.1;
+            let reach = super::range::linear(reach);
             -reach..reach
         }
         None => {
@@ -220,7 +221,7 @@ fn x_range(c: &BarChart) -> Result<std::ops::Range<f64>> {
             }
             // Room on the right for the legend.
             let room = if c.legend.is_empty() { 1.05 } else { 1.45 };
-            (lo * 1.05)..(hi * room)
+            super::range::linear(lo * 1.05)..super::range::linear(hi * room)
         }
     })
 }

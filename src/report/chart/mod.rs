@@ -5,6 +5,7 @@
 
 pub(crate) mod bars;
 pub(crate) mod curves;
+mod range;
 pub(crate) mod timeline;
 
 pub(crate) use curves::for_run;
@@ -170,10 +171,10 @@ pub(crate) fn svg(c: &LineChart) -> Result<String> {
         if c.log_y {
             let top = y_max * 10f64.powf(0.25 * legend_rows.max(2.0));
             draw_with!(b
-                .build_cartesian_2d(x_range, (y_min_pos / 2.0..top).log_scale())
+                .build_cartesian_2d(x_range, range::log(y_min_pos / 2.0, top).log_scale())
                 .map_err(draw)?)
         } else {
-            let top = y_max * (1.1 + 0.07 * legend_rows);
+            let top = range::linear(y_max * (1.1 + 0.07 * legend_rows));
             draw_with!(b.build_cartesian_2d(x_range, 0f64..top).map_err(draw)?)
         }
         root.present().map_err(draw)?;

@@ -146,7 +146,8 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
     };
     let lat_min = lat().fold(f64::INFINITY, f64::min);
     let lat_max = lat().fold(0.0, f64::max);
-    let x_range = (x_min - 0.5)..(x_max + 0.5);
+    let x_range = super::range::linear(x_min - 0.5)..super::range::linear(x_max + 0.5);
+    let top_y = super::range::linear((top * 1.15).max(1.0));
     let mut out = String::new();
     {
         let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
@@ -160,7 +161,7 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
             .margin(10)
             .x_label_area_size(20)
             .y_label_area_size(70)
-            .build_cartesian_2d(x_range.clone(), 0f64..(top * 1.15).max(1.0))
+            .build_cartesian_2d(x_range.clone(), 0f64..top_y)
             .map_err(draw)?;
         chart
             .configure_mesh()
@@ -171,7 +172,7 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
             .draw()
             .map_err(draw)?;
         if t.warmup_s > 0.0 {
-            let area = [(x_min - 0.5, 0.0), (0.5, (top * 1.15).max(1.0))];
+            let area = [(x_min - 0.5, 0.0), (0.5, top_y)];
             chart
                 .draw_series(std::iter::once(Rectangle::new(area, shade)))
                 .map_err(draw)?
@@ -192,7 +193,8 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
 
         // Latency, log scale: seconds with no event (latency 0) are gaps, not zeros.
         if lat_max > 0.0 {
-            let (lo, hi) = (lat_min / 1.5, lat_max * 1.5);
+            let y = super::range::log(lat_min / 1.5, lat_max * 1.5);
+            let (lo, hi) = (y.start, y.end);
             let mut chart = ChartBuilder::on(&lower)
                 .margin(10)
                 .x_label_area_size(35)
