@@ -548,10 +548,13 @@ fn report_rerenders_with_a_user_template() {
         "report prints; it does not write into the run"
     );
 
+    // The rows as stored, written with LF line ends (the fixture's are CRLF).
     let csv = rmatrix(&["report", run.to_str().unwrap(), "--format", "csv"]);
     assert_eq!(
         String::from_utf8_lossy(&csv.stdout),
-        std::fs::read_to_string(run.join("results.csv")).unwrap()
+        std::fs::read_to_string(run.join("results.csv"))
+            .unwrap()
+            .replace("\r\n", "\n")
     );
     let json = rmatrix(&["report", run.to_str().unwrap(), "--format", "json"]);
     let parsed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
