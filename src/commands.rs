@@ -279,7 +279,7 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
         Length::Queries(n) => n as f64 / ASSUMED_QPS,
         Length::Time(d) => d.as_secs_f64(),
     };
-    let iteration = per_iteration(m.length) + m.warmup.map_or(0.0, per_iteration) + 1.0;
+    let iteration = m.length.map_or(0.0, per_iteration) + m.warmup.map_or(0.0, per_iteration) + 1.0;
     for d in &plan.deployments {
         out.push_str(&format!(
             "{} x {}  ({} cells)\n",
@@ -305,7 +305,7 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
         estimate / 60,
         estimate % 60,
         ASSUMED_START.as_secs(),
-        if matches!(m.length, Length::Queries(_)) {
+        if matches!(m.length, Some(Length::Queries(_))) {
             format!(" and ~{ASSUMED_QPS:.0} queries/s for count-based lengths")
         } else {
             String::new()

@@ -60,13 +60,13 @@ pub fn load_file(path: &Path) -> Result<LoadedMatrix, MatrixError> {
 }
 
 pub fn load_str(text: &str, path: &Path) -> Result<LoadedMatrix, MatrixError> {
-    load(text, path, true)
+    load(text, path, Source::Written)
 }
 
 /// A matrix as a client container reads it (`rmatrix drive-cell`): checked the same way,
 /// but its `build:` folders are not looked for (they are the orchestrator's, not its).
 pub fn load_for_client(text: &str) -> Result<LoadedMatrix, MatrixError> {
-    load(text, Path::new("matrix.yaml"), false)
+    load(text, Path::new("matrix.yaml"), Source::Client)
 }
 
 /// A run directory's copy of its matrix (`report`): checked the same way as the matrix it
@@ -75,10 +75,21 @@ pub fn load_for_client(text: &str) -> Result<LoadedMatrix, MatrixError> {
 /// needs them.
 pub(crate) fn load_stored(path: &Path) -> Result<LoadedMatrix, MatrixError> {
     let text = read::read_file(path)?;
-    load(&text, path, false)
+    load(&text, path, Source::Stored)
 }
 
-fn load(text: &str, path: &Path, builds: bool) -> Result<LoadedMatrix, MatrixError> {
+/// Where a matrix text comes from, for the two checks that differ.
+#[derive(Clone, Copy, PartialEq)]
+enum Source {
+    /// A matrix a user wrote (`plan`, `run`, `--resume`): its `build:` folders are found.
+    Written,
+    /// The copy a client container is given: its `build:` folders are the orchestrator's.
+    Client,
+    /// A run directory's copy, which may predate a newer rule on what a matrix may say.
+    Stored,
+}
+
+fn load(text: &str, path: &Path, source: Source) -> Result<LoadedMatrix, MatrixError> {
     let file = path.display().to_string();
     let (matrix, spans) = read::parse(text, &file)?;
     let base = path.parent().unwrap_or(Path::new("."));
@@ -90,9 +101,10 @@ fn load(text: &str, path: &Path, builds: bool) -> Result<LoadedMatrix, MatrixErr
     let plan = v.check()?;
     v.check_some_cell(&plan)?;
     v.check_external(&plan)?;
-    let build_dirs = match builds {
-        true => v.build_dirs(base)?,
-        false => HashMap::new(),
+    v.check_length(source == Source::Stored)?;
+    let build_dirs = match source {
+        Source::Written => v.build_dirs(base)?,
+        Source::Client | Source::Stored => HashMap::new(),
     };
     Ok(LoadedMatrix {
         sha256: format!("{:x}", Sha256::digest(text.as_bytes())),

@@ -40,7 +40,9 @@ pub struct Matrix {
     #[serde(default)]
     pub warmup: Option<Length>,
     /// Measured run length: a total statement count (`10000`) or a duration (`30s`).
-    pub length: Length,
+    /// Required unless every workload runs whole (sql-bench's suite), which refuses one.
+    #[serde(default)]
+    pub length: Option<Length>,
     #[serde(default)]
     pub(crate) exclude: Vec<Selector>,
     #[serde(default)]

@@ -162,7 +162,8 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
         // In a code span and in prose (the manifest checked them; these keep it so).
         run_id: md_code(&facts.run_id),
         started_at: md_cell(&facts.started_at),
-        length: matrix.length.to_string(),
+        length: (matrix.length.as_ref())
+            .map_or_else(|| "the whole suite".into(), crate::input::Length::to_string),
         warmup: matrix.warmup.map(|w| w.to_string()),
         iterations: matrix.iterations,
         metric: MetricView {

@@ -278,7 +278,7 @@ mod tests {
     fn operations_as_rows_deployments_as_columns() {
         let m: Matrix = crate::input::yaml::from_str(
             "servers: {mariadb-10.11: {image: x}}\nconfigs: {system: {}, jemalloc: {}}\n\
-             engines: [InnoDB]\nworkloads: {sb: {sqlbench: {}}}\nlength: 1\n",
+             engines: [InnoDB]\nworkloads: {sb: {sqlbench: {}}}\n",
         )
         .unwrap();
         let mut lines = Vec::new();

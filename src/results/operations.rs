@@ -143,7 +143,7 @@ mod tests {
         };
         let m: crate::matrix::model::Matrix = crate::input::yaml::from_str(
             "servers: {s: {image: x}}\nconfigs: {c: {}}\nengines: [InnoDB]\n\
-             workloads: {w: {sqlbench: {}}}\nlength: 1\n",
+             workloads: {w: {sqlbench: {}}}\n",
         )
         .unwrap();
         let plan = crate::matrix::expand(&m, &[]);

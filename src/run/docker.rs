@@ -328,11 +328,13 @@ impl DockerBackend<'_> {
             variables: deployed.variables.clone(),
             server_pid: pid,
         };
-        let phase = [m.warmup, Some(m.length)]
-            .iter()
-            .flatten()
-            .map(|l| l.as_duration())
-            .sum::<Option<Duration>>();
+        let phase = m.length.and_then(|length| {
+            [m.warmup, Some(length)]
+                .iter()
+                .flatten()
+                .map(|l| l.as_duration())
+                .sum::<Option<Duration>>()
+        });
         // Time-bounded phases: twice their length and 10 minutes for preparing; a
         // count-bounded one: an hour (the client's own stall watchdog comes first).
         let limit = phase

@@ -46,7 +46,10 @@ pub(super) fn read_sweeps(
     }
     // Batch means need two seconds per batch, MIN_BATCHES batches.
     let min = std::time::Duration::from_secs(2 * crate::stats::batch::MIN_BATCHES as u64);
-    let long_enough = m.length.as_duration().is_none_or(|d| d >= min);
+    let long_enough = m
+        .length
+        .and_then(|l| l.as_duration())
+        .is_none_or(|d| d >= min);
     let batches = match dir {
         Some(d) if long_enough => ThroughputBatches::read(d)?,
         _ => ThroughputBatches::default(),

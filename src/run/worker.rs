@@ -400,7 +400,7 @@ impl<B: Backend> RunCtx<'_, B> {
     fn sat_out(&self, cell: &Cell, row: &ResultRow, samples: &[Sample]) -> Option<String> {
         let m = &self.loaded.matrix;
         let timed = match m.length {
-            Length::Time(d) if m.workloads[&cell.workload].runs_for_length() => Some(d),
+            Some(Length::Time(d)) if m.workloads[&cell.workload].runs_for_length() => Some(d),
             _ => None,
         };
         crate::measure::pause::sat_out(timed, row.seconds.unwrap_or(0.0), samples)

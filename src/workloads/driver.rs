@@ -26,8 +26,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) concurrency: u32,
     /// Load run before the measured phase and discarded.
     pub(crate) warmup: Option<Length>,
-    /// The measured phase: a count of operations or a duration.
-    pub(crate) length: Length,
+    /// The measured phase: a count of operations or a duration (None only for a kind that
+    /// runs whole, which the matrix check makes sure of).
+    pub(crate) length: Option<Length>,
     /// Operations completed so far, of every phase (prepare, warmup, measured): the status
     /// line and the stall watchdog read it.
     pub(crate) live: Arc<AtomicU64>,
@@ -43,6 +44,12 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// The measured phase's length, for a kind that runs for one.
+    pub(crate) fn length(&self) -> Result<Length> {
+        self.length
+            .ok_or_else(|| anyhow::anyhow!("the matrix gives no `length` for this workload"))
+    }
+
     /// Open loop's target rate of the cell (for a tool that takes only a number).
     pub(crate) fn cell_rate(&self) -> Option<u32> {
         self.pace
@@ -84,7 +91,7 @@ pub(crate) trait Driver {
 
 /// What a kind's checks may need to know about the rest of the matrix.
 pub(crate) struct Facts {
-    pub(crate) length: Length,
+    pub(crate) length: Option<Length>,
     /// Open loop: the pace of the matrix's first rate (its shape and spacing are those of
     /// every cell).
     pub(crate) pace: Option<Pace>,

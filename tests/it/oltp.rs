@@ -301,7 +301,7 @@ async fn sysbench_driver_parses_a_real_run() {
         &spec,
         2,
         m.warmup,
-        m.length,
+        m.length.unwrap(),
         &window,
         None,
     )
@@ -357,7 +357,7 @@ async fn sysbench_driver_parses_a_real_run() {
         &spec,
         1,
         m.warmup,
-        m.length,
+        m.length.unwrap(),
         &Window::default(),
         None,
     )

@@ -87,7 +87,7 @@ impl Validator<'_> {
     }
 
     fn check_shape(&self, shape: &ShapeSpec) -> Result<(), MatrixError> {
-        let run = self.m.length.as_duration();
+        let run = self.m.length.and_then(|l| l.as_duration());
         let duration = |path: &str, l: &Length| match (l, run) {
             // A shape that does not change within a run measures a constant rate.
             (Length::Time(d), Some(run)) if *d > run => Err(self.err(

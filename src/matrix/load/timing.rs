@@ -15,7 +15,9 @@ impl Validator<'_> {
         if m.iterations == 0 {
             return Err(self.err("iterations", "iterations must be at least 1".into()));
         }
-        if m.length == Length::Queries(0) || m.length == Length::Time(Default::default()) {
+        if m.length == Some(Length::Queries(0))
+            || m.length == Some(Length::Time(Default::default()))
+        {
             return Err(self.err(
                 "length",
                 "length must be more than 0 (queries or time)".into(),
@@ -66,7 +68,7 @@ impl Validator<'_> {
                 format!("max_iterations {n} is more than {MAX_ITERATIONS}"),
             ));
         }
-        for (path, v) in [("length", Some(m.length)), ("warmup", m.warmup)] {
+        for (path, v) in [("length", m.length), ("warmup", m.warmup)] {
             if let Some(Length::Queries(n)) = v {
                 if n > MAX_QUERIES {
                     return Err(self.err(
@@ -86,5 +88,30 @@ impl Validator<'_> {
             ));
         }
         Ok(())
+    }
+
+    /// `length` is given exactly when some workload reads it: a matrix of sql-bench suites
+    /// alone (which run whole) refuses one it would ignore. A stored copy written before
+    /// that rule keeps its `length` (`stored`).
+    pub(super) fn check_length(&self, stored: bool) -> Result<(), MatrixError> {
+        let m = self.m;
+        let reader = m.workloads.iter().find(|(_, w)| w.runs_for_length());
+        match (reader, m.length) {
+            (Some((name, _)), None) => Err(self.err_at(
+                self.spans.key(&format!("workloads.{name}")),
+                format!(
+                    "the matrix needs a `length` (a count like `10000` or a duration like \
+                     `30s`): workload `{}` runs for one",
+                    crate::escape::terminal(name)
+                ),
+            )),
+            (None, Some(_)) if !stored => Err(self.err(
+                "length",
+                "every workload here runs sql-bench's suite, which runs whole once per \
+                 iteration and reads no `length`: remove it"
+                    .into(),
+            )),
+            _ => Ok(()),
+        }
     }
 }

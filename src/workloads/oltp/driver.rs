@@ -65,7 +65,7 @@ impl Driver for OltpSpec {
             engine,
             ctx.concurrency,
             ctx.warmup,
-            ctx.length,
+            ctx.length()?,
             ctx.live.clone(),
             &ctx.window,
             ctx.pace.as_ref(),

@@ -44,7 +44,7 @@ pub(crate) async fn run_iteration(ctx: &Ctx<'_>, spec: &RedisSpec) -> Result<Mea
         spec: spec.clone(),
         clients: ctx.concurrency,
         warmup: ctx.warmup,
-        length: ctx.length,
+        length: ctx.length()?,
         live: ctx.live.clone(),
         window: ctx.window.clone(),
         pace: ctx.pace.clone(),

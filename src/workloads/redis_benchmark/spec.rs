@@ -69,7 +69,7 @@ impl Driver for RedisBenchmarkSpec {
         if self.keyspace == Some(0) {
             return Err(Problem::at("keyspace", "keyspace must be at least 1"));
         }
-        if self.requests.is_none() && matches!(facts.length, Length::Time(_)) {
+        if self.requests.is_none() && matches!(facts.length, Some(Length::Time(_))) {
             return Err(Problem::at(
                 "",
                 "redis-benchmark cannot run for a duration: give `requests` (its -n) when \
@@ -95,7 +95,7 @@ impl Driver for RedisBenchmarkSpec {
             self,
             ctx.concurrency,
             ctx.warmup,
-            ctx.length,
+            ctx.length()?,
             ctx.live.clone(),
             &ctx.window,
         )

@@ -46,7 +46,7 @@ impl Driver for SlapSpec {
             ctx.engine.unwrap_or("InnoDB"),
             ctx.concurrency,
             ctx.warmup,
-            ctx.length,
+            ctx.length()?,
             ctx.live.clone(),
             &ctx.window,
             ctx.pace.as_ref(),

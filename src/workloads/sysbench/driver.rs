@@ -70,7 +70,7 @@ impl Driver for SysbenchSpec {
             self,
             ctx.concurrency,
             ctx.warmup,
-            ctx.length,
+            ctx.length()?,
             &ctx.window,
             ctx.cell_rate(),
         )
