@@ -24,8 +24,10 @@ pub(crate) struct SpanIndex {
     /// Every node and key in document order: (start, path, "a list"/"a mapping" or None).
     order: Vec<(Pos, String, Option<&'static str>)>,
     /// Each scalar value by path, as written (so that a number can be told from a quoted
-    /// string that serde read as one).
+    /// string that serde read as one). An alias's scalars are those of its anchor.
     scalars: HashMap<String, Written>,
+    /// Scalars a mapping gets from a merge key (`<<: *base`): its own keys win over them.
+    merged: HashMap<String, Written>,
     /// The first syntax error, where it is and what the parser says, with the flow
     /// collections still open there (innermost last).
     pub(crate) syntax: Option<Syntax>,
@@ -90,6 +92,7 @@ impl SpanIndex {
             map: rec.map,
             order: rec.order,
             scalars: rec.scalars,
+            merged: rec.merged,
             syntax,
         }
     }
@@ -112,10 +115,10 @@ impl SpanIndex {
         }
     }
 
-    /// The scalar value at `path` as written, where the text has one there (not for an alias
-    /// or a merged key).
+    /// The scalar value at `path` as written, where the text has one there (through an
+    /// alias or a merge key, the anchored scalar).
     pub(crate) fn scalar(&self, path: &str) -> Option<&Written> {
-        self.scalars.get(path)
+        self.scalars.get(path).or_else(|| self.merged.get(path))
     }
 
     pub(crate) fn key(&self, path: &str) -> Pos {
@@ -184,6 +187,9 @@ struct Recorder {
     map: HashMap<String, Pos>,
     order: Vec<(Pos, String, Option<&'static str>)>,
     scalars: HashMap<String, Written>,
+    merged: HashMap<String, Written>,
+    /// The path of each anchored node, by anchor id.
+    anchors: HashMap<usize, String>,
 }
 
 impl Recorder {
@@ -228,23 +234,26 @@ impl Recorder {
 
     fn on_event(&mut self, ev: Event<'_>, pos: Pos) {
         match ev {
-            Event::Scalar(value, style, ..) => {
+            Event::Scalar(value, style, anchor, _) => {
                 if let Some(p) = self.next_path(Some(&value), pos) {
                     let written = Written {
                         plain: style == ScalarStyle::Plain,
                         text: value.to_string(),
                     };
                     self.scalars.entry(p.clone()).or_insert(written);
+                    self.anchor(anchor, &p);
                     self.node(p, pos, None);
                 }
             }
-            Event::Alias(_) => {
+            Event::Alias(id) => {
                 if let Some(p) = self.next_path(Some("*alias"), pos) {
+                    self.copy_anchored(id, &p);
                     self.node(p, pos, None);
                 }
             }
-            Event::MappingStart(style, ..) => {
+            Event::MappingStart(style, anchor, _) => {
                 let p = self.next_path(None, pos).unwrap_or_default();
+                self.anchor(anchor, &p);
                 self.node(p.clone(), pos, Some("a mapping"));
                 self.stack.push(Frame::Map {
                     path: p,
@@ -252,8 +261,9 @@ impl Recorder {
                     flow: (style == StructureStyle::Flow).then_some(pos),
                 });
             }
-            Event::SequenceStart(style, ..) => {
+            Event::SequenceStart(style, anchor, _) => {
                 let p = self.next_path(None, pos).unwrap_or_default();
+                self.anchor(anchor, &p);
                 self.node(p.clone(), pos, Some("a list"));
                 self.stack.push(Frame::Seq {
                     path: p,
@@ -267,6 +277,56 @@ impl Recorder {
             _ => {}
         }
     }
+}
+
+impl Recorder {
+    /// Anchor id 0 is a node without an anchor.
+    fn anchor(&mut self, id: usize, path: &str) {
+        if id != 0 {
+            self.anchors.insert(id, path.to_string());
+        }
+    }
+
+    /// The scalars under the anchored node, again under `at` (an alias's path); under the
+    /// mapping itself for a merge key (`m.<<` or `m.<<[i]`).
+    fn copy_anchored(&mut self, id: usize, at: &str) {
+        let Some(from) = self.anchors.get(&id) else {
+            return;
+        };
+        let merge_into = merge_target(at);
+        let copies: Vec<(String, Written)> = (self.scalars.iter())
+            .filter_map(|(k, w)| {
+                let rest = k.strip_prefix(from.as_str())?;
+                let under = rest.is_empty() || rest.starts_with(['.', '[']);
+                let to = match merge_into {
+                    Some(m) => join(m, rest.strip_prefix('.')?),
+                    None => format!("{at}{rest}"),
+                };
+                under.then_some((to, w.clone()))
+            })
+            .collect();
+        // Bounded as the document is: an alias copies at most what the index already holds,
+        // and the index stops at the node budget.
+        for (k, w) in copies {
+            if self.scalars.len() + self.merged.len() > super::yaml::MAX_NODES {
+                break;
+            }
+            match merge_into {
+                Some(_) => self.merged.entry(k).or_insert(w),
+                None => self.scalars.entry(k).or_insert(w),
+            };
+        }
+    }
+}
+
+/// The mapping a merge key's alias merges into: `m` for `m.<<` and `m.<<[i]`.
+fn merge_target(at: &str) -> Option<&str> {
+    let head = match at.rfind("[") {
+        Some(i) if at[..i].ends_with("<<") => &at[..i],
+        _ => at,
+    };
+    let m = head.strip_suffix("<<")?;
+    Some(m.strip_suffix('.').unwrap_or(m))
 }
 
 fn join(path: &str, key: &str) -> String {
@@ -291,5 +351,21 @@ mod tests {
         assert_eq!(idx.find("exclude[0].workload[1]"), Pos { line: 6, col: 19 });
         // Unknown paths fall back to the nearest parent.
         assert_eq!(idx.find("exclude[0].nothing").line, 5);
+    }
+
+    #[test]
+    fn an_alias_holds_its_anchors_scalars() {
+        let text = "a: &n \"0x10\"\nb: *n\nc: &m {x: 1, y: '2'}\nd: *m\ne: {<<: *m, y: 3}\n\
+                    f: {<<: [*m], x: '4'}\n";
+        let idx = SpanIndex::build(text);
+        let quoted = |p: &str| idx.scalar(p).map(|w| (w.plain, w.text.as_str()));
+        assert_eq!(quoted("b"), Some((false, "0x10")));
+        assert_eq!(quoted("d.x"), Some((true, "1")));
+        assert_eq!(quoted("d.y"), Some((false, "2")));
+        // A merged mapping's own keys win over the merged ones, before or after the merge.
+        assert_eq!(quoted("e.x"), Some((true, "1")));
+        assert_eq!(quoted("e.y"), Some((true, "3")));
+        assert_eq!(quoted("f.x"), Some((false, "4")));
+        assert_eq!(quoted("f.y"), Some((false, "2")));
     }
 }
