@@ -451,15 +451,14 @@ fn compare(
     let base = input::load_run(baseline)?;
     let default = [base.report_metric.as_str()];
     let metrics = input::resolve_metrics(metrics, &default)?;
+    let cands = candidates
+        .iter()
+        .map(|c| input::load_run(c))
+        .collect::<Result<Vec<_>, _>>()?;
     let noise = if noise_from.is_empty() {
         noise::Noise::default()
     } else {
-        noise::Noise::learn(
-            &input::load_runs(noise_from)?,
-            &metrics,
-            &ignore,
-            candidates,
-        )
+        noise::Noise::learn(&input::load_runs(noise_from)?, &metrics, &ignore, &cands)
     };
     let opts = join::Options {
         threshold_pct,
@@ -471,10 +470,6 @@ fn compare(
         fdr,
     };
     base.require_metrics(&opts.metrics)?;
-    let cands = candidates
-        .iter()
-        .map(|c| input::load_run(c))
-        .collect::<Result<Vec<_>, _>>()?;
     // Before joining: were the runs measured on the same host, images and settings?
     let diffs: Vec<env::EnvDiff> = cands.iter().map(|c| env::diff(&base, c)).collect();
     if require_same_env && diffs.iter().any(|d| !d.is_empty()) {

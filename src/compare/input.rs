@@ -125,7 +125,7 @@ pub(crate) fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
 
 /// What makes a run the same run wherever its directory is copied: its run id and instance
 /// token; a run of an older rmatrix (no token) is its directory.
-fn identity(run: &Run) -> (String, String) {
+pub(crate) fn identity(run: &Run) -> (String, String) {
     match run.instance.is_empty() {
         false => (run.run_id.clone(), run.instance.clone()),
         true => (

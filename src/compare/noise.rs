@@ -8,7 +8,6 @@
 //! variance of every change it judges.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use super::input::Run;
 use crate::model::metric::Metric;
@@ -66,13 +65,21 @@ impl Noise {
         runs: &[Run],
         metrics: &[&Metric],
         ignore: &[String],
-        exclude: &[PathBuf],
+        exclude: &[Run],
     ) -> Noise {
-        let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
-        let excluded: Vec<PathBuf> = exclude.iter().map(|p| canon(p)).collect();
-        let used: Vec<&Run> = runs
-            .iter()
-            .filter(|r| !excluded.contains(&canon(&r.path)))
+        // By identity: a copy of a candidate inside the store is the candidate too.
+        let excluded: Vec<_> = exclude.iter().map(super::input::identity).collect();
+        let used: Vec<&Run> = (runs.iter())
+            .filter(|r| {
+                let own = excluded.contains(&super::input::identity(r));
+                if own {
+                    eprintln!(
+                        "note: {} is a compared run: it is not counted as run-to-run noise",
+                        crate::escape::terminal(&r.path.display().to_string())
+                    );
+                }
+                !own
+            })
             .collect();
         let mut per_cell: HashMap<(String, CellKey), Vec<Vec<f64>>> = HashMap::new();
         for run in &used {

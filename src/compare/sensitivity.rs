@@ -183,6 +183,27 @@ mod tests {
         }
     }
 
+    /// A candidate copied into the store (same run id and instance token, another folder)
+    /// is the candidate: not counted as noise beside it.
+    #[test]
+    fn a_candidates_copy_in_the_store_is_not_noise() {
+        let mut runs: Vec<Run> = [100.0, 108.0, 96.0]
+            .iter()
+            .enumerate()
+            .map(|(i, m)| run(i, &[m * 0.99, *m, m * 1.01]))
+            .collect();
+        for r in &mut runs {
+            r.instance = format!("token-{}", r.run_id);
+        }
+        let candidate = Run {
+            path: "elsewhere/r2".into(),
+            ..runs[2].clone()
+        };
+        let qps = Metric::find("qps").unwrap();
+        assert_eq!(Noise::learn(&runs, &[qps], &[], &[]).runs, 3);
+        assert_eq!(Noise::learn(&runs, &[qps], &[], &[candidate]).runs, 2);
+    }
+
     /// Four runs of one cell, iterations spread by ~1%, run means by ~4%: the MDE follows
     /// `stats::power`, more iterations shrink it down to the floor the run noise sets, and a
     /// target under that floor is out of reach.
