@@ -30,7 +30,15 @@ if ! docker info >/dev/null 2>&1; then
   fi
   if ! docker info >/dev/null 2>&1; then
     log "starting dockerd (log: /var/log/rmatrix-dockerd.log)"
-    as_root sh -c 'setsid nohup dockerd >/var/log/rmatrix-dockerd.log 2>&1 < /dev/null &'
+    # Started without the descriptors this script inherited: a daemon holding one (say a
+    # `flock` lock around the set-up) would hold it for as long as it runs.
+    (
+      for fd in /proc/"$BASHPID"/fd/*; do
+        fd=${fd##*/}
+        [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null || true
+      done
+      as_root sh -c 'setsid nohup dockerd >/var/log/rmatrix-dockerd.log 2>&1 < /dev/null &'
+    )
     for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   fi
   docker info >/dev/null 2>&1 || { log "dockerd did not come up:"; tail -20 /var/log/rmatrix-dockerd.log >&2; exit 3; }
