@@ -60,6 +60,8 @@ impl Driver for SysbenchSpec {
             super::options::sysbench_option(key, value)
                 .map_err(|msg| Problem::at_key(&format!("options.{key}"), msg))?;
         }
+        super::options::rand_type_known(&self.options, || SYSBENCH.version())
+            .map_err(|(key, msg)| Problem::at(&format!("options.{key}"), msg))?;
         crate::input::untrusted::sql_identifier("database", &self.db)
             .map_err(|msg| Problem::at("db", msg))
     }

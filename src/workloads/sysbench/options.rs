@@ -51,6 +51,33 @@ pub(crate) fn sysbench_option(key: &str, value: &serde_json::Value) -> Result<()
     }
 }
 
+/// `rand-type: zipfian` exists from sysbench 1.1 (its master branch) on; 1.0.x, Debian's,
+/// takes only uniform, gaussian, special and pareto, and a run with it fails at its first
+/// event. `version` is the program's `--version` line (`sysbench 1.0.20`), None when it could
+/// not be asked (then sysbench itself has the last word).
+pub(crate) fn rand_type_known(
+    options: &indexmap::IndexMap<String, serde_json::Value>,
+    version: impl FnOnce() -> Option<String>,
+) -> Result<(), (String, String)> {
+    let Some((key, _)) = (options.iter())
+        .find(|(k, v)| k.replace('_', "-") == "rand-type" && v.as_str() == Some("zipfian"))
+    else {
+        return Ok(());
+    };
+    match version() {
+        Some(v) if v.trim_start_matches("sysbench ").starts_with("1.0") => Err((
+            key.clone(),
+            format!(
+                "`{key}: zipfian` needs sysbench 1.1 or later, and the sysbench here is \
+                 `{}` (1.0 takes uniform, gaussian, special and pareto): choose another, or \
+                 use an `oltp` workload, which draws zipfian as 1.1 does",
+                crate::escape::terminal(&v)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The sizes of sysbench's schema, bounded as the `oltp` workload bounds them (its other
 /// options are sysbench's to check).
 const SIZES: [(&str, u64); 2] = [("tables", 10_000), ("table-size", 1_000_000_000)];
@@ -91,5 +118,22 @@ mod tests {
         ] {
             assert!(sysbench_option(k, &v).is_err(), "{k} {v}");
         }
+    }
+
+    #[test]
+    fn zipfian_is_refused_for_sysbench_1_0_only() {
+        use serde_json::json;
+        let with = |k: &str, v| indexmap::IndexMap::from([(k.to_string(), v)]);
+        let zipf = with("rand_type", json!("zipfian"));
+        fn v(s: &'static str) -> impl FnOnce() -> Option<String> {
+            move || Some(s.to_string())
+        }
+        let (key, msg) = rand_type_known(&zipf, v("sysbench 1.0.20")).unwrap_err();
+        assert_eq!(key, "rand_type");
+        assert!(msg.contains("`sysbench 1.0.20`"), "{msg}");
+        assert!(rand_type_known(&zipf, v("sysbench 1.1.0-2ca9e3f")).is_ok());
+        assert!(rand_type_known(&zipf, || None).is_ok());
+        let special = with("rand-type", json!("special"));
+        assert!(rand_type_known(&special, v("sysbench 1.0.20")).is_ok());
     }
 }
