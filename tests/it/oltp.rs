@@ -218,6 +218,75 @@ fn dropped_results_leave_the_connection_in_step(ep: &Endpoint) {
 
 /// Connections killed by the server mid-run: each client reconnects, re-prepares and goes on;
 /// the reconnects are counted and the cell still succeeds.
+/// oltp_insert without auto_inc takes its ids from one `rand.unique()` sequence per table
+/// set: a warm-up and three iterations on the same tables insert every id once (one
+/// sequence per phase, as before, starts each at index 0 under a new random offset, and
+/// its ids meet earlier ones by the birthday rule: a duplicate key stops a client).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oltp_insert_ids_are_unique_across_phases_and_iterations() {
+    use mysql_async::prelude::Queryable;
+    let run_id = format!("oltptest-unique-{}", std::process::id());
+    let _cleanup = Cleanup(run_id.clone());
+    let tmp = tempfile::tempdir().unwrap();
+    let dep = server(&run_id, tmp.path()).await;
+    let ep = &dep.endpoint;
+    let s = OltpSpec {
+        tables: 2,
+        auto_inc: false,
+        ..spec(OltpTest::OltpInsert)
+    };
+    const EVENTS: u64 = 5000;
+    for iteration in 0..3 {
+        let m = run_iteration(
+            ep,
+            &s,
+            "InnoDB",
+            2,
+            (iteration == 0).then_some(Length::Queries(EVENTS)),
+            Length::Queries(EVENTS),
+            Arc::new(AtomicU64::new(0)),
+            &Window::default(),
+            None,
+            None,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("iteration {iteration}: {e:#}"));
+        assert_eq!((m.commits, m.errors), (EVENTS, 0), "{:?}", m.first_error);
+        assert_server_agrees(&s, &m);
+    }
+    let mut conn = ep.connect(Some("sbtest")).await.unwrap();
+    let (mut rows, mut distinct) = (0u64, 0u64);
+    for n in 1..=2 {
+        let (r, d): (u64, u64) = conn
+            .query_first(format!(
+                "SELECT COUNT(*), COUNT(DISTINCT id) FROM sbtest{n}"
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        rows += r;
+        distinct += d;
+    }
+    assert_eq!(
+        rows,
+        4 * EVENTS,
+        "warm-up and three iterations, every insert kept"
+    );
+    // Across tables too: sysbench's sequence is one for all of them.
+    let across: u64 = conn
+        .query_first("SELECT COUNT(DISTINCT id) FROM (SELECT id FROM sbtest1 UNION ALL SELECT id FROM sbtest2) t")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((distinct, across), (rows, rows));
+    let next: u64 = conn
+        .query_first("SELECT next_index FROM rmatrix_oltp_unique")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(next, 4 * EVENTS, "the sequence went on from phase to phase");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn killed_connections_reconnect_and_are_counted() {
     use mysql_async::prelude::Queryable;

@@ -3,14 +3,15 @@
 //! are blocking connections on OS threads (see worker.rs); the control connection that reads
 //! the counters stays async.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
-use rand::Rng;
 
 use super::collector::{self, Collected};
 use super::prepare::{self, seeded};
+use super::schema;
+use super::unique::{self, Ids};
 use super::worker::{Phase, Worker};
 use crate::input::Length;
 use crate::measure::cgroup::Window;
@@ -99,6 +100,10 @@ pub async fn run_iteration(
     })
     .await?;
     let mut control = endpoint.connect(Some(&spec.db)).await?;
+    let ids = match schema::takes_unique_ids(&spec) {
+        true => unique::resume(&mut control).await?,
+        false => Ids::fresh(),
+    };
 
     // Dropped midway (the stall watchdog gave up on the iteration), this stops the client
     // threads at their next event: they would go on loading the server under the next one.
@@ -106,9 +111,11 @@ pub async fn run_iteration(
     let pace = pace.cloned();
     let mut warmup_samples = Vec::new();
     if let Some(w) = warmup {
-        let (live, stop, pace) = (live.clone(), cancel.flag(), pace.clone());
-        let (back, got, seconds, _) =
-            blocking(move || run_phase(workers, w, pace, live, stop, None)).await?;
+        let (live, stop, pace, phase_ids) =
+            (live.clone(), cancel.flag(), pace.clone(), ids.clone());
+        let ran = blocking(move || run_phase(workers, phase_ids, w, pace, live, stop, None)).await;
+        keep_ids(&mut control, &spec, &ids).await?;
+        let (back, got, seconds, _) = ran?;
         warmup_samples = got.samples(seconds, threads, SAMPLE_PERCENTILE);
         workers = back;
     }
@@ -117,11 +124,16 @@ pub async fn run_iteration(
     let cpu0 = cpu::process_seconds();
     let stop = cancel.flag();
     window.open();
-    let (workers, got, seconds, open) =
-        blocking(move || run_phase(workers, length, pace, live, stop, phase)).await?;
+    let phase_ids = ids.clone();
+    let ran =
+        blocking(move || run_phase(workers, phase_ids, length, pace, live, stop, phase)).await;
     window.close();
     let cpu1 = cpu::process_seconds();
-    let after = mysql::status(&mut control).await?;
+    let after = mysql::status(&mut control).await;
+    // Kept after the counters were read: the UPDATE is not the measured phase's work.
+    keep_ids(&mut control, &spec, &ids).await?;
+    let (workers, got, seconds, open) = ran?;
+    let after = after?;
     // Counters that moved, and always the ones compared (and rollbacks, which the
     // deadlock accounting reads).
     let server = mysql::measured(&before, &after, &["Com_rollback"]);
@@ -153,6 +165,14 @@ pub async fn run_iteration(
         service,
         ..measurement(&spec, &got, seconds, server, cpu0.zip(cpu1))
     })
+}
+
+/// After every phase, even one that failed: the indexes its workers took are used.
+async fn keep_ids(control: &mut mysql_async::Conn, spec: &OltpSpec, ids: &Ids) -> Result<()> {
+    match schema::takes_unique_ids(spec) {
+        true => unique::keep(control, ids).await,
+        false => Ok(()),
+    }
 }
 
 fn measurement(
@@ -224,6 +244,7 @@ fn open_all(endpoint: &Endpoint, spec: &Arc<OltpSpec>, threads: u32) -> Result<V
 /// collector gathered, the phase's wall time and what the pacer saw.
 fn run_phase(
     workers: Vec<Worker>,
+    ids: Ids,
     length: Length,
     pace: Option<Pace>,
     live: Arc<AtomicU64>,
@@ -251,8 +272,7 @@ fn run_phase(
                 live,
                 cancelled,
                 threads,
-                unique: AtomicU32::new(0),
-                unique_offset: rand::rng().random(),
+                ids,
             })
         },
         |_, (mut w, tx): (Worker, _), phase| {

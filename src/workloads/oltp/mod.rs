@@ -9,6 +9,7 @@ pub(crate) mod rand;
 pub(crate) mod schema;
 pub(crate) mod spec;
 pub(crate) mod sql;
+pub(crate) mod unique;
 pub(crate) mod worker;
 
 pub use spec::{OltpSpec, OltpTest, RandType};

@@ -94,6 +94,9 @@ pub async fn ensure(
     .await?;
     conn.exec_drop(format!("INSERT INTO {MARKER} VALUES (?)"), (sig,))
         .await?;
+    if schema::takes_unique_ids(spec) {
+        super::unique::start(&mut conn).await?;
+    }
     conn.disconnect().await?;
     Ok(Prepared::Loaded)
 }

@@ -51,13 +51,16 @@ pub(crate) fn create_index(n: u32) -> String {
     format!("CREATE INDEX k_{n} ON sbtest{n}(k)")
 }
 
+/// Whether the test inserts ids of its own (`rand.unique()`): oltp_insert without auto_inc.
+pub(crate) fn takes_unique_ids(spec: &OltpSpec) -> bool {
+    spec.test == crate::workloads::oltp::spec::OltpTest::OltpInsert && !spec.auto_inc
+}
+
 /// Rows a table starts with: oltp_insert without auto_inc starts empty, as in sysbench.
 pub(crate) fn initial_rows(spec: &OltpSpec) -> u32 {
-    use crate::workloads::oltp::spec::OltpTest;
-    if spec.test == OltpTest::OltpInsert && !spec.auto_inc {
-        0
-    } else {
-        spec.table_size
+    match takes_unique_ids(spec) {
+        true => 0,
+        false => spec.table_size,
     }
 }
 

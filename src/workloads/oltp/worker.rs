@@ -5,7 +5,7 @@
 //! latencies goes to the collector; nothing is shared in the hot path but the event budget
 //! and the live counter.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,9 +21,10 @@ use crate::measure::latency::Latency;
 use crate::measure::seconds::Seconds;
 use crate::servers::mysql::MysqlClient;
 use crate::servers::Endpoint;
-use crate::workloads::oltp::rand::{unique, KeyDist};
+use crate::workloads::oltp::rand::KeyDist;
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::oltp::sql::{kinds, prepared_tables, EventGen, Kind, Step};
+use crate::workloads::oltp::unique::Ids;
 use crate::workloads::pace::Tickets;
 
 /// sysbench's default `--mysql-ignore-errors`: deadlock, record changed, lock-wait timeout.
@@ -59,9 +60,8 @@ pub(crate) struct Phase {
     /// Set when the iteration was given up (the stall watchdog): stop at the next event.
     pub(crate) cancelled: Arc<AtomicBool>,
     pub(crate) threads: u32,
-    /// oltp_insert without auto_inc: shared index of `rand.unique()`.
-    pub(crate) unique: AtomicU32,
-    pub(crate) unique_offset: u32,
+    /// oltp_insert without auto_inc: the tables' `rand.unique()` sequence.
+    pub(crate) ids: Ids,
     /// Open loop: each event is an arrival, taken from here; the pacer ends the phase.
     pub(crate) tickets: Option<Tickets>,
 }
@@ -184,14 +184,7 @@ impl Worker {
             // This event's counts, added to the second in which it ends.
             let mut ev = Counts::default();
             loop {
-                gen.event(
-                    &mut self.rng,
-                    || {
-                        let i = phase.unique.fetch_add(1, Ordering::Relaxed);
-                        unique(i, phase.unique_offset)
-                    },
-                    &mut plan,
-                );
+                gen.event(&mut self.rng, || phase.ids.take(), &mut plan);
                 match self.execute(&mut plan, &mut ev) {
                     Ok(()) => break,
                     Err((Failure::Ignored, _)) => ev.errors += 1,

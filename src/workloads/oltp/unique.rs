@@ -1,0 +1,109 @@
+//! oltp_insert's ids without auto_inc: sysbench's `rand.unique()` sequence, one per loaded
+//! table set rather than one per phase, so that warm-up, measured phases, later iterations
+//! and other cells on the same tables never insert an id twice (a duplicate key, 1062, is
+//! not an error sysbench ignores: a client would stop). The sequence's offset and next index
+//! are kept on the server beside the tables, so every client process goes on from them.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use mysql_async::prelude::Queryable;
+use rand::Rng;
+
+use super::rand::unique;
+
+/// Where the sequence is kept: one row, in the tables' schema.
+const TABLE: &str = "rmatrix_oltp_unique";
+
+/// A phase's view of the sequence: workers take indexes from `next`.
+#[derive(Clone)]
+pub(crate) struct Ids {
+    next: Arc<AtomicU32>,
+    offset: u32,
+}
+
+impl Ids {
+    /// A sequence of its own, starting at index 0 (sysbench's per invocation).
+    pub(crate) fn fresh() -> Ids {
+        Ids {
+            next: Arc::new(AtomicU32::new(0)),
+            offset: rand::rng().random(),
+        }
+    }
+
+    /// The next id (each call takes one index, as `rand.unique()` does).
+    pub(crate) fn take(&self) -> u32 {
+        unique(self.next.fetch_add(1, Ordering::Relaxed), self.offset)
+    }
+
+    /// Indexes taken so far (the next one to take).
+    pub(crate) fn taken(&self) -> u32 {
+        self.next.load(Ordering::Relaxed)
+    }
+}
+
+/// A new sequence for tables just loaded (empty ones: oltp_insert starts from none).
+pub(crate) async fn start(conn: &mut mysql_async::Conn) -> Result<()> {
+    conn.query_drop(format!("DROP TABLE IF EXISTS {TABLE}"))
+        .await?;
+    conn.query_drop(format!(
+        "CREATE TABLE {TABLE}(id_offset INT UNSIGNED NOT NULL, next_index INT UNSIGNED NOT NULL)"
+    ))
+    .await?;
+    let fresh = Ids::fresh();
+    conn.exec_drop(
+        format!("INSERT INTO {TABLE} VALUES (?, 0)"),
+        (fresh.offset,),
+    )
+    .await
+    .context("failed to start oltp_insert's id sequence")
+}
+
+/// The sequence where the last phase on these tables left it.
+pub(crate) async fn resume(conn: &mut mysql_async::Conn) -> Result<Ids> {
+    let row: Option<(u32, u32)> = conn
+        .query_first(format!("SELECT id_offset, next_index FROM {TABLE}"))
+        .await
+        .with_context(|| {
+            format!("failed to read oltp_insert's id sequence ({TABLE}): drop the schema to reload")
+        })?;
+    let (offset, next) =
+        row.with_context(|| format!("{TABLE} is empty: drop the schema to reload"))?;
+    Ok(Ids {
+        next: Arc::new(AtomicU32::new(next)),
+        offset,
+    })
+}
+
+/// Keep where this phase left the sequence, for the next phase, iteration or cell.
+pub(crate) async fn keep(conn: &mut mysql_async::Conn, ids: &Ids) -> Result<()> {
+    conn.exec_drop(format!("UPDATE {TABLE} SET next_index = ?"), (ids.taken(),))
+        .await
+        .context("failed to keep oltp_insert's id sequence")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two phases of one sequence never give an id twice; two fresh ones start alike at
+    /// index 0 (what made warm-up and measured phases collide).
+    #[test]
+    fn a_kept_sequence_goes_on_where_it_stopped() {
+        let first = Ids::fresh();
+        let a: Vec<u32> = (0..1000).map(|_| first.take()).collect();
+        let second = Ids {
+            next: Arc::new(AtomicU32::new(first.taken())),
+            offset: first.offset,
+        };
+        let b: Vec<u32> = (0..1000).map(|_| second.take()).collect();
+        let all: std::collections::HashSet<u32> = a.iter().chain(&b).copied().collect();
+        assert_eq!(all.len(), 2000);
+        let again = Ids {
+            next: Arc::new(AtomicU32::new(0)),
+            offset: first.offset,
+        };
+        assert_eq!(again.take(), a[0]);
+    }
+}
