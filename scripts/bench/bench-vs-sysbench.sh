@@ -27,6 +27,11 @@
 #   this script: 2 in Questions (its first status connection's Quit, its second SHOW).
 # A difference prints MISMATCH with the numbers; the script goes on and exits 1 at the end.
 #
+# Errors and deadlocks, every run: the tool's ignored errors and the server's Innodb_deadlocks
+# counter (read with the status above), printed per point as median [min, max] over the
+# rounds, so that the write tests' lock conflicts under both tools' key distribution (both
+# default to sysbench 1.0's `special`) can be set side by side.
+#
 # Usage: scripts/bench/bench-vs-sysbench.sh [seconds per run, default 10] [rounds, default 3]
 # Env:   TESTS (default "oltp_point_select oltp_read_write"), THREADS (default "1 4 16 64"),
 #        TABLES / TABLE_SIZE (default 4 / 100000), SERVER_CPU / CLIENT_CPU (default 0 / 1),
@@ -112,7 +117,7 @@ echo "prepare (rmatrix, ${TABLES}x${TABLE_SIZE} rows): $(echo "$(date +%s.%N) - 
 
 status() { # file
   docker exec "$NAME" mariadb -uroot -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN
-    ('Questions','Com_select','Com_commit')" >"$1"
+    ('Questions','Com_select','Com_commit','Innodb_deadlocks')" >"$1"
 }
 
 # Each prints "tps transactions queries errors reads status" (the tool's own counts).
@@ -192,6 +197,11 @@ run_one() { # tool test threads round point
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$5" "$4" "$FIRST" "$1" "$tps" "$tx" \
     "$(awk '{print $2 + $3}' "$out.time")" "$((cpu1 - cpu0))" >>"$WORK/runs.tsv"
   printf '%s\t%s\t%s\n' "$5" "$1" "$(awk '{printf "%.0f", $4 / 1024}' "$out.time")" >>"$WORK/rss.tsv"
+  printf '%s\t%s\t%s\t%s\n' "$5" "$1" "$err" "$(deadlocks "$out.before" "$out.after")" >>"$WORK/errors.tsv"
+}
+
+deadlocks() { # before after: the server's Innodb_deadlocks during the run
+  awk '$1 == "Innodb_deadlocks" {v[FILENAME] = $2} END {print v[ARGV[2]] - v[ARGV[1]]}' "$1" "$2"
 }
 
 for test in $TESTS; do
@@ -209,6 +219,26 @@ done
 echo "rmatrix oltp vs $(sysbench --version), ${SECS} s per run, ${TABLES}x${TABLE_SIZE} rows, server $IMAGE"
 echo
 bench_report sysbench transaction
+echo
+echo "Ignored errors (the tool's count) and deadlocks (the server's Innodb_deadlocks) per run,"
+echo "median [min, max] over the rounds:"
+echo
+echo "| point | rmatrix errors | sysbench errors | rmatrix deadlocks | sysbench deadlocks |"
+echo "|---|---:|---:|---:|---:|"
+python3 - "$WORK/errors.tsv" <<'PY'
+import sys
+from statistics import median
+runs = {}
+for line in open(sys.argv[1]):
+    point, tool, err, dl = line.rstrip("\n").split("\t")
+    runs.setdefault(point, {}).setdefault(tool, []).append((int(err), int(dl)))
+def cell(values):
+    return f"{median(values):g} [{min(values)}, {max(values)}]" if values else "-"
+for point, tools in runs.items():
+    r, s = tools.get("rmatrix", []), tools.get("sysbench", [])
+    print(f"| {point} | {cell([e for e, _ in r])} | {cell([e for e, _ in s])} | "
+          f"{cell([d for _, d in r])} | {cell([d for _, d in s])} |")
+PY
 echo
 echo "Max RSS of the client process, MB (largest over the rounds):"
 echo
