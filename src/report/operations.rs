@@ -69,7 +69,8 @@ pub(crate) fn render(m: &Matrix, lines: &[OperationRow], conf: Confidence) -> St
     );
     out.push_str(&format!(
         "{}. Operations of one name in several test groups are added up, as sql-bench's \
-         totals are; `tests` is sql-bench's loop count.\n",
+         totals are; `tests` is sql-bench's loop count; TOTALS, as run-all-tests' last line, \
+         adds up every timed operation (not the untimed set-up between them).\n",
         conf.legend()
     ));
     let many = tables.len() > 1;
@@ -104,6 +105,10 @@ pub(crate) fn render(m: &Matrix, lines: &[OperationRow], conf: Confidence) -> St
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
+        // run-all-tests ends its table with TOTALS: every operation's seconds and tests.
+        let mut names = names;
+        names.push(format!("{GROUP}TOTALS"));
+        tests.insert(format!("{GROUP}TOTALS"), tests.values().sum());
         out.push('\n');
         out.push_str(&table(m, "operation", Some(&tests), &names, &columns, conf));
         let mut groups: Vec<String> = Vec::new();
@@ -307,5 +312,10 @@ mod tests {
         assert!(text.contains("| count&lt;\\|&gt; | 100 | 0.500 "), "{text}");
         assert!(text.contains("| select | "), "group totals: {text}");
         assert!(text.contains("| TOTALS | 2.500 ±"), "{text}");
+        // As run-all-tests prints it: the last line of the operations' table, its tests
+        // the sum of theirs (200 insert + 100 count<|>).
+        let ops_table = text.split("Totals per test group").next().unwrap();
+        let last = ops_table.lines().rfind(|l| l.starts_with('|')).unwrap();
+        assert!(last.starts_with("| TOTALS | 300 | 2.500 ±"), "{last}");
     }
 }

@@ -26,6 +26,10 @@ pub(crate) struct Manifest {
     pub(crate) docker: Option<DockerFacts>,
     /// How load reached the servers, e.g. `tcp 127.0.0.1, host networking`.
     pub(crate) transport: String,
+    /// How each workload's clients reached the server: `tcp` (at `transport`'s address) or
+    /// `unix socket` (the server's, shared from its container).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) workload_transports: BTreeMap<String, String>,
     /// `--only` filters of this run.
     pub(crate) only: Vec<String>,
     pub(crate) images: BTreeMap<String, ImageFacts>,

@@ -204,6 +204,9 @@ pub(super) fn manifest_for(
                 Network::Host => "tcp 127.0.0.1, host networking (no NAT)".into(),
                 Network::Bridge => "tcp 127.0.0.1, bridge network with published port".into(),
             },
+            workload_transports: (m.workloads.iter())
+                .map(|(name, w)| (name.clone(), w.transport().to_string()))
+                .collect(),
             only: opts.only_text.clone(),
             engines: engine_facts,
             cells_planned: plan.cell_count(),

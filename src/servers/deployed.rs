@@ -95,7 +95,8 @@ pub struct Deployed {
     pub version: String,
     pub variables: BTreeMap<String, String>,
     pub(crate) checks: Vec<Check>,
-    /// The server's unix socket on this host, where it has one (Redis family).
+    /// The server's unix socket on this host, where it has one (a container on the host
+    /// network, `family::socket_dir`).
     pub(crate) socket: Option<std::path::PathBuf>,
     /// The container's cgroup, where its usage can be read (not for an external server).
     pub cgroup: Option<Cgroup>,

@@ -41,6 +41,45 @@ pub struct Setup {
     pub(crate) socket: Option<PathBuf>,
 }
 
+/// Where a family's server puts its unix socket: `<dir>/sock` on this host, mounted at
+/// `SOCKET_DIR_IN_CONTAINER`. Returns the directory and the socket's host path, which is
+/// offered to clients only on the host network (as the TCP endpoint is).
+pub(crate) fn socket_dir(
+    launch: &Launch,
+    dir: &Path,
+    name: &str,
+) -> Result<(PathBuf, Option<PathBuf>)> {
+    let sock_dir = dir.join("sock");
+    std::fs::create_dir_all(&sock_dir)?;
+    let sock_dir = sock_dir.canonicalize()?;
+    let socket = launch.host_network.then(|| sock_dir.join(name));
+    Ok((sock_dir, socket))
+}
+
+/// Where `socket_dir` is mounted in the container.
+pub(crate) const SOCKET_DIR_IN_CONTAINER: &str = "/run/rmatrix-sock";
+/// sun_path holds 108 bytes; a longer host path cannot be connected to as it is.
+pub(crate) const MAX_SOCKET_PATH: usize = 100;
+
+/// A path to connect to `socket` by, within `MAX_SOCKET_PATH`: the path itself, or the same
+/// socket through an open descriptor of its directory (`/proc/self/fd/<n>/<name>`), which
+/// the returned handle keeps open.
+pub(crate) fn short_socket_path(socket: &Path) -> Result<(String, Option<std::fs::File>)> {
+    if socket.as_os_str().len() <= MAX_SOCKET_PATH {
+        return Ok((socket.display().to_string(), None));
+    }
+    let (Some(parent), Some(name)) = (socket.parent(), socket.file_name()) else {
+        bail!("{} is no socket path", socket.display());
+    };
+    let dir = std::fs::File::open(parent)
+        .map_err(|e| anyhow::anyhow!("failed to open {}: {e}", parent.display()))?;
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&dir);
+    Ok((
+        format!("/proc/self/fd/{fd}/{}", name.to_string_lossy()),
+        Some(dir),
+    ))
+}
+
 /// A deployment the family's server would refuse (or run otherwise than the matrix says),
 /// found before any container starts.
 #[derive(Debug, Clone, PartialEq)]

@@ -79,6 +79,12 @@ pub(crate) trait Driver {
         true
     }
 
+    /// How the kind's clients reach the server, for manifest.json: `tcp` (the run's
+    /// endpoint) unless the kind says otherwise.
+    fn transport(&self) -> &'static str {
+        "tcp"
+    }
+
     /// Checks the types cannot express, before any container starts.
     fn check(&self, _facts: &Facts) -> Result<(), Problem> {
         Ok(())
@@ -101,6 +107,10 @@ pub(crate) struct Facts {
     pub(crate) warmup: Option<Length>,
     /// Whether a sweep of levels stops at a rule (`load.until`).
     pub(crate) until: bool,
+    /// The external servers (`external:`, no container) among this workload's cells.
+    pub(crate) external: Vec<String>,
+    /// Whether servers run on a bridge network (`network: bridge`) rather than the host's.
+    pub(crate) bridge: bool,
 }
 
 /// A problem with a workload's options, at a path below `workloads.<name>.<kind>`

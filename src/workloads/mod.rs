@@ -59,6 +59,11 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(s) => s.runs_for_length(), )* }
             }
 
+            /// How the kind's clients reach the server (`Driver::transport`).
+            pub(crate) fn transport(&self) -> &'static str {
+                match self { $( WorkloadSpec::$variant(s) => s.transport(), )* }
+            }
+
             /// The kind's own checks (`Driver::check`).
             pub(crate) fn check(&self, facts: &Facts) -> Result<(), Problem> {
                 match self { $( WorkloadSpec::$variant(s) => s.check(facts), )* }

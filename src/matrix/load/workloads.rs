@@ -14,7 +14,12 @@ impl Validator<'_> {
         // Each workload's concurrency levels, in the matrix's order, once each.
         let mut seen: HashSet<(&str, u32)> = HashSet::new();
         let mut levels: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut external: HashMap<&str, Vec<String>> = HashMap::new();
         for c in plan.cells() {
+            let on = external.entry(c.workload.as_str()).or_default();
+            if m.servers[&c.server].external.is_some() && !on.contains(&c.server) {
+                on.push(c.server.clone());
+            }
             if seen.insert((c.workload.as_str(), c.concurrency)) {
                 levels
                     .entry(c.workload.as_str())
@@ -31,6 +36,8 @@ impl Validator<'_> {
                 concurrency: levels.remove(name.as_str()).unwrap_or_default(),
                 warmup: m.warmup,
                 until: m.load.until.is_some(),
+                external: external.remove(name.as_str()).unwrap_or_default(),
+                bridge: m.network == crate::matrix::model::Network::Bridge,
             };
             if let Err(p) = w.check(&facts) {
                 let path = match p.at.as_str() {

@@ -8,6 +8,8 @@ use crate::servers::Endpoint;
 /// The MySQL family's ways to connect to an `Endpoint`.
 pub trait MysqlClient {
     fn opts(&self, db: Option<&str>) -> mysql_async::Opts;
+    /// The same account through the server's unix socket at `socket` (host `localhost`).
+    fn socket_opts(&self, socket: &str, db: Option<&str>) -> mysql_async::Opts;
     fn blocking_opts(&self, db: Option<&str>) -> mysql::OptsBuilder;
     fn connect(
         &self,
@@ -25,6 +27,12 @@ impl MysqlClient for Endpoint {
             .db_name(db.map(str::to_string))
             // Never switch to a unix socket: a socket on this host may belong to another server.
             .prefer_socket(false)
+            .into()
+    }
+
+    fn socket_opts(&self, socket: &str, db: Option<&str>) -> mysql_async::Opts {
+        mysql_async::OptsBuilder::from_opts(self.opts(db))
+            .socket(Some(socket))
             .into()
     }
 

@@ -17,7 +17,9 @@ use mysql_async::prelude::Queryable;
 
 use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::tail;
-use super::family::{BoxFuture, Family, Liveness, Readiness, Refusal, Setup};
+use super::family::{
+    socket_dir, BoxFuture, Family, Liveness, Readiness, Refusal, Setup, SOCKET_DIR_IN_CONTAINER,
+};
 use super::spec::{ConfigBlock, ConfigSpec, ServerSpec};
 use crate::measure::counters::{self, Status};
 use crate::model::ResultRow;
@@ -26,6 +28,7 @@ use flavor::Flavor;
 use verify::check_settings;
 
 pub(crate) const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
+const SOCKET_NAME: &str = "mysqld.sock";
 
 /// `configs.<name>.mycnf`: my.cnf `[mysqld]` settings; a null value writes a bare flag
 /// (`skip_name_resolve: ~`).
@@ -79,7 +82,9 @@ impl Family for Mysql {
     }
 
     /// The rendered my.cnf is written to `dir` and mounted; the root password and host go
-    /// in the environment variables the official images and ours read.
+    /// in the environment variables the official images and ours read. The server's unix
+    /// socket is in a directory shared with this host (`socket_dir`), open to the server's
+    /// own user in the container.
     fn setup(&self, launch: &Launch, config: &ConfigSpec, dir: &Path, port: u16) -> Result<Setup> {
         let cnf = dir.join(MYCNF.file);
         std::fs::write(&cnf, mycnf::render(config.settings(MYCNF.key)))?;
@@ -97,6 +102,16 @@ impl Family for Mysql {
         } else {
             "--bind-address=0.0.0.0".into()
         });
+        // An engine on another host would create the directory there, closed to the server's
+        // user: the server keeps its image's socket, and clients use TCP.
+        let mut shared = (Vec::new(), None);
+        if !launch.copy_files {
+            let (sock_dir, socket) = socket_dir(launch, dir, SOCKET_NAME)?;
+            use std::os::unix::fs::PermissionsExt as _;
+            std::fs::set_permissions(&sock_dir, std::fs::Permissions::from_mode(0o777))?;
+            args.push(format!("--socket={SOCKET_DIR_IN_CONTAINER}/{SOCKET_NAME}"));
+            shared = (vec![(sock_dir, SOCKET_DIR_IN_CONTAINER.into())], socket);
+        }
         args.extend(config.args.iter().cloned());
         let mut env: Vec<(String, String)> = vec![
             ("MARIADB_ROOT_PASSWORD".into(), launch.password.into()),
@@ -109,7 +124,8 @@ impl Family for Mysql {
             args,
             env,
             mounts: vec![(cnf, CNF_IN_CONTAINER.into())],
-            ..Setup::default()
+            writable: shared.0,
+            socket: shared.1,
         })
     }
 

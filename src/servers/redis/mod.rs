@@ -13,7 +13,10 @@ use anyhow::{anyhow, bail, Result};
 
 use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::tail;
-use super::family::{BoxFuture, Family, Liveness, Readiness, Setup};
+use super::family::{
+    socket_dir, BoxFuture, Family, Liveness, Readiness, Setup, MAX_SOCKET_PATH,
+    SOCKET_DIR_IN_CONTAINER,
+};
 use super::spec::{ConfigBlock, ConfigSpec};
 use crate::measure::counters::Status;
 use conf as redisconf;
@@ -28,10 +31,7 @@ pub(crate) const REDIS_CONF: ConfigBlock = ConfigBlock {
     bare_flags: false,
     check_key: redisconf::redis_key,
 };
-const SOCKET_DIR_IN_CONTAINER: &str = "/run/rmatrix-sock";
 const SOCKET_NAME: &str = "redis.sock";
-/// sun_path holds 108 bytes; a longer host path cannot be connected to.
-const MAX_SOCKET_PATH: usize = 100;
 
 /// The Redis family: Redis and Valkey servers.
 pub(crate) struct Redis;
@@ -64,12 +64,8 @@ impl Family for Redis {
         let conf = dir.join(REDIS_CONF.file);
         std::fs::write(&conf, redisconf::render(config.settings(REDIS_CONF.key)))?;
         let conf = conf.canonicalize()?;
-        let sock_dir = dir.join("sock");
-        std::fs::create_dir_all(&sock_dir)?;
-        let sock_dir = sock_dir.canonicalize()?;
-        let socket = sock_dir.join(SOCKET_NAME);
-        let socket =
-            (socket.as_os_str().len() <= MAX_SOCKET_PATH && launch.host_network).then_some(socket);
+        let (sock_dir, socket) = socket_dir(launch, dir, SOCKET_NAME)?;
+        let socket = socket.filter(|s| s.as_os_str().len() <= MAX_SOCKET_PATH);
         let mut args = Vec::new();
         if launch.host_network {
             args.extend(["--port".into(), port.to_string()]);

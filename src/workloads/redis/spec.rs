@@ -171,6 +171,16 @@ pub(crate) enum Transport {
     Unix,
 }
 
+impl Transport {
+    /// As manifest.json records it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Unix => "unix socket",
+        }
+    }
+}
+
 /// memtier's `--ratio SETS:GETS`, e.g. `1:10`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(into = "String")]
@@ -240,6 +250,10 @@ pub(crate) struct RedisSpec {
 impl Driver for RedisSpec {
     fn family(&self) -> ServerKind {
         ServerKind::Redis
+    }
+
+    fn transport(&self) -> &'static str {
+        self.transport.name()
     }
 
     fn check(&self, facts: &Facts) -> Result<(), Problem> {

@@ -43,6 +43,10 @@ impl Driver for RedisBenchmarkSpec {
         ServerKind::Redis
     }
 
+    fn transport(&self) -> &'static str {
+        self.transport.name()
+    }
+
     fn counts_live(&self) -> bool {
         false
     }

@@ -5,18 +5,20 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use mysql_async::prelude::Queryable;
+use mysql_async::{Conn, Opts, OptsBuilder};
 
 use super::groups;
 use super::session::{RowCheck, Session};
-use super::{Group, SqlbenchSpec};
+use super::{Group, SqlbenchSpec, Transport};
 use crate::measure::cgroup::Window;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::Seconds;
+use crate::servers::family::short_socket_path;
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
-use crate::servers::Endpoint;
+use crate::servers::Deployed;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The schema the suite creates and drops.
@@ -35,6 +37,13 @@ impl Driver for SqlbenchSpec {
         false
     }
 
+    fn transport(&self) -> &'static str {
+        match self.transport {
+            Transport::Unix => "unix socket",
+            Transport::Tcp => "tcp",
+        }
+    }
+
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
         if facts.pace.is_some() {
             return Err(Problem::at(
@@ -44,19 +53,42 @@ impl Driver for SqlbenchSpec {
             ));
         }
         self.validate()?;
-        one_connection(facts)
+        one_connection(facts)?;
+        self.socket_reachable(facts)
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         let engine = ctx.engine.unwrap_or("InnoDB");
-        let suite = run_suite(
-            &ctx.server.endpoint,
-            self,
-            engine,
-            ctx.live.clone(),
-            &ctx.window,
-        );
+        let suite = run_suite(ctx.server, self, engine, ctx.live.clone(), &ctx.window);
         Ok(suite.await?.measurement)
+    }
+}
+
+impl SqlbenchSpec {
+    /// `transport: unix` (the default) needs the socket of a container rmatrix starts on the
+    /// host network: an external server's or a bridged one's is not shared with this host.
+    fn socket_reachable(&self, facts: &Facts) -> Result<(), Problem> {
+        if self.transport != Transport::Unix {
+            return Ok(());
+        }
+        let why = match (facts.external.first(), facts.bridge) {
+            (Some(server), _) => format!(
+                "server `{}` is external and shares no socket with this host",
+                crate::escape::terminal(server)
+            ),
+            (None, true) => {
+                "on `network: bridge` no server shares its socket with this host".into()
+            }
+            (None, false) => return Ok(()),
+        };
+        Err(Problem::at(
+            "transport",
+            format!(
+                "sql-bench connects through the server's unix socket (`transport: unix`, the \
+                 default, as its host localhost does), but {why}: give `transport: tcp` \
+                 (sql-bench's --tcpip, which caps test-connect's loops at 1000)"
+            ),
+        ))
     }
 }
 
@@ -103,27 +135,41 @@ pub struct Suite {
     pub checks: Vec<RowCheck>,
     /// Groups left out: transactions on an engine without them, as sql-bench does.
     pub skipped: Vec<Group>,
+    /// The suite connection's host as the server's process list shows it: `localhost`
+    /// through the unix socket, `<address>:<port>` over TCP.
+    pub client_host: String,
 }
 
-/// Run the suite once against `endpoint`, creating tables with `engine` (a checked SQL
+/// Run the suite once against `server`, creating tables with `engine` (a checked SQL
 /// identifier). The Measurement covers the whole suite (setup included); its operations
 /// hold one line per timed operation.
 pub async fn run_suite(
-    endpoint: &Endpoint,
+    server: &Deployed,
     spec: &SqlbenchSpec,
     engine: &str,
     live: Arc<AtomicU64>,
     window: &Window,
 ) -> Result<Suite> {
-    let mut conn = endpoint.connect(None).await?;
+    let (base, _socket_dir) = connection(server, spec.transport)?;
+    let mut conn = Conn::new(base.clone())
+        .await
+        .with_context(|| format!("failed to connect to {:?}", server.endpoint))?;
+    let client_host: Option<String> = conn
+        .query_first("SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()")
+        .await?;
     let transactional = engine_support(&mut conn, engine).await?;
     conn.query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
         .await?;
     conn.query_drop(format!("CREATE SCHEMA {SCHEMA}")).await?;
     conn.query_drop(format!("USE {SCHEMA}")).await?;
-    let opts = Session::opts(endpoint.opts(Some(SCHEMA)));
+    let opts = Session::opts(OptsBuilder::from_opts(base).db_name(Some(SCHEMA)).into());
     let mut session = Session::new(conn, opts, live);
-    let result = run_groups(&mut session, spec, engine, transactional, window).await;
+    let result = run_groups(&mut session, spec, engine, transactional, window)
+        .await
+        .map(|suite| Suite {
+            client_host: client_host.unwrap_or_default(),
+            ..suite
+        });
     let mut conn = session.into_conn();
     let _ = conn
         .query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
@@ -152,7 +198,7 @@ async fn run_groups(
             continue;
         }
         // One group's statements at a time: a full-size group holds a few million.
-        for op in groups::plan(group, spec.size(), engine) {
+        for op in groups::plan(group, spec, engine) {
             session.run(&op).await?;
         }
     }
@@ -179,7 +225,27 @@ async fn run_groups(
         measurement,
         checks: std::mem::take(&mut session.checks),
         skipped,
+        client_host: String::new(),
     })
+}
+
+/// Where the suite's connections go: the server's unix socket (sql-bench's default host
+/// `localhost`), or TCP (`--tcpip`); with the handle that keeps a long socket path's
+/// directory open while the suite runs.
+fn connection(server: &Deployed, transport: Transport) -> Result<(Opts, Option<std::fs::File>)> {
+    let endpoint = &server.endpoint;
+    match (transport, &server.socket) {
+        (Transport::Tcp, _) => Ok((endpoint.opts(None), None)),
+        (Transport::Unix, Some(socket)) => {
+            let (path, dir) = short_socket_path(socket)?;
+            Ok((endpoint.socket_opts(&path, None), dir))
+        }
+        (Transport::Unix, None) => bail!(
+            "this server shares no unix socket with this host (an external server, a bridge \
+             network, or an engine on another host): give the sqlbench workload `transport: \
+             tcp`"
+        ),
+    }
 }
 
 /// The percentile of the per-second lines (sysbench's `--percentile` default).

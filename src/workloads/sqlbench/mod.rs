@@ -12,4 +12,4 @@ pub(crate) mod plan;
 pub(crate) mod session;
 pub(crate) mod spec;
 
-pub use spec::{Group, Size, SqlbenchSpec};
+pub use spec::{Group, Prepare, Size, SqlbenchSpec, Transport};

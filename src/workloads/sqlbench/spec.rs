@@ -1,5 +1,5 @@
-//! `sqlbench: {groups: [...], small_test: true, scale: 1.0}`: which test groups run and at
-//! what size.
+//! `sqlbench: {groups: [...], small_test: true, scale: 1.0, transport: unix, prepare:
+//! emulated}`: which test groups run, at what size, and how the client reaches the server.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,6 +18,38 @@ pub struct SqlbenchSpec {
     /// A factor on every loop count (after `small_test`); table shapes stay as they are.
     #[serde(default = "one")]
     pub scale: f64,
+    /// How the client connects: the server's unix socket (sql-bench's default, `localhost`)
+    /// or TCP (its `--tcpip`, which caps test-connect's loops).
+    #[serde(default)]
+    pub transport: Transport,
+    /// How `prepared_select` and `once_prepared_select` prepare: on the client as
+    /// DBD::MariaDB does by default, or on the server.
+    #[serde(default)]
+    pub prepare: Prepare,
+}
+
+/// `transport`: how the suite's connections reach the server.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// The server's unix socket, shared from its container: sql-bench's default (host
+    /// `localhost`, which the client library reaches through the socket).
+    #[default]
+    Unix,
+    /// TCP to 127.0.0.1, with sql-bench's `--tcpip` caps on test-connect's loops.
+    Tcp,
+}
+
+/// `prepare`: what `$dbh->prepare` and `$sth->execute` send.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Prepare {
+    /// DBD::MariaDB's default (no `mariadb_server_prepare`): nothing at prepare, one text
+    /// query per execute with the bound value quoted as a string.
+    #[default]
+    Emulated,
+    /// COM_STMT_PREPARE, COM_STMT_EXECUTE and COM_STMT_CLOSE, as `mariadb_server_prepare=1`.
+    Server,
 }
 
 impl Default for SqlbenchSpec {
@@ -36,6 +68,7 @@ impl SqlbenchSpec {
         Size {
             small: self.small_test,
             scale: self.scale,
+            tcpip: self.transport == Transport::Tcp,
         }
     }
 
@@ -109,11 +142,13 @@ impl Group {
     }
 }
 
-/// How big a run is: `--small-test` and the scale factor on loop counts.
+/// How big a run is: `--small-test`, the scale factor on loop counts, and `--tcpip` (which
+/// caps test-connect's).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Size {
     pub(crate) small: bool,
     pub(crate) scale: f64,
+    pub(crate) tcpip: bool,
 }
 
 impl Size {
@@ -121,11 +156,13 @@ impl Size {
     pub(crate) const FULL: Size = Size {
         small: false,
         scale: 1.0,
+        tcpip: false,
     };
     #[cfg(test)]
     pub(crate) const SMALL: Size = Size {
         small: true,
         scale: 1.0,
+        tcpip: false,
     };
 
     /// `normal`, or `normal / small_div` with `small_test` (integer division, as the
@@ -149,8 +186,8 @@ mod tests {
         assert_eq!(Size::FULL.count(100_000, 100), 100_000);
         assert_eq!(Size::SMALL.count(100_000, 100), 1000);
         let tiny = Size {
-            small: true,
             scale: 0.001,
+            ..Size::SMALL
         };
         assert_eq!(tiny.count(100_000, 100), 1, "never below one loop");
     }
@@ -162,6 +199,14 @@ mod tests {
         assert_eq!(s.groups, [Group::Connect, Group::AlterTable]);
         assert!(s.validate().is_ok());
         assert_eq!(SqlbenchSpec::default().groups.len(), 8);
+        // The originals' defaults: the socket (host localhost) and DBD's emulated prepare.
+        assert_eq!(SqlbenchSpec::default().transport, Transport::Unix);
+        assert_eq!(SqlbenchSpec::default().prepare, Prepare::Emulated);
+        assert!(!SqlbenchSpec::default().size().tcpip);
+        let tcp: SqlbenchSpec =
+            crate::input::yaml::from_str("{transport: tcp, prepare: server}").unwrap();
+        assert!(tcp.size().tcpip);
+        assert_eq!(tcp.prepare, Prepare::Server);
         for bad in [
             "{scale: 0}",
             "{scale: -1}",

@@ -9,7 +9,7 @@ use rmatrix::measure::measurement::Measurement;
 use rmatrix::servers::Deployed;
 use rmatrix::workloads::oltp::OltpSpec;
 use rmatrix::workloads::sqlbench::driver::run_suite;
-use rmatrix::workloads::sqlbench::{groups, Group, SqlbenchSpec};
+use rmatrix::workloads::sqlbench::{groups, Group, Prepare, SqlbenchSpec};
 
 pub fn srv(m: &Measurement, k: &str) -> u64 {
     m.server.get(k).copied().unwrap_or(0)
@@ -70,14 +70,22 @@ pub fn assert_server_agrees(spec: &OltpSpec, m: &Measurement) {
 /// equal to the statements the client sent.
 pub async fn every_sqlbench_group_counts(dep: &Deployed) {
     let mut problems = Vec::new();
-    for group in Group::ALL {
+    // Every group as sql-bench runs it (emulated prepare), and test-insert's two prepared
+    // selects also prepared on the server.
+    let runs = Group::ALL
+        .into_iter()
+        .map(|g| (g, Prepare::Emulated))
+        .chain([(Group::Insert, Prepare::Server)]);
+    for (group, prepare) in runs {
         let spec = SqlbenchSpec {
             groups: vec![group],
             small_test: true,
             scale: 0.1,
+            prepare,
+            ..SqlbenchSpec::default()
         };
         let suite = run_suite(
-            &dep.endpoint,
+            dep,
             &spec,
             "InnoDB",
             Arc::new(AtomicU64::new(0)),
@@ -85,7 +93,7 @@ pub async fn every_sqlbench_group_counts(dep: &Deployed) {
         )
         .await
         .unwrap_or_else(|e| panic!("{}: {e:#}", group.name()));
-        let plan = groups::plan(group, spec.size(), "InnoDB");
+        let plan = groups::plan(group, &spec, "InnoDB");
         let m = &suite.measurement;
         let timed: Vec<_> = plan.iter().filter(|o| !o.is_setup()).collect();
         assert_eq!(m.operations.len(), timed.len(), "{}", group.name());

@@ -6,9 +6,16 @@ use super::super::{Group, Size};
 const G: Group = Group::Connect;
 /// The blob length of `select_big_str` (`min(max_text_size, query_size - 30, 65000)`).
 pub(crate) const STR_LENGTH: usize = 65000;
+/// `--tcpip`'s cap on `$opt_loop_count` ("we can't do many new connections in a row as we
+/// in this case may fill the TCP/IP stack"), applied after `--small-test` (and here after
+/// the scale): every loop of the group, the connect loops a tenth of it.
+pub(crate) const TCPIP_LOOPS: u64 = 1000;
 
 pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
-    let loops = size.count(500_000, 100);
+    let loops = match size.tcpip {
+        true => size.count(500_000, 100).min(TCPIP_LOOPS),
+        false => size.count(500_000, 100),
+    };
     // Connect tests are done a tenth as often.
     let small = (loops / 10).max(1);
     let table = || {
@@ -133,6 +140,36 @@ mod tests {
                 ]
             );
         }
+    }
+
+    #[test]
+    fn tcpip_caps_every_loop() {
+        // test-connect.sh: `$opt_loop_count=min(1000, $opt_loop_count) if ($opt_tcpip)`
+        // after --small-test's /100, then `$small_loop_count=$opt_loop_count/10`: the full
+        // suite's 500000 and --small-test's 5000 both become 1000, the connects 100.
+        for size in [Size::FULL, Size::SMALL] {
+            let tcp = Size {
+                tcpip: true,
+                ..size
+            };
+            for (name, loops, _) in ops(&plan(tcp, "InnoDB")) {
+                let want = match name.starts_with("connect") || name == "select_big_str" {
+                    true => 100,
+                    false => 1000,
+                };
+                assert_eq!(loops, want, "{name}");
+            }
+        }
+        // Below the cap nothing changes: the allocator example's 0.3 of --small-test.
+        let small = Size {
+            scale: 0.15,
+            ..Size::SMALL
+        };
+        let tcp = Size {
+            tcpip: true,
+            ..small
+        };
+        assert_eq!(ops(&plan(small, "InnoDB")), ops(&plan(tcp, "InnoDB")));
     }
 
     #[test]

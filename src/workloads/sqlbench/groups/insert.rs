@@ -3,7 +3,7 @@
 //! and deleted; then a table of 16 keys, and multi-row inserts.
 
 use super::super::plan::{create_table, defs, next_tmpvar, repeat, Op, Step};
-use super::super::{Group, Size};
+use super::super::{Group, Prepare, Size};
 
 const G: Group = Group::Insert;
 /// Full-table reads and `update_big` loops ($small_loop_count).
@@ -97,7 +97,7 @@ fn range_queries(loops: u64) -> Vec<(String, u64)> {
         .collect()
 }
 
-pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
+pub(crate) fn plan(size: Size, prepare: Prepare, engine: &str) -> Vec<Op> {
     let s = sizes(size);
     let (l, r) = (s.loops, s.range);
     let total = 3 * l;
@@ -136,7 +136,7 @@ pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
         .collect();
     ops.push(Op::new(G, "insert_duplicates", l, dups).then_rows("bench1", total));
 
-    ops.extend(select_ops(l, r, total, &random));
+    ops.extend(select_ops(l, r, total, &random, prepare));
 
     for (col, name) in [("id", "select_range_prefix"), ("id3", "select_range_key2")] {
         ops.push(or_range(col, name, r, l, &mut tmpvar));
@@ -173,6 +173,30 @@ pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     ops
 }
 
+/// prepared_select's and once_prepared_select's steps. DBD::MariaDB emulates prepare by
+/// default (`Prepare::Emulated`): `prepare` sends nothing and each `execute` one text query,
+/// the value of `bind_param` (given no SQL type) quoted as a string; on the server, each
+/// prepared_select loop prepares, executes and closes, and once_prepared_select prepares
+/// once and executes `l` times.
+fn prepared_selects(l: u64, random: &[i64], prepare: Prepare) -> (Vec<Step>, Vec<Step>) {
+    let keys = || (1..=l as usize).map(|i| random[i]);
+    let text = |k: i64| format!("select * from bench1 where id={k}");
+    match prepare {
+        Prepare::Emulated => (
+            keys().map(|k| Step::Sql(text(k))).collect(),
+            keys()
+                .map(|k| Step::Sql(format!("select * from bench1 where id='{k}'")))
+                .collect(),
+        ),
+        Prepare::Server => {
+            let mut once = vec![Step::Prepare("select * from bench1 where id=?".into())];
+            once.extend(keys().map(Step::Execute));
+            once.push(Step::Unprepare);
+            (keys().map(|k| Step::Prepared(text(k))).collect(), once)
+        }
+    }
+}
+
 /// insert: the keys in order, in reverse order past them, then in random order.
 fn insert_rows(ins: &str, l: u64, total: u64, random: &[i64]) -> Vec<Step> {
     let mut rows = Vec::new();
@@ -190,21 +214,10 @@ fn insert_rows(ins: &str, l: u64, total: u64, random: &[i64]) -> Vec<Step> {
 
 /// prepared_select, once_prepared_select, select_big, the order_by operations and
 /// select_diff_key: none draws from the random sequence.
-fn select_ops(l: u64, r: u64, total: u64, random: &[i64]) -> Vec<Op> {
+fn select_ops(l: u64, r: u64, total: u64, random: &[i64], prepare: Prepare) -> Vec<Op> {
     let mut ops = Vec::new();
-    // DBD::mysql prepares on the client unless told otherwise; rmatrix prepares on the
-    // server, which is what these two operations are named for.
-    ops.push(Op::new(
-        G,
-        "prepared_select",
-        l,
-        (1..=l as usize)
-            .map(|i| Step::Prepared(format!("select * from bench1 where id={}", random[i])))
-            .collect(),
-    ));
-    let mut once = vec![Step::Prepare("select * from bench1 where id=?".into())];
-    once.extend((1..=l as usize).map(|i| Step::Execute(random[i])));
-    once.push(Step::Unprepare);
+    let (prepared, once) = prepared_selects(l, random, prepare);
+    ops.push(Op::new(G, "prepared_select", l, prepared));
     ops.push(Op::new(G, "once_prepared_select", l, once));
 
     ops.push(Op::new(
@@ -737,7 +750,7 @@ mod tests {
     fn originals_counts() {
         // --small-test: 1000 loops (3000 rows), 100 many-keys rows, 10 range and read-key
         // loops; full: 100000, 100000, 500, 100000. Counts as sql-bench prints them.
-        let p = plan(Size::SMALL, "InnoDB");
+        let p = plan(Size::SMALL, Prepare::Server, "InnoDB");
         let got = ops(&p);
         let want: &[(&str, u64, usize)] = &[
             ("insert", 3000, 3000),
@@ -800,7 +813,7 @@ mod tests {
         assert_eq!(got, want);
         // Full size: the counts of the seed's table (MySQL 5.1, sql-bench 2.15) that this
         // group alone produces.
-        let full = ops(&plan(Size::FULL, "InnoDB"));
+        let full = ops(&plan(Size::FULL, Prepare::Server, "InnoDB"));
         let get = |n: &str| full.iter().filter(|o| o.0 == n).map(|o| o.1).sum::<u64>();
         for (name, n) in [
             ("insert_duplicates", 100_000),
@@ -834,8 +847,55 @@ mod tests {
     }
 
     #[test]
+    fn prepare_emulated_as_dbd_or_on_the_server() {
+        let op = |p: &[Op], name: &str| p.iter().find(|o| o.name == name).unwrap().clone();
+        let key = random_keys(1000).0[1];
+        // DBD::MariaDB's default: one text query per execute, nothing for prepare.
+        let emulated = plan(Size::SMALL, Prepare::Emulated, "InnoDB");
+        let (ps, once) = (
+            op(&emulated, "prepared_select"),
+            op(&emulated, "once_prepared_select"),
+        );
+        assert_eq!((ps.loops, ps.steps.len()), (1000, 1000));
+        assert_eq!((once.loops, once.steps.len()), (1000, 1000));
+        assert_eq!(
+            ps.steps[0],
+            Step::Sql(format!("select * from bench1 where id={key}"))
+        );
+        assert_eq!(
+            once.steps[0],
+            Step::Sql(format!("select * from bench1 where id='{key}'"))
+        );
+        for o in [&ps, &once] {
+            let c = o.com_counters();
+            assert_eq!(c.get("Questions"), Some(&1000), "{}", o.name);
+            assert_eq!(c.get("Com_select"), Some(&1000), "{}", o.name);
+            assert_eq!(c.get("Com_stmt_prepare"), None, "{}", o.name);
+        }
+        // On the server: prepare, execute and close per loop; once prepared, executed 1000x.
+        let server = plan(Size::SMALL, Prepare::Server, "InnoDB");
+        let ps = op(&server, "prepared_select");
+        assert_eq!(
+            ps.steps[0],
+            Step::Prepared(format!("select * from bench1 where id={key}"))
+        );
+        assert_eq!(ps.com_counters().get("Com_stmt_prepare"), Some(&1000));
+        let once = op(&server, "once_prepared_select");
+        assert_eq!(once.steps[1], Step::Execute(key));
+        assert_eq!(once.com_counters().get("Com_stmt_execute"), Some(&1000));
+        // Everything else is the same either way.
+        let rest = |p: &[Op]| {
+            ops(p)
+                .into_iter()
+                .filter(|o| !o.0.contains("prepared_select"))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rest(&emulated), rest(&server));
+    }
+
+    #[test]
     fn statements() {
-        let p = plan(Size::SMALL, "InnoDB");
+        let p = plan(Size::SMALL, Prepare::Emulated, "InnoDB");
         let op = |name: &str| p.iter().find(|o| o.name == name).unwrap();
         assert_eq!(
             op("insert").steps[1000],

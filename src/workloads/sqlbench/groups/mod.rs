@@ -12,16 +12,17 @@ pub(crate) mod transactions;
 pub(crate) mod wisconsin;
 
 use super::plan::Op;
-use super::{Group, Size};
+use super::{Group, SqlbenchSpec};
 
-/// The operations of `group` at `size`, creating tables with `engine`.
-pub fn plan(group: Group, size: Size, engine: &str) -> Vec<Op> {
+/// The operations of `group` as `spec` sizes and sends them, creating tables with `engine`.
+pub fn plan(group: Group, spec: &SqlbenchSpec, engine: &str) -> Vec<Op> {
+    let size = spec.size();
     match group {
         Group::AlterTable => alter_table::plan(size, engine),
         Group::BigTables => big_tables::plan(size, engine),
         Group::Connect => connect::plan(size, engine),
         Group::Create => create::plan(size, engine),
-        Group::Insert => insert::plan(size, engine),
+        Group::Insert => insert::plan(size, spec.prepare, engine),
         Group::Select => select::plan(size, engine),
         Group::Transactions => transactions::plan(size, engine),
         Group::Wisconsin => wisconsin::plan(size, engine),
