@@ -21,4 +21,5 @@ mod oltp;
 mod open_loop;
 mod pool;
 mod redis;
+mod redis_state;
 mod sqlbench;

@@ -1,7 +1,7 @@
-//! Running a `redis` cell with rmatrix's own client: `clients` connections on one dedicated
-//! event-loop thread (as redis-benchmark's single loop, so client CPU is comparable), each
-//! keeping `pipeline` requests in flight; INFO commandstats is read around the measured phase
-//! and must agree with what the clients sent.
+//! Running a `redis` cell with rmatrix's own client: the state it starts from (`state`), then
+//! `clients` connections on one dedicated event-loop thread (as redis-benchmark's single loop,
+//! so client CPU is comparable), each keeping `pipeline` requests in flight; INFO
+//! commandstats is read around the measured phase and must agree with what the clients sent.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -21,13 +21,14 @@ use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::{Live, Recorder, Seconds};
-use crate::servers::redis::control::{CommandError, Control};
+use crate::servers::redis::control::Control;
 use crate::servers::redis::{commandstats, commandstats_delta as delta};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
 use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
-use crate::workloads::redis::proto::{append, reply_len, templates, value, KeyGen, Template};
+use crate::workloads::redis::proto::{append, reply_len, templates, KeyGen, Template};
 use crate::workloads::redis::spec::{RedisSpec, Transport};
 use crate::workloads::redis::stream::{self, Stream};
+use crate::workloads::redis::{prefill, state};
 use crate::workloads::Ctx;
 
 /// One iteration: prepare, optional warmup, measured phase, counter check.
@@ -104,7 +105,8 @@ impl Job {
     async fn run(self) -> Result<Measurement> {
         let spec = &self.spec;
         let mut control = Control::connect(&self.control, &self.password).await?;
-        prepare(&mut control, spec).await?;
+        let n = prefill::requests(self.length, self.warmup);
+        state::prepare(&mut control, spec, n, &self.live).await?;
         let templates = templates(
             spec.test,
             spec.data_size,
@@ -159,6 +161,9 @@ impl Job {
         let cpu = cpu::process_seconds().zip(cpu_before).map(|(a, b)| a - b);
         let after = commandstats(&mut control).await?;
         let server = delta(&before, &after);
+        if prefill::any_timed(self.length, self.warmup) {
+            state::check_not_drained(&mut control, spec, n).await?;
+        }
 
         let mut m = Measurement {
             seconds,
@@ -200,31 +205,6 @@ impl Job {
         m.server = server;
         Ok(m)
     }
-}
-
-/// LRANGE tests read a list that must be long enough (redis-benchmark fills it with LPUSH).
-async fn prepare(control: &mut Control, spec: &RedisSpec) -> Result<()> {
-    let want = spec.test.lrange_len();
-    if want == 0 {
-        return Ok(());
-    }
-    let have: i64 = control.query(redis::cmd("LLEN").arg("mylist")).await?;
-    let have = have.max(0) as usize;
-    if have < want {
-        let v = value(spec.data_size);
-        let mut lpush = redis::cmd("LPUSH");
-        lpush.arg("mylist");
-        for _ in have..want {
-            lpush.arg(v.as_slice());
-        }
-        match control.query::<()>(&lpush).await {
-            Err(CommandError::Refused { reason, .. }) => {
-                bail!("failed to fill mylist for {}: {reason}", spec.test)
-            }
-            r => r?,
-        }
-    }
-    Ok(())
 }
 
 enum Class {

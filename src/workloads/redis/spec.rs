@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::measurement::Measurement;
 use crate::servers::spec::ServerKind;
+use crate::workloads::redis::prefill;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// redis-benchmark's tests (`-t` names) plus memtier's mixed SET:GET load.
@@ -290,11 +291,38 @@ impl Driver for RedisSpec {
                 "`ratio` applies to `test: mixed` only",
             ));
         }
-        Ok(())
+        self.check_prefill(facts)
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {
         super::driver::run_iteration(ctx, self).await
+    }
+}
+
+impl RedisSpec {
+    /// The state an iteration starts from must fit a test server (`prefill`).
+    fn check_prefill(&self, facts: &Facts) -> Result<(), Problem> {
+        let Some(length) = facts.length else {
+            return Ok(());
+        };
+        let n = prefill::requests(length, facts.warmup);
+        let plan = prefill::plan(self.test, n);
+        let (_, bytes) = prefill::size(&plan, self.keyspace, self.distribution, self.data_size);
+        if bytes <= prefill::MAX_PREFILL_BYTES {
+            return Ok(());
+        }
+        Err(Problem::in_matrix(
+            "length",
+            format!(
+                "`{}` starts from the state redis-benchmark's suite leaves after {n} requests \
+                 (warm-up and length; a timed phase counts {} a second): about {} MiB, more \
+                 than the {} MiB rmatrix prepares; give a shorter `length` or `warmup`",
+                self.test,
+                prefill::TIMED_RATE,
+                bytes >> 20,
+                prefill::MAX_PREFILL_BYTES >> 20
+            ),
+        ))
     }
 }
 
