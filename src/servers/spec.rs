@@ -168,6 +168,10 @@ pub struct ExternalSpec {
     /// Name of the environment variable that holds the password.
     #[serde(default)]
     pub(crate) password_env: Option<String>,
+    /// Whether a workload may empty this server's data before each iteration (a workload
+    /// that does is refused on an external server without it: it may be someone's data).
+    #[serde(default)]
+    pub(crate) may_reset: bool,
 }
 
 fn default_host() -> String {

@@ -68,6 +68,12 @@ pub(crate) trait Driver {
         false
     }
 
+    /// What the kind does to the server's existing data before each iteration, said where an
+    /// external server must allow it (`may_reset`); None when it leaves other data alone.
+    fn resets(&self) -> Option<&'static str> {
+        None
+    }
+
     /// Whether a timed `length` bounds the measured phase (sql-bench's suite runs to its end).
     fn runs_for_length(&self) -> bool {
         true

@@ -54,6 +54,11 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(s) => s.uses_engine(), )* }
             }
 
+            /// What the kind does to a server's data before each iteration (`Driver::resets`).
+            pub(crate) fn resets(&self) -> Option<&'static str> {
+                match self { $( WorkloadSpec::$variant(s) => s.resets(), )* }
+            }
+
             /// Whether a timed `length` bounds the measured phase (`Driver::runs_for_length`).
             pub(crate) fn runs_for_length(&self) -> bool {
                 match self { $( WorkloadSpec::$variant(s) => s.runs_for_length(), )* }

@@ -99,7 +99,7 @@ impl Server {
     fn run(&self, tmp: &Path, name: &str, workloads: &str) -> Vec<BTreeMap<String, String>> {
         let matrix = format!(
             "servers:\n  theirs: {{kind: redis, external: {{port: {}, password_env: \
-             RSTATE_TEST_PW}}}}\nworkloads:\n{workloads}concurrency: [2]\nwarmup: 100\n\
+             RSTATE_TEST_PW, may_reset: true}}}}\nworkloads:\n{workloads}concurrency: [2]\nwarmup: 100\n\
              length: 2000\n",
             self.port
         );

@@ -3,6 +3,7 @@
 
 use super::MatrixError;
 use super::Validator;
+use crate::escape::terminal;
 use crate::matrix::plan::Plan;
 
 impl Validator<'_> {
@@ -33,6 +34,25 @@ impl Validator<'_> {
                         "config `{}` would change the external server `{}`, which rmatrix never \
                          reconfigures: add `{{server: {}, config: {}}}` to `exclude`",
                         d.config, d.server, d.server, d.config
+                    ),
+                ));
+            }
+            let Some(ext) = &self.m.servers[&d.server].external else {
+                continue;
+            };
+            let resets = (d.cells.iter()).find_map(|c| {
+                let w = &self.m.workloads[&c.workload];
+                w.resets().map(|what| (&c.workload, what))
+            });
+            if let (false, Some((workload, what))) = (ext.may_reset, resets) {
+                return Err(self.err_at(
+                    self.spans.key(&format!("servers.{}.external", d.server)),
+                    format!(
+                        "workload `{}` {what} before each iteration, and `{}` is an external \
+                         server: say `may_reset: true` in its `external:` block if nothing on \
+                         it is needed, or exclude the workload there",
+                        terminal(workload),
+                        terminal(&d.server)
                     ),
                 ));
             }

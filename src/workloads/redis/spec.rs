@@ -257,6 +257,10 @@ impl Driver for RedisSpec {
         self.transport.name()
     }
 
+    fn resets(&self) -> Option<&'static str> {
+        Some("empties the server (FLUSHALL) and fills it with the state its test starts from")
+    }
+
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
         if self.pipeline == 0 {
             return Err(Problem::at("pipeline", "pipeline must be at least 1"));
