@@ -4,7 +4,7 @@
 //!
 //! The steps, one module each: `read` (the text, its YAML and positions), `Validator::check`
 //! (each block of the file, in a fixed order), `expansion` (the expanded plan), `builds`
-//! (where `build:` images come from).
+//! (where `build:` images come from), `sources` (what `source:` servers are built from).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,12 +23,14 @@ mod pacing;
 mod read;
 mod report;
 mod selectors;
+mod sources;
 mod timing;
 mod untrusted;
 mod validator;
 mod workloads;
 
 pub(crate) use builds::Build;
+use crate::servers::source::build::SourceBuild;
 pub use error::MatrixError;
 
 /// A validated matrix with what was derived from its surroundings. Load it once per command
@@ -41,6 +43,8 @@ pub struct LoadedMatrix {
     pub(crate) sha256: String,
     /// Build context directory and build arguments of each `build:` server.
     pub(crate) build_dirs: HashMap<String, Build>,
+    /// Work tree, commit and recipe of each `source:` server.
+    pub(crate) sources: HashMap<String, SourceBuild>,
 }
 
 impl LoadedMatrix {
@@ -102,9 +106,9 @@ fn load(text: &str, path: &Path, source: Source) -> Result<LoadedMatrix, MatrixE
     v.check_some_cell(&plan)?;
     v.check_external(&plan)?;
     v.check_length(source == Source::Stored)?;
-    let build_dirs = match source {
-        Source::Written => v.build_dirs(base)?,
-        Source::Client | Source::Stored => HashMap::new(),
+    let (build_dirs, sources) = match source {
+        Source::Written => (v.build_dirs(base)?, v.sources(base)?),
+        Source::Client | Source::Stored => (HashMap::new(), HashMap::new()),
     };
     Ok(LoadedMatrix {
         sha256: format!("{:x}", Sha256::digest(text.as_bytes())),
@@ -112,6 +116,7 @@ fn load(text: &str, path: &Path, source: Source) -> Result<LoadedMatrix, MatrixE
         path: path.to_path_buf(),
         text: text.to_string(),
         build_dirs,
+        sources,
     })
 }
 

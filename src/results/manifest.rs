@@ -79,6 +79,28 @@ pub(crate) struct ImageFacts {
     /// `name@sha256:...` of a pulled image, as its registry knows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) digest: Option<String>,
+    /// What a `source:` server's image was built from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) source: Option<SourceFacts>,
+}
+
+/// A server built from source: the work tree, the commit and how it was built.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
+pub(crate) struct SourceFacts {
+    pub(crate) git: String,
+    /// The revision as the matrix wrote it (`HEAD`, a tag).
+    pub(crate) rev: String,
+    pub(crate) commit: String,
+    pub(crate) describe: String,
+    pub(crate) tree: String,
+    pub(crate) subject: String,
+    pub(crate) recipe: String,
+    pub(crate) flags: Vec<String>,
+    pub(crate) suite: String,
+    /// Seconds the build took, when this run built it (none: the image was there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) build_seconds: Option<f64>,
 }
 
 /// One engine of a pool: its name, address, where its clients ran, and its host (/info).

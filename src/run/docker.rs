@@ -151,6 +151,25 @@ impl Backend for DockerBackend<'_> {
     }
 }
 
+/// What the manifest records of a `source:` server's image.
+fn source_facts(
+    src: &crate::servers::source::build::SourceBuild,
+    seconds: Option<f64>,
+) -> crate::results::manifest::SourceFacts {
+    crate::results::manifest::SourceFacts {
+        git: src.repo.display().to_string(),
+        rev: src.rev.clone(),
+        commit: src.commit.commit.clone(),
+        describe: src.commit.describe.clone(),
+        tree: src.commit.tree.clone(),
+        subject: src.commit.subject.clone(),
+        recipe: src.recipe.name.to_string(),
+        flags: src.flags.clone(),
+        suite: src.suite.clone(),
+        build_seconds: seconds,
+    }
+}
+
 /// Why a container server is not running: `Before` its container was asked for (no
 /// image, no client image), or after.
 enum Unstarted {
@@ -178,13 +197,37 @@ impl DockerBackend<'_> {
             .clone()
             .expect("invariant: docker is connected when a server needs it");
         self.progress.status(format!("{server}: preparing image"));
-        let res = match (&spec.image, self.loaded.build_dirs.get(server)) {
-            (Some(image), _) => engine.ensure_pulled(image).await,
-            (None, Some(b)) => engine.ensure_built(server, &b.dir, &b.args).await,
+        let source = self.loaded.sources.get(server);
+        let res = match (&spec.image, self.loaded.build_dirs.get(server), source) {
+            (Some(image), _, _) => engine.ensure_pulled(image).await.map(|i| (i, None)),
+            (None, Some(b), _) => engine
+                .ensure_built(server, &b.dir, &b.args)
+                .await
+                .map(|i| (i, None)),
+            (None, None, Some(src)) => {
+                let progress = self.progress;
+                let status = move |s: String| progress.status(format!("{server}: {s}"));
+                let built = src
+                    .ensure(&engine, self.run_id, self.instance, &status)
+                    .await;
+                built.map(|b| (b.image, Some(source_facts(src, b.seconds))))
+            }
             _ => Err(anyhow::anyhow!("server {server} has no image")),
         };
         let r = match res {
-            Ok(info) => {
+            Ok((info, source)) => {
+                if let Some(s) = &source {
+                    let took = s
+                        .build_seconds
+                        .map(|t| format!(", built in {t:.0} s"))
+                        .unwrap_or_default();
+                    self.progress.line(format!(
+                        "{server}: {} ({}) with recipe {}{took}",
+                        crate::escape::terminal(&s.describe),
+                        &s.commit[..12],
+                        s.recipe
+                    ));
+                }
                 let on = match &self.engine_name {
                     Some(n) => format!(" on engine {n}"),
                     None => String::new(),
@@ -196,6 +239,7 @@ impl DockerBackend<'_> {
                     id: info.id,
                     origin: info.origin,
                     digest: info.digest,
+                    source,
                 };
                 let mut man = self.man.lock().expect("manifest lock");
                 if let Some(n) = &self.engine_name {

@@ -109,6 +109,10 @@ pub(crate) struct ContainerSpec {
     pub(crate) pid_host: bool,
     /// Capabilities added to Docker's default set (e.g. `SYS_PTRACE`).
     pub(crate) cap_add: Vec<String>,
+    /// Named volumes (volume, container path), mounted read-write (a build's compiler cache).
+    pub(crate) volumes: Vec<(String, String)>,
+    /// A tar unpacked at `/` before the container starts (a source tree).
+    pub(crate) archive: Option<Vec<u8>>,
 }
 
 impl Engine {
@@ -228,7 +232,7 @@ impl Engine {
             .and_then(|d| d.into_iter().next())
     }
 
-    async fn image_id(&self, reference: &str) -> Option<String> {
+    pub(crate) async fn image_id(&self, reference: &str) -> Option<String> {
         self.docker
             .inspect_image(reference)
             .await
@@ -292,9 +296,22 @@ impl Engine {
                 digest: None,
             });
         }
+        self.build_tar(&reference, tar, args, &dir.display().to_string())
+            .await
+    }
+
+    /// Build the context `tar` as the image `reference` (`from`: where the context came
+    /// from, for messages).
+    pub(crate) async fn build_tar(
+        &self,
+        reference: &str,
+        tar: Vec<u8>,
+        args: &BTreeMap<String, String>,
+        from: &str,
+    ) -> Result<ImageInfo> {
         let opts = BuildImageOptionsBuilder::default()
             .dockerfile("Dockerfile")
-            .t(&reference)
+            .t(reference)
             .rm(true)
             .forcerm(true)
             .networkmode("host")
@@ -314,7 +331,7 @@ impl Engine {
                         bail!(
                             "failed to build {} from {}: {err}\n{}",
                             reference,
-                            dir.display(),
+                            from,
                             tail(&output.concat(), 15)
                         );
                     }
@@ -322,17 +339,17 @@ impl Engine {
                 Err(e) => bail!(
                     "failed to build {} from {}: {e}\n{}",
                     reference,
-                    dir.display(),
+                    from,
                     tail(&output.concat(), 15)
                 ),
             }
         }
         let id = self
-            .image_id(&reference)
+            .image_id(reference)
             .await
             .ok_or_else(|| anyhow!("image {reference} missing after build"))?;
         Ok(ImageInfo {
-            reference,
+            reference: reference.to_string(),
             id,
             origin: "built".into(),
             digest: None,
@@ -351,6 +368,7 @@ impl Engine {
                             .iter()
                             .map(|(h, c)| format!("{}:{}", h.display(), c)),
                     )
+                    .chain(spec.volumes.iter().map(|(v, c)| format!("{v}:{c}")))
                     .collect(),
             ),
             cpuset_cpus: spec.cpuset.clone(),
@@ -400,6 +418,12 @@ impl Engine {
                     spec.name, spec.image
                 )
             })?;
+        if let Some(tar) = &spec.archive {
+            if let Err(e) = self.upload_tar(&created.id, tar.clone()).await {
+                let _ = self.remove(&created.id).await;
+                return Err(e.context(format!("failed to copy files into {}", spec.name)));
+            }
+        }
         if !spec.files.is_empty() {
             if let Err(e) = self.upload(&created.id, &spec.files).await {
                 let _ = self.remove(&created.id).await;
@@ -423,17 +447,47 @@ impl Engine {
             header.set_cksum();
             builder.append_data(&mut header, path.trim_start_matches('/'), data.as_slice())?;
         }
+        self.upload_tar(id, builder.into_inner()?).await
+    }
+
+    /// Unpack `tar` at `/` of a created container.
+    async fn upload_tar(&self, id: &str, tar: Vec<u8>) -> Result<()> {
         let opts = bollard::query_parameters::UploadToContainerOptionsBuilder::default()
             .path("/")
             .build();
         self.docker
-            .upload_to_container(
-                id,
-                Some(opts),
-                bollard::body_full(builder.into_inner()?.into()),
-            )
+            .upload_to_container(id, Some(opts), bollard::body_full(tar.into()))
             .await?;
         Ok(())
+    }
+
+    /// `path` of a container as a tar (its last part is the archive's top folder).
+    pub(crate) async fn download(&self, id: &str, path: &str) -> Result<Vec<u8>> {
+        let opts = bollard::query_parameters::DownloadFromContainerOptionsBuilder::default()
+            .path(path)
+            .build();
+        let mut stream = self.docker.download_from_container(id, Some(opts));
+        let mut out = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            out.extend_from_slice(&chunk.with_context(|| format!("failed to copy {path}"))?);
+        }
+        Ok(out)
+    }
+
+    /// Wait until the container exits; its exit code.
+    pub(crate) async fn wait(&self, id: &str) -> Result<i64> {
+        let mut stream = self.docker.wait_container(id, None);
+        while let Some(next) = stream.next().await {
+            match next {
+                Ok(r) => return Ok(r.status_code),
+                // bollard reports a non-zero exit as this error.
+                Err(bollard::errors::Error::DockerContainerWaitError { code, .. }) => {
+                    return Ok(code)
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(self.exit_code(id).await?.unwrap_or(-1))
     }
 
     /// What the container wrote to its standard output only.
@@ -586,7 +640,7 @@ pub(crate) fn tail(text: &str, n: usize) -> String {
 /// image is rebuilt exactly when something in the directory changed.
 /// The build context of `dir` as a tar, and the hash of its files and of the build
 /// arguments (so that each set of arguments has its own image tag).
-fn build_context(dir: &Path, args: &BTreeMap<String, String>) -> Result<(Vec<u8>, String)> {
+pub(crate) fn build_context(dir: &Path, args: &BTreeMap<String, String>) -> Result<(Vec<u8>, String)> {
     let mut files = Vec::new();
     collect_files(dir, dir, &mut files)?;
     files.sort();

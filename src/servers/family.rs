@@ -111,6 +111,11 @@ pub trait Family: Sync {
     /// containers/builds.yaml.
     fn build_example(&self) -> &'static str;
 
+    /// The recipes that build this family's servers from a source tree (`source: {recipe}`).
+    fn recipes(&self) -> &'static [super::source::Recipe] {
+        &[]
+    }
+
     /// The family's settings block of a config: its key, file and key check.
     fn config_block(&self) -> ConfigBlock;
 

@@ -10,6 +10,7 @@ pub(crate) mod identity;
 pub mod mysql;
 pub(crate) mod redis;
 pub(crate) mod registry;
+pub(crate) mod source;
 pub mod spec;
 pub(crate) mod ssh;
 

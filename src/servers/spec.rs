@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 
 pub use super::config::{Allocator, CnfValue, ConfigBlock, ConfigSpec, Settings};
 pub(crate) use super::registry::ServerKind;
+pub use super::source::SourceSpec;
 
-/// Where a server comes from: exactly one of `image`, `build` or `external`.
+/// Where a server comes from: exactly one of `image`, `build`, `source` or `external`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerSpec {
@@ -20,6 +21,9 @@ pub struct ServerSpec {
     /// A server someone else runs: nothing is started or changed, variables are still read.
     #[serde(default)]
     pub external: Option<ExternalSpec>,
+    /// A server built from a git work tree at a commit with a family's recipe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceSpec>,
     /// The protocol family; inferred from the image or build name when omitted.
     #[serde(default)]
     pub kind: Option<ServerKind>,
@@ -41,6 +45,15 @@ pub struct ServerSpec {
 }
 
 impl ServerSpec {
+    /// The name its family and flavor are inferred from: the image, the build name or
+    /// folder, or the source recipe.
+    pub(crate) fn origin_name(&self) -> Option<&str> {
+        self.image
+            .as_deref()
+            .or(self.build.as_ref().map(BuildSpec::name))
+            .or(self.source.as_ref().map(|s| s.recipe.as_str()))
+    }
+
     /// The memory limit in bytes (checked when the matrix was read).
     pub(crate) fn memory_bytes(&self) -> Option<u64> {
         self.memory
@@ -53,11 +66,7 @@ impl ServerSpec {
         if let Some(k) = self.kind {
             return k;
         }
-        let name = self
-            .image
-            .as_deref()
-            .or(self.build.as_ref().map(BuildSpec::name))
-            .unwrap_or("");
+        let name = self.origin_name().unwrap_or("");
         // The last part only: a build folder's path may pass through any directory (a
         // checkout under /work/<another family>-tools must not change the family).
         let name = name

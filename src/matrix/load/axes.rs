@@ -119,11 +119,17 @@ impl Validator<'_> {
         }
         for (name, s) in &m.servers {
             let path = format!("servers.{name}");
-            let n = s.image.is_some() as u8 + s.build.is_some() as u8 + s.external.is_some() as u8;
+            let n = s.image.is_some() as u8
+                + s.build.is_some() as u8
+                + s.source.is_some() as u8
+                + s.external.is_some() as u8;
             if n != 1 {
                 return Err(self.err_at(
                     self.spans.key(&path),
-                    format!("server `{name}` needs exactly one of `image`, `build` or `external`"),
+                    format!(
+                        "server `{name}` needs exactly one of `image`, `build`, `source` or \
+                         `external`"
+                    ),
                 ));
             }
         }

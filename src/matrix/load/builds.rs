@@ -124,7 +124,7 @@ impl Validator<'_> {
 
 /// Where `build:` names are looked up: the nearest `containers/` directory above the matrix
 /// file, else `./containers`.
-fn containers_dir(base: &Path) -> Option<PathBuf> {
+pub(super) fn containers_dir(base: &Path) -> Option<PathBuf> {
     // Absolute, so that `rmatrix run quick.yaml` in matrices/ finds ../containers.
     let base = match base.as_os_str().is_empty() {
         true => std::path::absolute("."),

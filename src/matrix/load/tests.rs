@@ -260,7 +260,7 @@ fn empty_axes_and_bad_servers() {
     assert_eq!(e.line, 2);
     assert!(
         e.message
-            .contains("exactly one of `image`, `build` or `external`"),
+            .contains("exactly one of `image`, `build`, `source` or `external`"),
         "{e}"
     );
     let e = err(&GOOD.replace("{image: mariadb:11}", "{build: no-such-dir}"));

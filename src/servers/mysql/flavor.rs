@@ -54,11 +54,7 @@ impl Flavor {
 
     /// The flavor a server spec names; None for an external server or an unknown name.
     pub(crate) fn of_spec(spec: &ServerSpec) -> Option<Flavor> {
-        let name = spec
-            .image
-            .as_deref()
-            .or(spec.build.as_ref().map(|b| b.name()))?;
-        Flavor::from_name(name)
+        Flavor::from_name(spec.origin_name()?)
     }
 
     /// The flavor a running server reports: MariaDB says so in its version, Percona in its

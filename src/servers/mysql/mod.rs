@@ -20,6 +20,7 @@ use super::docker::tail;
 use super::family::{
     socket_dir, BoxFuture, Family, Liveness, Readiness, Refusal, Setup, SOCKET_DIR_IN_CONTAINER,
 };
+use super::source::{FlagStyle, Recipe};
 use super::spec::{ConfigBlock, ConfigSpec, ServerSpec};
 use crate::measure::counters::{self, Status};
 use crate::model::ResultRow;
@@ -56,6 +57,24 @@ pub struct Mysql;
 impl Family for Mysql {
     fn build_example(&self) -> &'static str {
         "mariadb-10.11"
+    }
+
+    fn recipes(&self) -> &'static [Recipe] {
+        const R: &[Recipe] = &[
+            Recipe {
+                name: "mariadb",
+                folder: "mariadb",
+                entrypoint_from: "mariadb",
+                flags: FlagStyle::Cmake,
+            },
+            Recipe {
+                name: "mysql",
+                folder: "mysql",
+                entrypoint_from: "mysql",
+                flags: FlagStyle::Cmake,
+            },
+        ];
+        R
     }
 
     fn config_block(&self) -> ConfigBlock {

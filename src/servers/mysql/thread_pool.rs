@@ -32,9 +32,10 @@ pub(crate) fn refuses(
              {} (from its {}), which has no thread pool: MariaDB and Percona Server have one; \
              use one of them, or add `{{server: {server}, config: {config}}}` to `exclude`",
             flavor.name(),
-            match spec.image {
-                Some(_) => "image",
-                None => "build name",
+            match (&spec.image, &spec.source) {
+                (Some(_), _) => "image",
+                (None, Some(_)) => "source recipe",
+                (None, None) => "build name",
             },
         ),
     })

@@ -17,6 +17,7 @@ use super::family::{
     socket_dir, BoxFuture, Family, Liveness, Readiness, Setup, MAX_SOCKET_PATH,
     SOCKET_DIR_IN_CONTAINER,
 };
+use super::source::{FlagStyle, Recipe};
 use super::spec::{ConfigBlock, ConfigSpec};
 use crate::measure::counters::Status;
 use conf as redisconf;
@@ -44,6 +45,25 @@ impl Family for Redis {
 
     fn build_example(&self) -> &'static str {
         "redis-7.0"
+    }
+
+    fn recipes(&self) -> &'static [Recipe] {
+        // Valkey's tree builds as Redis's does; the entrypoint starts whichever it finds.
+        const R: &[Recipe] = &[
+            Recipe {
+                name: "redis",
+                folder: "redis",
+                entrypoint_from: "redis",
+                flags: FlagStyle::Make,
+            },
+            Recipe {
+                name: "valkey",
+                folder: "redis",
+                entrypoint_from: "redis",
+                flags: FlagStyle::Make,
+            },
+        ];
+        R
     }
 
     fn config_block(&self) -> ConfigBlock {

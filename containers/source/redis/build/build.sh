@@ -1,6 +1,7 @@
 #!/bin/sh
-# Build the tree at /src with make, as upstream does it (its own jemalloc, -O3); the recipe's
-# flags are make variables ("$@", checked by rmatrix: NAME=VALUE). Compilers run through
+# Build the tree at /src with make, as upstream does it (its own jemalloc); the recipe's
+# flags are make variables ("$@", checked by rmatrix: NAME=VALUE; Debian's patched tree needs
+# USE_SYSTEM_JEMALLOC=yes, as its package is built). Compilers run through
 # ccache, whose directory is a volume every build shares, so a neighbouring commit recompiles
 # only what changed. The server is installed into /out/usr/local.
 set -eu
