@@ -44,6 +44,39 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 exit::OK
             })
         }
+        Command::Bisect {
+            matrix,
+            good,
+            bad,
+            server,
+            only,
+            set,
+            first_parent,
+            out,
+            resume,
+            threshold,
+            confidence,
+            noise_from,
+            assume_run_noise,
+            metrics,
+        } => {
+            let args = crate::bisect::Args {
+                matrix: matrix.unwrap_or_default(),
+                good: good.unwrap_or_default(),
+                bad: bad.unwrap_or_default(),
+                server,
+                only,
+                set: set_pairs(&set)?,
+                first_parent,
+                threshold,
+                confidence,
+                noise_from,
+                assume_run_noise,
+                metrics,
+                out,
+            };
+            crate::bisect::bisect(args, resume).await
+        }
         Command::DriveCell => {
             crate::drive::drive_cell(&stdin_text()?).await?;
             Ok(exit::OK)
@@ -159,6 +192,23 @@ fn run_selectors(
         }
         None => Ok((None, crate::matrix::only::only_selectors(only)?)),
     }
+}
+
+/// `--set NAME=VALUE` pairs.
+fn set_pairs(set: &[String]) -> Result<Vec<(String, String)>> {
+    set.iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .ok_or_else(|| {
+                    UsageError(format!(
+                        "--set `{}`: write NAME=VALUE",
+                        crate::escape::terminal(s)
+                    ))
+                    .into()
+                })
+        })
+        .collect()
 }
 
 /// `rmatrix ratio`: per-round `A B` lines on stdin -> their ratio with its interval, as JSON.

@@ -28,6 +28,7 @@ pub mod compare;
 // Layer 8: output formats.
 pub mod export;
 // Layer 9: the application.
+pub mod bisect;
 pub mod cli;
 pub mod commands;
 pub mod drive;

@@ -439,6 +439,75 @@ fn adjust_for_fdr(changes: &mut [MetricChange], opts: &Options) {
     }
 }
 
+/// Comparisons and changes made by hand, for the unit tests of what reads them.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use super::*;
+
+    fn side(mean: f64) -> Side {
+        Side {
+            n: 3,
+            mean,
+            stddev: Some(1.0),
+            half_width: Some(1.0),
+            values: vec![mean; 3],
+        }
+    }
+
+    pub(crate) fn change(cell: &str, metric: &str, verdict: Verdict) -> MetricChange {
+        MetricChange {
+            cell: cell.to_string(),
+            dims: IndexMap::new(),
+            metric: metric.to_string(),
+            unit: String::new(),
+            higher_is_better: true,
+            baseline: side(100.0),
+            candidate: side(100.0),
+            change_pct: Some(0.0),
+            ci_low_pct: None,
+            ci_high_pct: None,
+            p_value: None,
+            log_scale: true,
+            basis: None,
+            noise_runs: None,
+            mde_pct: None,
+            sees_threshold: None,
+            p_adjusted: None,
+            verdict,
+            env_differs: false,
+        }
+    }
+
+    pub(crate) fn empty_comparison() -> Comparison {
+        let info = || RunInfo {
+            path: String::new(),
+            run_id: String::new(),
+            started_at: String::new(),
+        };
+        Comparison {
+            format_version: 1,
+            test: "welch",
+            baseline: info(),
+            candidate: info(),
+            threshold_pct: 5.0,
+            confidence: 0.95,
+            alpha: 0.05,
+            noise_runs_read: 0,
+            assumed_run_noise_pct: 0.0,
+            fdr: false,
+            family: family_rate(0, 0.05),
+            unprotected: Vec::new(),
+            ignored_dimensions: Vec::new(),
+            counts: Counts::default(),
+            changes: Vec::new(),
+            only_in_baseline: Vec::new(),
+            only_in_candidate: Vec::new(),
+            no_successful_iteration: Vec::new(),
+            environment: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,8 +29,8 @@ mod untrusted;
 mod validator;
 mod workloads;
 
-pub(crate) use builds::Build;
 use crate::servers::source::build::SourceBuild;
+pub(crate) use builds::Build;
 pub use error::MatrixError;
 
 /// A validated matrix with what was derived from its surroundings. Load it once per command

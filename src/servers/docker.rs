@@ -640,7 +640,10 @@ pub(crate) fn tail(text: &str, n: usize) -> String {
 /// image is rebuilt exactly when something in the directory changed.
 /// The build context of `dir` as a tar, and the hash of its files and of the build
 /// arguments (so that each set of arguments has its own image tag).
-pub(crate) fn build_context(dir: &Path, args: &BTreeMap<String, String>) -> Result<(Vec<u8>, String)> {
+pub(crate) fn build_context(
+    dir: &Path,
+    args: &BTreeMap<String, String>,
+) -> Result<(Vec<u8>, String)> {
     let mut files = Vec::new();
     collect_files(dir, dir, &mut files)?;
     files.sort();

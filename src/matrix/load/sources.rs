@@ -45,10 +45,15 @@ impl Validator<'_> {
             let commit = git::resolve(&repo, &src.rev)
                 .map_err(|e| self.err(&at("rev"), format!("{e:#}")))?;
             let containers = super::builds::containers_dir(base).ok_or_else(|| {
-                self.err(&at("recipe"), "no containers/ folder found above the matrix".into())
+                self.err(
+                    &at("recipe"),
+                    "no containers/ folder found above the matrix".into(),
+                )
             })?;
             let recipe_dir = containers.join(RECIPES).join(recipe.folder);
-            let entrypoint = containers.join(recipe.entrypoint_from).join("entrypoint.sh");
+            let entrypoint = containers
+                .join(recipe.entrypoint_from)
+                .join("entrypoint.sh");
             for needed in [
                 recipe_dir.join("build/Dockerfile"),
                 recipe_dir.join("run/Dockerfile"),

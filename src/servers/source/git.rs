@@ -53,9 +53,7 @@ pub(crate) fn work_tree(base: &Path, written: &str) -> Result<PathBuf, String> {
     }
     let full = base.join(path);
     let full = std::path::absolute(&full).unwrap_or(full);
-    let real = full
-        .canonicalize()
-        .map_err(|e| format!("`{shown}`: {e}"))?;
+    let real = full.canonicalize().map_err(|e| format!("`{shown}`: {e}"))?;
     if real != full {
         return Err(format!(
             "`{shown}` passes through a symbolic link (it leads to {}): name the work tree by \
@@ -100,9 +98,7 @@ pub(crate) fn check_rev(rev: &str) -> Result<(), String> {
         ));
     }
     if rev.contains("..") {
-        return Err(format!(
-            "revision `{shown}` is a range: name one commit"
-        ));
+        return Err(format!("revision `{shown}` is a range: name one commit"));
     }
     Ok(())
 }
@@ -111,9 +107,15 @@ pub(crate) fn check_rev(rev: &str) -> Result<(), String> {
 pub(crate) fn resolve(repo: &Path, rev: &str) -> Result<Commit> {
     check_rev(rev).map_err(|e| anyhow!(e))?;
     let at = format!("{rev}^{{commit}}");
-    let commit = ask(repo, &["rev-parse", "--verify", "--quiet", "--end-of-options", &at])
-        .map_err(|_| anyhow!("no commit `{rev}` in {}", repo.display()))?;
-    let tree = ask(repo, &["rev-parse", "--verify", &format!("{commit}^{{tree}}")])?;
+    let commit = ask(
+        repo,
+        &["rev-parse", "--verify", "--quiet", "--end-of-options", &at],
+    )
+    .map_err(|_| anyhow!("no commit `{rev}` in {}", repo.display()))?;
+    let tree = ask(
+        repo,
+        &["rev-parse", "--verify", &format!("{commit}^{{tree}}")],
+    )?;
     let describe = ask(repo, &["describe", "--tags", "--always", &commit])?;
     let subject = ask(repo, &["log", "-1", "--format=%s", &commit])?;
     Ok(Commit {
@@ -126,7 +128,12 @@ pub(crate) fn resolve(repo: &Path, rev: &str) -> Result<Commit> {
 
 /// The commits after `good` up to and including `bad`, oldest first: those that descend
 /// from `good` and lead to `bad` (`--first-parent`: along `bad`'s first parents only).
-pub(crate) fn between(repo: &Path, good: &str, bad: &str, first_parent: bool) -> Result<Vec<String>> {
+pub(crate) fn between(
+    repo: &Path,
+    good: &str,
+    bad: &str,
+    first_parent: bool,
+) -> Result<Vec<String>> {
     let range = format!("{good}..{bad}");
     let mut args = vec!["rev-list", "--reverse", "--ancestry-path"];
     if first_parent {
@@ -141,7 +148,13 @@ pub(crate) fn between(repo: &Path, good: &str, bad: &str, first_parent: bool) ->
 pub(crate) fn is_ancestor(repo: &Path, ancestor: &str, of: &str) -> bool {
     git(
         repo,
-        &["merge-base", "--is-ancestor", "--end-of-options", ancestor, of],
+        &[
+            "merge-base",
+            "--is-ancestor",
+            "--end-of-options",
+            ancestor,
+            of,
+        ],
         ASK_TIMEOUT,
     )
     .is_ok()
@@ -151,7 +164,13 @@ pub(crate) fn is_ancestor(repo: &Path, ancestor: &str, of: &str) -> bool {
 pub(crate) fn archive(repo: &Path, commit: &str) -> Result<Vec<u8>> {
     git(
         repo,
-        &["archive", "--format=tar", "--prefix=src/", "--end-of-options", commit],
+        &[
+            "archive",
+            "--format=tar",
+            "--prefix=src/",
+            "--end-of-options",
+            commit,
+        ],
         ARCHIVE_TIMEOUT,
     )
 }
@@ -166,7 +185,12 @@ fn ask(repo: &Path, args: &[&str]) -> Result<String> {
 fn git(repo: &Path, args: &[&str], timeout: Duration) -> Result<Vec<u8>> {
     let mut child = Command::new("git")
         // No hooks or helper programs a repository's config could name, no pager, no prompt.
-        .args(["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"])
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
         .args(["-c", "protocol.allow=never", "-c", "core.pager=cat"])
         .arg("-C")
         .arg(repo)
@@ -204,11 +228,17 @@ fn git(repo: &Path, args: &[&str], timeout: Duration) -> Result<Vec<u8>> {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            bail!("git {} did not finish within {} s", args[0], timeout.as_secs());
+            bail!(
+                "git {} did not finish within {} s",
+                args[0],
+                timeout.as_secs()
+            );
         }
         std::thread::sleep(Duration::from_millis(10));
     };
-    let out = out.join().map_err(|_| anyhow!("git output reader failed"))??;
+    let out = out
+        .join()
+        .map_err(|_| anyhow!("git output reader failed"))??;
     let err = err.join().unwrap_or_default();
     if !status.success() {
         let msg = String::from_utf8_lossy(&err);
@@ -269,7 +299,15 @@ mod tests {
         ] {
             assert!(check_rev(bad).is_err(), "{bad:?}");
         }
-        for ok in ["HEAD", "HEAD~3", "v1.2.3", "origin/main", "abc123", "main@{1}", "HEAD^2"] {
+        for ok in [
+            "HEAD",
+            "HEAD~3",
+            "v1.2.3",
+            "origin/main",
+            "abc123",
+            "main@{1}",
+            "HEAD^2",
+        ] {
             assert!(check_rev(ok).is_ok(), "{ok}");
         }
     }
@@ -279,7 +317,10 @@ mod tests {
         let r = repo();
         let base = r.path().parent().unwrap();
         let name = r.path().file_name().unwrap().to_str().unwrap();
-        assert_eq!(work_tree(base, name).unwrap(), r.path().canonicalize().unwrap());
+        assert_eq!(
+            work_tree(base, name).unwrap(),
+            r.path().canonicalize().unwrap()
+        );
         std::fs::create_dir(r.path().join("sub")).unwrap();
         let e = work_tree(r.path(), "sub").unwrap_err();
         assert!(e.contains("not its top"), "{e}");
@@ -292,7 +333,11 @@ mod tests {
         let plain = tempfile::tempdir().unwrap();
         let e = work_tree(plain.path(), ".").unwrap_err();
         assert!(e.contains("not a git work tree"), "{e}");
-        for url in ["https://example.invalid/r.git", "host:repo", "ext::sh -c id"] {
+        for url in [
+            "https://example.invalid/r.git",
+            "host:repo",
+            "ext::sh -c id",
+        ] {
             assert!(work_tree(base, url).unwrap_err().contains("URL"), "{url}");
         }
     }
@@ -310,7 +355,10 @@ mod tests {
         assert_eq!(list[1], head.commit);
         assert!(is_ancestor(r.path(), &first.commit, &head.commit));
         assert!(!is_ancestor(r.path(), &head.commit, &first.commit));
-        assert!(resolve(r.path(), "nope").unwrap_err().to_string().contains("no commit"));
+        assert!(resolve(r.path(), "nope")
+            .unwrap_err()
+            .to_string()
+            .contains("no commit"));
         let tar = archive(r.path(), &head.commit).unwrap();
         let mut a = tar::Archive::new(tar.as_slice());
         let names: Vec<String> = a

@@ -150,7 +150,9 @@ mod tests {
         }
         let cmake = recipe(FlagStyle::Cmake);
         assert!(cmake.check_flag("-DWITH_JEMALLOC=yes").is_ok());
-        assert!(cmake.check_flag("-DCMAKE_BUILD_TYPE:STRING=RelWithDebInfo").is_ok());
+        assert!(cmake
+            .check_flag("-DCMAKE_BUILD_TYPE:STRING=RelWithDebInfo")
+            .is_ok());
         for bad in ["WITH=1", "-D=1", "-DX", "-DX=$HOME", "-DX=a'b"] {
             assert!(cmake.check_flag(bad).is_err(), "{bad:?}");
         }

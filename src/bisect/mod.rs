@@ -1,0 +1,309 @@
+//! `rmatrix bisect`: the first commit between a good and a bad revision of a `source:`
+//! server that has the regression. The ends are measured first and compared; the changes
+//! the bad end regressed are the ones followed. Each step builds a commit (once: images are
+//! tagged by tree), measures only the regressed cells, and is judged against both ends
+//! (`judge`); the next commit is the middle of what is left (`search`). Every run and the
+//! steps so far live under one directory (`state`), so an interrupted bisection resumes.
+
+mod judge;
+mod search;
+mod state;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::compare::join::{self, Comparison};
+use crate::compare::{input, noise};
+use crate::error::UsageError;
+use crate::matrix::LoadedMatrix;
+use crate::servers::source::git;
+use judge::Step;
+use search::Next;
+pub(crate) use state::{Args, State};
+
+/// Exit codes of `rmatrix bisect` besides 0 (found), 2 (bad input) and 3 (no Docker).
+pub(crate) mod exit {
+    /// The bad end is not a regression of the good end: nothing to bisect.
+    pub(crate) const NOT_REPRODUCED: i32 = 6;
+    /// Every commit left between the last good and the first bad one was skipped.
+    pub(crate) const ONLY_SKIPPED: i32 = 7;
+}
+
+/// Times a step whose verdict is "too noisy to tell" is measured again before it counts as
+/// skipped.
+const REMEASURES: u32 = 2;
+
+/// Run (or resume) a bisection; its exit code.
+pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
+    let (mut st, dir) = match resume {
+        Some(dir) => (State::read(&dir)?, dir),
+        None => {
+            let dir = args
+                .out
+                .clone()
+                .unwrap_or_else(|| state::default_dir(&args));
+            (State::create(&dir, args)?, dir)
+        }
+    };
+    let loaded = crate::matrix::load_file(&st.args.matrix)?;
+    let server = source_server(&loaded, st.args.server.as_deref())?;
+    let repo = loaded.sources[&server].repo.clone();
+    let good = git::resolve(&repo, &st.args.good)?.commit;
+    let bad = git::resolve(&repo, &st.args.bad)?.commit;
+    if !git::is_ancestor(&repo, &good, &bad) {
+        return Err(UsageError(format!(
+            "--good {} is not an ancestor of --bad {}: bisect needs good before bad",
+            st.args.good, st.args.bad
+        ))
+        .into());
+    }
+    let commits = git::between(&repo, &good, &bad, st.args.first_parent)?;
+    let ctx = Ctx {
+        loaded: &loaded,
+        server: &server,
+        repo: &repo,
+        dir: &dir,
+    };
+    eprintln!(
+        "bisect: {} commits after {} up to {}; runs in {}",
+        commits.len(),
+        &good[..12],
+        &bad[..12],
+        crate::escape::terminal(&dir.display().to_string())
+    );
+    let only = st.args.only.clone();
+    let good_run = ctx.measure(&mut st, &good, "good", &only).await?;
+    let bad_run = ctx.measure(&mut st, &bad, "bad", &only).await?;
+    let (Some(good_run), Some(bad_run)) = (good_run, bad_run) else {
+        eprintln!("bisect: an end has no successful cell: nothing to compare");
+        return Ok(exit::NOT_REPRODUCED);
+    };
+    let opts = st.args.compare_options(&good_run)?;
+    let ends = join::compare(&good_run, &bad_run, &opts)?;
+    let targets = judge::targets(&ends);
+    if targets.is_empty() {
+        println!("{}", state::not_reproduced(&ends));
+        return Ok(exit::NOT_REPRODUCED);
+    }
+    let only = only_of(&bad_run, &targets);
+    let mut known: BTreeMap<usize, Step> = BTreeMap::from([(commits.len() - 1, Step::Bad)]);
+    let mut steps: Vec<(usize, Step, Option<Comparison>)> = Vec::new();
+    let outcome = loop {
+        let i = match search::next(commits.len(), &known) {
+            Next::Measure(i) => i,
+            done => break done,
+        };
+        let (step, vs_good) = ctx
+            .step(
+                &mut st,
+                &commits[i],
+                &only,
+                &opts,
+                (&good_run, &bad_run),
+                &targets,
+            )
+            .await?;
+        known.insert(i, step);
+        steps.push((i, step, vs_good));
+    };
+    let report = state::Report {
+        commits: &commits,
+        steps: &steps,
+        repo: &repo,
+        targets: &targets,
+        ends: &ends,
+    };
+    println!("{}", report.render(&outcome)?);
+    Ok(match outcome {
+        Next::Found(_) => crate::error::exit::OK,
+        _ => exit::ONLY_SKIPPED,
+    })
+}
+
+/// What every step needs.
+struct Ctx<'a> {
+    loaded: &'a LoadedMatrix,
+    server: &'a str,
+    repo: &'a Path,
+    dir: &'a Path,
+}
+
+impl Ctx<'_> {
+    /// Measure `commit` and judge it, again while it is too noisy to tell.
+    async fn step(
+        &self,
+        st: &mut State,
+        commit: &str,
+        only: &[String],
+        opts: &join::Options,
+        (good, bad): (&input::Run, &input::Run),
+        targets: &std::collections::BTreeSet<judge::Target>,
+    ) -> Result<(Step, Option<Comparison>)> {
+        for attempt in 0..=REMEASURES {
+            let label = match attempt {
+                0 => "step".to_string(),
+                n => format!("step-again{n}"),
+            };
+            let Some(run) = self.measure(st, commit, &label, only).await? else {
+                eprintln!("bisect: {}: skipped (no successful cell)", &commit[..12]);
+                return Ok((Step::Skipped, None));
+            };
+            let vs_good = join::compare(good, &run, opts)?;
+            let vs_bad = join::compare(bad, &run, opts)?;
+            let step = judge::judge(targets, &vs_good, &vs_bad);
+            eprintln!("bisect: {}: {step}", &commit[..12]);
+            if step != Step::TooNoisy {
+                return Ok((step, Some(vs_good)));
+            }
+        }
+        Ok((Step::Skipped, None))
+    }
+
+    /// The run of `commit` (measured now, or found in the state from before an
+    /// interruption); None when no cell succeeded (it did not build or start).
+    async fn measure(
+        &self,
+        st: &mut State,
+        commit: &str,
+        label: &str,
+        only: &[String],
+    ) -> Result<Option<input::Run>> {
+        let out = st.run_dir(self.dir, commit, label);
+        if !st.finished(&out) {
+            if out.exists() {
+                // Interrupted before its end: measured again from the start.
+                std::fs::remove_dir_all(&out)
+                    .with_context(|| format!("failed to remove {}", out.display()))?;
+            }
+            let loaded = at_commit(self.loaded, self.server, self.repo, commit)?;
+            let selectors = crate::matrix::only::parse_only(&loaded, only)?;
+            eprintln!(
+                "bisect: {} ({label}): building and measuring",
+                &commit[..12]
+            );
+            crate::run::run(crate::run::RunOptions {
+                matrix: Some(loaded),
+                out: Some(out.clone()),
+                resume: None,
+                only: selectors,
+                only_text: only.to_vec(),
+                template: None,
+                quiet: true,
+                engines: Vec::new(),
+                client_engine: None,
+            })
+            .await?;
+            st.finish(self.dir, &out)?;
+        }
+        match input::load_run(&out) {
+            Ok(run) => Ok(Some(run)),
+            Err(crate::compare::CompareError::NoResults { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+/// The matrix with `server` built at `commit`.
+fn at_commit(
+    loaded: &LoadedMatrix,
+    server: &str,
+    repo: &Path,
+    commit: &str,
+) -> Result<LoadedMatrix> {
+    let mut out = loaded.clone();
+    let src = out
+        .sources
+        .get_mut(server)
+        .expect("invariant: the server has a source");
+    src.commit = git::resolve(repo, commit)?;
+    src.rev = commit.to_string();
+    if let Some(s) = out
+        .matrix
+        .servers
+        .get_mut(server)
+        .and_then(|s| s.source.as_mut())
+    {
+        s.rev = commit.to_string();
+    }
+    Ok(out)
+}
+
+/// The one `source:` server, or the one `--server` names.
+fn source_server(loaded: &LoadedMatrix, named: Option<&str>) -> Result<String> {
+    let mut names: Vec<&String> = loaded.sources.keys().collect();
+    names.sort();
+    match (named, names.as_slice()) {
+        (Some(n), _) if loaded.sources.contains_key(n) => Ok(n.to_string()),
+        (Some(n), _) => Err(UsageError(format!(
+            "--server: `{}` is not a `source:` server of the matrix; those are: {}",
+            crate::escape::terminal(n),
+            list(&names)
+        ))
+        .into()),
+        (None, [one]) => Ok(one.to_string()),
+        (None, []) => Err(UsageError(
+            "bisect needs a server built from source (`source: {git, rev, recipe}`)".into(),
+        )
+        .into()),
+        (None, _) => Err(UsageError(format!(
+            "the matrix has several `source:` servers: choose one with --server ({})",
+            list(&names)
+        ))
+        .into()),
+    }
+}
+
+fn list(names: &[&String]) -> String {
+    match names.is_empty() {
+        true => "(none)".into(),
+        false => names
+            .iter()
+            .map(|n| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// `--only` selectors that keep the cells of `targets`: each dimension's values among them.
+fn only_of(run: &input::Run, targets: &std::collections::BTreeSet<judge::Target>) -> Vec<String> {
+    let cells: BTreeMap<String, indexmap::IndexMap<String, String>> = run
+        .cells(&[])
+        .into_values()
+        .map(|dims| (input::cell_name(&dims), dims))
+        .collect();
+    let mut values: indexmap::IndexMap<String, Vec<String>> = indexmap::IndexMap::new();
+    for (cell, _) in targets {
+        let Some(dims) = cells.get(cell) else {
+            continue;
+        };
+        for (k, v) in dims {
+            let e = values.entry(k.clone()).or_default();
+            if !e.contains(v) {
+                e.push(v.clone());
+            }
+        }
+    }
+    values
+        .into_iter()
+        .map(|(k, v)| format!("{k}={}", v.join(",")))
+        .collect()
+}
+
+/// The noise model of a bisection: `compare`'s, learned from `--noise-from` when given.
+fn noise_of(
+    paths: &[PathBuf],
+    metrics: &[&'static crate::model::metric::Metric],
+    cand: &input::Run,
+) -> Result<noise::Noise> {
+    Ok(match paths.is_empty() {
+        true => noise::Noise::default(),
+        false => noise::Noise::learn(
+            &input::load_runs(paths)?,
+            metrics,
+            &[],
+            std::slice::from_ref(cand),
+        ),
+    })
+}
