@@ -39,6 +39,18 @@ if ! dpkg -s openssh-server >/dev/null 2>&1; then
   fi
 fi
 
+# Debian's source packages (`apt-get source redis`) for the source-build and bisect tests
+# (scripts/redis-source-repo.sh): a deb-src list of Debian's own repository, used only by
+# those scripts' apt calls.
+src_list=/etc/apt/sources.list.d/rmatrix-src.sources
+if [ ! -f "$src_list" ]; then
+  echo "setup: writing $src_list (deb-src of Debian bookworm)" >&2
+  sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" "Suites: bookworm" \
+    "Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
+    sudo_ tee "$src_list" >/dev/null
+fi
+
 # The pool tests' registry on 127.0.0.1:5000 (Debian's docker-registry; `image:` pulls).
 containers/local-registry.sh start
 

@@ -43,7 +43,21 @@ pub(crate) fn render_linking(
                 image: man
                     .images
                     .get(&d.server)
-                    .map(|i| i.reference.clone())
+                    .map(|i| match &i.source {
+                        // What it was built from, so that a table of two commits says which.
+                        Some(src) => format!(
+                            "{} (from {} {}, recipe {}{})",
+                            i.reference,
+                            src.describe,
+                            src.commit.get(..12).unwrap_or(&src.commit),
+                            src.recipe,
+                            match src.flags.is_empty() {
+                                true => String::new(),
+                                false => format!(", flags {}", src.flags.join(" ")),
+                            }
+                        ),
+                        None => i.reference.clone(),
+                    })
                     .unwrap_or_else(|| "external".into()),
             })
             .collect(),

@@ -45,6 +45,7 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
             .map(|m| PathBuf::from(&m.matrix_file))
             .unwrap_or_else(|| dir.file(MATRIX_COPY));
         let loaded = crate::matrix::load_str(&text, &original)?;
+        let loaded = pin_sources(loaded, old.as_ref())?;
         let only = resumed_only(&loaded, old.as_ref(), &opts.only_text)?;
         // What `report` would refuse (two ok rows of one iteration, a NaN) is refused before
         // anything runs, not resumed into a summary.
@@ -218,4 +219,20 @@ pub(super) fn manifest_for(
             ..Manifest::default()
         },
     }
+}
+
+/// A resumed run builds its `source:` servers at the commits it started with, not at what
+/// a branch or `HEAD` names now.
+fn pin_sources(mut loaded: LoadedMatrix, old: Option<&Manifest>) -> Result<LoadedMatrix> {
+    let Some(old) = old else { return Ok(loaded) };
+    for (server, src) in loaded.sources.iter_mut() {
+        let Some(was) = old.images.get(server).and_then(|i| i.source.as_ref()) else {
+            continue;
+        };
+        if was.commit != src.commit.commit {
+            src.commit = crate::servers::source::git::resolve(&src.repo, &was.commit)
+                .with_context(|| format!("server {server}: the run's commit is gone"))?;
+        }
+    }
+    Ok(loaded)
 }

@@ -22,4 +22,5 @@ mod open_loop;
 mod pool;
 mod redis;
 mod redis_state;
+mod source;
 mod sqlbench;

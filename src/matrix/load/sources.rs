@@ -40,8 +40,9 @@ impl Validator<'_> {
             }
             untrusted::build_arg_value("suite", &src.suite)
                 .map_err(|msg| self.err(&at("suite"), msg))?;
-            let repo = git::work_tree(base, &src.git).map_err(|msg| self.err(&at("git"), msg))?;
+            // The revision's form first: it needs no work tree to be refused.
             git::check_rev(&src.rev).map_err(|msg| self.err(&at("rev"), msg))?;
+            let repo = git::work_tree(base, &src.git).map_err(|msg| self.err(&at("git"), msg))?;
             let commit = git::resolve(&repo, &src.rev)
                 .map_err(|e| self.err(&at("rev"), format!("{e:#}")))?;
             let containers = super::builds::containers_dir(base).ok_or_else(|| {

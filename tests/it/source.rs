@@ -1,0 +1,117 @@
+//! Servers built from source and `rmatrix bisect`, on Redis's real source: Debian's source
+//! package made into a repository of eight commits, one of which slows GET
+//! (scripts/redis-source-repo.sh). Each commit is a real build in a build container.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::common::rmatrix;
+
+/// The test repository in `tmp`, its commits oldest first (hash, subject).
+fn repo(tmp: &Path) -> (PathBuf, Vec<(String, String)>) {
+    let dir = tmp.join("redis");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/redis-source-repo.sh");
+    let out = Command::new(script).arg(&dir).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let commits = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(h, s)| (h.to_string(), s.to_string()))
+        .collect();
+    (dir, commits)
+}
+
+/// A matrix of GET and SET at 4 clients on the repository's Redis, built at `rev`.
+fn matrix(tmp: &Path, repo: &Path, rev: &str) -> PathBuf {
+    let path = tmp.join("m.yaml");
+    std::fs::write(
+        &path,
+        format!(
+            "name: src\n\
+             servers:\n  redis:\n    source: {{git: {}, rev: \"{rev}\", recipe: redis, \
+             flags: [USE_SYSTEM_JEMALLOC=yes]}}\n\
+             configs:\n  plain: {{redis_conf: {{appendonly: \"no\", save: \"\"}}}}\n\
+             workloads:\n  get: {{redis: {{test: get, keyspace: 10000}}}}\n  \
+             set: {{redis: {{test: set, keyspace: 10000}}}}\n\
+             concurrency: [4]\niterations: 3\nwarmup: 300ms\nlength: 2s\n",
+            repo.display()
+        ),
+    )
+    .unwrap();
+    path
+}
+
+/// The commit each run directory under `dir` measured, and whether it built it.
+fn builds(dir: &Path) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let m = e.unwrap().path().join("manifest.json");
+        let Ok(text) = std::fs::read_to_string(&m) else {
+            continue;
+        };
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let src = &v["images"]["redis"]["source"];
+        out.push((
+            src["commit"].as_str().unwrap_or_default().to_string(),
+            src.get("build_seconds").is_some(),
+        ));
+    }
+    out
+}
+
+#[test]
+fn bisect_names_the_commit_that_slowed_get_and_builds_each_commit_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(tmp.path());
+    assert_eq!(commits.len(), 8);
+    let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
+    let m = matrix(tmp.path(), &repo, "HEAD");
+    let out_dir = tmp.path().join("bisect");
+    let out = rmatrix(&[
+        "bisect",
+        m.to_str().unwrap(),
+        "--good",
+        &commits[0].0,
+        "--bad",
+        &commits[7].0,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains(&format!("First bad commit: slow GET `{}`", culprit.0)),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("Bisected: redis / plain / get / c4 qps"),
+        "{}",
+        out.stdout
+    );
+    // At most ceil(log2(7)) + 2 measured steps, each commit built once.
+    let runs = builds(&out_dir.join("runs"));
+    assert!(runs.len() <= 3 + 2, "{runs:?}\n{}", out.stderr);
+    let built: Vec<&String> = runs.iter().filter(|(_, b)| *b).map(|(c, _)| c).collect();
+    let distinct: BTreeSet<&String> = built.iter().copied().collect();
+    assert_eq!(
+        built.len(),
+        distinct.len(),
+        "a commit was built twice: {runs:?}"
+    );
+    // A finished bisection resumes to the same answer without measuring anything.
+    let again = rmatrix(&["bisect", "--resume", out_dir.to_str().unwrap()]);
+    assert_eq!(again.code, 0, "{}\n{}", again.stdout, again.stderr);
+    assert!(again.stdout.contains(&culprit.0), "{}", again.stdout);
+    assert!(
+        !again.stderr.contains("building and measuring"),
+        "{}",
+        again.stderr
+    );
+}
