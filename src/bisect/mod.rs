@@ -278,7 +278,8 @@ fn only_of(run: &input::Run, targets: &std::collections::BTreeSet<judge::Target>
         let Some(dims) = cells.get(cell) else {
             continue;
         };
-        for (k, v) in dims {
+        // A dimension the cells do not have (no engine for Redis) is left out.
+        for (k, v) in dims.iter().filter(|(_, v)| !v.is_empty()) {
             let e = values.entry(k.clone()).or_default();
             if !e.contains(v) {
                 e.push(v.clone());
