@@ -12,7 +12,8 @@ use clap::{Parser, Subcommand};
 ///
 /// Exit codes: 0 all cells ok, 1 some cells failed, 2 bad input or usage,
 /// 3 Docker engine unavailable, 4 regression found by `compare`, 5 environments differ
-/// (`compare`/`history --require-same-env`), 130 interrupted.
+/// (`compare`/`history --require-same-env`), 6/7 `bisect` found no regression / only skipped
+/// commits, 130 interrupted.
 /// `--assume-run-noise`'s default (compare and plan): the CV of run means assumed without a
 /// store; docs/compare.md gives the runs it was chosen from.
 pub(crate) const ASSUMED_RUN_NOISE: &str = "5%";

@@ -51,6 +51,10 @@ pub mod exit {
     /// `rmatrix compare`/`history --require-same-env`: the runs' environments differ.
     pub const ENV_DIFFERS: i32 = ErrorKind::EnvDiffers.exit_code();
     pub const INTERRUPTED: i32 = ErrorKind::Interrupted.exit_code();
+    /// `rmatrix bisect`: the bad end is no regression of the good end.
+    pub const NOT_REPRODUCED: i32 = 6;
+    /// `rmatrix bisect`: only skipped commits are left where the first bad one is.
+    pub const ONLY_SKIPPED: i32 = 7;
 }
 
 /// An error type that knows its kind of failure.

@@ -23,13 +23,7 @@ use judge::Step;
 use search::Next;
 pub(crate) use state::{Args, State};
 
-/// Exit codes of `rmatrix bisect` besides 0 (found), 2 (bad input) and 3 (no Docker).
-pub(crate) mod exit {
-    /// The bad end is not a regression of the good end: nothing to bisect.
-    pub(crate) const NOT_REPRODUCED: i32 = 6;
-    /// Every commit left between the last good and the first bad one was skipped.
-    pub(crate) const ONLY_SKIPPED: i32 = 7;
-}
+use crate::error::exit;
 
 /// Times a step whose verdict is "too noisy to tell" is measured again before it counts as
 /// skipped.
@@ -117,7 +111,7 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
     };
     println!("{}", report.render(&outcome)?);
     Ok(match outcome {
-        Next::Found(_) => crate::error::exit::OK,
+        Next::Found(_) => exit::OK,
         _ => exit::ONLY_SKIPPED,
     })
 }
