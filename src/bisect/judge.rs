@@ -14,7 +14,7 @@ pub(crate) type Target = (String, String);
 pub(crate) enum Step {
     /// It has the regression: some target regressed against the good end.
     Bad,
-    /// It has none: no target regressed against the good end, and each improved on the bad
+    /// It has none: no target regressed against the good end, and one improved on the bad
     /// end.
     Good,
     /// The iterations cannot tell: it is measured again.
@@ -62,8 +62,9 @@ pub(crate) fn judge(targets: &BTreeSet<Target>, vs_good: &Comparison, vs_bad: &C
     if good.contains(&Verdict::Regressed) {
         return Step::Bad;
     }
-    let better_than_bad = bad.len() == good.len() && bad.iter().all(|v| *v == Verdict::Improved);
-    if better_than_bad {
+    // Any target improved on the bad end: one the ends' noise flagged by chance (a cell no
+    // commit changed) cannot hold a good commit back.
+    if bad.contains(&Verdict::Improved) {
         Step::Good
     } else {
         Step::TooNoisy
@@ -114,6 +115,11 @@ mod tests {
         assert_eq!(j(TooNoisy, Improved), Step::Good);
         // Told apart from neither end.
         assert_eq!(j(Unchanged, Unchanged), Step::TooNoisy);
+        // Two targets, one a false alarm of the ends' noise: the real one decides.
+        let two = set(&["get", "set"]);
+        let vs_good = comparison(&[("get", Unchanged), ("set", TooNoisy)]);
+        let vs_bad = comparison(&[("get", Improved), ("set", TooNoisy)]);
+        assert_eq!(judge(&two, &vs_good, &vs_bad), Step::Good);
         assert_eq!(j(TooNoisy, TooNoisy), Step::TooNoisy);
         // The set cell regressed too, but it is not what is bisected.
         assert_eq!(
