@@ -12,6 +12,12 @@
 #   RMATRIX  the rmatrix binary (default: target/release/rmatrix of this repository)
 #   SETUP    0 skips scripts/setup.sh (Docker, base images, peer tools, release build)
 #   COMPARE_ARGS  extra options for rmatrix compare, e.g. "--threshold 10% --metric qps,lat_p99_ms"
+#   SET      matrix parameters for rmatrix run, e.g. "rev=$GITHUB_SHA" (each NAME=VALUE, space
+#              separated; the matrix declares them under params:, docs/matrix.md)
+#   CONFIRM  0 fails on the first compare; otherwise (default) a regression is measured again
+#              on the regressed cells only ($STORE/confirm/<id>) and fails only if it holds
+#   BISECT   1: when a confirmed regression's matrix has a source: server, bisect between the
+#              baseline's commit and tonight's ($STORE/bisect/<id>, docs/bisect.md)
 #   GITHUB_STEP_SUMMARY  where the Markdown goes (default: stdout)
 #
 # Exit codes: 0 run promoted (first run, or no regression); 4 regression, not promoted;
@@ -25,6 +31,11 @@ MATRIX=${MATRIX:-$ROOT/matrices/nightly.yaml}
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 SETUP=${SETUP:-1}
 read -ra compare_args <<< "${COMPARE_ARGS:-}"
+set_args=()
+read -ra sets <<< "${SET:-}"
+for kv in ${sets[@]+"${sets[@]}"}; do set_args+=(--set "$kv"); done
+CONFIRM=${CONFIRM:-1}
+BISECT=${BISECT:-0}
 SUMMARY=${GITHUB_STEP_SUMMARY:-/dev/stdout}
 
 if [ "$SETUP" != 0 ]; then
@@ -53,13 +64,53 @@ link() {
     ln -sfn "$2" "$tmp" && mv -Tf "$tmp" "$STORE/$1"
 }
 
-"$RMATRIX" run "$MATRIX" --out "$RUN" --quiet
+"$RMATRIX" run "$MATRIX" --out "$RUN" --quiet ${set_args[@]+"${set_args[@]}"}
 status=$?
 [ -f "$RUN/summary.md" ] && cat "$RUN/summary.md" >> "$SUMMARY"
 if [ "$status" -ne 0 ]; then
     echo "nightly: rmatrix run failed (exit $status); the baseline is kept" >&2
     exit "$status"                             # 1 cells failed, 2 bad matrix, 3 no Docker
 fi
+
+# A regression is measured once more, on the regressed cells only, and fails the night only
+# when the second run regresses too (the first may have met a noisy neighbour). Sets status.
+confirm_regression() {
+    local json="$RUN/compare.json" again="$STORE/confirm/$ID"
+    mkdir -p "$STORE/confirm"
+    # The same comparison as JSON, for the cells it flagged (its exit code is 4 again).
+    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${compare_args[@]+"${compare_args[@]}"} \
+        --format json "$STORE/last-good" "$RUN" > "$json"
+    echo "nightly: regression found; measuring the regressed cells again ($again)" >&2
+    if ! "$RMATRIX" run "$MATRIX" --out "$again" --only-regressed "$json" --quiet \
+        ${set_args[@]+"${set_args[@]}"}; then
+        echo "nightly: the confirmation run failed; the first run's verdict stands" >&2
+        return
+    fi
+    echo "### Confirmation run (the regressed cells measured again)" >> "$SUMMARY"
+    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${compare_args[@]+"${compare_args[@]}"} \
+        "$STORE/last-good" "$again" >> "$SUMMARY"
+    status=$?
+    case $status in
+        0) echo "nightly: the regression did not hold on the confirmation run; the baseline is kept, $RUN is not promoted" >&2
+           confirmed_not=1 ;;
+        4) [ "$BISECT" = 1 ] && bisect_regression ;;
+    esac
+}
+
+# Bisect between the baseline's commit and tonight's, when the matrix builds from source.
+bisect_regression() {
+    local good bad
+    good=$(grep -o '"commit": "[0-9a-f]\{40\}"' "$STORE/last-good/manifest.json" | head -1 | grep -o '[0-9a-f]\{40\}')
+    bad=$(grep -o '"commit": "[0-9a-f]\{40\}"' "$RUN/manifest.json" | head -1 | grep -o '[0-9a-f]\{40\}')
+    if [ -z "$good" ] || [ -z "$bad" ] || [ "$good" = "$bad" ]; then
+        echo "nightly: no two commits to bisect between (the matrix has no source: server?)" >&2
+        return
+    fi
+    echo "nightly: bisecting $good..$bad ($STORE/bisect/$ID)" >&2
+    mkdir -p "$STORE/bisect"
+    "$RMATRIX" bisect "$MATRIX" --good "$good" --bad "$bad" --out "$STORE/bisect/$ID" \
+        ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
+}
 
 if [ -e "$STORE/last-good" ]; then
     # A store from before good/ existed: its baseline is the first promoted run.
@@ -73,6 +124,9 @@ if [ -e "$STORE/last-good" ]; then
     "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${compare_args[@]+"${compare_args[@]}"} \
         "$STORE/last-good" "$RUN" >> "$SUMMARY"
     status=$?
+    if [ "$status" -eq 4 ] && [ "$CONFIRM" != 0 ]; then
+        confirm_regression
+    fi
 else
     if [ -L "$STORE/last-good" ]; then
         echo "nightly: last-good points to a missing run ($(readlink "$STORE/last-good")); starting a new baseline" >&2
@@ -84,8 +138,10 @@ fi
 # The series of every cell over the last nights, with change points.
 "$RMATRIX" history "$STORE/runs" >> "$SUMMARY" || true
 
+confirmed_not=${confirmed_not:-0}
 case $status in
-    0)  # promote: this run is the new baseline, and one more good run for the noise
+    0)  if [ "$confirmed_not" = 1 ]; then exit 0; fi
+        # promote: this run is the new baseline, and one more good run for the noise
         link "good/$ID" "../runs/$ID" && link last-good "runs/$ID" || {
             echo "nightly: failed to promote $RUN" >&2
             exit 6

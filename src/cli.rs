@@ -41,6 +41,10 @@ pub(crate) enum Command {
         /// Run only cells where dimension KEY has VALUE (comma list allowed); repeatable.
         #[arg(long, value_name = "KEY=VALUE")]
         only: Vec<String>,
+        /// Run only the cells a comparison flagged as regressed (the JSON of `rmatrix compare
+        /// --format json`): a nightly job's confirmation run.
+        #[arg(long, value_name = "COMPARE_JSON", conflicts_with = "resume")]
+        only_regressed: Option<PathBuf>,
         /// minijinja template for summary.md (default: the built-in reports/templates/summary.md.j2).
         #[arg(long)]
         template: Option<PathBuf>,

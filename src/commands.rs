@@ -18,12 +18,17 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             matrix,
             out,
             resume,
-            only,
+            mut only,
+            only_regressed,
             template,
             quiet,
             engines,
             engines_file,
         } => {
+            if let Some(path) = &only_regressed {
+                let text = crate::input::file::read_text(path, crate::input::file::MANIFEST)?;
+                only.extend(crate::compare::rerun::regressed_only(&text)?);
+            }
             let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
             let (loaded, selectors) = run_selectors(matrix.as_deref(), &only)?;
             let outcome = crate::run::run(crate::run::RunOptions {

@@ -260,30 +260,14 @@ fn list(names: &[&String]) -> String {
     }
 }
 
-/// `--only` selectors that keep the cells of `targets`: each dimension's values among them.
+/// `--only` selectors that keep the cells of `targets`.
 fn only_of(run: &input::Run, targets: &std::collections::BTreeSet<judge::Target>) -> Vec<String> {
-    let cells: BTreeMap<String, indexmap::IndexMap<String, String>> = run
+    let cells: Vec<indexmap::IndexMap<String, String>> = run
         .cells(&[])
         .into_values()
-        .map(|dims| (input::cell_name(&dims), dims))
+        .filter(|dims| targets.iter().any(|(c, _)| *c == input::cell_name(dims)))
         .collect();
-    let mut values: indexmap::IndexMap<String, Vec<String>> = indexmap::IndexMap::new();
-    for (cell, _) in targets {
-        let Some(dims) = cells.get(cell) else {
-            continue;
-        };
-        // A dimension the cells do not have (no engine for Redis) is left out.
-        for (k, v) in dims.iter().filter(|(_, v)| !v.is_empty()) {
-            let e = values.entry(k.clone()).or_default();
-            if !e.contains(v) {
-                e.push(v.clone());
-            }
-        }
-    }
-    values
-        .into_iter()
-        .map(|(k, v)| format!("{k}={}", v.join(",")))
-        .collect()
+    crate::compare::rerun::only_args(cells.iter())
 }
 
 /// The noise model of a bisection: `compare`'s, learned from `--noise-from` when given.

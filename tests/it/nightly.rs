@@ -193,6 +193,7 @@ fn baseline_then_promoted_then_regression_kept_out() {
     assert!(regressed.contains("| **regressed**"), "{regressed}");
     eprintln!("{}", n.summary);
     assert!(n.stderr.contains("not promoted"), "{}", n.stderr);
+    assert!(n.summary.contains("Confirmation run"), "{}", n.summary);
     assert_eq!(run_ids(&store).len(), 3, "every run is kept");
     assert_eq!(last_good(&store), second, "the baseline is unchanged");
     assert_eq!(good(&store), runs, "the regressed run is not a good one");
@@ -220,15 +221,19 @@ fn compare_gets_the_good_runs_as_noise_and_decides_the_promotion() {
         &fake,
         format!(
             r#"#!/usr/bin/env bash
-echo "$*" >> '{}'
+echo "$*" >> '{0}'
 case "$1 $2" in
     "compare --help") echo "  --noise-from <PATH>...  runs whose spread is the noise" ;;
     run\ *) mkdir -p "$4" && echo "summary of $4" > "$4/summary.md" && touch "$4/results.csv" ;;
-    compare\ *) echo "compared"; exit "$(cat '{}')" ;;
+    compare\ *) echo "compared"
+        # The confirmation run's compare may answer otherwise (confirm-exit).
+        case "$*" in *store/confirm/*) [ -f '{2}' ] && exit "$(cat '{2}')" ;; esac
+        exit "$(cat '{1}')" ;;
 esac
 "#,
             log.display(),
-            cwd.join("compare-exit").display()
+            cwd.join("compare-exit").display(),
+            cwd.join("confirm-exit").display()
         ),
     )
     .unwrap();
@@ -276,6 +281,23 @@ esac
         assert_eq!(good(&store), vec![first.clone(), second.clone()]);
     }
     assert_eq!(run_ids(&store).len(), 5);
+    // Each regression was measured again on its regressed cells only.
+    assert!(
+        calls().contains("--only-regressed store/runs/"),
+        "{}",
+        calls()
+    );
+
+    // A regression the confirmation run does not repeat: exit 0, but not promoted.
+    set_compare_exit(4).unwrap();
+    std::fs::write(cwd.join("confirm-exit"), "0").unwrap();
+    let n = nightly(cwd, "store", &m, fake, "");
+    assert_eq!(n.code, Some(0), "{}", n.stderr);
+    assert!(n.stderr.contains("did not hold"), "{}", n.stderr);
+    assert_eq!(last_good(&store), second);
+    assert_eq!(good(&store), vec![first.clone(), second.clone()]);
+    std::fs::remove_file(cwd.join("confirm-exit")).unwrap();
+    assert_eq!(run_ids(&store).len(), 6);
 
     // COMPARE_ARGS go to compare, after the noise and before the runs.
     set_compare_exit(0).unwrap();
