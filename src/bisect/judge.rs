@@ -43,29 +43,54 @@ pub(crate) fn targets(ends: &Comparison) -> BTreeSet<Target> {
         .collect()
 }
 
-/// The step of a commit from its run against the good end and the bad end.
-pub(crate) fn judge(targets: &BTreeSet<Target>, vs_good: &Comparison, vs_bad: &Comparison) -> Step {
-    let verdicts = |c: &Comparison| -> Vec<Verdict> {
-        c.changes
+/// The step of a commit from its run against the good end (`vs_good`), placed between the
+/// ends (`ends`: the bad end against the good one). Per target, the commit's change and its
+/// interval are a position on the way from the good end (0) to the bad end (1), on the log
+/// scale: an interval wholly below one half is good, wholly above it bad, else too noisy to
+/// tell. Any bad target makes the commit bad; else one good target makes it good (a target
+/// the ends' noise flagged by chance, a cell no commit changed, cannot hold it back).
+pub(crate) fn judge(targets: &BTreeSet<Target>, ends: &Comparison, vs_good: &Comparison) -> Step {
+    let mut sides = Vec::new();
+    for ch in vs_good
+        .changes
+        .iter()
+        .filter(|c| targets.contains(&(c.cell.clone(), c.metric.clone())))
+    {
+        let end = ends
+            .changes
             .iter()
-            .filter(|ch| targets.contains(&(ch.cell.clone(), ch.metric.clone())))
-            .map(|ch| ch.verdict)
-            .collect()
-    };
-    let good = verdicts(vs_good);
-    let bad = verdicts(vs_bad);
-    if good.is_empty() {
-        return Step::Skipped;
+            .find(|e| e.cell == ch.cell && e.metric == ch.metric)
+            .and_then(|e| e.change_pct);
+        sides.push(side(end, ch.ci_low_pct, ch.ci_high_pct));
     }
-    // Told apart from one end is enough: "unchanged" against the good end would need an
-    // interval inside the threshold, which a few noisy iterations seldom give.
-    if good.contains(&Verdict::Regressed) {
-        return Step::Bad;
-    }
-    // Any target improved on the bad end: one the ends' noise flagged by chance (a cell no
-    // commit changed) cannot hold a good commit back.
-    if bad.contains(&Verdict::Improved) {
+    if sides.is_empty() {
+        Step::Skipped
+    } else if sides.contains(&Step::Bad) {
+        Step::Bad
+    } else if sides.contains(&Step::Good) {
         Step::Good
+    } else {
+        Step::TooNoisy
+    }
+}
+
+/// Which end a change with interval `low..high` (percent against the good end) is nearer,
+/// when the bad end changed by `end` percent.
+fn side(end: Option<f64>, low: Option<f64>, high: Option<f64>) -> Step {
+    let (Some(end), Some(low), Some(high)) = (end, low, high) else {
+        return Step::TooNoisy;
+    };
+    let ln = |pct: f64| (1.0 + pct / 100.0).max(1e-9).ln();
+    let scale = ln(end);
+    if scale.abs() < 1e-9 {
+        return Step::TooNoisy;
+    }
+    let (a, b) = (ln(low) / scale, ln(high) / scale);
+    let (lo, hi) = (a.min(b), a.max(b));
+    if hi < 0.5 {
+        Step::Good
+    } else if lo > 0.5 {
+        Step::Bad
     } else {
         Step::TooNoisy
     }
@@ -84,6 +109,21 @@ mod tests {
         c
     }
 
+    /// Changes of (cell, change, interval low, high) in percent.
+    fn with(rows: &[(&str, f64, f64, f64)]) -> Comparison {
+        let mut c = comparison(&[]);
+        c.changes = rows
+            .iter()
+            .map(|(cell, pct, lo, hi)| {
+                let mut ch =
+                    crate::compare::join::tests_support::change(cell, "qps", Verdict::TooNoisy);
+                (ch.change_pct, ch.ci_low_pct, ch.ci_high_pct) = (Some(*pct), Some(*lo), Some(*hi));
+                ch
+            })
+            .collect();
+        c
+    }
+
     fn set(cells: &[&str]) -> BTreeSet<Target> {
         cells
             .iter()
@@ -98,33 +138,33 @@ mod tests {
     }
 
     #[test]
-    fn a_commit_is_bad_good_noisy_or_skipped() {
-        use Verdict::*;
-        let t = set(&["get"]);
-        let j = |g: Verdict, b: Verdict| {
-            judge(
-                &t,
-                &comparison(&[("get", g), ("set", Regressed)]),
-                &comparison(&[("get", b)]),
-            )
-        };
-        assert_eq!(j(Regressed, Unchanged), Step::Bad);
-        assert_eq!(j(Unchanged, Improved), Step::Good);
-        assert_eq!(j(Improved, Improved), Step::Good);
-        // Not told apart from the good end, but better than the bad end.
-        assert_eq!(j(TooNoisy, Improved), Step::Good);
-        // Told apart from neither end.
-        assert_eq!(j(Unchanged, Unchanged), Step::TooNoisy);
-        // Two targets, one a false alarm of the ends' noise: the real one decides.
-        let two = set(&["get", "set"]);
-        let vs_good = comparison(&[("get", Unchanged), ("set", TooNoisy)]);
-        let vs_bad = comparison(&[("get", Improved), ("set", TooNoisy)]);
-        assert_eq!(judge(&two, &vs_good, &vs_bad), Step::Good);
-        assert_eq!(j(TooNoisy, TooNoisy), Step::TooNoisy);
-        // The set cell regressed too, but it is not what is bisected.
+    fn a_commit_is_placed_between_the_ends() {
+        // The bad end is 40% slower.
+        assert_eq!(side(Some(-40.0), Some(-8.0), Some(3.0)), Step::Good);
+        assert_eq!(side(Some(-40.0), Some(-45.0), Some(-30.0)), Step::Bad);
+        // Its interval reaches the middle (-22.5% on the log scale): measure again.
+        assert_eq!(side(Some(-40.0), Some(-30.0), Some(-10.0)), Step::TooNoisy);
+        assert_eq!(side(Some(-40.0), None, None), Step::TooNoisy);
+        // A metric where higher is worse (latency up 50%): the same positions.
+        assert_eq!(side(Some(50.0), Some(40.0), Some(60.0)), Step::Bad);
+        assert_eq!(side(Some(50.0), Some(-5.0), Some(5.0)), Step::Good);
+    }
+
+    #[test]
+    fn any_bad_target_is_a_bad_commit_and_one_good_one_a_good_commit() {
+        let t = set(&["get", "set"]);
+        let ends = with(&[("get", -40.0, -40.0, -40.0), ("set", -20.0, -20.0, -20.0)]);
+        let j = |rows: &[(&str, f64, f64, f64)]| judge(&t, &ends, &with(rows));
         assert_eq!(
-            judge(&t, &comparison(&[("set", Regressed)]), &comparison(&[])),
-            Step::Skipped
+            j(&[("get", -40.0, -45.0, -35.0), ("set", 0.0, -5.0, 5.0)]),
+            Step::Bad
         );
+        // set is a false alarm of the ends: get decides.
+        assert_eq!(
+            j(&[("get", 0.0, -5.0, 5.0), ("set", -10.0, -25.0, 5.0)]),
+            Step::Good
+        );
+        assert_eq!(j(&[("get", -20.0, -30.0, -10.0)]), Step::TooNoisy);
+        assert_eq!(j(&[("other", -40.0, -45.0, -35.0)]), Step::Skipped);
     }
 }

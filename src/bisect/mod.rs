@@ -1,7 +1,7 @@
 //! `rmatrix bisect`: the first commit between a good and a bad revision of a `source:`
 //! server that has the regression. The ends are measured first and compared; the changes
 //! the bad end regressed are the ones followed. Each step builds a commit (once: images are
-//! tagged by tree), measures only the regressed cells, and is judged against both ends
+//! tagged by tree), measures only the regressed cells, and is placed between the ends
 //! (`judge`); the next commit is the middle of what is left (`search`). Every run and the
 //! steps so far live under one directory (`state`), so an interrupted bisection resumes.
 
@@ -95,7 +95,7 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
                 &commits[i],
                 &only,
                 &opts,
-                (&good_run, &bad_run),
+                (&good_run, &ends),
                 &targets,
             )
             .await?;
@@ -132,7 +132,7 @@ impl Ctx<'_> {
         commit: &str,
         only: &[String],
         opts: &join::Options,
-        (good, bad): (&input::Run, &input::Run),
+        (good, ends): (&input::Run, &Comparison),
         targets: &std::collections::BTreeSet<judge::Target>,
     ) -> Result<(Step, Option<Comparison>)> {
         for attempt in 0..=REMEASURES {
@@ -145,8 +145,7 @@ impl Ctx<'_> {
                 return Ok((Step::Skipped, None));
             };
             let vs_good = join::compare(good, &run, opts)?;
-            let vs_bad = join::compare(bad, &run, opts)?;
-            let step = judge::judge(targets, &vs_good, &vs_bad);
+            let step = judge::judge(targets, ends, &vs_good);
             eprintln!("bisect: {}: {step}", &commit[..12]);
             if step != Step::TooNoisy {
                 return Ok((step, Some(vs_good)));

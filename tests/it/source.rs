@@ -38,7 +38,7 @@ fn matrix(tmp: &Path, repo: &Path, rev: &str) -> PathBuf {
              configs:\n  plain: {{redis_conf: {{appendonly: \"no\", save: \"\"}}}}\n\
              workloads:\n  get: {{redis: {{test: get, keyspace: 10000}}}}\n  \
              set: {{redis: {{test: set, keyspace: 10000}}}}\n\
-             concurrency: [4]\niterations: 3\nwarmup: 300ms\nlength: 2s\n",
+             concurrency: [4]\niterations: 5\nwarmup: 300ms\nlength: 2s\n",
             repo.display()
         ),
     )
