@@ -82,6 +82,9 @@ pub(crate) struct ImageFacts {
     /// What a `source:` server's image was built from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) source: Option<SourceFacts>,
+    /// A `build:` image's own packages (`packages:`): each file and its sha256.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) packages: Vec<String>,
 }
 
 /// A server built from source: the work tree, the commit and how it was built.

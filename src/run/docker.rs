@@ -151,6 +151,20 @@ impl Backend for DockerBackend<'_> {
     }
 }
 
+/// Each package file of a build and its sha256, as the manifest records them.
+fn package_facts(files: &[std::path::PathBuf]) -> Vec<String> {
+    use sha2::Digest;
+    files
+        .iter()
+        .map(|f| {
+            let sum = std::fs::read(f)
+                .map(|d| format!("sha256:{:x}", sha2::Sha256::digest(&d)))
+                .unwrap_or_else(|e| format!("unreadable: {e}"));
+            format!("{} {sum}", f.display())
+        })
+        .collect()
+}
+
 /// What the manifest records of a `source:` server's image.
 fn source_facts(
     src: &crate::servers::source::build::SourceBuild,
@@ -201,7 +215,13 @@ impl DockerBackend<'_> {
         let res = match (&spec.image, self.loaded.build_dirs.get(server), source) {
             (Some(image), _, _) => engine.ensure_pulled(image).await.map(|i| (i, None)),
             (None, Some(b), _) => engine
-                .ensure_built(server, &b.dir, &b.args)
+                .ensure_built_with(
+                    server,
+                    &b.dir,
+                    &b.args,
+                    &b.packages,
+                    spec.kind().family().after_packages(),
+                )
                 .await
                 .map(|i| (i, None)),
             (None, None, Some(src)) => {
@@ -240,6 +260,12 @@ impl DockerBackend<'_> {
                     origin: info.origin,
                     digest: info.digest,
                     source,
+                    packages: self
+                        .loaded
+                        .build_dirs
+                        .get(server)
+                        .map(|b| package_facts(&b.packages))
+                        .unwrap_or_default(),
                 };
                 let mut man = self.man.lock().expect("manifest lock");
                 if let Some(n) = &self.engine_name {

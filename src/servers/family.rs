@@ -111,6 +111,12 @@ pub trait Family: Sync {
     /// containers/builds.yaml.
     fn build_example(&self) -> &'static str;
 
+    /// A shell command run after a build's own packages were installed into the family's
+    /// image (`packages:`), e.g. emptying the datadir their scripts initialised.
+    fn after_packages(&self) -> &'static str {
+        ""
+    }
+
     /// The recipes that build this family's servers from a source tree (`source: {recipe}`).
     fn recipes(&self) -> &'static [super::source::Recipe] {
         &[]

@@ -8,6 +8,7 @@ pub mod docker;
 pub mod family;
 pub(crate) mod identity;
 pub mod mysql;
+pub(crate) mod packages;
 pub(crate) mod redis;
 pub(crate) mod registry;
 pub(crate) mod source;

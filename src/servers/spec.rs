@@ -21,6 +21,10 @@ pub struct ServerSpec {
     /// A server someone else runs: nothing is started or changed, variables are still read.
     #[serde(default)]
     pub external: Option<ExternalSpec>,
+    /// A build's own packages (`.deb` files, relative to the matrix), installed over the
+    /// suite's in a `build:` image.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub packages: Vec<String>,
     /// A server built from a git work tree at a commit with a family's recipe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceSpec>,

@@ -115,3 +115,84 @@ fn bisect_names_the_commit_that_slowed_get_and_builds_each_commit_once() {
         again.stderr
     );
 }
+
+/// A build's own packages: Debian's redis-server and redis-tools files (downloaded here, as a
+/// local build would leave them) installed over containers/redis's image.
+#[test]
+fn a_builds_own_packages_are_installed_into_its_image() {
+    let tmp = tempfile::tempdir().unwrap();
+    let debs = tmp.path().join("debs");
+    std::fs::create_dir(&debs).unwrap();
+    let got = Command::new("apt-get")
+        .args([
+            "-o",
+            "APT::Sandbox::User=root",
+            "download",
+            "-q",
+            "redis-server",
+            "redis-tools",
+        ])
+        .current_dir(&debs)
+        .output()
+        .unwrap();
+    assert!(
+        got.status.success(),
+        "{}",
+        String::from_utf8_lossy(&got.stderr)
+    );
+    let mut files: Vec<String> = std::fs::read_dir(&debs)
+        .unwrap()
+        .map(|e| format!("debs/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let containers = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers");
+    let m = tmp.path().join("m.yaml");
+    std::fs::write(
+        &m,
+        format!(
+            "servers:\n  r:\n    build: {{dir: {}, args: {{suite: bookworm}}}}\n    \
+             packages: [{}]\n\
+             configs:\n  plain: {{redis_conf: {{save: \"\"}}}}\n\
+             workloads:\n  get: {{redis: {{test: get, keyspace: 1000}}}}\n\
+             concurrency: [1]\niterations: 1\nlength: 1s\n",
+            containers.join("redis").display(),
+            files.join(", ")
+        ),
+    )
+    .unwrap();
+    let out_dir = tmp.path().join("run");
+    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args([
+            "run",
+            m.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ])
+        .env("RMATRIX_BUILD_DIRS", &containers)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let man: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap())
+            .unwrap();
+    let image = &man["images"]["r"];
+    let packages = image["packages"].as_array().unwrap();
+    assert_eq!(packages.len(), 2, "{image}");
+    assert!(
+        packages[0].as_str().unwrap().contains(" sha256:"),
+        "{image}"
+    );
+    assert!(
+        image["reference"]
+            .as_str()
+            .unwrap()
+            .starts_with("rmatrix/r:"),
+        "{image}"
+    );
+}

@@ -20,6 +20,8 @@ pub(crate) struct Build {
     pub(crate) dir: PathBuf,
     /// Values of `ARG`s the Dockerfile declares (checked with `untrusted::build_arg_*`).
     pub(crate) args: BTreeMap<String, String>,
+    /// The build's own packages installed into the image (`packages:`), checked files.
+    pub(crate) packages: Vec<PathBuf>,
 }
 
 /// The names `build:` accepts besides folders: `mariadb-10.11: {dir: mariadb, args: {...}}`.
@@ -74,12 +76,14 @@ impl Validator<'_> {
                     Build {
                         dir: found,
                         args: args.clone().into_iter().collect(),
+                        packages: Vec::new(),
                     }
                 }
                 BuildSpec::Name(n) => match resolve_build_dir(base, containers.as_deref(), n) {
                     Some(dir) => Build {
                         dir,
                         args: BTreeMap::new(),
+                        packages: Vec::new(),
                     },
                     // Not a folder: a name from containers/builds.yaml.
                     None => {
@@ -106,6 +110,7 @@ impl Validator<'_> {
                         Build {
                             dir,
                             args: named.args.clone().into_iter().collect(),
+                            packages: Vec::new(),
                         }
                     }
                 },
@@ -116,10 +121,76 @@ impl Validator<'_> {
             };
             context_allowed(&resolved.dir, base, containers.as_deref())
                 .map_err(|msg| self.err(&at, msg))?;
+            let mut resolved = resolved;
+            for (i, p) in s.packages.iter().enumerate() {
+                let file = package_file(base, p)
+                    .map_err(|msg| self.err(&format!("servers.{name}.packages[{i}]"), msg))?;
+                resolved.packages.push(file);
+            }
             out.insert(name.clone(), resolved);
+        }
+        for (name, s) in &self.m.servers {
+            if !s.packages.is_empty() && s.build.is_none() {
+                return Err(self.err(
+                    &format!("servers.{name}.packages"),
+                    "`packages` go with `build:`: they are installed into the family's image"
+                        .into(),
+                ));
+            }
         }
         Ok(out)
     }
+}
+
+/// Largest package file accepted.
+const MAX_PACKAGE_BYTES: u64 = 2 << 30;
+
+/// The `.deb` file `written` names (relative to `base`): a regular file reached without
+/// `..` or a symbolic link, under the matrix's folder or one listed in `RMATRIX_BUILD_DIRS`
+/// (its bytes are sent to the engine and installed as root there).
+fn package_file(base: &Path, written: &str) -> Result<PathBuf, String> {
+    let shown = untrusted::printable(written);
+    if !written.ends_with(".deb") {
+        return Err(format!("package `{shown}` is no `.deb` file"));
+    }
+    let path = Path::new(written);
+    if path
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        return Err(format!(
+            "package `{shown}` climbs out of where it points with `..`"
+        ));
+    }
+    let full = std::path::absolute(base.join(path)).map_err(|e| format!("`{shown}`: {e}"))?;
+    let real = full
+        .canonicalize()
+        .map_err(|e| format!("package `{shown}`: {e}"))?;
+    if real != full {
+        return Err(format!("package `{shown}` passes through a symbolic link"));
+    }
+    let meta = std::fs::metadata(&real).map_err(|e| format!("package `{shown}`: {e}"))?;
+    if !meta.is_file() || meta.len() > MAX_PACKAGE_BYTES {
+        return Err(format!(
+            "package `{shown}` must be a regular file of at most 2 GiB"
+        ));
+    }
+    let base = match base.as_os_str().is_empty() {
+        true => Path::new("."),
+        false => base,
+    };
+    let listed = std::env::var_os(BUILD_DIRS_ENV).unwrap_or_default();
+    let inside = std::iter::once(base.to_path_buf())
+        .chain(std::env::split_paths(&listed).filter(|p| !p.as_os_str().is_empty()))
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .any(|r| real.starts_with(r));
+    if !inside {
+        return Err(format!(
+            "package `{shown}` is outside the matrix's folder: list its folder in \
+             {BUILD_DIRS_ENV} to allow it"
+        ));
+    }
+    Ok(real)
 }
 
 /// Where `build:` names are looked up: the nearest `containers/` directory above the matrix

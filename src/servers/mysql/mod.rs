@@ -59,6 +59,12 @@ impl Family for Mysql {
         "mariadb-10.11"
     }
 
+    fn after_packages(&self) -> &'static str {
+        // As containers/mariadb/Dockerfile leaves it: an empty datadir the entrypoint fills.
+        "rm -rf /var/lib/mysql/* && mkdir -p /var/lib/mysql /run/mysqld \
+         && chown mysql:mysql /var/lib/mysql /run/mysqld"
+    }
+
     fn recipes(&self) -> &'static [Recipe] {
         const R: &[Recipe] = &[
             Recipe {
