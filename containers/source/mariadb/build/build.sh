@@ -1,9 +1,10 @@
 #!/bin/sh
 # Build the MariaDB tree at /src as Debian's debian/rules does (mariadb/debian/rules:
 # dpkg-buildflags with hardening=+all, RelWithDebInfo, BUILD_CONFIG=mysql_release, the DEB
-# layout under /usr, system libraries), with ninja, the compilers behind ccache (a volume every
-# build shares, so a neighbouring commit recompiles only what changed). The server is installed
-# stripped into /out, the tree the run image (../run) copies to /.
+# layout under /usr, system libraries), with make as Debian does (cmake's Ninja generator fails
+# on 10.11: "multiple rules generate libmariadb/libmariadb/libmariadb.a"), the compilers behind
+# ccache (a volume every build shares, so a neighbouring commit recompiles only what changed).
+# The server is installed stripped into /out, the tree the run image (../run) copies to /.
 #
 # Left out, because a benchmark of InnoDB (and of the other built-in engines) does not need them
 # and they would double the build on 2 cores: the engines RocksDB, Mroonga, Spider, ColumnStore,
@@ -31,7 +32,7 @@ version="$(sed -n 's/^MYSQL_VERSION_\(MAJOR\|MINOR\|PATCH\)=//p' VERSION 2>/dev/
 
 mkdir -p "$build"
 cd "$build"
-if ! cmake -G Ninja /src \
+if ! cmake -G "Unix Makefiles" /src \
     -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache \
     -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_INSTALL_SYSCONFDIR=/etc \
     -DCMAKE_INSTALL_LOCALSTATEDIR=/var -DCMAKE_INSTALL_RUNSTATEDIR=/run \
@@ -53,8 +54,8 @@ if ! cmake -G Ninja /src \
   echo "rmatrix-build: cmake configure failed" >&2
   exit 1
 fi
-nice -n 19 ninja -j"$jobs"
-DESTDIR=/out nice -n 19 ninja install/strip >/dev/null
+nice -n 19 make -j"$jobs"
+nice -n 19 make install/strip DESTDIR=/out >/dev/null
 
 # The Debian packages the installed ELF files link against (their own libraries excepted).
 libdirs="$(find /out -name '*.so*' -type f -printf '%h\n' | sort -u | paste -sd: -)"
