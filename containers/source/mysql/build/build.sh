@@ -7,10 +7,11 @@
 # /out, the tree the run image (../run) copies to /.
 #
 # Left out, because a benchmark of InnoDB does not need them and they would add hours on 2
-# cores: MySQL Router, group replication (plugin and its XCom/GCS libraries), NDB Cluster (off
-# by default anyway), the unit tests and the mysql-test tree. Debian's -DWITH_EMBEDDED_SERVER
-# is gone since 8.0. -DWITH_GROUP_REPLICATION=1 or -DWITH_ROUTER=ON as recipe flags bring
-# those back.
+# cores: MySQL Router, group replication (plugin and its XCom/GCS libraries), the ndbcluster
+# storage engine (Debian's mysqld carries it, built in and inactive unless --ndbcluster; it and
+# the NDB API it links are several hundred files), the unit tests and the mysql-test tree.
+# Debian's -DWITH_EMBEDDED_SERVER is gone since 8.0. Recipe flags bring them back:
+# -DWITH_GROUP_REPLICATION=1, -DWITH_ROUTER=ON, -DWITHOUT_NDBCLUSTER_STORAGE_ENGINE=0.
 #
 # The recipe's flags are cmake -DNAME=VALUE ("$@", checked by rmatrix) and come after these
 # defaults, so they win. On success /out/usr/share/rmatrix/runtime-packages lists the Debian
@@ -43,11 +44,11 @@ if ! cmake -G "Unix Makefiles" /src \
     -DINSTALL_DOCREADMEDIR=share/mysql -DINSTALL_INCLUDEDIR=include/mysql \
     -DINSTALL_INFODIR=share/mysql/docs -DINSTALL_LIBDIR="lib/$multiarch" \
     -DINSTALL_MANDIR=share/man -DINSTALL_MYSQLSHAREDIR=share/mysql \
-    -DINSTALL_PLUGINDIR=lib/mysql/plugin -DINSTALL_SBINDIR=sbin -DINSTALL_SCRIPTDIR=bin \
+    -DINSTALL_PLUGINDIR=lib/mysql/plugin -DINSTALL_SBINDIR=sbin \
     -DINSTALL_SUPPORTFILESDIR=share/mysql -DSYSCONFDIR=/etc/mysql \
     -DWITH_ARCHIVE_STORAGE_ENGINE=ON -DWITH_BLACKHOLE_STORAGE_ENGINE=ON \
     -DWITH_FEDERATED_STORAGE_ENGINE=ON -DWITH_EXTRA_CHARSETS=all \
-    -DWITH_ROUTER=OFF -DWITH_GROUP_REPLICATION=0 -DWITH_NDB=OFF \
+    -DWITH_ROUTER=OFF -DWITH_GROUP_REPLICATION=0 -DWITHOUT_NDBCLUSTER_STORAGE_ENGINE=1 \
     -DWITH_UNIT_TESTS=OFF -DINSTALL_MYSQLTESTDIR= \
     "$@"; then
   tail -n 60 CMakeFiles/CMakeError.log 2>/dev/null >&2 || true
