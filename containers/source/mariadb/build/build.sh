@@ -56,6 +56,27 @@ if ! cmake -G "Unix Makefiles" /src \
 fi
 nice -n 19 make -j"$jobs"
 nice -n 19 make install/strip DESTDIR=/out >/dev/null
+# With no mysql-test tree, the PAM plugin's test files still land in /out/suite.
+rm -rf /out/suite
+# Upstream's /etc/my.cnf has "!includedir /etc/my.cnf.d", and mariadbd and my_print_defaults
+# abort when that directory is missing. (/etc/mysql/mariadb.conf.d, with the .cnf files that
+# load cracklib, gssapi and the compression providers, is read only through Debian's own
+# /etc/mysql/my.cnf, which is packaging, not installed: those plugins stay unloaded, as in a
+# mariadb-server without the mariadb-plugin-* packages.)
+mkdir -p /out/etc/my.cnf.d
+
+# A merged-/usr suite (bookworm and later) has /lib, /bin, /sbin as symlinks into /usr: a real
+# /out/lib (systemd units, the PAM module under /lib/<multiarch>/security) copied to / would
+# replace the symlink and with it the dynamic loader. Such trees move under /out/usr. The
+# toolchain's suite is the run image's, so its / tells.
+for d in bin sbin lib lib32 lib64 libx32; do
+  if [ -L "/$d" ] && [ -d "/out/$d" ]; then
+    dest="/out$(readlink -f "/$d")"
+    mkdir -p "$dest"
+    cp -a "/out/$d/." "$dest/"
+    rm -rf "/out/$d"
+  fi
+done
 
 # The Debian packages the installed ELF files link against (their own libraries excepted).
 libdirs="$(find /out -name '*.so*' -type f -printf '%h\n' | sort -u | paste -sd: -)"

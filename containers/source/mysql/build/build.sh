@@ -58,6 +58,19 @@ fi
 nice -n 19 make -j"$jobs"
 nice -n 19 make install/strip DESTDIR=/out >/dev/null
 
+# A merged-/usr suite (bookworm and later) has /lib, /bin, /sbin as symlinks into /usr: a real
+# /out/lib (systemd units, the PAM module under /lib/<multiarch>/security) copied to / would
+# replace the symlink and with it the dynamic loader. Such trees move under /out/usr. The
+# toolchain's suite is the run image's, so its / tells.
+for d in bin sbin lib lib32 lib64 libx32; do
+  if [ -L "/$d" ] && [ -d "/out/$d" ]; then
+    dest="/out$(readlink -f "/$d")"
+    mkdir -p "$dest"
+    cp -a "/out/$d/." "$dest/"
+    rm -rf "/out/$d"
+  fi
+done
+
 # The Debian packages the installed ELF files link against (their own libraries excepted).
 libdirs="$(find /out -name '*.so*' -type f -printf '%h\n' | sort -u | paste -sd: -)"
 find /out -type f \( -perm -u+x -o -name '*.so*' \) -print \
