@@ -196,3 +196,35 @@ fn a_builds_own_packages_are_installed_into_its_image() {
         "{image}"
     );
 }
+
+/// A commit that does not build fails its deployment's cells with the build log's last lines,
+/// and the other server's cells are measured.
+#[test]
+fn a_build_that_fails_fails_its_cells_and_the_rest_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, _) = repo(tmp.path());
+    let m = tmp.path().join("m.yaml");
+    std::fs::write(
+        &m,
+        format!(
+            "servers:\n  \
+               broken: {{source: {{git: {0}, rev: HEAD, recipe: redis, \
+             flags: [USE_SYSTEM_JEMALLOC=yes, REDIS_CFLAGS=-Werror=no-such-warning]}}}}\n  \
+               fine: {{source: {{git: {0}, rev: HEAD, recipe: redis, flags: [USE_SYSTEM_JEMALLOC=yes]}}}}\n\
+             configs:\n  plain: {{redis_conf: {{save: \"\"}}}}\n\
+             workloads:\n  set: {{redis: {{test: set, keyspace: 1000}}}}\n\
+             concurrency: [1]\niterations: 1\nlength: 1s\n",
+            repo.display()
+        ),
+    )
+    .unwrap();
+    let dir = tmp.path().join("run");
+    let out = rmatrix(&["run", m.to_str().unwrap(), "--quiet", "--out", dir.to_str().unwrap()]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let rows = super::common::result_rows(&dir);
+    let row = |s: &str| rows.iter().find(|r| r["server"] == s).unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(row("fine")["status"], "ok", "{rows:?}");
+    let failed = &row("broken")["error"];
+    assert!(failed.contains("the build exited with"), "{failed}");
+    assert!(failed.contains("no-such-warning"), "the log's last lines: {failed}");
+}
