@@ -9,12 +9,12 @@ mod judge;
 mod search;
 mod state;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::compare::join::{self, Comparison};
+use crate::compare::join::{self, Comparison, Verdict};
 use crate::compare::{input, noise};
 use crate::error::UsageError;
 use crate::matrix::LoadedMatrix;
@@ -75,46 +75,111 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
         return Ok(exit::NOT_REPRODUCED);
     };
     let opts = st.args.compare_options(&good_run)?;
-    let ends = join::compare(&good_run, &bad_run, &opts)?;
-    let targets = judge::targets(&ends);
-    if targets.is_empty() {
-        println!("{}", state::not_reproduced(&ends));
-        return Ok(exit::NOT_REPRODUCED);
-    }
-    let only = only_of(&bad_run, &targets);
-    let mut known: BTreeMap<usize, Step> = BTreeMap::from([(commits.len() - 1, Step::Bad)]);
-    let mut steps: Vec<(usize, Step, Option<Comparison>)> = Vec::new();
-    let outcome = loop {
-        let i = match search::next(commits.len(), &known) {
-            Next::Measure(i) => i,
-            done => break done,
-        };
-        let (step, vs_good) = ctx
-            .step(
-                &mut st,
-                &commits[i],
-                &only,
-                &opts,
-                (&good_run, &ends),
-                &targets,
-            )
+    let mut ends = Ends::new(good_run, bad_run, &opts)?;
+    let only = only_of(&ends.bad, &ends.targets);
+    let mut runs = BTreeMap::new();
+    let mut rechecked = false;
+    loop {
+        if ends.targets.is_empty() {
+            println!("{}", state::not_reproduced(&ends.cmp));
+            return Ok(exit::NOT_REPRODUCED);
+        }
+        let (outcome, steps) = ctx
+            .search(&mut st, &commits, &only, &opts, &ends, &mut runs)
             .await?;
-        known.insert(i, step);
-        steps.push((i, step, vs_good));
-    };
-    let report = state::Report {
-        commits: &commits,
-        steps: &steps,
-        repo: &repo,
-        targets: &targets,
-        ends: &ends,
-    };
-    println!("{}", report.render(&outcome)?);
-    Ok(match outcome {
-        Next::Found(_) => exit::OK,
-        _ => exit::ONLY_SKIPPED,
-    })
+        // Every step on one side puts the first bad commit at an end of the range: either it
+        // is there, or the host changed after that end was measured. That end is measured
+        // once more; if it moved, the steps are judged again against its new run.
+        let edge = match outcome {
+            Next::Found(0) if !steps.is_empty() => Some((&good, "good-again")),
+            Next::Found(i) if i + 1 == commits.len() && !steps.is_empty() => {
+                Some((&bad, "bad-again"))
+            }
+            _ => None,
+        };
+        let moved = match (edge, rechecked) {
+            (Some((commit, label)), false) => {
+                rechecked = true;
+                match ctx.measure(&mut st, commit, label, &only).await? {
+                    Some(again) => ends.moved(again, label == "good-again", &opts)?,
+                    None => None,
+                }
+            }
+            _ => None,
+        };
+        match moved {
+            Some(new) => {
+                eprintln!(
+                    "bisect: the {} end measures otherwise now than at the start (the host \
+                     changed?): its new run is the reference, and every step is judged again",
+                    if new.good.path == ends.good.path {
+                        "bad"
+                    } else {
+                        "good"
+                    }
+                );
+                ends = new;
+            }
+            None => {
+                let report = state::Report {
+                    commits: &commits,
+                    steps: &steps,
+                    repo: &repo,
+                    targets: &ends.targets,
+                    ends: &ends.cmp,
+                };
+                println!("{}", report.render(&outcome)?);
+                return Ok(match outcome {
+                    Next::Found(_) => exit::OK,
+                    _ => exit::ONLY_SKIPPED,
+                });
+            }
+        }
+    }
 }
+
+/// The two ends' runs, their comparison and the changes it regressed (the targets).
+struct Ends {
+    good: input::Run,
+    bad: input::Run,
+    cmp: Comparison,
+    targets: BTreeSet<judge::Target>,
+}
+
+impl Ends {
+    fn new(good: input::Run, bad: input::Run, opts: &join::Options) -> Result<Ends> {
+        let cmp = join::compare(&good, &bad, opts)?;
+        let targets = judge::targets(&cmp);
+        Ok(Ends {
+            good,
+            bad,
+            cmp,
+            targets,
+        })
+    }
+
+    /// The ends with `again` (a new run of the good end, or of the bad one) in place of the
+    /// old run, when it differs from it on a target; None when it measures the same.
+    fn moved(&self, again: input::Run, good: bool, opts: &join::Options) -> Result<Option<Ends>> {
+        let old = if good { &self.good } else { &self.bad };
+        let cmp = join::compare(old, &again, opts)?;
+        let moved = cmp.changes.iter().any(|c| {
+            self.targets.contains(&(c.cell.clone(), c.metric.clone()))
+                && matches!(c.verdict, Verdict::Regressed | Verdict::Improved)
+        });
+        if !moved {
+            return Ok(None);
+        }
+        let (g, b) = match good {
+            true => (again, self.bad.clone()),
+            false => (self.good.clone(), again),
+        };
+        Ok(Some(Ends::new(g, b, opts)?))
+    }
+}
+
+/// Steps so far: (commit index, verdict, its comparison with the good end).
+type Steps = Vec<(usize, Step, Option<Comparison>)>;
 
 /// What every step needs.
 struct Ctx<'a> {
@@ -125,6 +190,46 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Judge the runs measured so far against `ends`, then measure the middle of what is left
+    /// until the first bad commit is known (`runs`: each measured commit's last run).
+    async fn search(
+        &self,
+        st: &mut State,
+        commits: &[String],
+        only: &[String],
+        opts: &join::Options,
+        ends: &Ends,
+        runs: &mut BTreeMap<usize, Option<input::Run>>,
+    ) -> Result<(Next, Steps)> {
+        let mut known: BTreeMap<usize, Step> = BTreeMap::from([(commits.len() - 1, Step::Bad)]);
+        let mut steps = Steps::new();
+        for (i, run) in runs.iter() {
+            let (step, vs_good) = match run {
+                Some(run) => {
+                    let vs_good = join::compare(&ends.good, run, opts)?;
+                    match judge::judge(&ends.targets, &ends.cmp, &vs_good) {
+                        // Its measurements are spent: a commit still undecided is passed over.
+                        Step::TooNoisy => (Step::Skipped, Some(vs_good)),
+                        s => (s, Some(vs_good)),
+                    }
+                }
+                None => (Step::Skipped, None),
+            };
+            known.insert(*i, step);
+            steps.push((*i, step, vs_good));
+        }
+        loop {
+            let i = match search::next(commits.len(), &known) {
+                Next::Measure(i) => i,
+                done => return Ok((done, steps)),
+            };
+            let (step, vs_good, run) = self.step(st, &commits[i], only, opts, ends).await?;
+            runs.insert(i, run);
+            known.insert(i, step);
+            steps.push((i, step, vs_good));
+        }
+    }
+
     /// Measure `commit` and judge it, again while it is too noisy to tell.
     async fn step(
         &self,
@@ -132,9 +237,8 @@ impl Ctx<'_> {
         commit: &str,
         only: &[String],
         opts: &join::Options,
-        (good, ends): (&input::Run, &Comparison),
-        targets: &std::collections::BTreeSet<judge::Target>,
-    ) -> Result<(Step, Option<Comparison>)> {
+        ends: &Ends,
+    ) -> Result<(Step, Option<Comparison>, Option<input::Run>)> {
         for attempt in 0..=REMEASURES {
             let label = match attempt {
                 0 => "step".to_string(),
@@ -142,16 +246,20 @@ impl Ctx<'_> {
             };
             let Some(run) = self.measure(st, commit, &label, only).await? else {
                 eprintln!("bisect: {}: skipped (no successful cell)", &commit[..12]);
-                return Ok((Step::Skipped, None));
+                return Ok((Step::Skipped, None, None));
             };
-            let vs_good = join::compare(good, &run, opts)?;
-            let step = judge::judge(targets, ends, &vs_good);
+            let vs_good = join::compare(&ends.good, &run, opts)?;
+            let step = judge::judge(&ends.targets, &ends.cmp, &vs_good);
             eprintln!("bisect: {}: {step}", &commit[..12]);
-            if step != Step::TooNoisy {
-                return Ok((step, Some(vs_good)));
+            if step != Step::TooNoisy || attempt == REMEASURES {
+                let step = match step {
+                    Step::TooNoisy => Step::Skipped,
+                    s => s,
+                };
+                return Ok((step, Some(vs_good), Some(run)));
             }
         }
-        Ok((Step::Skipped, None))
+        unreachable!("invariant: the last attempt returns")
     }
 
     /// The run of `commit` (measured now, or found in the state from before an
@@ -260,7 +368,7 @@ fn list(names: &[&String]) -> String {
 }
 
 /// `--only` selectors that keep the cells of `targets`.
-fn only_of(run: &input::Run, targets: &std::collections::BTreeSet<judge::Target>) -> Vec<String> {
+fn only_of(run: &input::Run, targets: &BTreeSet<judge::Target>) -> Vec<String> {
     let cells: Vec<indexmap::IndexMap<String, String>> = run
         .cells(&[])
         .into_values()

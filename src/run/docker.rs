@@ -86,9 +86,12 @@ impl Backend for DockerBackend<'_> {
                     .map_err(|e| format!("{e:#}")),
             };
         }
+        // The run id is the run directory's name (`--out r~1` too): Docker's names take
+        // `[A-Za-z0-9_.-]` only.
+        let run_id = crate::model::slug(self.run_id);
         let name = match self.instance {
-            "" => format!("rmatrix-{}-{}", self.run_id, d.slug()),
-            i => format!("rmatrix-{}-{i}-{}", self.run_id, d.slug()),
+            "" => format!("rmatrix-{run_id}-{}", d.slug()),
+            i => format!("rmatrix-{run_id}-{i}-{}", d.slug()),
         };
         let server = self.start_container(d, &name, ddir).await;
         Started {

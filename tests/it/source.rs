@@ -26,7 +26,8 @@ fn repo(tmp: &Path) -> (PathBuf, Vec<(String, String)>) {
     (dir, commits)
 }
 
-/// A matrix of GET and SET at 4 clients on the repository's Redis, built at `rev`.
+/// A matrix of GET and SET at 4 clients on the repository's Redis, built at `rev`, the
+/// server on CPU 1 (the client keeps the other: less of one disturbing the other).
 fn matrix(tmp: &Path, repo: &Path, rev: &str) -> PathBuf {
     let path = tmp.join("m.yaml");
     std::fs::write(
@@ -34,7 +35,7 @@ fn matrix(tmp: &Path, repo: &Path, rev: &str) -> PathBuf {
         format!(
             "name: src\n\
              servers:\n  redis:\n    source: {{git: {}, rev: \"{rev}\", recipe: redis, \
-             flags: [USE_SYSTEM_JEMALLOC=yes]}}\n\
+             flags: [USE_SYSTEM_JEMALLOC=yes]}}\n    cpuset: \"1\"\n\
              configs:\n  plain: {{redis_conf: {{appendonly: \"no\", save: \"\"}}}}\n\
              workloads:\n  get: {{redis: {{test: get, keyspace: 10000}}}}\n  \
              set: {{redis: {{test: set, keyspace: 10000}}}}\n\
@@ -219,12 +220,25 @@ fn a_build_that_fails_fails_its_cells_and_the_rest_goes_on() {
     )
     .unwrap();
     let dir = tmp.path().join("run");
-    let out = rmatrix(&["run", m.to_str().unwrap(), "--quiet", "--out", dir.to_str().unwrap()]);
+    let out = rmatrix(&[
+        "run",
+        m.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     let rows = super::common::result_rows(&dir);
-    let row = |s: &str| rows.iter().find(|r| r["server"] == s).unwrap_or_else(|| panic!("{rows:?}"));
+    let row = |s: &str| {
+        rows.iter()
+            .find(|r| r["server"] == s)
+            .unwrap_or_else(|| panic!("{rows:?}"))
+    };
     assert_eq!(row("fine")["status"], "ok", "{rows:?}");
     let failed = &row("broken")["error"];
     assert!(failed.contains("the build exited with"), "{failed}");
-    assert!(failed.contains("no-such-warning"), "the log's last lines: {failed}");
+    assert!(
+        failed.contains("no-such-warning"),
+        "the log's last lines: {failed}"
+    );
 }
