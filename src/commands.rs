@@ -19,13 +19,23 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             out,
             resume,
             only,
+            set,
             template,
             quiet,
             engines,
             engines_file,
         } => {
+            if resume.is_some() && !set.is_empty() {
+                return Err(UsageError(
+                    "--set with --resume: a resumed run keeps the parameter values it started \
+                     with (its manifest.json has them); drop --set"
+                        .into(),
+                )
+                .into());
+            }
+            let set = crate::matrix::parse_set(&set)?;
             let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
-            let (loaded, selectors) = run_selectors(matrix.as_deref(), &only)?;
+            let (loaded, selectors) = run_selectors(matrix.as_deref(), &set, &only)?;
             let outcome = crate::run::run(crate::run::RunOptions {
                 matrix: loaded,
                 out,
@@ -59,8 +69,9 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         Command::Plan {
             matrix,
             only,
+            set,
             power,
-        } => plan(&matrix, &only, &power),
+        } => plan(&matrix, &crate::matrix::parse_set(&set)?, &only, &power),
         Command::Report {
             dir,
             template,
@@ -149,11 +160,12 @@ fn engine_pool(
 /// before anything starts.
 fn run_selectors(
     matrix: Option<&Path>,
+    set: &[(String, String)],
     only: &[String],
 ) -> Result<(Option<LoadedMatrix>, Vec<Selector>)> {
     match matrix {
         Some(m) => {
-            let loaded = crate::matrix::load_file(m)?;
+            let loaded = crate::matrix::load_file_set(m, set)?;
             let selectors = crate::matrix::only::parse_only(&loaded, only)?;
             Ok((Some(loaded), selectors))
         }
@@ -274,6 +286,12 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
     let m = &loaded.matrix;
     let plan = expand(m, only);
     let mut out = String::new();
+    if !loaded.params.is_empty() {
+        let values: Vec<String> = (loaded.params.iter())
+            .map(|(k, v)| format!("{k}={}", crate::escape::terminal(v)))
+            .collect();
+        out.push_str(&format!("params: {}\n", values.join(" ")));
+    }
     // In seconds as f64: a rough estimate, and no product of the matrix's numbers overflows.
     let per_iteration = |l: Length| match l {
         Length::Queries(n) => n as f64 / ASSUMED_QPS,
@@ -315,8 +333,13 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
 }
 
 /// `rmatrix plan`: the cells, and with `--noise-from` what each one's compare would see.
-fn plan(matrix: &Path, only: &[String], p: &crate::cli::PlanPowerArgs) -> Result<i32> {
-    let loaded = crate::matrix::load_file(matrix)?;
+fn plan(
+    matrix: &Path,
+    set: &[(String, String)],
+    only: &[String],
+    p: &crate::cli::PlanPowerArgs,
+) -> Result<i32> {
+    let loaded = crate::matrix::load_file_set(matrix, set)?;
     let selectors = crate::matrix::only::parse_only(&loaded, only)?;
     let power = match p.noise_from.is_empty() {
         true => String::new(),
