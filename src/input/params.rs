@@ -71,7 +71,11 @@ struct Block {
 
 /// What `text` (indexed in `spans`) declares, checked.
 pub(crate) fn declared(text: &str, spans: &SpanIndex) -> Result<Declared, ParamError> {
-    let block: Block = super::yaml::from_str(text).map_err(|e| {
+    // The rest is skipped untyped, where a `.nan` is refused; a typed field may hold one.
+    let mut options = super::yaml::options();
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::PassThrough;
+    let read = serde_saphyr::from_str_with_options::<Block>(text, options);
+    let block = read.map_err(|e| {
         let (pos, message) = super::yaml::describe(&e, spans, text, &[]);
         let path = spans.path_at(pos);
         match path == "params" || path.starts_with("params.") {

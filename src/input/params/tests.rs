@@ -46,6 +46,11 @@ fn declarations_are_read_in_order_with_their_types() {
     assert_eq!(d["fast"].default, None);
     // No `params:`: none declared.
     assert!(decl("servers: {}\n").unwrap().is_empty());
+    // What is skipped may hold what only a typed field takes (a NaN where a float goes).
+    assert_eq!(
+        decl("params: {a: {}}\nx: [.nan, -.inf]\n").unwrap().len(),
+        1
+    );
 }
 
 #[test]

@@ -7,12 +7,13 @@ use super::MatrixError;
 use crate::input::params::{self, ParamError};
 use crate::input::span::SpanIndex;
 
-/// What `unquoted_reference` adds to the parser's message.
-const QUOTE_IT: &str = "a `${name}` inside `[...]` or `{...}` must be quoted: `[\"${name}\"]`";
+/// What a syntax error right after an unquoted `${` in a flow collection means.
+const QUOTE_IT: &str = "a `${name}` inside `[...]` or `{...}` must be quoted, as in \
+                        `[\"${name}\"]`: unquoted, YAML reads it as `$` and a mapping";
 
 /// `text` with its references substituted, and the value of each parameter it declares (in
-/// their order). A text that does not parse is returned as it is, for the matrix's own
-/// reading to report.
+/// their order). A text that is too large or does not parse is returned as it is, for the
+/// matrix's own reading to report.
 pub(super) fn apply(
     text: &str,
     file: &str,
@@ -24,11 +25,14 @@ pub(super) fn apply(
         col,
         message,
     };
+    if text.len() as u64 > crate::input::yaml::MAX_FILE_BYTES {
+        return Ok((text.to_string(), IndexMap::new()));
+    }
     let spans = SpanIndex::build(text);
     if let Some(s) = &spans.syntax {
         if params::unquoted_reference(text, s.pos) {
-            let message = format!("{} ({QUOTE_IT})", crate::input::yaml::syntax(s));
-            return Err(fail(s.pos.line, s.pos.col, message));
+            // At the `$`, not at the `{` the parser stopped on.
+            return Err(fail(s.pos.line, s.pos.col - 1, QUOTE_IT.into()));
         }
     }
     if spans.syntax.is_some() || spans.is_empty() {
@@ -37,11 +41,15 @@ pub(super) fn apply(
     let convert = |e: ParamError| match e {
         ParamError::At(pos, m) => fail(pos.line, pos.col, m),
         ParamError::Value(m) => fail(0, 0, m),
-        ParamError::Elsewhere => super::read::parse(text, file)
-            .err()
-            .unwrap_or_else(|| fail(0, 0, "failed to read the matrix's `params:`".into())),
+        ParamError::Elsewhere => fail(0, 0, "failed to read the matrix's parameters".into()),
     };
-    let declared = params::declared(text, &spans).map_err(convert)?;
+    let declared = match params::declared(text, &spans) {
+        Ok(d) => d,
+        // What the untyped first look refused outside `params:` is the typed reading's to
+        // judge; its declarations are checked with the rest of the matrix.
+        Err(ParamError::Elsewhere) => super::read::parse(text, file)?.0.params,
+        Err(e) => return Err(convert(e)),
+    };
     let values = params::values(&declared, set, &env).map_err(convert)?;
     let resolved = params::substitute(text, &declared, &values).map_err(convert)?;
     Ok((resolved, values))
@@ -170,13 +178,8 @@ engines: [InnoDB]
             "{e}"
         );
         let e = load(&MATRIX.replace("[\"${iters}\", 8]", "[${iters}, 8]"), &[]).unwrap_err();
-        assert_eq!((e.line, e.col), (8, 16), "{e}");
-        assert!(
-            e.message.ends_with(
-                "(a `${name}` inside `[...]` or `{...}` must be quoted: `[\"${name}\"]`)"
-            ),
-            "{e}"
-        );
+        assert_eq!((e.line, e.col), (8, 15), "{e}");
+        assert_eq!(e.message, QUOTE_IT);
         let e = load(
             &MATRIX.replace("run-${rev}", "run-${revision}"),
             &[("fast", "true")],
