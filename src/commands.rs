@@ -25,15 +25,6 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             engines,
             engines_file,
         } => {
-            if resume.is_some() && !set.is_empty() {
-                return Err(UsageError(
-                    "--set with --resume: a resumed run keeps the parameter values it started \
-                     with (its manifest.json has them); drop --set"
-                        .into(),
-                )
-                .into());
-            }
-            let set = crate::matrix::parse_set(&set)?;
             let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
             let (loaded, selectors) = run_selectors(matrix.as_deref(), &set, &only)?;
             let outcome = crate::run::run(crate::run::RunOptions {
@@ -48,11 +39,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 client_engine,
             })
             .await?;
-            Ok(if outcome.failed > 0 {
-                exit::CELLS_FAILED
-            } else {
-                exit::OK
-            })
+            Ok(outcome.exit_code())
         }
         Command::DriveCell => {
             crate::drive::drive_cell(&stdin_text()?).await?;
@@ -71,7 +58,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             only,
             set,
             power,
-        } => plan(&matrix, &crate::matrix::parse_set(&set)?, &only, &power),
+        } => plan(&matrix, &set, &only, &power),
         Command::Report {
             dir,
             template,
@@ -156,19 +143,26 @@ fn engine_pool(
     Ok((pool, client_engine))
 }
 
-/// The matrix of a run (loaded once) and its `--only` selectors, checked against its axes
-/// before anything starts.
+/// The matrix of a run (loaded once, with its `--set` values) and its `--only` selectors,
+/// checked against its axes before anything starts. No matrix: a `--resume`, which keeps the
+/// values its run started with.
 fn run_selectors(
     matrix: Option<&Path>,
-    set: &[(String, String)],
+    set: &[String],
     only: &[String],
 ) -> Result<(Option<LoadedMatrix>, Vec<Selector>)> {
     match matrix {
         Some(m) => {
-            let loaded = crate::matrix::load_file_set(m, set)?;
+            let loaded = crate::matrix::load_file_set(m, &crate::matrix::parse_set(set)?)?;
             let selectors = crate::matrix::only::parse_only(&loaded, only)?;
             Ok((Some(loaded), selectors))
         }
+        None if !set.is_empty() => Err(UsageError(
+            "--set with --resume: a resumed run keeps the parameter values it started with \
+             (its manifest.json has them); drop --set"
+                .into(),
+        )
+        .into()),
         None => Ok((None, crate::matrix::only::only_selectors(only)?)),
     }
 }
@@ -335,11 +329,11 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
 /// `rmatrix plan`: the cells, and with `--noise-from` what each one's compare would see.
 fn plan(
     matrix: &Path,
-    set: &[(String, String)],
+    set: &[String],
     only: &[String],
     p: &crate::cli::PlanPowerArgs,
 ) -> Result<i32> {
-    let loaded = crate::matrix::load_file_set(matrix, set)?;
+    let loaded = crate::matrix::load_file_set(matrix, &crate::matrix::parse_set(set)?)?;
     let selectors = crate::matrix::only::parse_only(&loaded, only)?;
     let power = match p.noise_from.is_empty() {
         true => String::new(),
