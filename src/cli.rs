@@ -45,6 +45,10 @@ pub(crate) enum Command {
         /// --format json`): a nightly job's confirmation run.
         #[arg(long, value_name = "COMPARE_JSON", conflicts_with = "resume")]
         only_regressed: Option<PathBuf>,
+        /// The value of the matrix's parameter NAME (`params:`), before RMATRIX_PARAM_NAME and
+        /// its default; repeatable. Not with --resume: a resumed run keeps its values.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
         /// minijinja template for summary.md (default: the built-in reports/templates/summary.md.j2).
         #[arg(long)]
         template: Option<PathBuf>,
@@ -78,6 +82,10 @@ pub(crate) enum Command {
         /// Keep only cells where dimension KEY has VALUE (comma list allowed); repeatable.
         #[arg(long, value_name = "KEY=VALUE")]
         only: Vec<String>,
+        /// The value of the matrix's parameter NAME (`params:`), before RMATRIX_PARAM_NAME and
+        /// its default; repeatable.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
         #[command(flatten)]
         power: PlanPowerArgs,
     },

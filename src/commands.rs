@@ -20,6 +20,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             resume,
             mut only,
             only_regressed,
+            set,
             template,
             quiet,
             engines,
@@ -30,7 +31,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 only.extend(crate::compare::rerun::regressed_only(&text)?);
             }
             let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
-            let (loaded, selectors) = run_selectors(matrix.as_deref(), &only)?;
+            let (loaded, selectors) = run_selectors(matrix.as_deref(), &set, &only)?;
             let outcome = crate::run::run(crate::run::RunOptions {
                 matrix: loaded,
                 out,
@@ -43,11 +44,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 client_engine,
             })
             .await?;
-            Ok(if outcome.failed > 0 {
-                exit::CELLS_FAILED
-            } else {
-                exit::OK
-            })
+            Ok(outcome.exit_code())
         }
         Command::Bisect {
             matrix,
@@ -71,7 +68,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
                 bad: bad.unwrap_or_default(),
                 server,
                 only,
-                set: set_pairs(&set)?,
+                set: crate::matrix::parse_set(&set)?,
                 first_parent,
                 threshold,
                 confidence,
@@ -97,8 +94,9 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         Command::Plan {
             matrix,
             only,
+            set,
             power,
-        } => plan(&matrix, &only, &power),
+        } => plan(&matrix, &set, &only, &power),
         Command::Report {
             dir,
             template,
@@ -183,37 +181,28 @@ fn engine_pool(
     Ok((pool, client_engine))
 }
 
-/// The matrix of a run (loaded once) and its `--only` selectors, checked against its axes
-/// before anything starts.
+/// The matrix of a run (loaded once, with its `--set` values) and its `--only` selectors,
+/// checked against its axes before anything starts. No matrix: a `--resume`, which keeps the
+/// values its run started with.
 fn run_selectors(
     matrix: Option<&Path>,
+    set: &[String],
     only: &[String],
 ) -> Result<(Option<LoadedMatrix>, Vec<Selector>)> {
     match matrix {
         Some(m) => {
-            let loaded = crate::matrix::load_file(m)?;
+            let loaded = crate::matrix::load_file_set(m, &crate::matrix::parse_set(set)?)?;
             let selectors = crate::matrix::only::parse_only(&loaded, only)?;
             Ok((Some(loaded), selectors))
         }
+        None if !set.is_empty() => Err(UsageError(
+            "--set with --resume: a resumed run keeps the parameter values it started with \
+             (its manifest.json has them); drop --set"
+                .into(),
+        )
+        .into()),
         None => Ok((None, crate::matrix::only::only_selectors(only)?)),
     }
-}
-
-/// `--set NAME=VALUE` pairs.
-fn set_pairs(set: &[String]) -> Result<Vec<(String, String)>> {
-    set.iter()
-        .map(|s| {
-            s.split_once('=')
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .ok_or_else(|| {
-                    UsageError(format!(
-                        "--set `{}`: write NAME=VALUE",
-                        crate::escape::terminal(s)
-                    ))
-                    .into()
-                })
-        })
-        .collect()
 }
 
 /// `rmatrix ratio`: per-round `A B` lines on stdin -> their ratio with its interval, as JSON.
@@ -329,6 +318,12 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
     let m = &loaded.matrix;
     let plan = expand(m, only);
     let mut out = String::new();
+    if !loaded.params.is_empty() {
+        let values: Vec<String> = (loaded.params.iter())
+            .map(|(k, v)| format!("{k}={}", crate::escape::terminal(v)))
+            .collect();
+        out.push_str(&format!("params: {}\n", values.join(" ")));
+    }
     // In seconds as f64: a rough estimate, and no product of the matrix's numbers overflows.
     let per_iteration = |l: Length| match l {
         Length::Queries(n) => n as f64 / ASSUMED_QPS,
@@ -370,8 +365,13 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
 }
 
 /// `rmatrix plan`: the cells, and with `--noise-from` what each one's compare would see.
-fn plan(matrix: &Path, only: &[String], p: &crate::cli::PlanPowerArgs) -> Result<i32> {
-    let loaded = crate::matrix::load_file(matrix)?;
+fn plan(
+    matrix: &Path,
+    set: &[String],
+    only: &[String],
+    p: &crate::cli::PlanPowerArgs,
+) -> Result<i32> {
+    let loaded = crate::matrix::load_file_set(matrix, &crate::matrix::parse_set(set)?)?;
     let selectors = crate::matrix::only::parse_only(&loaded, only)?;
     let power = match p.noise_from.is_empty() {
         true => String::new(),

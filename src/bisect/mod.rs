@@ -41,7 +41,7 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
             (State::create(&dir, args)?, dir)
         }
     };
-    let loaded = crate::matrix::load_file(&st.args.matrix)?;
+    let loaded = crate::matrix::load_file_set(&st.args.matrix, &st.args.set)?;
     let server = source_server(&loaded, st.args.server.as_deref())?;
     let repo = loaded.sources[&server].repo.clone();
     let good = git::resolve(&repo, &st.args.good)?.commit;

@@ -72,7 +72,7 @@ fn walk(value: &serde_json::Value, path: String, spans: &SpanIndex) -> Result<()
 }
 
 /// `-12` (or, where a fraction is allowed, `1.5`, `.5`, `2e3`).
-fn decimal(text: &str, fraction: bool) -> bool {
+pub(crate) fn decimal(text: &str, fraction: bool) -> bool {
     let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     let t = text.strip_prefix('-').unwrap_or(text);
     if !fraction {

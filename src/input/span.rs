@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, StructureStyle};
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, StrInput, StructureStyle};
 
 /// 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -53,8 +53,7 @@ pub(crate) struct Syntax {
 impl SpanIndex {
     /// Index `text`; a syntax error stops the index where it is (the deserialiser reports it).
     pub(crate) fn build(text: &str) -> SpanIndex {
-        let options = super::yaml::options().budget.unwrap_or_default();
-        let mut parser = Parser::new_from_str_with_options(text, parser_options(&options));
+        let mut parser = parser(text);
         let mut rec = Recorder::default();
         let mut depth = 0usize;
         let mut syntax = None;
@@ -160,6 +159,13 @@ impl SpanIndex {
             .map(|(_, path, _)| path.clone())
             .unwrap_or_else(|| self.path_at(pos))
     }
+}
+
+/// The events of `text` as the deserialiser reads them, with its limits: what the index and
+/// the parameters' substitution (`input::params`) walk.
+pub(crate) fn parser(text: &str) -> Parser<'_, StrInput<'_>> {
+    let options = super::yaml::options().budget.unwrap_or_default();
+    Parser::new_from_str_with_options(text, parser_options(&options))
 }
 
 fn parser_options(b: &serde_saphyr::Budget) -> serde_saphyr::granit_parser::Options {

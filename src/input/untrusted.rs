@@ -47,10 +47,7 @@ pub(crate) fn name(what: &str, name: &str) -> Result<(), String> {
 /// A config value: one line of printable text (no newline or other control character, which
 /// would start a new directive or section).
 pub(crate) fn config_value(key: &str, value: &str) -> Result<(), String> {
-    if value
-        .chars()
-        .any(|c| c.is_control() || crate::escape::invisible(c))
-    {
+    if unprintable(value).is_some() {
         return Err(format!(
             "the value of `{key}` contains a newline or another control character ({}): a \
              value must be one line, or it would add directives to the config file",
@@ -58,6 +55,14 @@ pub(crate) fn config_value(key: &str, value: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The first character that keeps `value` from being one line of visible text: a newline or
+/// another control character, or an invisible one (a zero width, a bidirectional override).
+pub(crate) fn unprintable(value: &str) -> Option<char> {
+    value
+        .chars()
+        .find(|&c| c.is_control() || crate::escape::invisible(c))
 }
 
 /// The matrix's description, printed under the title of every summary: text, on several lines

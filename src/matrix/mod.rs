@@ -9,8 +9,10 @@ pub mod plan;
 pub(crate) mod schedule;
 
 pub use crate::input::Length;
-pub(crate) use load::load_stored;
-pub use load::{load_file, load_for_client, load_str, LoadedMatrix, MatrixError};
+pub use load::{
+    load_file, load_file_set, load_for_client, load_str, parse_set, LoadedMatrix, MatrixError,
+};
+pub(crate) use load::{load_resumed, load_stored};
 pub use model::*;
 pub use plan::{expand, Cell, Deployment, Plan};
 

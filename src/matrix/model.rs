@@ -17,6 +17,10 @@ pub struct Matrix {
     pub(crate) name: Option<String>,
     #[serde(default)]
     pub(crate) description: Option<String>,
+    /// Values the text refers to as `${name}`, substituted before it is read
+    /// (`input::params`); kept as declared in a run's copy, which refers to none.
+    #[serde(default)]
+    pub(crate) params: IndexMap<String, crate::input::params::ParamSpec>,
     pub(crate) servers: IndexMap<String, ServerSpec>,
     #[serde(default = "default_configs")]
     pub(crate) configs: IndexMap<String, ConfigSpec>,

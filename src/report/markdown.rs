@@ -22,6 +22,8 @@ pub struct Summary {
     pub(crate) description: Option<String>,
     pub(crate) run_id: String,
     pub(crate) started_at: String,
+    /// The run's parameters on one line (`rev = HEAD, iters = 3`), empty without any.
+    pub(crate) params: String,
     pub(crate) length: String,
     pub(crate) warmup: Option<String>,
     pub(crate) iterations: u32,
@@ -108,6 +110,8 @@ pub struct RunFacts {
     pub(crate) run_id: String,
     pub(crate) started_at: String,
     pub(crate) servers: Vec<ServerView>,
+    /// The matrix's parameters as the run resolved them.
+    pub(crate) params: indexmap::IndexMap<String, String>,
 }
 
 fn cell_name(r: &ResultRow) -> String {
@@ -162,6 +166,14 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
         // In a code span and in prose (the manifest checked them; these keep it so).
         run_id: md_code(&facts.run_id),
         started_at: md_cell(&facts.started_at),
+        // Values are the user's text: escaped like a cell, so nothing becomes markup.
+        params: (facts.params.iter())
+            .map(|(k, v)| match v.is_empty() {
+                true => format!("{} = \"\"", md_cell(k)),
+                false => format!("{} = {}", md_cell(k), md_cell(v)),
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
         length: (matrix.length.as_ref())
             .map_or_else(|| "the whole suite".into(), crate::input::Length::to_string),
         warmup: matrix.warmup.map(|w| w.to_string()),
@@ -315,6 +327,7 @@ mod tests {
                 version: "10.11.19".into(),
                 image: "rmatrix/mariadb-10.11:abc".into(),
             }],
+            ..Default::default()
         };
         let text = render(
             DEFAULT_TEMPLATE,
@@ -343,5 +356,30 @@ mod tests {
         let golden =
             std::fs::read_to_string(path).expect("golden file; create it with UPDATE_GOLDEN=1");
         assert_eq!(text, golden);
+    }
+
+    /// The run's parameters: one line under the run's, each value escaped as a cell is.
+    #[test]
+    fn parameters_are_one_escaped_line() {
+        let matrix: Matrix = crate::input::yaml::from_str(
+            "servers: {a: {image: x}}\nworkloads: {w: {slap: {}}}\nlength: 10\n",
+        )
+        .unwrap();
+        let facts = RunFacts {
+            params: [("rev", "[x](http://e) <b>|`"), ("iters", "3"), ("tag", "")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            ..Default::default()
+        };
+        let ctx = context(&matrix, &[], &facts, &Series::new());
+        let text = render(DEFAULT_TEMPLATE, &ctx).unwrap();
+        let line = "Parameters: rev = \\[x\\](http:\\/\\/e) &lt;b&gt;\\|', iters = 3, tag = \"\".";
+        assert!(text.contains(&format!(".\n\n{line}\n")), "{text}");
+        let none = render(
+            DEFAULT_TEMPLATE,
+            &context(&matrix, &[], &RunFacts::default(), &Series::new()),
+        );
+        assert!(!none.unwrap().contains("Parameters"));
     }
 }

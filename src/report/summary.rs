@@ -61,6 +61,7 @@ pub(crate) fn render_linking(
                     .unwrap_or_else(|| "external".into()),
             })
             .collect(),
+        params: man.params.clone(),
     };
     let template_text = match template {
         Some(p) => crate::input::file::read_text(p, crate::input::file::TEMPLATE)?,

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -20,6 +21,10 @@ pub(crate) struct Manifest {
     pub(crate) dir_identity: String,
     pub(crate) matrix_file: String,
     pub(crate) matrix_sha256: String,
+    /// The matrix's parameters as the run resolved them (`--set`, the environment, the
+    /// defaults), in their declared order; absent without `params:`. A resume keeps them.
+    #[serde(skip_serializing_if = "IndexMap::is_empty")]
+    pub(crate) params: IndexMap<String, String>,
     pub(crate) started_at: String,
     pub(crate) finished_at: Option<String>,
     pub(crate) host: Host,
@@ -203,5 +208,30 @@ impl Host {
             memory_bytes,
             os,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `params` is written only when the matrix declares some, in their order, and a manifest
+    /// written before it existed still reads.
+    #[test]
+    fn parameters_round_trip_and_old_manifests_read() {
+        let mut m = Manifest::default();
+        assert!(!serde_json::to_string(&m).unwrap().contains("params"));
+        m.params.insert("rev".into(), "HEAD".into());
+        m.params.insert("iters".into(), "3".into());
+        let text = serde_json::to_string(&m).unwrap();
+        assert!(
+            text.contains(r#""params":{"rev":"HEAD","iters":"3"}"#),
+            "{text}"
+        );
+        let back: Manifest = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.params, m.params);
+        let old: Manifest =
+            serde_json::from_str(r#"{"format_version": 1, "run_id": "r"}"#).unwrap();
+        assert!(old.params.is_empty());
     }
 }

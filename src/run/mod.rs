@@ -68,6 +68,16 @@ pub(crate) struct RunOutcome {
     pub(crate) failed: usize,
 }
 
+impl RunOutcome {
+    /// `rmatrix run`'s exit code: some cells failed, or all succeeded.
+    pub(crate) fn exit_code(&self) -> i32 {
+        match self.failed {
+            0 => crate::error::exit::OK,
+            _ => crate::error::exit::CELLS_FAILED,
+        }
+    }
+}
+
 /// The run was stopped by Ctrl-C (exit code 130).
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted")]

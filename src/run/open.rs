@@ -44,7 +44,9 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
             .as_ref()
             .map(|m| PathBuf::from(&m.matrix_file))
             .unwrap_or_else(|| dir.file(MATRIX_COPY));
-        let loaded = crate::matrix::load_str(&text, &original)?;
+        // As it was run: its parameters substituted, their values in the manifest.
+        let mut loaded = crate::matrix::load_resumed(&text, &original)?;
+        loaded.params = old.as_ref().map(|m| m.params.clone()).unwrap_or_default();
         let loaded = pin_sources(loaded, old.as_ref())?;
         let only = resumed_only(&loaded, old.as_ref(), &opts.only_text)?;
         // What `report` would refuse (two ok rows of one iteration, a NaN) is refused before
@@ -198,6 +200,7 @@ pub(super) fn manifest_for(
             dir_identity,
             matrix_file: loaded.path.display().to_string(),
             matrix_sha256: loaded.sha256.clone(),
+            params: loaded.params.clone(),
             started_at: manifest::now(),
             host: Host::probe(),
             docker,
@@ -235,4 +238,62 @@ fn pin_sources(mut loaded: LoadedMatrix, old: Option<&Manifest>) -> Result<Loade
         }
     }
     Ok(loaded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(
+        matrix: Option<LoadedMatrix>,
+        out: Option<PathBuf>,
+        resume: Option<PathBuf>,
+    ) -> RunOptions {
+        RunOptions {
+            matrix,
+            out,
+            resume,
+            only: Vec::new(),
+            only_text: Vec::new(),
+            template: None,
+            quiet: true,
+            engines: Vec::new(),
+            client_engine: None,
+        }
+    }
+
+    /// A new run stores the resolved text and records the values; a resume reads that copy
+    /// back as it is, with the values the manifest recorded.
+    #[test]
+    fn a_run_stores_its_resolved_matrix_and_values_and_a_resume_keeps_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let text = "params:\n  rev: {}\n  n: {type: int, default: 2}\ndescription: at ${rev}\n\
+                    servers: {a: {image: example/a:1}}\nengines: [InnoDB]\n\
+                    workloads: {w: {slap: {}}}\niterations: ${n}\nlength: 10\n";
+        std::fs::write(tmp.path().join("m.yaml"), text).unwrap();
+        let set = [("rev".to_string(), "v1 \"x\"".to_string())];
+        let loaded = crate::matrix::load_file_set(&tmp.path().join("m.yaml"), &set).unwrap();
+        let out = tmp.path().join("run");
+        let opts = options(Some(loaded.clone()), Some(out.clone()), None);
+        let (dir, lock) = create_run_dir(&opts, &loaded).unwrap();
+        let stored = std::fs::read_to_string(dir.file(MATRIX_COPY)).unwrap();
+        assert_eq!(stored, loaded.text);
+        assert!(
+            stored.contains("description: \"at v1 \\\"x\\\"\"\n"),
+            "{stored}"
+        );
+        let plan = expand(&loaded.matrix, &[]);
+        let man = manifest_for(&opts, &loaded, &plan, &dir, (None, false), None, Vec::new());
+        let values: Vec<_> = man.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        assert_eq!(values, ["rev=v1 \"x\"", "n=2"]);
+        std::fs::write(dir.file(MANIFEST), serde_json::to_string(&man).unwrap()).unwrap();
+        drop(lock);
+        let opened = open_run(&options(None, None, Some(out))).unwrap();
+        assert_eq!(opened.loaded.text, loaded.text);
+        assert_eq!(opened.loaded.params, loaded.params);
+        assert_eq!(
+            opened.loaded.matrix.description.as_deref(),
+            Some("at v1 \"x\"")
+        );
+    }
 }

@@ -8,7 +8,8 @@
 //! ```text
 //! # args: plan {}          arguments; {} is this file, {run} a copy of tests/bad/rundirs/good,
 //!                          {copy} another copy of {run} (a new one each time),
-//!                          {big} a generated 2 MiB matrix
+//!                          {big} a generated 2 MiB matrix; in an argument `\n`, `\r`,
+//!                          `\t`, `\s` (a space), `\\` and `\u{HEX}` are that character
 //! # exit: 2                the exit code
 //! # stderr: m.yaml:4:3: …  a substring of stderr (repeatable)
 //! # not-stderr: hunter2    a text stderr must not have (repeatable)
@@ -163,10 +164,36 @@ impl Case {
                     std::fs::write(&big, line.repeat(2 * 1024 * 1024 / line.len() + 1)).unwrap();
                     big.display().to_string()
                 }
-                other => other.to_string(),
+                other => unescape(other),
             })
             .collect()
     }
+}
+
+/// An argument with its escapes (`\n`, `\u{202e}`...) made the characters they stand for, so
+/// that a case can pass what a header line cannot hold.
+fn unescape(arg: &str) -> String {
+    let mut out = String::new();
+    let mut chars = arg.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('r') => out.push('\r'),
+            Some('t') => out.push('\t'),
+            Some('s') => out.push(' '),
+            Some('\\') => out.push('\\'),
+            Some('u') => {
+                let hex: String = chars.by_ref().skip(1).take_while(|&c| c != '}').collect();
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
+            }
+            other => panic!("`\\{other:?}` in the argument `{arg}`: no such escape"),
+        }
+    }
+    out
 }
 
 /// Run the binary on `args` (DOCKER_HOST pointing nowhere unless the case sets it): its

@@ -34,6 +34,7 @@ fn matrix(tmp: &Path, repo: &Path, rev: &str) -> PathBuf {
         &path,
         format!(
             "name: src\n\
+             params:\n  rev: {{type: string, default: HEAD}}\n\
              servers:\n  redis:\n    source: {{git: {}, rev: \"{rev}\", recipe: redis, \
              flags: [USE_SYSTEM_JEMALLOC=yes]}}\n    cpuset: \"1\"\n\
              configs:\n  plain: {{redis_conf: {{appendonly: \"no\", save: \"\"}}}}\n\
@@ -241,4 +242,52 @@ fn a_build_that_fails_fails_its_cells_and_the_rest_goes_on() {
         failed.contains("no-such-warning"),
         "the log's last lines: {failed}"
     );
+}
+
+/// Two commits chosen with `--set rev=`: compare flags GET (the slowed command) and not SET.
+#[test]
+fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(tmp.path());
+    let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
+    let m = matrix(tmp.path(), &repo, "${rev}");
+    let run = |rev: &str, name: &str| {
+        let dir = tmp.path().join(name);
+        let set = format!("rev={rev}");
+        let out = rmatrix(&[
+            "run",
+            m.to_str().unwrap(),
+            "--quiet",
+            "--set",
+            &set,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let man = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&man).unwrap();
+        assert_eq!(v["params"]["rev"], rev, "{man}");
+        assert_eq!(v["images"]["redis"]["source"]["commit"], rev, "{man}");
+        dir
+    };
+    let before = run(&commits[0].0, "before");
+    let after = run(&culprit.0, "after");
+    // 10%: a change of the host between the two runs is not called a regression of SET.
+    let cmp = rmatrix(&[
+        "compare",
+        "--threshold",
+        "10%",
+        before.to_str().unwrap(),
+        after.to_str().unwrap(),
+    ]);
+    assert_eq!(cmp.code, 4, "{}\n{}", cmp.stdout, cmp.stderr);
+    let line = |w: &str| {
+        cmp.stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("| redis / plain / {w} / c4 | qps")))
+            .unwrap_or_else(|| panic!("{}", cmp.stdout))
+            .to_string()
+    };
+    assert!(line("get").contains("**regressed**"), "{}", cmp.stdout);
+    assert!(!line("set").contains("regressed"), "{}", cmp.stdout);
 }

@@ -5,7 +5,8 @@ use super::MatrixError;
 use super::Validator;
 
 impl Validator<'_> {
-    /// The matrix's names and description, first: every later message may quote them.
+    /// The matrix's names, description and parameters, first: every later message may quote
+    /// them.
     pub(super) fn check_names(&self) -> Result<(), MatrixError> {
         use crate::input::untrusted::{description, name};
         let m = self.m;
@@ -15,6 +16,9 @@ impl Validator<'_> {
         if let Some(d) = &m.description {
             description(d).map_err(|msg| self.err("description", msg))?;
         }
+        // Checked before substitution too; again here for a run's copy, which is not.
+        crate::input::params::check(&m.params, self.spans)
+            .map_err(|(pos, msg)| self.err_at(pos, msg))?;
         for (what, section, keys) in [
             ("server", "servers", m.servers.keys().collect::<Vec<_>>()),
             ("config", "configs", m.configs.keys().collect()),
