@@ -206,50 +206,7 @@ pub(crate) enum Command {
     /// and bad revisions, then the middle of the commits between them, judging each with
     /// compare's model on the cells the bad end regressed. Exit codes: 0 found, 6 the bad
     /// end is no regression, 7 only skipped commits are left (they did not build or start).
-    Bisect {
-        /// The matrix (YAML) whose `source:` server is bisected. Not with --resume.
-        #[arg(required_unless_present = "resume", conflicts_with = "resume")]
-        matrix: Option<PathBuf>,
-        /// A revision without the regression.
-        #[arg(long, required_unless_present = "resume")]
-        good: Option<String>,
-        /// A revision with it (descending from --good).
-        #[arg(long, required_unless_present = "resume")]
-        bad: Option<String>,
-        /// The `source:` server to bisect, when the matrix has several.
-        #[arg(long)]
-        server: Option<String>,
-        /// Measure only these cells at the ends (as `run --only`); repeatable.
-        #[arg(long, value_name = "KEY=VALUE")]
-        only: Vec<String>,
-        /// A matrix parameter (as `run --set`); repeatable.
-        #[arg(long, value_name = "NAME=VALUE")]
-        set: Vec<String>,
-        /// Follow only the first parent of merges.
-        #[arg(long)]
-        first_parent: bool,
-        /// Directory of the bisection (default: reports/bisect/<time>-<matrix>).
-        #[arg(long, conflicts_with = "resume")]
-        out: Option<PathBuf>,
-        /// Continue an interrupted bisection in DIR.
-        #[arg(long, value_name = "DIR")]
-        resume: Option<PathBuf>,
-        /// As compare's --threshold.
-        #[arg(long, default_value = "5%")]
-        threshold: String,
-        /// As compare's --confidence.
-        #[arg(long, default_value = "95%")]
-        confidence: String,
-        /// As compare's --noise-from: earlier runs of the matrix to learn run noise from.
-        #[arg(long = "noise-from", value_name = "PATH")]
-        noise_from: Vec<PathBuf>,
-        /// As compare's --assume-run-noise.
-        #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
-        assume_run_noise: String,
-        /// As compare's --metric (default: the matrix's report metric).
-        #[arg(long = "metric", value_name = "NAME")]
-        metrics: Vec<String>,
-    },
+    Bisect(BisectArgs),
     /// Remove every container rmatrix started (found by its label), e.g. after a crash.
     Clean {
         /// Clean these engines (repeatable, as `run --engine`) instead of the default one.
@@ -279,4 +236,51 @@ pub(crate) struct PlanPowerArgs {
     /// `compare --assume-run-noise`.
     #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
     pub(crate) assume_run_noise: String,
+}
+
+/// `rmatrix bisect`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BisectArgs {
+    /// The matrix (YAML) whose `source:` server is bisected. Not with --resume.
+    #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+    pub(crate) matrix: Option<PathBuf>,
+    /// A revision without the regression.
+    #[arg(long, required_unless_present = "resume")]
+    pub(crate) good: Option<String>,
+    /// A revision with it (descending from --good).
+    #[arg(long, required_unless_present = "resume")]
+    pub(crate) bad: Option<String>,
+    /// The `source:` server to bisect, when the matrix has several.
+    #[arg(long)]
+    pub(crate) server: Option<String>,
+    /// Measure only these cells at the ends (as `run --only`); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) only: Vec<String>,
+    /// A matrix parameter (as `run --set`); repeatable.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub(crate) set: Vec<String>,
+    /// Follow only the first parent of merges.
+    #[arg(long)]
+    pub(crate) first_parent: bool,
+    /// Directory of the bisection (default: reports/bisect/<time>-<matrix>).
+    #[arg(long, conflicts_with = "resume")]
+    pub(crate) out: Option<PathBuf>,
+    /// Continue an interrupted bisection in DIR.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) resume: Option<PathBuf>,
+    /// As compare's --threshold.
+    #[arg(long, default_value = "5%")]
+    pub(crate) threshold: String,
+    /// As compare's --confidence.
+    #[arg(long, default_value = "95%")]
+    pub(crate) confidence: String,
+    /// As compare's --noise-from: earlier runs of the matrix to learn run noise from.
+    #[arg(long = "noise-from", value_name = "PATH")]
+    pub(crate) noise_from: Vec<PathBuf>,
+    /// As compare's --assume-run-noise.
+    #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
+    pub(crate) assume_run_noise: String,
+    /// As compare's --metric (default: the matrix's report metric).
+    #[arg(long = "metric", value_name = "NAME")]
+    pub(crate) metrics: Vec<String>,
 }

@@ -18,7 +18,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             matrix,
             out,
             resume,
-            mut only,
+            only,
             only_regressed,
             set,
             template,
@@ -26,10 +26,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             engines,
             engines_file,
         } => {
-            if let Some(path) = &only_regressed {
-                let text = crate::input::file::read_text(path, crate::input::file::MANIFEST)?;
-                only.extend(crate::compare::rerun::regressed_only(&text)?);
-            }
+            let only = with_regressed(only, only_regressed.as_deref())?;
             let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
             let (loaded, selectors) = run_selectors(matrix.as_deref(), &set, &only)?;
             let outcome = crate::run::run(crate::run::RunOptions {
@@ -46,39 +43,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             .await?;
             Ok(outcome.exit_code())
         }
-        Command::Bisect {
-            matrix,
-            good,
-            bad,
-            server,
-            only,
-            set,
-            first_parent,
-            out,
-            resume,
-            threshold,
-            confidence,
-            noise_from,
-            assume_run_noise,
-            metrics,
-        } => {
-            let args = crate::bisect::Args {
-                matrix: matrix.unwrap_or_default(),
-                good: good.unwrap_or_default(),
-                bad: bad.unwrap_or_default(),
-                server,
-                only,
-                set: crate::matrix::parse_set(&set)?,
-                first_parent,
-                threshold,
-                confidence,
-                noise_from,
-                assume_run_noise,
-                metrics,
-                out,
-            };
-            crate::bisect::bisect(args, resume).await
-        }
+        Command::Bisect(a) => bisect(a).await,
         Command::DriveCell => {
             crate::drive::drive_cell(&stdin_text()?).await?;
             Ok(exit::OK)
@@ -203,6 +168,35 @@ fn run_selectors(
         .into()),
         None => Ok((None, crate::matrix::only::only_selectors(only)?)),
     }
+}
+
+/// `--only` with the cells `--only-regressed FILE` (a compare's JSON) flagged.
+fn with_regressed(mut only: Vec<String>, file: Option<&Path>) -> Result<Vec<String>> {
+    if let Some(path) = file {
+        let text = crate::input::file::read_text(path, crate::input::file::MANIFEST)?;
+        only.extend(crate::compare::rerun::regressed_only(&text)?);
+    }
+    Ok(only)
+}
+
+/// `rmatrix bisect`: its options as the bisection keeps them (for `--resume`).
+async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
+    let args = crate::bisect::Args {
+        matrix: a.matrix.unwrap_or_default(),
+        good: a.good.unwrap_or_default(),
+        bad: a.bad.unwrap_or_default(),
+        server: a.server,
+        only: a.only,
+        set: crate::matrix::parse_set(&a.set)?,
+        first_parent: a.first_parent,
+        threshold: a.threshold,
+        confidence: a.confidence,
+        noise_from: a.noise_from,
+        assume_run_noise: a.assume_run_noise,
+        metrics: a.metrics,
+        out: a.out,
+    };
+    crate::bisect::bisect(args, a.resume).await
 }
 
 /// `rmatrix ratio`: per-round `A B` lines on stdin -> their ratio with its interval, as JSON.

@@ -18,7 +18,7 @@ use crate::compare::join::{self, Comparison, Verdict};
 use crate::compare::{input, noise};
 use crate::error::UsageError;
 use crate::matrix::LoadedMatrix;
-use crate::servers::source::git;
+use crate::servers::git;
 use judge::Step;
 use search::Next;
 pub(crate) use state::{Args, State};

@@ -162,7 +162,7 @@ pub(crate) struct Report<'a> {
 
 impl Report<'_> {
     pub(crate) fn render(&self, outcome: &Next) -> Result<String> {
-        use crate::servers::source::git;
+        use crate::servers::git;
         let mut out = String::new();
         let targets: Vec<String> = self
             .targets

@@ -33,7 +33,7 @@ mod untrusted;
 mod validator;
 mod workloads;
 
-use crate::servers::source::build::SourceBuild;
+use crate::servers::build::SourceBuild;
 pub(crate) use builds::Build;
 pub use error::MatrixError;
 pub use params::parse_set;

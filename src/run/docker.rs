@@ -170,7 +170,7 @@ fn package_facts(files: &[std::path::PathBuf]) -> Vec<String> {
 
 /// What the manifest records of a `source:` server's image.
 fn source_facts(
-    src: &crate::servers::source::build::SourceBuild,
+    src: &crate::servers::build::SourceBuild,
     seconds: Option<f64>,
 ) -> crate::results::manifest::SourceFacts {
     crate::results::manifest::SourceFacts {

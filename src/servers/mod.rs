@@ -1,11 +1,13 @@
 //! Provisioning: Docker through bollard, config rendering, readiness and verification.
 
 pub(crate) mod address;
+pub(crate) mod build;
 pub(crate) mod check;
 pub(crate) mod config;
 pub(crate) mod deployed;
 pub mod docker;
 pub mod family;
+pub(crate) mod git;
 pub(crate) mod identity;
 pub mod mysql;
 pub(crate) mod packages;

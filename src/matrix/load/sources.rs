@@ -7,8 +7,9 @@ use std::path::Path;
 use super::MatrixError;
 use super::Validator;
 use crate::input::untrusted;
-use crate::servers::source::build::SourceBuild;
-use crate::servers::source::{git, Recipe};
+use crate::servers::build::SourceBuild;
+use crate::servers::git;
+use crate::servers::source::Recipe;
 
 /// Where the recipes live under `containers/`.
 const RECIPES: &str = "source";

@@ -11,7 +11,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use sha2::{Digest, Sha256};
 
 use super::git::{self, Commit};
-use super::Recipe;
+use super::source::Recipe;
 use crate::servers::docker::{build_context, tail, ContainerSpec, Engine, ImageInfo};
 
 /// The volume every build's ccache lives in.

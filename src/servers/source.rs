@@ -1,9 +1,6 @@
-//! Servers built from a source tree at a commit (`source: {git, rev, recipe}`): the recipe
-//! a family offers, the commit the matrix names (`git`), and the build that turns the tree
-//! into an image, once per tree (`build`).
-
-pub(crate) mod build;
-pub(crate) mod git;
+//! Servers built from a source tree at a commit (`source: {git, rev, recipe}`), as the matrix
+//! writes them, and the recipes the families offer. The commit is found by `git`, the image
+//! made by `build`.
 
 use serde::{Deserialize, Serialize};
 
