@@ -498,17 +498,13 @@ impl Engine {
     /// Wait until the container exits; its exit code.
     pub(crate) async fn wait(&self, id: &str) -> Result<i64> {
         let mut stream = self.docker.wait_container(id, None);
-        while let Some(next) = stream.next().await {
-            match next {
-                Ok(r) => return Ok(r.status_code),
-                // bollard reports a non-zero exit as this error.
-                Err(bollard::errors::Error::DockerContainerWaitError { code, .. }) => {
-                    return Ok(code)
-                }
-                Err(e) => return Err(e.into()),
-            }
+        match stream.next().await {
+            Some(Ok(r)) => Ok(r.status_code),
+            // bollard reports a non-zero exit as this error.
+            Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => Ok(code),
+            Some(Err(e)) => Err(e.into()),
+            None => Ok(self.exit_code(id).await?.unwrap_or(-1)),
         }
-        Ok(self.exit_code(id).await?.unwrap_or(-1))
     }
 
     /// What the container wrote to its standard output only.
