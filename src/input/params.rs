@@ -371,6 +371,13 @@ pub(crate) fn substitute(
                     ));
                 };
                 if raw.contains("${") {
+                    // In document order, never overlapping: what the rewrite below relies on.
+                    if edits.last().is_some_and(|(_, e, _)| *e > start) {
+                        return Err(ParamError::At(
+                            pos,
+                            "failed to find this value in the text".into(),
+                        ));
+                    }
                     let scalar = Scalar { raw, style, pos };
                     edits.push((start, end, scalar.rewrite(place, declared, values)?));
                 }
@@ -449,13 +456,18 @@ impl Scalar<'_> {
         }
         let body = match self.style {
             ScalarStyle::Plain => self.raw,
-            _ => self.raw.get(1..self.raw.len() - 1).unwrap_or_default(),
+            _ => (self.raw.get(1..self.raw.len().saturating_sub(1))).unwrap_or_default(),
         };
-        let pieces = pieces(body, declared)
+        let pieces = pieces(body, values)
             .map_err(|m| ParamError::At(self.pos, format!("{m}; {}", declared_names(declared))))?;
+        // `pieces` found every name among the values.
+        let value = |name: &str| values.get(name).map_or("", String::as_str);
         if let [Piece::Ref(name)] = pieces[..] {
-            if declared[name].ty != ParamType::String {
-                return Ok(values[name].clone());
+            if declared
+                .get(name)
+                .is_some_and(|d| d.ty != ParamType::String)
+            {
+                return Ok(value(name).to_string());
             }
         }
         let mut out = String::from("\"");
@@ -467,7 +479,7 @@ impl Scalar<'_> {
                     _ => escape_into(&mut out, t),
                 },
                 Piece::Dollar => out.push_str("${"),
-                Piece::Ref(name) => escape_into(&mut out, &values[name]),
+                Piece::Ref(name) => escape_into(&mut out, value(name)),
             }
         }
         out.push('"');
@@ -476,8 +488,9 @@ impl Scalar<'_> {
     }
 }
 
-/// `body` (a scalar without its quotes) cut at its `$${` and `${name}`, or what is wrong.
-fn pieces<'a>(body: &'a str, declared: &Declared) -> Result<Vec<Piece<'a>>, String> {
+/// `body` (a scalar without its quotes) cut at its `$${` and `${name}` (a name of `values`),
+/// or what is wrong.
+fn pieces<'a>(body: &'a str, values: &IndexMap<String, String>) -> Result<Vec<Piece<'a>>, String> {
     let mut out = Vec::new();
     let mut rest = body;
     while let Some(i) = rest.find('$') {
@@ -503,7 +516,7 @@ fn pieces<'a>(body: &'a str, declared: &Declared) -> Result<Vec<Piece<'a>>, Stri
                     shown(name)
                 ));
             }
-            if !declared.contains_key(name) {
+            if !values.contains_key(name) {
                 return Err(format!("`${{{name}}}` names no declared parameter"));
             }
             out.push(Piece::Ref(name));

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use indexmap::IndexMap;
 
 use super::chart::{bars, timeline, Chart, NamedChart};
 use crate::matrix::model::Matrix;
@@ -61,7 +62,7 @@ pub(crate) fn render_linking(
                     .unwrap_or_else(|| "external".into()),
             })
             .collect(),
-        params: man.params.clone(),
+        params: declared_order(&man.params, m),
     };
     let template_text = match template {
         Some(p) => crate::input::file::read_text(p, crate::input::file::TEMPLATE)?,
@@ -105,6 +106,18 @@ pub(crate) fn render_linking(
     })? + &super::operations::section(dir, m)?
         + &super::sharing::section(&rows);
     Ok(text)
+}
+
+/// The manifest's parameter values in the order the matrix declares them (the manifest is
+/// read through a JSON value, which sorts its keys); any the matrix does not declare last.
+fn declared_order(values: &IndexMap<String, String>, m: &Matrix) -> IndexMap<String, String> {
+    let mut out: IndexMap<String, String> = (m.params.keys())
+        .filter_map(|k| Some((k.clone(), values.get(k)?.clone())))
+        .collect();
+    for (k, v) in values {
+        out.entry(k.clone()).or_insert_with(|| v.clone());
+    }
+    out
 }
 
 /// The run's manifest.json as `check::read_manifest` accepts it (a run without one, or of an
@@ -257,4 +270,24 @@ pub(crate) fn draw_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<Str
         }
     }
     Ok(drawn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_show_in_the_order_the_matrix_declares_them() {
+        let m: Matrix = crate::input::yaml::from_str(
+            "params: {rev: {}, iters: {type: int}}\nservers: {a: {image: x}}\n\
+             workloads: {w: {slap: {}}}\nlength: 10\n",
+        )
+        .unwrap();
+        let read_back: IndexMap<String, String> = [("extra", "1"), ("iters", "3"), ("rev", "a")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let keys: Vec<String> = declared_order(&read_back, &m).into_keys().collect();
+        assert_eq!(keys, ["rev", "iters", "extra"]);
+    }
 }
