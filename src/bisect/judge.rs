@@ -50,19 +50,7 @@ pub(crate) fn targets(ends: &Comparison) -> BTreeSet<Target> {
 /// tell. Any bad target makes the commit bad; else one good target makes it good (a target
 /// the ends' noise flagged by chance, a cell no commit changed, cannot hold it back).
 pub(crate) fn judge(targets: &BTreeSet<Target>, ends: &Comparison, vs_good: &Comparison) -> Step {
-    let mut sides = Vec::new();
-    for ch in vs_good
-        .changes
-        .iter()
-        .filter(|c| targets.contains(&(c.cell.clone(), c.metric.clone())))
-    {
-        let end = ends
-            .changes
-            .iter()
-            .find(|e| e.cell == ch.cell && e.metric == ch.metric)
-            .and_then(|e| e.change_pct);
-        sides.push(side(end, ch.ci_low_pct, ch.ci_high_pct));
-    }
+    let sides: Vec<Step> = positions(targets, ends, vs_good).map(side).collect();
     if sides.is_empty() {
         Step::Skipped
     } else if sides.contains(&Step::Bad) {
@@ -74,31 +62,67 @@ pub(crate) fn judge(targets: &BTreeSet<Target>, ends: &Comparison, vs_good: &Com
     }
 }
 
-/// Which end a change with interval `low..high` (percent against the good end) is nearer,
-/// when the bad end changed by `end` percent.
-fn side(end: Option<f64>, low: Option<f64>, high: Option<f64>) -> Step {
-    let (Some(end), Some(low), Some(high)) = (end, low, high) else {
-        return Step::TooNoisy;
-    };
+/// Whether some target's interval lies wholly beyond an end by more than half the ends'
+/// distance. A machine that slowed down (or sped up) for the whole run looks like that, and
+/// would pass for a verdict: such a step is measured again before its verdict counts.
+pub(crate) fn beyond_ends(
+    targets: &BTreeSet<Target>,
+    ends: &Comparison,
+    vs_good: &Comparison,
+) -> bool {
+    positions(targets, ends, vs_good).any(|p| p.is_some_and(|(lo, hi)| lo > 1.5 || hi < -0.5))
+}
+
+/// Per target of `vs_good`, its interval as positions between the ends (None: unplaceable).
+fn positions<'a>(
+    targets: &'a BTreeSet<Target>,
+    ends: &'a Comparison,
+    vs_good: &'a Comparison,
+) -> impl Iterator<Item = Option<(f64, f64)>> + 'a {
+    vs_good
+        .changes
+        .iter()
+        .filter(|c| targets.contains(&(c.cell.clone(), c.metric.clone())))
+        .map(|ch| {
+            let end = ends
+                .changes
+                .iter()
+                .find(|e| e.cell == ch.cell && e.metric == ch.metric)
+                .and_then(|e| e.change_pct);
+            position(end, ch.ci_low_pct, ch.ci_high_pct)
+        })
+}
+
+/// Which end an interval of positions (see `position`) is nearer.
+fn side(position: Option<(f64, f64)>) -> Step {
+    match position {
+        Some((_, hi)) if hi < 0.5 => Step::Good,
+        Some((lo, _)) if lo > 0.5 => Step::Bad,
+        _ => Step::TooNoisy,
+    }
+}
+
+/// The interval `low..high` as positions on the way from the good end (0) to the bad end
+/// (1), on the log scale; None without an interval or with ends that did not move.
+fn position(end: Option<f64>, low: Option<f64>, high: Option<f64>) -> Option<(f64, f64)> {
+    let (end, low, high) = (end?, low?, high?);
     let ln = |pct: f64| (1.0 + pct / 100.0).max(1e-9).ln();
     let scale = ln(end);
     if scale.abs() < 1e-9 {
-        return Step::TooNoisy;
+        return None;
     }
     let (a, b) = (ln(low) / scale, ln(high) / scale);
-    let (lo, hi) = (a.min(b), a.max(b));
-    if hi < 0.5 {
-        Step::Good
-    } else if lo > 0.5 {
-        Step::Bad
-    } else {
-        Step::TooNoisy
-    }
+    Some((a.min(b), a.max(b)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The side of a change with interval `low..high` when the bad end changed by `end`.
+    fn side_of(end: Option<f64>, low: Option<f64>, high: Option<f64>) -> Step {
+        side(position(end, low, high))
+    }
 
     fn comparison(changes: &[(&str, Verdict)]) -> Comparison {
         let mut c = crate::compare::join::tests_support::empty_comparison();
@@ -140,14 +164,17 @@ mod tests {
     #[test]
     fn a_commit_is_placed_between_the_ends() {
         // The bad end is 40% slower.
-        assert_eq!(side(Some(-40.0), Some(-8.0), Some(3.0)), Step::Good);
-        assert_eq!(side(Some(-40.0), Some(-45.0), Some(-30.0)), Step::Bad);
+        assert_eq!(side_of(Some(-40.0), Some(-8.0), Some(3.0)), Step::Good);
+        assert_eq!(side_of(Some(-40.0), Some(-45.0), Some(-30.0)), Step::Bad);
         // Its interval reaches the middle (-22.5% on the log scale): measure again.
-        assert_eq!(side(Some(-40.0), Some(-30.0), Some(-10.0)), Step::TooNoisy);
-        assert_eq!(side(Some(-40.0), None, None), Step::TooNoisy);
+        assert_eq!(
+            side_of(Some(-40.0), Some(-30.0), Some(-10.0)),
+            Step::TooNoisy
+        );
+        assert_eq!(side_of(Some(-40.0), None, None), Step::TooNoisy);
         // A metric where higher is worse (latency up 50%): the same positions.
-        assert_eq!(side(Some(50.0), Some(40.0), Some(60.0)), Step::Bad);
-        assert_eq!(side(Some(50.0), Some(-5.0), Some(5.0)), Step::Good);
+        assert_eq!(side_of(Some(50.0), Some(40.0), Some(60.0)), Step::Bad);
+        assert_eq!(side_of(Some(50.0), Some(-5.0), Some(5.0)), Step::Good);
     }
 
     #[test]
@@ -166,5 +193,20 @@ mod tests {
         );
         assert_eq!(j(&[("get", -20.0, -30.0, -10.0)]), Step::TooNoisy);
         assert_eq!(j(&[("other", -40.0, -45.0, -35.0)]), Step::Skipped);
+    }
+
+    #[test]
+    fn a_step_far_beyond_an_end_is_measured_again() {
+        let t = set(&["get"]);
+        // The bad end is 50% slower: ln 0.5 is the distance between the ends.
+        let ends = with(&[("get", -50.0, -50.0, -50.0)]);
+        let far = |lo: f64, hi: f64| beyond_ends(&t, &ends, &with(&[("get", lo, lo, hi)]));
+        // A run of a good commit on a machine that slowed everything 4 times.
+        assert!(far(-78.0, -72.0));
+        // Just past the bad end, or just past the good one: a verdict as it stands.
+        assert!(!far(-60.0, -55.0));
+        assert!(!far(1.0, 20.0));
+        // Faster than the good end by more than half the ends' distance (1/0.5^0.5 = +41%).
+        assert!(far(45.0, 60.0));
     }
 }

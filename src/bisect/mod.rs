@@ -26,7 +26,7 @@ pub(crate) use state::{Args, State};
 use crate::error::exit;
 
 /// Times a step whose verdict is "too noisy to tell" is measured again before it counts as
-/// skipped.
+/// skipped (and a step far beyond the ends before its verdict counts).
 const REMEASURES: u32 = 2;
 
 /// Run (or resume) a bisection; its exit code.
@@ -250,8 +250,15 @@ impl Ctx<'_> {
             };
             let vs_good = join::compare(&ends.good, &run, opts)?;
             let step = judge::judge(&ends.targets, &ends.cmp, &vs_good);
-            eprintln!("bisect: {}: {step}", &commit[..12]);
-            if step != Step::TooNoisy || attempt == REMEASURES {
+            let far = judge::beyond_ends(&ends.targets, &ends.cmp, &vs_good);
+            match far && step != Step::TooNoisy {
+                true => eprintln!(
+                    "bisect: {}: {step}, but far beyond the ends (did the machine change?)",
+                    &commit[..12]
+                ),
+                false => eprintln!("bisect: {}: {step}", &commit[..12]),
+            }
+            if (step != Step::TooNoisy && !far) || attempt == REMEASURES {
                 let step = match step {
                     Step::TooNoisy => Step::Skipped,
                     s => s,

@@ -48,11 +48,15 @@ fn matrix(tmp: &Path, repo: &Path, rev: &str) -> PathBuf {
     path
 }
 
-/// The commit each run directory under `dir` measured, and whether it built it.
-fn builds(dir: &Path) -> Vec<(String, bool)> {
+/// The commit each run directory under `dir` measured, whether it built it, and the run's
+/// label (`good`, `bad`, `step`, `step-again1`, ...).
+fn builds(dir: &Path) -> Vec<(String, bool, String)> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {
-        let m = e.unwrap().path().join("manifest.json");
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let label = name.split_once('-').map_or("", |(_, l)| l).to_string();
+        let m = path.join("manifest.json");
         let Ok(text) = std::fs::read_to_string(&m) else {
             continue;
         };
@@ -61,16 +65,14 @@ fn builds(dir: &Path) -> Vec<(String, bool)> {
         out.push((
             src["commit"].as_str().unwrap_or_default().to_string(),
             src.get("build_seconds").is_some(),
+            label,
         ));
     }
     out
 }
 
-// Left out of CI until the slowdown is sized against this machine's run-to-run noise: on
-// the fresh CI machine (2026-12-01) the ends were only 15% apart, and three of the four
-// steps stayed "too noisy to tell" after their re-measures (`cargo test -- --ignored` runs it).
+/// The slowed commit is the 5th of 8: three steps find it (4th good, 6th bad, 5th bad).
 #[test]
-#[ignore = "the slowdown is not yet sized against the run-to-run noise (see the comment)"]
 fn bisect_names_the_commit_that_slowed_get_and_builds_each_commit_once() {
     let tmp = tempfile::tempdir().unwrap();
     let (repo, commits) = repo(tmp.path());
@@ -101,10 +103,18 @@ fn bisect_names_the_commit_that_slowed_get_and_builds_each_commit_once() {
         "{}",
         out.stdout
     );
-    // At most ceil(log2(7)) + 2 measured steps, each commit built once.
+    // At most ceil(log2(8)) + 2 measured steps besides the ends, each commit built once.
     let runs = builds(&out_dir.join("runs"));
-    assert!(runs.len() <= 3 + 2, "{runs:?}\n{}", out.stderr);
-    let built: Vec<&String> = runs.iter().filter(|(_, b)| *b).map(|(c, _)| c).collect();
+    let steps = runs
+        .iter()
+        .filter(|(_, _, label)| label.starts_with("step"))
+        .count();
+    assert!(steps <= 3 + 2, "{runs:?}\n{}", out.stderr);
+    let built: Vec<&String> = runs
+        .iter()
+        .filter(|(_, b, _)| *b)
+        .map(|(c, ..)| c)
+        .collect();
     let distinct: BTreeSet<&String> = built.iter().copied().collect();
     assert_eq!(
         built.len(),
@@ -276,11 +286,12 @@ fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
     };
     let before = run(&commits[0].0, "before");
     let after = run(&culprit.0, "after");
-    // 10%: a change of the host between the two runs is not called a regression of SET.
+    // GET falls to about a third; 25%: a change of the machine between the two runs (whole
+    // runs here are up to 20% apart) is not called a regression of SET.
     let cmp = rmatrix(&[
         "compare",
         "--threshold",
-        "10%",
+        "25%",
         before.to_str().unwrap(),
         after.to_str().unwrap(),
     ]);
