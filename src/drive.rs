@@ -121,6 +121,10 @@ pub(crate) async fn measure(
             row.srv_write_bytes = Some(used.write_bytes);
             row.srv_ctx_switches = used.ctx_switches;
         }
+        if let Some(d) = ctx.window.client().filter(|_| workload.client_in_process()) {
+            row.client_busy_pct = Some((d.busy_pct * 10.0).round() / 10.0);
+            row.client_cores = Some(d.cores);
+        }
         // Only from a histogram: an external tool's summary cannot say.
         let t = m.report.apdex_t_ms(&cell.workload);
         if let (Some(t), true) = (t, meas.latency.count() > 0) {

@@ -1,5 +1,6 @@
 //! The comparison itself: join cells, test each metric, decide a verdict. Pure.
 
+use std::collections::BTreeSet;
 use std::fmt;
 
 use indexmap::IndexMap;
@@ -11,6 +12,7 @@ use super::input::{cell_name, Run};
 use super::noise::Noise;
 use crate::model::metric::Metric;
 use crate::model::CellKey;
+use crate::report::client_bound;
 use crate::stats::multiple::{bh_adjust, family_rate, FamilyRate};
 use crate::stats::power::{self, Regression};
 use crate::stats::{change, summarize, Basis, Confidence, RunNoise};
@@ -196,6 +198,9 @@ pub(crate) struct MetricChange {
     /// The two runs' environments differ for this cell (host, or its server's image,
     /// version or variables): the verdict may reflect that, not only the variant.
     pub(crate) env_differs: bool,
+    /// On one side or both the cell's client wanted most of the CPU it may use (see
+    /// `measure::client`): that side's number is the client's limit, not the server's.
+    pub(crate) client_bound: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -237,6 +242,9 @@ pub(crate) struct Comparison {
     pub(crate) no_successful_iteration: Vec<String>,
     /// How the candidate's environment differs from the baseline's; none when identical.
     pub(crate) environment: Option<EnvDiff>,
+    /// The client-bound cells of either run, e.g. `... / c8 (candidate: client busy 97% of
+    /// 1 core(s))`.
+    pub(crate) client_bound: Vec<String>,
 }
 
 impl Comparison {
@@ -303,13 +311,16 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
             }
         }
     }
+    let mut bound = client_bound_keys(base, opts);
+    bound.extend(client_bound_keys(cand, opts));
     let mut changes = Vec::new();
     for (key, dims) in &base_cells {
         for (metric, b, c) in &per_metric {
             let (Some(bs), Some(cs)) = (b.get(key), c.get(key)) else {
                 continue;
             };
-            if let Some(ch) = judge(key, dims, metric, &bs.values, &cs.values, opts) {
+            if let Some(mut ch) = judge(key, dims, metric, &bs.values, &cs.values, opts) {
+                ch.client_bound = bound.contains(key);
                 changes.push(ch);
             }
         }
@@ -353,7 +364,29 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
         only_in_candidate,
         no_successful_iteration,
         environment: None,
+        client_bound: [("baseline", base), ("candidate", cand)]
+            .iter()
+            .flat_map(|(side, run)| {
+                client_bound::cells(&run.rows).into_iter().map(move |b| {
+                    format!(
+                        "{} ({side}: client busy {:.0}% of {} core(s))",
+                        b.cell, b.busy_pct, b.cores
+                    )
+                })
+            })
+            .collect(),
     })
+}
+
+/// The cells (their keys after `--ignore`) that were client-bound in `run`.
+fn client_bound_keys(run: &Run, opts: &Options) -> BTreeSet<CellKey> {
+    let bound: BTreeSet<String> = (client_bound::cells(&run.rows).into_iter())
+        .map(|b| b.cell)
+        .collect();
+    (run.rows.iter())
+        .filter(|r| bound.contains(&crate::report::markdown::cell_name(r)))
+        .map(|r| super::input::key_of(r, &opts.ignore))
+        .collect()
 }
 
 fn judge(
@@ -397,6 +430,7 @@ fn judge(
         p_adjusted: None,
         verdict: Verdict::TooNoisy,
         env_differs: false,
+        client_bound: false,
     };
     ch.verdict = decide(&ch, ch.p_value, opts);
     Some(ch)
@@ -475,6 +509,7 @@ pub(crate) mod tests_support {
             p_adjusted: None,
             verdict,
             env_differs: false,
+            client_bound: false,
         }
     }
 
@@ -504,6 +539,7 @@ pub(crate) mod tests_support {
             only_in_candidate: Vec::new(),
             no_successful_iteration: Vec::new(),
             environment: None,
+            client_bound: Vec::new(),
         }
     }
 }

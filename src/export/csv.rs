@@ -48,7 +48,7 @@ impl Exporter for Csv {
     }
 }
 
-pub(crate) const CSV_COLUMNS: [&str; 32] = [
+pub(crate) const CSV_COLUMNS: [&str; 33] = [
     "format_version",
     "baseline",
     "candidate",
@@ -81,6 +81,7 @@ pub(crate) const CSV_COLUMNS: [&str; 32] = [
     "sees_threshold",
     "p_adjusted",
     "assumed_run_noise_pct",
+    "client_bound",
 ];
 
 /// One line per cell x metric; cells on one side only have verdict `only_in_baseline` or
@@ -132,6 +133,7 @@ pub(crate) fn comparisons(comparisons: &[Comparison]) -> anyhow::Result<String> 
                 ch.sees_threshold.map(|b| b.to_string()).unwrap_or_default(),
                 opt(ch.p_adjusted),
                 c.assumed_run_noise_pct.to_string(),
+                ch.client_bound.to_string(),
             ])?;
         }
         for (verdict, cells) in [

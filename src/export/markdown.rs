@@ -84,12 +84,16 @@ fn verdict_text(ch: &MetricChange) -> String {
         Verdict::Regressed => "**regressed**".into(),
         v => v.to_string(),
     };
-    // The environment differs for this cell: say so next to the verdict it may explain.
+    // The environment differs, or a side was client-bound: said next to the verdict it
+    // may explain.
+    let mut text = text;
     if ch.env_differs {
-        format!("{text} †")
-    } else {
-        text
+        text.push_str(" †");
     }
+    if ch.client_bound {
+        text.push_str(" ‡");
+    }
+    text
 }
 
 /// What the interval of a change includes.
@@ -129,9 +133,23 @@ pub(crate) fn comparisons(comparisons: &[Comparison]) -> String {
             changes_table(&mut out, c, conf);
         }
         not_compared(&mut out, c);
+        client_bound(&mut out, c);
         out.push('\n');
     }
     out
+}
+
+/// The cells whose client was client-bound, on either side.
+fn client_bound(out: &mut String, c: &Comparison) {
+    if !c.client_bound.is_empty() {
+        out.push_str(
+            "\nClient-bound (the client wanted most of the CPU it may use; those numbers \
+             are its limit):\n\n",
+        );
+        for cell in &c.client_bound {
+            out.push_str(&format!("- {}\n", md(cell)));
+        }
+    }
 }
 
 /// The verdict counts, what a verdict means, and what the intervals leave out.
@@ -312,6 +330,12 @@ fn changes_table(out: &mut String, c: &Comparison, conf: Confidence) {
         out.push_str(
             " †: the two runs' environments differ for this cell (listed above); the \
              verdict may reflect that difference and not only the change under test.",
+        );
+    }
+    if c.changes.iter().any(|ch| ch.client_bound) {
+        out.push_str(
+            " ‡: the client was client-bound for this cell (listed below): that side's \
+             number is the client's limit, not the server's.",
         );
     }
     out.push('\n');

@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use super::client;
+
 /// Counters of a cgroup, cumulative since it was created.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Usage {
@@ -170,12 +172,14 @@ fn blkio_bytes(text: &str) -> (u64, u64) {
 }
 
 /// The edges of one measured phase: a driver opens it right before its clients start and
-/// closes it right after they end; what the server's cgroup used in between is its cost.
+/// closes it right after they end; what the server's cgroup used in between is its cost,
+/// and what this process's threads wanted the client's (`client`).
 #[derive(Debug, Default)]
 pub struct Window {
     cgroup: Option<Cgroup>,
     start: Mutex<Option<Usage>>,
     end: Mutex<Option<Usage>>,
+    client: Mutex<(Option<client::Snapshot>, Option<client::Snapshot>)>,
 }
 
 impl Window {
@@ -190,11 +194,20 @@ impl Window {
     pub(crate) fn open(&self) {
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.start.lock().unwrap_or_else(|e| e.into_inner()) = now;
+        *self.client.lock().unwrap_or_else(|e| e.into_inner()) = (client::Snapshot::now(), None);
     }
 
     pub(crate) fn close(&self) {
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.end.lock().unwrap_or_else(|e| e.into_inner()) = now;
+        self.client.lock().unwrap_or_else(|e| e.into_inner()).1 = client::Snapshot::now();
+    }
+
+    /// What this process's threads wanted between `open` and `close`, against the cores
+    /// it may use.
+    pub(crate) fn client(&self) -> Option<client::Demand> {
+        let (start, end) = *self.client.lock().unwrap_or_else(|e| e.into_inner());
+        start?.demand(&end?, client::allowed_cores()?)
     }
 
     /// What the server used between `open` and `close`, when both were read.

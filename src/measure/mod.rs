@@ -1,6 +1,7 @@
 //! Measurement: latency histograms, per-second intervals, server counters, CPU time.
 
 pub mod cgroup;
+pub(crate) mod client;
 pub(crate) mod counters;
 pub(crate) mod cpu;
 pub(crate) mod interval;

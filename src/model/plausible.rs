@@ -39,6 +39,9 @@ pub(crate) fn of(column: &str) -> Option<Plausible> {
         "seconds" | "client_cpu_s" | "srv_cpu_s" | "second" => Some(SECONDS),
         "srv_cpu_us_per_op" => Some(upto(1e9, "10^9 µs")),
         "apdex" => Some(FRACTION),
+        // Run plus runnable-wait time over the cores: above 100 when threads queue for them.
+        "client_busy_pct" => Some(upto(1e6, "10^6 %")),
+        "client_cores" => Some(upto(1e6, "10^6 cores")),
         "srv_read_bytes" | "srv_write_bytes" => Some(BYTES),
         "queries"
         | "errors"
@@ -130,6 +133,7 @@ mod tests {
             "srv_com_select",
             "srv_fsyncs",
             "client_cpu_s",
+            "client_busy_pct",
             "ops_per_s",
         ] {
             assert!(of(c).is_some(), "{c}");

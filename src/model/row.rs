@@ -101,6 +101,12 @@ pub struct ResultRow {
     /// Percent of the iteration's wall time in which some task on rmatrix's host waited for
     /// a CPU (`/proc/pressure/cpu`, `some`): the host's own contention, whoever caused it.
     pub(crate) host_cpu_pressure_pct: Option<f64>,
+    /// Percent of the cores the client may use (`client_cores`) that its threads ran or
+    /// waited runnable for over the measured phase; at `measure::client::BOUND_PCT` or above
+    /// the cell is client-bound. Empty where the client is an external tool.
+    pub(crate) client_busy_pct: Option<f64>,
+    /// The cores the client may use: its CPU affinity, capped by its cgroup's CPU quota.
+    pub(crate) client_cores: Option<f64>,
 }
 
 impl ResultRow {

@@ -114,7 +114,7 @@ pub struct RunFacts {
     pub(crate) params: indexmap::IndexMap<String, String>,
 }
 
-fn cell_name(r: &ResultRow) -> String {
+pub(crate) fn cell_name(r: &ResultRow) -> String {
     Dimension::ALL
         .iter()
         .map(|d| match d {

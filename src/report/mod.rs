@@ -1,6 +1,7 @@
 //! Reporting: pivots and deltas (pure), Markdown through minijinja templates, SVG charts.
 
 pub(crate) mod chart;
+pub(crate) mod client_bound;
 pub(crate) mod drift;
 pub(crate) mod load_curve;
 pub mod markdown;

@@ -104,7 +104,8 @@ pub(crate) fn render_linking(
         .into(),
         None => e,
     })? + &super::operations::section(dir, m)?
-        + &super::sharing::section(&rows);
+        + &super::sharing::section(&rows)
+        + &super::client_bound::section(&rows);
     Ok(text)
 }
 

@@ -85,6 +85,12 @@ pub(crate) trait Driver {
         true
     }
 
+    /// Whether the kind's clients are threads of this process, whose CPU demand over the
+    /// measured phase tells a client-bound cell; an external tool's process is not.
+    fn client_in_process(&self) -> bool {
+        true
+    }
+
     /// How the kind's clients reach the server, for manifest.json: `tcp` (the run's
     /// endpoint) unless the kind says otherwise.
     fn transport(&self) -> &'static str {

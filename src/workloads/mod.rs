@@ -69,6 +69,11 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(s) => s.transport(), )* }
             }
 
+            /// Whether the kind's clients are this process's threads (`Driver::client_in_process`).
+            pub(crate) fn client_in_process(&self) -> bool {
+                match self { $( WorkloadSpec::$variant(s) => s.client_in_process(), )* }
+            }
+
             /// The kind's own checks (`Driver::check`).
             pub(crate) fn check(&self, facts: &Facts) -> Result<(), Problem> {
                 match self { $( WorkloadSpec::$variant(s) => s.check(facts), )* }

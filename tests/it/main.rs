@@ -5,6 +5,7 @@
 mod common;
 
 mod bad_inputs;
+mod client_bound;
 mod compare;
 mod compare_docker;
 mod compare_input;

@@ -51,6 +51,10 @@ impl Driver for RedisBenchmarkSpec {
         false
     }
 
+    fn client_in_process(&self) -> bool {
+        false
+    }
+
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
         REDIS_BENCHMARK.refuse_binary(&self.binary)?;
         if facts.pace.is_some() {

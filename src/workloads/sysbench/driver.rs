@@ -36,6 +36,10 @@ impl Driver for SysbenchSpec {
         false
     }
 
+    fn client_in_process(&self) -> bool {
+        false
+    }
+
     fn check(&self, facts: &Facts) -> Result<(), Problem> {
         SYSBENCH.refuse_binary(&self.binary)?;
         script::resolve(&self.test, script::scripts_dir().as_deref())

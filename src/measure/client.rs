@@ -1,0 +1,211 @@
+//! How much CPU the client (this process) wanted over a measured phase, against the cores it
+//! may use: a client that ran out of CPU reports its own limit as the server's throughput.
+//! Wanted is the time its threads ran plus the time they waited runnable for a core (the
+//! kernel's per-thread schedstat), so a client starved by a process sharing its core counts
+//! as busy too, though it ran only half the time.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Share of its cores above which a cell's client is called client-bound: Locust warns at
+/// 90% CPU.
+pub(crate) const BOUND_PCT: f64 = 90.0;
+
+/// The client's threads' scheduler times at one moment.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Snapshot {
+    at: Instant,
+    run_ns: u64,
+    wait_ns: u64,
+}
+
+/// What the client wanted over a phase.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Demand {
+    /// Run plus runnable-wait time, as a share of the phase's wall time on `cores` cores.
+    pub(crate) busy_pct: f64,
+    /// The cores the client may use: its CPU affinity, capped by its cgroup's quota.
+    pub(crate) cores: f64,
+}
+
+impl Snapshot {
+    /// This process's threads now; None where the kernel keeps no schedstat.
+    pub(crate) fn now() -> Option<Snapshot> {
+        let mut s = Snapshot {
+            at: Instant::now(),
+            run_ns: 0,
+            wait_ns: 0,
+        };
+        let mut any = false;
+        for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+            let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) else {
+                continue; // the thread ended meanwhile
+            };
+            if let Some((run, wait)) = parse_schedstat(&text) {
+                (s.run_ns, s.wait_ns, any) = (s.run_ns + run, s.wait_ns + wait, true);
+            }
+        }
+        any.then_some(s)
+    }
+
+    /// What the client wanted from `self` to `end`, on `cores` cores. Threads that ended in
+    /// between are left out (the drivers' clients live for the whole phase).
+    pub(crate) fn demand(&self, end: &Snapshot, cores: f64) -> Option<Demand> {
+        let wall = end.at.duration_since(self.at).as_secs_f64();
+        if wall <= 0.0 || cores <= 0.0 {
+            return None;
+        }
+        let used = (end.run_ns.saturating_sub(self.run_ns)
+            + end.wait_ns.saturating_sub(self.wait_ns)) as f64
+            / 1e9;
+        Some(Demand {
+            busy_pct: used / (wall * cores) * 100.0,
+            cores,
+        })
+    }
+}
+
+/// A thread's `schedstat`: nanoseconds on a CPU, nanoseconds runnable waiting for one.
+fn parse_schedstat(text: &str) -> Option<(u64, u64)> {
+    let mut f = text.split_whitespace();
+    Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+}
+
+/// The cores this process may use: the CPUs of its affinity mask, capped by the CPU quota
+/// of its cgroup and the cgroups above it.
+pub(crate) fn allowed_cores() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let affinity = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .and_then(|l| count_cpus(l.trim()))? as f64;
+    let quota = std::fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|c| quota_cores(&c, Path::new("/sys/fs/cgroup")));
+    Some(quota.map_or(affinity, |q| q.min(affinity)))
+}
+
+/// The number of CPUs in a list such as `0-3,8,10-11`.
+fn count_cpus(list: &str) -> Option<u32> {
+    let mut n = 0;
+    for part in list.split(',').filter(|p| !p.is_empty()) {
+        n += match part.split_once('-') {
+            Some((a, b)) => b.parse::<u32>().ok()?.checked_sub(a.parse().ok()?)? + 1,
+            None => part.parse::<u32>().map(|_| 1).ok()?,
+        };
+    }
+    (n > 0).then_some(n)
+}
+
+/// Reads one cgroup directory's CPU quota, in cores.
+type ReadQuota = fn(&Path) -> Option<f64>;
+
+/// The smallest CPU quota, in cores, on the way from this process's cgroup (in
+/// `/proc/self/cgroup`'s text) up to the hierarchy's root under `root`: cgroup v1's `cpu`
+/// controller (`cpu.cfs_quota_us` over `cpu.cfs_period_us`) where it is mounted, else v2's
+/// `cpu.max`; None without one.
+fn quota_cores(cgroup: &str, root: &Path) -> Option<f64> {
+    let v1 = cgroup.lines().find_map(|l| {
+        let (_, rest) = l.split_once(':')?;
+        let (controllers, path) = rest.split_once(':')?;
+        controllers.split(',').any(|c| c == "cpu").then_some(path)
+    });
+    let (base, rel, read): (PathBuf, &str, ReadQuota) =
+        match v1.filter(|_| root.join("cpu").is_dir()) {
+            Some(path) => (root.join("cpu"), path, read_v1),
+            None => (
+                root.to_path_buf(),
+                cgroup.lines().find_map(|l| l.strip_prefix("0::"))?,
+                read_v2,
+            ),
+        };
+    let mut dir = base.join(rel.trim_start_matches('/'));
+    let mut best: Option<f64> = None;
+    while dir.starts_with(&base) {
+        if let Some(q) = read(&dir) {
+            best = Some(best.map_or(q, |b| b.min(q)));
+        }
+        if !dir.pop() {
+            break;
+        }
+    }
+    best
+}
+
+/// cgroup v2's `cpu.max` (`max 100000` or `QUOTA PERIOD`) in cores; None when unlimited.
+fn read_v2(dir: &Path) -> Option<f64> {
+    parse_cpu_max(&std::fs::read_to_string(dir.join("cpu.max")).ok()?)
+}
+
+/// cgroup v1's quota (`-1`: unlimited) over its period, in cores.
+fn read_v1(dir: &Path) -> Option<f64> {
+    let num = |f: &str| -> Option<f64> {
+        std::fs::read_to_string(dir.join(f))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let (quota, period) = (num("cpu.cfs_quota_us")?, num("cpu.cfs_period_us")?);
+    (quota > 0.0 && period > 0.0).then(|| quota / period)
+}
+
+fn parse_cpu_max(text: &str) -> Option<f64> {
+    let mut f = text.split_whitespace();
+    let quota: f64 = f.next()?.parse().ok()?;
+    let period: f64 = f.next()?.parse().ok()?;
+    (period > 0.0).then(|| quota / period)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_kernels_files() {
+        assert_eq!(parse_schedstat("1500 250 7\n"), Some((1500, 250)));
+        assert_eq!(parse_schedstat("x"), None);
+        assert_eq!(count_cpus("0-3,8,10-11"), Some(7));
+        assert_eq!(count_cpus("1"), Some(1));
+        assert_eq!(count_cpus("3-1"), None);
+        assert_eq!(parse_cpu_max("max 100000\n"), None);
+        assert_eq!(parse_cpu_max("150000 100000\n"), Some(1.5));
+    }
+
+    #[test]
+    fn the_quota_of_a_cgroup_or_one_above_it_caps_the_cores() {
+        let root = tempfile::tempdir().unwrap();
+        let leaf = root.path().join("a/b");
+        std::fs::create_dir_all(&leaf).unwrap();
+        std::fs::write(leaf.join("cpu.max"), "max 100000\n").unwrap();
+        assert_eq!(quota_cores("0::/a/b\n", root.path()), None);
+        std::fs::write(root.path().join("a/cpu.max"), "50000 100000\n").unwrap();
+        assert_eq!(quota_cores("0::/a/b\n", root.path()), Some(0.5));
+        assert_eq!(quota_cores("1:cpu:/x\n", root.path()), None);
+        // cgroup v1's cpu controller, where it is mounted, wins.
+        let v1 = root.path().join("cpu/c");
+        std::fs::create_dir_all(&v1).unwrap();
+        std::fs::write(v1.join("cpu.cfs_quota_us"), "20000\n").unwrap();
+        std::fs::write(v1.join("cpu.cfs_period_us"), "100000\n").unwrap();
+        std::fs::write(root.path().join("cpu/cpu.cfs_quota_us"), "-1\n").unwrap();
+        std::fs::write(root.path().join("cpu/cpu.cfs_period_us"), "100000\n").unwrap();
+        assert_eq!(
+            quota_cores("2:cpu,cpuacct:/c\n0::/a/b\n", root.path()),
+            Some(0.2)
+        );
+    }
+
+    #[test]
+    fn a_spinning_thread_is_a_busy_client() {
+        let cores = allowed_cores().unwrap();
+        assert!(cores >= 1.0, "{cores}");
+        let a = Snapshot::now().unwrap();
+        let t = Instant::now();
+        while t.elapsed().as_millis() < 200 {
+            std::hint::spin_loop();
+        }
+        let d = a.demand(&Snapshot::now().unwrap(), 1.0).unwrap();
+        // The test runner's other threads may add to it; this one alone is most of a core.
+        assert!(d.busy_pct > 50.0, "{d:?}");
+    }
+}
