@@ -311,8 +311,9 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
             }
         }
     }
-    let mut bound = client_bound_keys(base, opts);
-    bound.extend(client_bound_keys(cand, opts));
+    let bound: BTreeSet<CellKey> = (client_bound_keys(base, opts).into_iter())
+        .chain(client_bound_keys(cand, opts))
+        .collect();
     let mut changes = Vec::new();
     for (key, dims) in &base_cells {
         for (metric, b, c) in &per_metric {
@@ -364,18 +365,23 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
         only_in_candidate,
         no_successful_iteration,
         environment: None,
-        client_bound: [("baseline", base), ("candidate", cand)]
-            .iter()
-            .flat_map(|(side, run)| {
-                client_bound::cells(&run.rows).into_iter().map(move |b| {
-                    format!(
-                        "{} ({side}: client busy {:.0}% of {} core(s))",
-                        b.cell, b.busy_pct, b.cores
-                    )
-                })
-            })
-            .collect(),
+        client_bound: client_bound_list(base, cand),
     })
+}
+
+/// The client-bound cells of both runs, each with its side and figure.
+fn client_bound_list(base: &Run, cand: &Run) -> Vec<String> {
+    [("baseline", base), ("candidate", cand)]
+        .iter()
+        .flat_map(|(side, run)| {
+            client_bound::cells(&run.rows).into_iter().map(move |b| {
+                format!(
+                    "{} ({side}: client busy {:.0}% of {} core(s))",
+                    b.cell, b.busy_pct, b.cores
+                )
+            })
+        })
+        .collect()
 }
 
 /// The cells (their keys after `--ignore`) that were client-bound in `run`.
