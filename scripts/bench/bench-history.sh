@@ -7,6 +7,7 @@
 # `report --format json` (which reads the counters).
 #
 #   scripts/bench/bench-history.sh [SRC]      # RUNS=365, RMATRIX=target/release/rmatrix
+#   RMATRIX=/path/to/older/rmatrix LAYOUTS=old scripts/bench/bench-history.sh   # before format 2
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SRC=${1:-reports/examples/binlog-2026-11-29}
@@ -29,13 +30,15 @@ measure() { # label, command...
   printf '  %-28s %10s wall  %8d MB max RSS\n' "$label" "$wall" $((rss / 1024))
 }
 
-for layout in old new; do
+for layout in ${LAYOUTS:-old new}; do
   store=$work/$layout
   scripts/bench/synth-nightly.py "$SRC" "$store" --layout "$layout" --runs "$RUNS"
   one=$(find "$store" -mindepth 1 -maxdepth 1 -type d | sort | head -1)
   echo "layout $layout ($RUNS runs from $SRC):"
   for f in results.csv counters.csv; do
-    [[ -f $one/$f ]] && printf '  %-28s %10d bytes\n' "$f of one run" "$(stat -c %s "$one/$f")"
+    if [[ -f $one/$f ]]; then
+      printf '  %-28s %10d bytes\n' "$f of one run" "$(stat -c %s "$one/$f")"
+    fi
   done
   measure "history ($RUNS runs)" "$BIN" history "$store"
   measure "history (30 runs)" "$BIN" history $(find "$store" -mindepth 1 -maxdepth 1 -type d | sort | head -30)

@@ -25,7 +25,7 @@ impl Exporter for Json {
             server_counters: String,
         }
         let rows = run.dir.rows()?;
-        let counters = crate::results::counters::of_rows(&run.dir, &rows)?;
+        let counters = crate::results::counters::of_rows(run.dir, &rows)?;
         let out: Vec<Row> = rows
             .iter()
             .zip(counters)

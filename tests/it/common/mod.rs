@@ -62,10 +62,21 @@ pub fn counters_of(
     dir: &std::path::Path,
     row: &std::collections::BTreeMap<String, String>,
 ) -> std::collections::BTreeMap<String, u64> {
-    let key = ["server", "config", "engine", "workload", "concurrency", "rate", "iteration"];
+    let key = [
+        "server",
+        "config",
+        "engine",
+        "workload",
+        "concurrency",
+        "rate",
+        "iteration",
+    ];
     csv_rows(&dir.join("counters.csv"))
         .into_iter()
-        .filter(|l| key.iter().all(|k| l[*k] == row.get(*k).cloned().unwrap_or_default()))
+        .filter(|l| {
+            key.iter()
+                .all(|k| l[*k] == row.get(*k).cloned().unwrap_or_default())
+        })
         .map(|l| (l["counter"].clone(), l["delta"].parse().unwrap()))
         .collect()
 }
