@@ -23,11 +23,14 @@ use crate::servers::{Deployed, Endpoint};
 use crate::workloads::stall::DEFAULT_STALL_TIMEOUT;
 use crate::workloads::Ctx;
 
-/// What one iteration produced: its results row and the rows of samples.csv and
-/// operations.csv.
+/// What one iteration produced: its results row and the rows of samples.csv,
+/// operations.csv and counters.csv.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct CellOutput {
     pub(crate) row: ResultRow,
+    /// The server's counter deltas over the measured phase (an ok row's).
+    #[serde(default)]
+    pub(crate) counters: crate::measure::counters::Status,
     pub(crate) samples: Vec<Sample>,
     /// The warm-up's seconds (samples.csv's `warmup` phase).
     #[serde(default)]
@@ -96,6 +99,7 @@ pub(crate) async fn measure(
         Err(e) => {
             return CellOutput {
                 row: row.failed(&format!("{e:#}")),
+                counters: Default::default(),
                 samples: Vec::new(),
                 warmup_samples: Vec::new(),
                 operations: Vec::new(),
@@ -132,8 +136,13 @@ pub(crate) async fn measure(
             row.apdex_t_ms = Some(t);
         }
     }
+    let counters = match row.is_ok() {
+        true => std::mem::take(&mut meas.server),
+        false => Default::default(),
+    };
     CellOutput {
         row,
+        counters,
         samples: std::mem::take(&mut meas.samples),
         warmup_samples: std::mem::take(&mut meas.warmup_samples),
         operations: std::mem::take(&mut meas.operations),
@@ -484,6 +493,7 @@ mod tests {
                 docker_engine: "e2".into(),
                 ..ResultRow::default()
             },
+            counters: BTreeMap::from([("Com_insert".into(), 10)]),
             samples: vec![Sample {
                 second: 1,
                 threads: 4,
@@ -512,6 +522,7 @@ mod tests {
         assert_eq!(back.row, out.row);
         assert_eq!(back.samples, out.samples);
         assert_eq!(back.operations, out.operations);
+        assert_eq!(back.counters, out.counters);
     }
 
     #[tokio::test]

@@ -15,8 +15,29 @@ impl Exporter for Json {
         false
     }
 
+    /// Each row with its counter deltas as one JSON text in `server_counters`, as format 1
+    /// stored them (from counters.csv in format 2; a counter at 0 is not there).
     fn run(&self, run: &RunView) -> Result<String> {
-        text(&run.dir.rows()?)
+        #[derive(serde::Serialize)]
+        struct Row<'a> {
+            #[serde(flatten)]
+            row: &'a crate::model::ResultRow,
+            server_counters: String,
+        }
+        let rows = run.dir.rows()?;
+        let counters = crate::results::counters::of_rows(run.dir, &rows)?;
+        let out: Vec<Row> = rows
+            .iter()
+            .zip(counters)
+            .map(|(row, c)| Row {
+                row,
+                server_counters: match c.is_empty() {
+                    true => String::new(),
+                    false => serde_json::to_string(&c).unwrap_or_default(),
+                },
+            })
+            .collect();
+        text(&out)
     }
 
     fn compare(&self, _: &[EnvDiff], comparisons: &[Comparison]) -> Result<String> {

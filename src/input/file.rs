@@ -29,13 +29,16 @@ pub(crate) const DOCKER_CONFIG: Cap = cap("a Docker config file", MIB);
 pub(crate) const MANIFEST: Cap = cap("a manifest.json", 16 * MIB);
 /// A deployment's variables.json, verified.json and rendered config files.
 pub(crate) const SERVER_FILE: Cap = cap("a server's stored file", 16 * MIB);
-/// results.csv: a row is at most ~15 KB (its server counters), so this is over 17,000
-/// iterations of the widest rows.
+/// results.csv: a row is ~1 KB, at most ~15 KB in format 1 (its server counters), so this is
+/// over 17,000 iterations of the widest rows.
 pub(crate) const RESULTS: Cap = cap("a results.csv", 256 * MIB);
 /// samples.csv and warmup.csv: ~120 bytes a second, so over 4 million measured seconds.
 pub(crate) const SAMPLES: Cap = cap("a samples file", 512 * MIB);
 /// operations.csv: ~300 bytes per operation of a suite.
 pub(crate) const OPERATIONS: Cap = cap("an operations.csv", 64 * MIB);
+/// counters.csv: ~70 bytes per counter that moved (a few dozen to a few hundred per
+/// iteration), what results.csv held before format 2.
+pub(crate) const COUNTERS: Cap = cap("a counters.csv", 256 * MIB);
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum FileError {

@@ -97,9 +97,6 @@ impl Measurement {
             row.lat_p999_ms = ms(l.p999_ms);
             row.lat_max_ms = ms(l.max_ms);
         }
-        if !self.server.is_empty() {
-            row.server_counters = serde_json::to_string(&self.server).unwrap_or_default();
-        }
         if let Some((avg, sd)) = self.thread_events {
             row.thread_events_avg = Some(avg);
             row.thread_events_stddev = Some(sd);

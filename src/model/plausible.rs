@@ -1,5 +1,5 @@
 //! The plausible range of every measured column of a run directory (results.csv,
-//! samples.csv, warmup.csv, operations.csv), in one place: a stored value outside it is
+//! samples.csv, warmup.csv, operations.csv, counters.csv), in one place: a stored value outside it is
 //! refused like NaN, because one absurd value (`qps: 1e308`) turns every mean, interval and
 //! chart built on it into noise or overflow. The bounds are far beyond what any server and
 //! any run reaches, so a real measurement never meets them; docs/run-directory.md lists them.
@@ -43,6 +43,8 @@ pub(crate) fn of(column: &str) -> Option<Plausible> {
         "client_busy_pct" => Some(upto(1e6, "10^6 %")),
         "client_cores" => Some(upto(1e6, "10^6 cores")),
         "srv_read_bytes" | "srv_write_bytes" => Some(BYTES),
+        // counters.csv: a server counter's delta (some count bytes).
+        "delta" => Some(upto(1e18, "10^18")),
         "queries"
         | "errors"
         | "commits"

@@ -1,12 +1,14 @@
 //! One line of `results.csv`: a cell x iteration. Column names are a public interface
-//! (users' scripts read them); add columns at the end, never rename.
+//! (users' scripts read them); add columns at the end, never rename. Format 2 took one out,
+//! `server_counters`, for counters.csv (`results::legacy` reads format 1).
 
 use serde::{Deserialize, Serialize};
 
 use super::cell::{Cell, CellKey, Dimension};
 
 /// Version of the run-directory layout and of these columns.
-pub const FORMAT_VERSION: u32 = 1;
+/// 2: the server counters moved from results.csv (`server_counters`) to counters.csv.
+pub const FORMAT_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)] // rows written before a column was appended still read
@@ -52,8 +54,6 @@ pub struct ResultRow {
     pub(crate) reconnects: Option<u64>,
     pub(crate) lat_min_ms: Option<f64>,
     pub(crate) lat_p999_ms: Option<f64>,
-    /// Every server counter delta the driver checked, as JSON (e.g. INFO commandstats).
-    pub(crate) server_counters: String,
     /// Mean and population stddev of events per client connection (thread fairness).
     pub(crate) thread_events_avg: Option<f64>,
     pub(crate) thread_events_stddev: Option<f64>,
@@ -145,6 +145,18 @@ impl ResultRow {
             Dimension::Workload => self.workload.clone(),
             Dimension::Concurrency => self.concurrency.to_string(),
             Dimension::Rate => self.rate.map(|r| r.to_string()).unwrap_or_default(),
+        }
+    }
+
+    /// The cell this row measured.
+    pub(crate) fn cell(&self) -> Cell {
+        Cell {
+            server: self.server.clone(),
+            config: self.config.clone(),
+            engine: Some(self.engine.clone()).filter(|e| !e.is_empty()),
+            workload: self.workload.clone(),
+            concurrency: self.concurrency,
+            rate: self.rate,
         }
     }
 

@@ -68,7 +68,7 @@ pub(crate) enum Refused {
     )]
     NewerFormat { path: PathBuf, found: u64 },
     #[error(
-        "{}: format_version {found} is not a version this rmatrix knows (it reads \
+        "{}: format_version {found} is not a version this rmatrix knows (it reads 1 to \
          {FORMAT_VERSION})",
         path.display()
     )]
@@ -176,7 +176,8 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Re
         })?;
     let version = &manifest["format_version"];
     match version.as_u64() {
-        Some(v) if v == u64::from(FORMAT_VERSION) => {
+        // Format 1 kept the counters in results.csv (`legacy`); both still read.
+        Some(v) if (1..=u64::from(FORMAT_VERSION)).contains(&v) => {
             check_identity(path, &text, &manifest)?;
             Ok(Some(manifest))
         }
@@ -261,7 +262,7 @@ fn check_names(r: &ResultRow) -> Result<(), String> {
 }
 
 /// The header this version writes.
-fn known_columns() -> csv::StringRecord {
+pub(crate) fn known_columns() -> csv::StringRecord {
     let mut w = csv::Writer::from_writer(Vec::new());
     w.serialize(ResultRow::default())
         .expect("invariant: a default row serialises");
@@ -353,6 +354,7 @@ mod tests {
         assert!(read_manifest(&path).unwrap().is_none(), "absent is fine");
         let cases = [
             (r#"{"format_version": 1}"#, None),
+            (r#"{"format_version": 2}"#, None),
             (r#"{"format_version": 1, "run_id": "my run 2"}"#, None),
             (
                 r#"{"format_version": 1, "run_id": "x\n# injected"}"#,
@@ -367,8 +369,8 @@ mod tests {
                 Some("`instance` is"),
             ),
             (
-                r#"{"format_version": 2}"#,
-                Some("format_version 2 is newer"),
+                r#"{"format_version": 3}"#,
+                Some("format_version 3 is newer"),
             ),
             (
                 r#"{"format_version": 0}"#,

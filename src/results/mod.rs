@@ -1,6 +1,8 @@
 //! Recording: the run directory, its results.csv rows and manifest.
 
 pub(crate) mod check;
+pub(crate) mod counters;
+pub(crate) mod legacy;
 pub(crate) mod lock;
 pub(crate) mod manifest;
 pub(crate) mod operations;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::measure::counters::Status;
 use crate::model::row::ResultRow;
 
 pub(crate) const RESULTS_CSV: &str = "results.csv";
@@ -67,14 +68,40 @@ impl RunDir {
     }
 
     pub(crate) fn append(&self, row: &ResultRow) -> Result<()> {
+        self.record(row, &Status::new())
+    }
+
+    /// Append `row` to results.csv, its counter deltas (of an ok row) first to counters.csv
+    /// (a kill between the two leaves counters without a row, which a resume drops). A
+    /// results.csv an older rmatrix began (a resume) gets the row in its own columns, and
+    /// in format 1 the counters in its `server_counters` column.
+    pub(crate) fn record(&self, row: &ResultRow, counters: &Status) -> Result<()> {
         let path = self.file(RESULTS_CSV);
+        let header = super::stored_csv::header(&path)?;
+        let counters = match row.is_ok() {
+            true => counters.clone(),
+            false => Status::new(),
+        };
+        let legacy = header
+            .as_ref()
+            .is_some_and(|h| h.iter().any(|c| c == super::legacy::SERVER_COUNTERS));
+        if !legacy {
+            let cell = row.cell();
+            super::counters::CounterSink::new(self, &cell, row.iteration).write(&counters)?;
+        }
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .with_context(|| format!("failed to open {}", path.display()))?;
-        let empty = file.metadata().map(|m| m.len() == 0).unwrap_or(true);
-        write_once(file, &path, empty, std::slice::from_ref(row))
+        match header {
+            Some(h) if h != super::check::known_columns().iter().collect::<Vec<_>>() => {
+                let projected = super::legacy::project(row, &counters, &h);
+                write_once(file, &path, false, &[projected])
+            }
+            Some(_) => write_once(file, &path, false, std::slice::from_ref(row)),
+            None => write_once(file, &path, true, std::slice::from_ref(row)),
+        }
     }
 }
 
@@ -170,7 +197,7 @@ impl RunDir {
     }
 
     /// Make a run killed midway fit to resume: cut a torn last line off results.csv and
-    /// samples.csv, and drop the samples of iterations without an `ok` row (they are measured
+    /// its side files, and drop the samples and counters of iterations without an `ok` row (they are measured
     /// again, and their new samples must not join the old ones).
     pub(crate) fn repair(&self) -> Result<()> {
         let results = self.file(RESULTS_CSV);
@@ -190,10 +217,13 @@ impl RunDir {
         let warmup = self.file(super::samples::WARMUP_CSV);
         cut_torn_line(&warmup, crate::input::file::SAMPLES)?;
         super::samples::retain(&warmup, crate::input::file::SAMPLES, keep)?;
-        // operations.csv has the same key columns.
+        // operations.csv and counters.csv have the same key columns.
         let operations = self.file(super::operations::OPERATIONS_CSV);
         cut_torn_line(&operations, crate::input::file::OPERATIONS)?;
-        super::samples::retain(&operations, crate::input::file::OPERATIONS, keep)
+        super::samples::retain(&operations, crate::input::file::OPERATIONS, keep)?;
+        let counters = self.file(super::counters::COUNTERS_CSV);
+        cut_torn_line(&counters, crate::input::file::COUNTERS)?;
+        super::samples::retain(&counters, crate::input::file::COUNTERS, keep)
     }
 
     pub(crate) fn write_json(&self, name: &str, value: &serde_json::Value) -> Result<()> {
@@ -302,6 +332,57 @@ mod tests {
                 ("a".into(), 2, false)
             ],
             "one row per iteration, at its first position"
+        );
+    }
+
+    #[test]
+    fn counters_go_to_their_file_or_to_a_format_1_column() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = RunDir {
+            path: tmp.path().to_path_buf(),
+        };
+        let moved: Status = [("Com_insert".into(), 9), ("Questions".into(), 11)].into();
+        dir.record(&row("a", 1, true), &moved).unwrap();
+        dir.record(&row("a", 2, false), &moved).unwrap();
+        let header = fs::read_to_string(dir.file(RESULTS_CSV)).unwrap();
+        assert!(!header.contains("server_counters"), "{header}");
+        let counters = super::super::counters::COUNTERS_CSV;
+        let lines = fs::read_to_string(dir.file(counters)).unwrap();
+        assert_eq!(
+            lines.lines().count(),
+            3,
+            "a failed row has no counters: {lines}"
+        );
+        // A run that was killed before its row: the resume drops its counters.
+        let killed = ResultRow {
+            iteration: 3,
+            ..row("a", 3, true)
+        };
+        super::super::counters::CounterSink::new(&dir, &killed.cell(), 3)
+            .write(&moved)
+            .unwrap();
+        dir.repair().unwrap();
+        assert_eq!(fs::read_to_string(dir.file(counters)).unwrap(), lines);
+
+        // Format 1, resumed: the row in the file's own columns, the counters in it.
+        let old = tempfile::tempdir().unwrap();
+        let dir = RunDir {
+            path: old.path().to_path_buf(),
+        };
+        let head = "server,config,engine,workload,kind,concurrency,iteration,status,error,qps,\
+                    server_counters,thread_events_avg\n";
+        fs::write(dir.file(RESULTS_CSV), head).unwrap();
+        dir.record(&row("a", 1, true), &moved).unwrap();
+        let text = fs::read_to_string(dir.file(RESULTS_CSV)).unwrap();
+        assert_eq!(
+            text.lines().nth(1),
+            Some(r#"s,,,a,,0,1,ok,,1.0,"{""Com_insert"":9,""Questions"":11}","#)
+        );
+        assert!(!dir.file(counters).exists());
+        let rows = dir.rows().unwrap();
+        assert_eq!(
+            super::super::counters::of_rows(&dir, &rows).unwrap(),
+            [moved]
         );
     }
 

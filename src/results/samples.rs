@@ -100,7 +100,7 @@ impl SampleSink {
             return Ok(());
         }
         let fresh = !path.exists();
-        let with_p99 = fresh || has_column(path, "lat_p99_ms")?;
+        let with_p99 = fresh || super::stored_csv::has_column(path, "lat_p99_ms")?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -134,17 +134,6 @@ impl SampleSink {
         // One write for the iteration's lines: a kill leaves all of them or none.
         super::rundir::write_once(file, path, fresh, &rows)
     }
-}
-
-/// Whether the header line of the CSV file at `path` names `column`.
-fn has_column(path: &std::path::Path, column: &str) -> Result<bool> {
-    use std::io::{BufRead as _, Read as _};
-    let file =
-        std::fs::File::open(path).with_context(|| format!("failed to read {}", path.display()))?;
-    // A header line is a few hundred bytes: no more is read of whatever the file is.
-    let mut header = String::new();
-    std::io::BufReader::new(file.take(64 * 1024)).read_line(&mut header)?;
-    Ok(header.trim_end().split(',').any(|c| c == column))
 }
 
 /// The per-second series of one column (`qps`, `tps`, `lat_p95_ms`, `lat_p99_ms`, or `served`: open loop's

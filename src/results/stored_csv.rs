@@ -19,6 +19,30 @@ pub(crate) fn bytes(path: &Path, cap: Cap) -> Result<Option<Vec<u8>>, Refused> {
     }
 }
 
+/// The names of the header line of the CSV file at `path`; `None` when there is no file or
+/// it is empty. A header is a few hundred bytes: no more than 64 KiB is read of whatever
+/// the file is.
+pub(crate) fn header(path: &Path) -> anyhow::Result<Option<Vec<String>>> {
+    use anyhow::Context as _;
+    use std::io::{BufRead as _, Read as _};
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("failed to read {}", path.display())),
+    };
+    let mut line = String::new();
+    std::io::BufReader::new(file.take(64 * 1024))
+        .read_line(&mut line)
+        .with_context(|| format!("failed to read {}", path.display()))?;
+    let line = line.trim_end_matches(['\r', '\n']);
+    Ok((!line.is_empty()).then(|| line.split(',').map(str::to_string).collect()))
+}
+
+/// Whether the header line of the CSV file at `path` names `column`.
+pub(crate) fn has_column(path: &Path, column: &str) -> anyhow::Result<bool> {
+    Ok(header(path)?.is_some_and(|h| h.iter().any(|c| c == column)))
+}
+
 /// Each record of `bytes` (the file at `path`) with its line, checked (see the module).
 pub(crate) fn records(
     path: &Path,
@@ -27,9 +51,15 @@ pub(crate) fn records(
     let mut r = csv::Reader::from_reader(bytes);
     let headers = r.headers().map_err(|e| csv_err(path, bytes, e))?.clone();
     let mut out = Vec::new();
+    // Lines are counted on from the last record's: counting from the start each time made
+    // reading a file of many short lines (counters.csv) quadratic.
+    let mut counted = (0, 1);
     for rec in r.records() {
         let rec = rec.map_err(|e| csv_err(path, bytes, e))?;
-        let line = rec.position().map_or(0, |p| line_at(bytes, p.byte()));
+        let line = rec.position().map_or(0, |p| {
+            counted = line_after(bytes, counted, p.byte());
+            counted.1
+        });
         for (column, text) in headers.iter().zip(rec.iter()) {
             crate::model::plausible::check(column, text).map_err(|message| Refused::BadRow {
                 path: path.into(),
@@ -66,11 +96,18 @@ pub(crate) fn deserialize<T: serde::de::DeserializeOwned>(
 /// The line (from 1) of the record that starts at byte `offset` of `bytes`. The csv crate
 /// puts a record after a `\r\n` at its `\n`: line ends at the offset are skipped.
 fn line_at(bytes: &[u8], offset: u64) -> u64 {
+    line_after(bytes, (0, 1), offset).1
+}
+
+/// `line_at`, counting on from `(byte, line)`, a record start before `offset` and its line.
+fn line_after(bytes: &[u8], (from, line): (usize, u64), offset: u64) -> (usize, u64) {
     let mut start = (offset as usize).min(bytes.len());
     while bytes.get(start).is_some_and(|b| matches!(b, b'\r' | b'\n')) {
         start += 1;
     }
-    1 + bytes[..start].iter().filter(|b| **b == b'\n').count() as u64
+    let from = from.min(start);
+    let more = bytes[from..start].iter().filter(|b| **b == b'\n').count() as u64;
+    (start, line + more)
 }
 
 /// A CSV error as a refusal of the file at the line it happened on.

@@ -376,6 +376,7 @@ impl DockerBackend<'_> {
         let kind = m.workloads[&cell.workload].kind();
         let failed = |e: String| CellOutput {
             row: ResultRow::for_cell(cell, kind, i).failed(&e),
+            counters: Default::default(),
             samples: Vec::new(),
             warmup_samples: Vec::new(),
             operations: Vec::new(),

@@ -175,6 +175,11 @@ pub(super) fn manifest_for(
         // Resuming: the run keeps its identity (id, host, start, schedule); what this
         // attempt adds is appended to what earlier attempts learnt.
         Some(old) => Manifest {
+            // A resume appends in the layout of the rows already there (`results::legacy`).
+            format_version: match crate::results::legacy::is_legacy(&dir.file(RESULTS_CSV)) {
+                Ok(true) => 1,
+                _ => FORMAT_VERSION,
+            },
             instance: match copied {
                 true => token(),
                 false => old.instance.clone(),

@@ -153,6 +153,7 @@ impl Backend for Double {
         }
         CellOutput {
             row,
+            counters: Default::default(),
             samples: Vec::new(),
             warmup_samples: Vec::new(),
             operations: Vec::new(),

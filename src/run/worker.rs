@@ -333,7 +333,7 @@ impl<B: Backend> RunCtx<'_, B> {
         self.done.contains(&key) || self.measured.contains(&key)
     }
 
-    /// Measure one cell iteration and record its row, samples and operations.
+    /// Measure one cell iteration and record its row, samples, operations and counters.
     pub(super) async fn measure_one(
         &mut self,
         cell: &Cell,
@@ -346,6 +346,7 @@ impl<B: Backend> RunCtx<'_, B> {
         let out = self.backend.measure(cell, i, deployed).await;
         let CellOutput {
             mut row,
+            counters,
             mut samples,
             warmup_samples,
             operations,
@@ -387,7 +388,7 @@ impl<B: Backend> RunCtx<'_, B> {
                 row.error
             ),
         });
-        self.dir.append(&row)?;
+        self.dir.record(&row, &counters)?;
         self.progress.advance();
         if !row.is_ok() && self.lost.is_none() && !self.backend.alive().await {
             self.mark_lost("stopped answering".into())?;

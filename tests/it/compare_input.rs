@@ -128,7 +128,7 @@ fn a_metric_asked_for_needs_its_column() {
 #[test]
 fn manifests_must_be_json_of_a_known_version() {
     let bad = format!(
-        "{}/manifest.json: format_version `1.0` is not a version this rmatrix knows (it reads 1)",
+        "{}/manifest.json: format_version `1.0` is not a version this rmatrix knows (it reads 1 to 2)",
         fixture("bad-format")
     );
     assert_refused(&compare("base", "bad-format", &[]), &bad);
@@ -152,7 +152,7 @@ fn manifests_must_be_json_of_a_known_version() {
         &rmatrix(&["compare", &fixture("base"), newer]),
         &format!(
             "{newer}/manifest.json: format_version 99 is newer than this rmatrix understands \
-             (1); use a newer rmatrix"
+             (2); use a newer rmatrix"
         ),
     );
 }

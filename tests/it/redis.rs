@@ -66,8 +66,8 @@ fn rows(dir: &Path) -> Vec<BTreeMap<String, String>> {
     crate::common::result_rows(dir)
 }
 
-fn counters(row: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
-    serde_json::from_str(&row["server_counters"]).unwrap_or_default()
+fn counters(dir: &Path, row: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
+    crate::common::counters_of(dir, row)
 }
 
 fn num(row: &BTreeMap<String, String>, col: &str) -> f64 {
@@ -97,7 +97,7 @@ fn assert_all_tests_counted(dir: &Path, server: &str) {
             queries, 3000,
             "{server}/{test}: exactly the requested count"
         );
-        let c = counters(r);
+        let c = counters(dir, r);
         if test == "mixed" {
             // 1:3 over 3000 requests, 4 clients of 750: each client 188 SETs and 562 GETs.
             assert_eq!(c["cmdstat_set"] + c["cmdstat_get"], 3000, "{c:?}");
@@ -285,7 +285,7 @@ fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
         .filter(|r| r["status"] == "ok")
         .map(|r| (r["workload"].as_str(), r))
         .collect();
-    assert_eq!(counters(ok["set-unix"])["cmdstat_set"], 2000);
+    assert_eq!(counters(&dir, ok["set-unix"])["cmdstat_set"], 2000);
     for (w, cmd) in [
         ("rb-set", "cmdstat_set"),
         ("rb-lrange", "cmdstat_lrange"),
@@ -294,7 +294,7 @@ fn variants_are_verified_and_unix_socket_and_redis_benchmark_work() {
         let r = ok[w];
         assert_eq!(r["kind"], "redis_benchmark");
         assert_eq!(num(r, "queries"), 2000.0);
-        assert_eq!(counters(r)[cmd], 2000, "{w}");
+        assert_eq!(counters(&dir, r)[cmd], 2000, "{w}");
         // From redis-benchmark's CSV: rps and its latency summary; it has no p99.9.
         assert!(num(r, "qps") > 0.0 && num(r, "lat_p50_ms") > 0.0 && num(r, "lat_max_ms") > 0.0);
         assert!(num(r, "lat_p50_ms") <= num(r, "lat_p99_ms"));

@@ -131,8 +131,8 @@ impl Server {
     }
 }
 
-fn counters(row: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
-    serde_json::from_str(&row["server_counters"]).unwrap()
+fn counters(dir: &Path, row: &BTreeMap<String, String>) -> BTreeMap<String, u64> {
+    crate::common::counters_of(dir, row)
 }
 
 const POPS: &str = "  a-rpop: {redis: {test: rpop}}\n  b-lpop: {redis: {test: lpop}}\n";
@@ -178,7 +178,7 @@ fn the_states_commands_are_not_in_the_measured_counts() {
     let server = Server::start(tmp.path());
     let rows = server.run(tmp.path(), "counts", &format!("{POPS}{MSET}{GET}"));
     for row in &rows {
-        let c = counters(row);
+        let c = counters(&tmp.path().join("counts"), row);
         let cmd = &row["workload"][2..];
         assert_eq!(c[&format!("cmdstat_{cmd}")], 2000, "{c:?}");
         for state in ["flushall", "lpush", "rpush", "mset"] {

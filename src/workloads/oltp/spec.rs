@@ -145,7 +145,7 @@ pub struct OltpSpec {
     /// Connections loading the tables in parallel.
     #[serde(default = "d_4")]
     pub prepare_threads: u32,
-    /// Extra latency percentiles (0-100) recorded in `server_counters`-style JSON.
+    /// Extra latency percentiles (0-100) recorded as JSON in results.csv's `lat_percentiles`.
     #[serde(default)]
     pub percentiles: Vec<f64>,
 }

@@ -56,6 +56,31 @@ pub fn containers(run_id: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// DIR/counters.csv's deltas of the iteration a results.csv row measured (a counter at 0
+/// has no line).
+pub fn counters_of(
+    dir: &std::path::Path,
+    row: &std::collections::BTreeMap<String, String>,
+) -> std::collections::BTreeMap<String, u64> {
+    let key = [
+        "server",
+        "config",
+        "engine",
+        "workload",
+        "concurrency",
+        "rate",
+        "iteration",
+    ];
+    csv_rows(&dir.join("counters.csv"))
+        .into_iter()
+        .filter(|l| {
+            key.iter()
+                .all(|k| l[*k] == row.get(*k).cloned().unwrap_or_default())
+        })
+        .map(|l| (l["counter"].clone(), l["delta"].parse().unwrap()))
+        .collect()
+}
+
 /// The rows of DIR/results.csv as column -> value maps; an absent file is no rows.
 pub fn result_rows(dir: &std::path::Path) -> Vec<std::collections::BTreeMap<String, String>> {
     csv_rows(&dir.join("results.csv"))
