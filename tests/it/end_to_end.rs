@@ -200,7 +200,7 @@ report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-
     let man: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap())
             .unwrap();
-    assert_eq!(man["format_version"], 1);
+    assert_eq!(man["format_version"], 2);
     assert!(man["docker"]["version"].as_str().unwrap().len() > 1);
     assert!(man["images"]["mariadb-10.11"]["id"]
         .as_str()
