@@ -113,7 +113,20 @@ pub(crate) async fn measure(
             s.target_ps = Some(n.copied().unwrap_or(0) as f64);
         }
     }
+    // The client's demand, where the client is this process: over the phase and each second.
+    let client = ctx.window.client().filter(|_| workload.client_in_process());
+    if client.is_some() {
+        let per_second = ctx.window.client_seconds();
+        for s in &mut meas.samples {
+            let b = per_second.get((s.second as usize).saturating_sub(1));
+            s.client_busy_pct = b.copied();
+        }
+    }
     let mut row = meas.fill_row(row);
+    if let Some(d) = client.filter(|_| row.is_ok()) {
+        row.client_busy_pct = Some((d.busy_pct * 10.0).round() / 10.0);
+        row.client_cores = Some(d.cores);
+    }
     if row.is_ok() {
         let family = m.servers[&cell.server].kind().family();
         family.result_columns(&meas.server, &mut row);
@@ -124,10 +137,6 @@ pub(crate) async fn measure(
             row.srv_read_bytes = Some(used.read_bytes);
             row.srv_write_bytes = Some(used.write_bytes);
             row.srv_ctx_switches = used.ctx_switches;
-        }
-        if let Some(d) = ctx.window.client().filter(|_| workload.client_in_process()) {
-            row.client_busy_pct = Some((d.busy_pct * 10.0).round() / 10.0);
-            row.client_cores = Some(d.cores);
         }
         // Only from a histogram: an external tool's summary cannot say.
         let t = m.report.apdex_t_ms(&cell.workload);
@@ -507,6 +516,7 @@ mod tests {
                 errors_ps: 0.0,
                 reconnects_ps: 0.0,
                 target_ps: Some(1000.0),
+                client_busy_pct: None,
             }],
             warmup_samples: Vec::new(),
             operations: vec![Operation {

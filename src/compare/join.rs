@@ -374,12 +374,9 @@ fn client_bound_list(base: &Run, cand: &Run) -> Vec<String> {
     [("baseline", base), ("candidate", cand)]
         .iter()
         .flat_map(|(side, run)| {
-            client_bound::cells(&run.rows).into_iter().map(move |b| {
-                format!(
-                    "{} ({side}: client busy {:.0}% of {} core(s))",
-                    b.cell, b.busy_pct, b.cores
-                )
-            })
+            client_bound::cells(&run.rows)
+                .into_iter()
+                .map(move |b| format!("{} ({side}: {})", b.cell, b.why))
         })
         .collect()
 }

@@ -179,7 +179,24 @@ pub struct Window {
     cgroup: Option<Cgroup>,
     start: Mutex<Option<Usage>>,
     end: Mutex<Option<Usage>>,
-    client: Mutex<(Option<client::Snapshot>, Option<client::Snapshot>)>,
+    client: Mutex<ClientPhase>,
+}
+
+/// The client's side of a window: its snapshots at the edges and once a second between.
+#[derive(Default)]
+struct ClientPhase {
+    start: Option<client::Snapshot>,
+    end: Option<client::Snapshot>,
+    sampler: Option<client::PerSecond>,
+    seconds: Vec<f64>,
+}
+
+impl std::fmt::Debug for ClientPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientPhase")
+            .field("seconds", &self.seconds)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Window {
@@ -194,20 +211,39 @@ impl Window {
     pub(crate) fn open(&self) {
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.start.lock().unwrap_or_else(|e| e.into_inner()) = now;
-        *self.client.lock().unwrap_or_else(|e| e.into_inner()) = (client::Snapshot::now(), None);
+        let start = client::Snapshot::now();
+        *self.client.lock().unwrap_or_else(|e| e.into_inner()) = ClientPhase {
+            start,
+            sampler: start.map(client::PerSecond::start),
+            ..ClientPhase::default()
+        };
     }
 
     pub(crate) fn close(&self) {
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.end.lock().unwrap_or_else(|e| e.into_inner()) = now;
-        self.client.lock().unwrap_or_else(|e| e.into_inner()).1 = client::Snapshot::now();
+        let mut c = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        c.end = client::Snapshot::now();
+        if let (Some(sampler), Some(cores)) = (c.sampler.take(), client::allowed_cores()) {
+            c.seconds = sampler.stop(cores);
+        }
     }
 
     /// What this process's threads wanted between `open` and `close`, against the cores
     /// it may use.
     pub(crate) fn client(&self) -> Option<client::Demand> {
-        let (start, end) = *self.client.lock().unwrap_or_else(|e| e.into_inner());
-        start?.demand(&end?, client::allowed_cores()?)
+        let c = self.client.lock().unwrap_or_else(|e| e.into_inner());
+        c.start?.demand(&c.end?, client::allowed_cores()?)
+    }
+
+    /// The same for each complete second of the phase, in percent (see `client::Demand`).
+    pub(crate) fn client_seconds(&self) -> Vec<f64> {
+        (self
+            .client
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .seconds)
+            .clone()
     }
 
     /// What the server used between `open` and `close`, when both were read.

@@ -5,7 +5,9 @@
 //! as busy too, though it ran only half the time.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Share of its cores above which a cell's client is called client-bound: Locust warns at
 /// 90% CPU.
@@ -31,14 +33,20 @@ pub(crate) struct Demand {
 impl Snapshot {
     /// This process's threads now; None where the kernel keeps no schedstat.
     pub(crate) fn now() -> Option<Snapshot> {
+        let tasks = std::fs::read_dir("/proc/self/task").ok()?.flatten();
+        Snapshot::of(tasks.map(|t| t.path()))
+    }
+
+    /// The threads whose `/proc` directories are `tasks`, now.
+    fn of(tasks: impl Iterator<Item = PathBuf>) -> Option<Snapshot> {
         let mut s = Snapshot {
             at: Instant::now(),
             run_ns: 0,
             wait_ns: 0,
         };
         let mut any = false;
-        for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-            let Ok(text) = std::fs::read_to_string(task.path().join("schedstat")) else {
+        for task in tasks {
+            let Ok(text) = std::fs::read_to_string(task.join("schedstat")) else {
                 continue; // the thread ended meanwhile
             };
             if let Some((run, wait)) = parse_schedstat(&text) {
@@ -62,6 +70,69 @@ impl Snapshot {
             busy_pct: used / (wall * cores) * 100.0,
             cores,
         })
+    }
+}
+
+/// The client's snapshots once a second from a phase's start, taken by a thread of its own
+/// until `stop`: each second's demand beside the client's per-second samples.
+pub(crate) struct PerSecond {
+    start: Snapshot,
+    shared: Arc<(AtomicBool, Mutex<Vec<Snapshot>>)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl PerSecond {
+    /// Snapshots of this process at `start` + 1 s, + 2 s, ... until stopped.
+    pub(crate) fn start(start: Snapshot) -> PerSecond {
+        PerSecond::start_with(start, Snapshot::now)
+    }
+
+    /// The same with snapshots taken by `take`.
+    fn start_with(
+        start: Snapshot,
+        take: impl Fn() -> Option<Snapshot> + Send + 'static,
+    ) -> PerSecond {
+        let shared = Arc::new((AtomicBool::new(false), Mutex::new(Vec::new())));
+        let theirs = shared.clone();
+        let thread = std::thread::Builder::new()
+            .name("client-seconds".into())
+            .spawn(move || {
+                for k in 1u32.. {
+                    let due = start.at + Duration::from_secs(k.into());
+                    // Parked until the second is due or `stop` wakes it.
+                    while !theirs.0.load(Ordering::Acquire) && Instant::now() < due {
+                        std::thread::park_timeout(due.saturating_duration_since(Instant::now()));
+                    }
+                    if theirs.0.load(Ordering::Acquire) {
+                        return;
+                    }
+                    if let Some(now) = take() {
+                        theirs.1.lock().unwrap_or_else(|e| e.into_inner()).push(now);
+                    }
+                }
+            })
+            .ok();
+        PerSecond {
+            start,
+            shared,
+            thread,
+        }
+    }
+
+    /// Stop, and each complete second's busy percent on `cores` cores (the first second
+    /// first; a second whose snapshot is missing ends the list).
+    pub(crate) fn stop(mut self, cores: f64) -> Vec<f64> {
+        self.shared.0.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+            let _ = t.join();
+        }
+        let snaps = self.shared.1.lock().unwrap_or_else(|e| e.into_inner());
+        std::iter::once(&self.start)
+            .chain(snaps.iter())
+            .zip(snaps.iter())
+            .map_while(|(a, b)| a.demand(b, cores).map(|d| d.busy_pct))
+            .collect()
     }
 }
 
@@ -195,17 +266,50 @@ mod tests {
         );
     }
 
+    /// Snapshots of the calling thread only (the test runner's other threads run other
+    /// tests), from any thread.
+    fn this_thread() -> impl Fn() -> Option<Snapshot> + Send + 'static {
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() };
+        move || {
+            Snapshot::of(std::iter::once(PathBuf::from(format!(
+                "/proc/self/task/{tid}"
+            ))))
+        }
+    }
+
     #[test]
     fn a_spinning_thread_is_a_busy_client() {
         let cores = allowed_cores().unwrap();
         assert!(cores >= 1.0, "{cores}");
-        let a = Snapshot::now().unwrap();
+        let me = this_thread();
+        let a = me().unwrap();
         let t = Instant::now();
         while t.elapsed().as_millis() < 200 {
             std::hint::spin_loop();
         }
-        let d = a.demand(&Snapshot::now().unwrap(), 1.0).unwrap();
-        // The test runner's other threads may add to it; this one alone is most of a core.
-        assert!(d.busy_pct > 50.0, "{d:?}");
+        // Running or waiting for a core all along: its waits end before it reads its own.
+        let d = a.demand(&me().unwrap(), 1.0).unwrap();
+        assert!(d.busy_pct > 90.0, "{d:?}");
+    }
+
+    #[test]
+    fn each_second_of_a_phase_has_its_demand() {
+        let me = this_thread();
+        let per = PerSecond::start_with(me().unwrap(), this_thread());
+        let t = Instant::now();
+        // About one second idle, then a little over one second spinning.
+        std::thread::sleep(Duration::from_millis(1000));
+        while t.elapsed().as_millis() < 2300 {
+            std::hint::spin_loop();
+        }
+        let s = per.stop(1.0);
+        assert_eq!(s.len(), 2, "{s:?}");
+        // The second one's last wait for a core may still be open when it is read.
+        assert!(s[0] < 10.0 && s[1] > 60.0, "{s:?}");
+        // Stopped before its first second: no complete second.
+        assert!(PerSecond::start(Snapshot::now().unwrap())
+            .stop(1.0)
+            .is_empty());
     }
 }

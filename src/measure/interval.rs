@@ -118,6 +118,7 @@ impl IntervalStats {
             errors_ps: r(c.errors),
             reconnects_ps: r(c.reconnects),
             target_ps: None,
+            client_busy_pct: None,
         }
     }
 }
@@ -140,6 +141,8 @@ pub struct Sample {
     pub(crate) reconnects_ps: f64,
     /// Open loop: arrivals scheduled in this second (the target, as the pacer drew it).
     pub(crate) target_ps: Option<f64>,
+    /// What the client wanted of its cores this second, in percent (`client_busy_pct`).
+    pub(crate) client_busy_pct: Option<f64>,
 }
 
 /// Mean and population standard deviation (sysbench's thread fairness).

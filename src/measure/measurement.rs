@@ -54,6 +54,9 @@ pub(crate) struct PaceStats {
     pub(crate) missed: Option<u64>,
     /// The most arrivals that were due and waiting for a free client at once.
     pub(crate) max_backlog: Option<u64>,
+    /// Arrivals the pacer itself released more than 1 ms after their intended start: the
+    /// client's lateness, not the server's (no free connection is waited for there).
+    pub(crate) pacer_late: Option<u64>,
     /// Arrivals scheduled in each second of the phase (the first second first).
     pub(crate) per_second: Vec<u64>,
 }
@@ -118,6 +121,7 @@ impl Measurement {
             row.late_starts = p.late;
             row.missed_starts = p.missed;
             row.max_backlog = p.max_backlog;
+            row.pacer_late = p.pacer_late;
             if let Some(s) = self.service.summary() {
                 row.svc_avg_ms = Some(s.avg_ms);
                 row.svc_p99_ms = Some(s.p99_ms);

@@ -88,6 +88,7 @@ mod tests {
                 errors_ps: 0.0,
                 reconnects_ps: 0.0,
                 target_ps: None,
+                client_busy_pct: None,
             })
             .collect()
     }

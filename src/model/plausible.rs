@@ -55,6 +55,7 @@ pub(crate) fn of(column: &str) -> Option<Plausible> {
         | "scheduled"
         | "late_starts"
         | "missed_starts"
+        | "pacer_late"
         | "max_backlog"
         | "loops"
         | "statements"

@@ -107,6 +107,10 @@ pub struct ResultRow {
     pub(crate) client_busy_pct: Option<f64>,
     /// The cores the client may use: its CPU affinity, capped by its cgroup's CPU quota.
     pub(crate) client_cores: Option<f64>,
+    /// Open loop: arrivals rmatrix's pacer itself released more than 1 ms after their
+    /// intended start (the client fell behind; `late_starts` also counts waits for a free
+    /// connection, which are the server's). Empty for sysbench.
+    pub(crate) pacer_late: Option<u64>,
 }
 
 impl ResultRow {

@@ -63,6 +63,10 @@ struct SampleRow<'a> {
     /// when appending to a file written before the column existed (a resumed older run).
     #[serde(skip_serializing_if = "Option::is_none")]
     lat_p99_ms: Option<Option<f64>>,
+    /// What the client wanted of its cores this second (results.csv's `client_busy_pct`),
+    /// empty for an external tool; left out like `lat_p99_ms` in an older file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client_busy_pct: Option<Option<f64>>,
 }
 
 impl SampleSink {
@@ -101,6 +105,7 @@ impl SampleSink {
         }
         let fresh = !path.exists();
         let with_p99 = fresh || super::stored_csv::has_column(path, "lat_p99_ms")?;
+        let with_client = fresh || super::stored_csv::has_column(path, "client_busy_pct")?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -129,6 +134,7 @@ impl SampleSink {
                 rate: c.rate,
                 target_ps: s.target_ps,
                 lat_p99_ms: with_p99.then(|| s.lat_p99_ms.map(round3)),
+                client_busy_pct: with_client.then(|| s.client_busy_pct.map(round2)),
             });
         }
         // One write for the iteration's lines: a kill leaves all of them or none.
@@ -294,6 +300,7 @@ mod tests {
         };
         let s = Sample {
             target_ps: None,
+            client_busy_pct: None,
             second: 1,
             threads: 4,
             tps: 10.0,
@@ -317,7 +324,7 @@ mod tests {
         assert!(lines[0].starts_with("server,config,engine,workload,concurrency,iteration,second"));
         assert_eq!(
             lines[2],
-            "s,c,,w,4,2,1,4,10.0,200.0,140.0,40.0,20.0,1.235,0.0,0.0,"
+            "s,c,,w,4,2,1,4,10.0,200.0,140.0,40.0,20.0,1.235,0.0,0.0,,"
         );
     }
 }

@@ -48,6 +48,7 @@ struct Counts {
     started: u64,
     late: u64,
     max_backlog: u64,
+    pacer_late: u64,
 }
 
 #[derive(Default)]
@@ -179,6 +180,7 @@ impl Pacer {
             late: Some(q.stats.late),
             missed: Some(q.due.len() as u64),
             max_backlog: Some(q.stats.max_backlog),
+            pacer_late: Some(q.stats.pacer_late),
             per_second: q.stats.per_second.clone(),
         }
     }
@@ -216,10 +218,13 @@ fn release(s: &Shared, schedule: Schedule, start: Instant, length: Length) {
         if !wait_until(at, &s.stop) {
             return;
         }
+        // Released late: this thread did not get a CPU in time (a client-bound client).
+        let behind = Instant::now().saturating_duration_since(at) > LATE;
         {
             let mut q = s.lock();
             q.due.push_back(at);
             q.stats.scheduled += 1;
+            q.stats.pacer_late += u64::from(behind);
             let second = t as usize;
             if q.stats.per_second.len() <= second {
                 q.stats.per_second.resize(second + 1, 0);
@@ -294,6 +299,8 @@ mod tests {
         );
         assert!(s.max_backlog > Some(50), "{s:?}");
         assert!(s.late > Some(100), "{s:?}");
+        // The lateness is the slow client's waiting for a connection, not the pacer's.
+        assert!(s.pacer_late.unwrap() * 4 < s.late.unwrap(), "{s:?}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Client-bound cells on a real Redis, rmatrix pinned to CPU 0 and the server alone on CPU 1:
 //! a cell whose client is starved by a CPU quota of a fifth of a core is marked client-bound
-//! (results.csv, summary.md, compare's JSON); a cell whose client mostly waits for the
-//! server's fsyncs, with CPU 0 to itself, is not.
+//! (results.csv and each second in samples.csv, summary.md, compare's JSON); a cell whose
+//! client mostly waits for the server's fsyncs, with CPU 0 to itself, is not.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -117,6 +117,24 @@ fn a_starved_client_is_marked_client_bound_and_a_waiting_one_is_not() {
     assert!(
         c.iter().all(|b| b.1 == 1.0) && mean(&c) < 90.0,
         "calm {c:?}, starved {s:?}"
+    );
+    // Each second's demand is in samples.csv too: a quota'd client is busy every second.
+    let seconds = |d: &Path| -> Vec<f64> {
+        let mut r = csv::Reader::from_path(d.join("samples.csv")).unwrap();
+        let col = r
+            .headers()
+            .unwrap()
+            .iter()
+            .position(|h| h == "client_busy_pct");
+        let col = col.expect("samples.csv has client_busy_pct");
+        r.records()
+            .map(|l| l.unwrap()[col].parse().unwrap())
+            .collect()
+    };
+    let per = seconds(&starved);
+    assert!(
+        per.len() >= 4 && per.iter().all(|b| *b >= 80.0),
+        "starved seconds {per:?}"
     );
     let summary = |d: &Path| std::fs::read_to_string(d.join("summary.md")).unwrap();
     let text = summary(&starved);

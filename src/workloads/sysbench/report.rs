@@ -75,6 +75,7 @@ fn interval(line: &str) -> Option<Sample> {
         errors_ps: num(after(line, "err/s: ")?)?,
         reconnects_ps: num(after(line, "reconn/s: ")?)?,
         target_ps: None,
+        client_busy_pct: None,
     })
 }
 
