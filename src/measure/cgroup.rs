@@ -225,7 +225,7 @@ impl Window {
         let mut c = self.client.lock().unwrap_or_else(|e| e.into_inner());
         c.end = client::Snapshot::now();
         if let (Some(sampler), Some(cores)) = (c.sampler.take(), client::allowed_cores()) {
-            c.seconds = sampler.stop(cores);
+            c.seconds = sampler.stop(cores, c.end);
         }
     }
 

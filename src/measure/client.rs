@@ -119,15 +119,21 @@ impl PerSecond {
         }
     }
 
-    /// Stop, and each complete second's busy percent on `cores` cores (the first second
-    /// first; a second whose snapshot is missing ends the list).
-    pub(crate) fn stop(mut self, cores: f64) -> Vec<f64> {
+    /// Stop at `end` (the phase's closing snapshot), and each complete second's busy
+    /// percent on `cores` cores, the first second first. A second whose snapshot the thread
+    /// had not taken yet when the phase closed past it (a starved client's sampler is starved
+    /// too) ends at `end`.
+    pub(crate) fn stop(mut self, cores: f64, end: Option<Snapshot>) -> Vec<f64> {
         self.shared.0.store(true, Ordering::Release);
         if let Some(t) = self.thread.take() {
             t.thread().unpark();
             let _ = t.join();
         }
-        let snaps = self.shared.1.lock().unwrap_or_else(|e| e.into_inner());
+        let mut snaps = self.shared.1.lock().unwrap_or_else(|e| e.into_inner());
+        let next = self.start.at + Duration::from_secs(snaps.len() as u64 + 1);
+        if let Some(end) = end.filter(|e| e.at >= next) {
+            snaps.push(end);
+        }
         std::iter::once(&self.start)
             .chain(snaps.iter())
             .zip(snaps.iter())
@@ -303,13 +309,13 @@ mod tests {
         while t.elapsed().as_millis() < 2300 {
             std::hint::spin_loop();
         }
-        let s = per.stop(1.0);
+        let s = per.stop(1.0, None);
         assert_eq!(s.len(), 2, "{s:?}");
         // The second one's last wait for a core may still be open when it is read.
         assert!(s[0] < 10.0 && s[1] > 60.0, "{s:?}");
         // Stopped before its first second: no complete second.
         assert!(PerSecond::start(Snapshot::now().unwrap())
-            .stop(1.0)
+            .stop(1.0, Snapshot::now())
             .is_empty());
     }
 }
