@@ -31,10 +31,17 @@ pub(crate) struct Demand {
 }
 
 impl Snapshot {
-    /// This process's threads now; None where the kernel keeps no schedstat.
+    /// This process now; None where the kernel keeps no schedstat. The run time is the
+    /// process's own CPU time, which keeps what threads that already ended used (the slap
+    /// and oltp drivers' clients are threads of one iteration); the wait is of the threads
+    /// alive now.
     pub(crate) fn now() -> Option<Snapshot> {
         let tasks = std::fs::read_dir("/proc/self/task").ok()?.flatten();
-        Snapshot::of(tasks.map(|t| t.path()))
+        let mut s = Snapshot::of(tasks.map(|t| t.path()))?;
+        if let Some(cpu) = super::cpu::process_seconds() {
+            s.run_ns = (cpu * 1e9) as u64;
+        }
+        Some(s)
     }
 
     /// The threads whose `/proc` directories are `tasks`, now.
@@ -56,8 +63,8 @@ impl Snapshot {
         any.then_some(s)
     }
 
-    /// What the client wanted from `self` to `end`, on `cores` cores. Threads that ended in
-    /// between are left out (the drivers' clients live for the whole phase).
+    /// What the client wanted from `self` to `end`, on `cores` cores. The waits of threads
+    /// that ended in between are left out.
     pub(crate) fn demand(&self, end: &Snapshot, cores: f64) -> Option<Demand> {
         let wall = end.at.duration_since(self.at).as_secs_f64();
         if wall <= 0.0 || cores <= 0.0 {
