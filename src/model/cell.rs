@@ -129,6 +129,25 @@ impl CellKey {
         CellKey(values.join("|"))
     }
 
+    /// The key of a stored line's cell columns (samples.csv, counters.csv).
+    pub(crate) fn of_columns(
+        server: &str,
+        config: &str,
+        engine: &str,
+        workload: &str,
+        concurrency: u32,
+        rate: Option<u32>,
+    ) -> CellKey {
+        CellKey::of(|d| match d {
+            Dimension::Server => server.to_string(),
+            Dimension::Config => config.to_string(),
+            Dimension::Engine => engine.to_string(),
+            Dimension::Workload => workload.to_string(),
+            Dimension::Concurrency => concurrency.to_string(),
+            Dimension::Rate => rate.map(|r| r.to_string()).unwrap_or_default(),
+        })
+    }
+
     pub(crate) fn as_str(&self) -> &str {
         &self.0
     }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::check::Refused;
 use crate::matrix::Cell;
 use crate::measure::counters::Status;
-use crate::model::{CellKey, Dimension, ResultRow};
+use crate::model::{CellKey, ResultRow};
 
 pub(crate) const COUNTERS_CSV: &str = "counters.csv";
 
@@ -100,14 +100,14 @@ pub(crate) fn read(path: &Path) -> Result<Counters, Refused> {
             message,
         };
         check_names(&l).map_err(bad)?;
-        let key = CellKey::of(|d| match d {
-            Dimension::Server => l.server.clone(),
-            Dimension::Config => l.config.clone(),
-            Dimension::Engine => l.engine.clone(),
-            Dimension::Workload => l.workload.clone(),
-            Dimension::Concurrency => l.concurrency.to_string(),
-            Dimension::Rate => l.rate.map(|r| r.to_string()).unwrap_or_default(),
-        });
+        let key = CellKey::of_columns(
+            &l.server,
+            &l.config,
+            &l.engine,
+            &l.workload,
+            l.concurrency,
+            l.rate,
+        );
         let iteration = l.iteration;
         let of = out.entry((key, iteration)).or_default();
         if of.insert(l.counter.clone(), l.delta).is_some() {

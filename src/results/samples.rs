@@ -190,14 +190,14 @@ pub(crate) fn read_series(path: &std::path::Path, column: &str) -> Result<Series
             },
             _ => l.qps,
         };
-        let key = CellKey::of(|d| match d {
-            Dimension::Server => l.server.clone(),
-            Dimension::Config => l.config.clone(),
-            Dimension::Engine => l.engine.clone(),
-            Dimension::Workload => l.workload.clone(),
-            Dimension::Concurrency => l.concurrency.to_string(),
-            Dimension::Rate => l.rate.map(|r| r.to_string()).unwrap_or_default(),
-        });
+        let key = CellKey::of_columns(
+            &l.server,
+            &l.config,
+            &l.engine,
+            &l.workload,
+            l.concurrency,
+            l.rate,
+        );
         points
             .entry((key.to_string(), l.iteration))
             .or_default()
