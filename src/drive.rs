@@ -15,6 +15,7 @@ use crate::measure::cgroup::{Cgroup, Window};
 use crate::measure::interval::Sample;
 use crate::measure::operation::Operation;
 use crate::measure::seconds::Live;
+use crate::measure::server_seconds::ServerSecond;
 use crate::model::ResultRow;
 use crate::servers::check::Check;
 use crate::servers::docker::{ContainerSpec, Engine};
@@ -36,6 +37,9 @@ pub(crate) struct CellOutput {
     #[serde(default)]
     pub(crate) warmup_samples: Vec<Sample>,
     pub(crate) operations: Vec<Operation>,
+    /// The server's counters once a second, of the warm-up and the measured phase.
+    #[serde(default)]
+    pub(crate) server_seconds: Vec<ServerSecond>,
 }
 
 /// Everything a client container needs to measure one cell iteration. The password is the
@@ -77,6 +81,12 @@ pub(crate) async fn measure(
 ) -> CellOutput {
     let workload = &m.workloads[&cell.workload];
     let row = ResultRow::for_cell(cell, workload.kind(), iteration);
+    let family = m.servers[&cell.server].kind().family();
+    let mut window = Window::new(deployed.cgroup.clone());
+    if workload.reads_server_seconds() {
+        open_counters(family, deployed).await;
+        window = window.with_counters(deployed.counters.clone());
+    }
     let ctx = Ctx {
         server: deployed,
         engine: cell.engine.as_deref(),
@@ -88,7 +98,7 @@ pub(crate) async fn measure(
             .rate
             .map(|r| m.load.pace(r, cell_seed(run_seed, cell, iteration))),
         phase,
-        window: Arc::new(Window::new(deployed.cgroup.clone())),
+        window: Arc::new(window),
     };
     let stall_timeout = m
         .stall_timeout
@@ -103,6 +113,7 @@ pub(crate) async fn measure(
                 samples: Vec::new(),
                 warmup_samples: Vec::new(),
                 operations: Vec::new(),
+                server_seconds: Vec::new(),
             }
         }
     };
@@ -128,7 +139,6 @@ pub(crate) async fn measure(
         row.client_cores = Some(d.cores);
     }
     if row.is_ok() {
-        let family = m.servers[&cell.server].kind().family();
         family.result_columns(&meas.server, &mut row);
         if let (Some(used), Some(q)) = (ctx.window.used(), row.queries) {
             let cpu_s = used.cpu_ns as f64 / 1e9;
@@ -155,6 +165,27 @@ pub(crate) async fn measure(
         samples: std::mem::take(&mut meas.samples),
         warmup_samples: std::mem::take(&mut meas.warmup_samples),
         operations: std::mem::take(&mut meas.operations),
+        server_seconds: ctx.window.take_server_seconds(),
+    }
+}
+
+/// Open the deployment's counter connection once, before an iteration's own first
+/// snapshot (its handshake is then no phase's work); a server that refuses it just has no
+/// per-second counters, said once per deployment.
+async fn open_counters(family: &'static dyn family::Family, deployed: &Deployed) {
+    if !deployed.counters.is_empty() || deployed.counters.failed() {
+        return;
+    }
+    let endpoint = deployed.endpoint.clone();
+    let opened = tokio::task::spawn_blocking(move || family.counter_source(&endpoint)).await;
+    match opened {
+        Ok(Ok(source)) => deployed.counters.put(source),
+        Ok(Err(e)) => {
+            deployed.counters.mark_failed();
+            let why = crate::escape::terminal(&format!("{e:#}"));
+            eprintln!("no per-second server counters for this deployment: {why}");
+        }
+        Err(_) => deployed.counters.mark_failed(),
     }
 }
 
@@ -195,6 +226,7 @@ pub(crate) async fn drive_cell(input: &str) -> Result<()> {
         checks: Vec::new(),
         socket: None,
         cgroup: spec.server_pid.and_then(Cgroup::of_pid),
+        counters: Default::default(),
     };
     let out = measure(
         m,
@@ -484,6 +516,7 @@ impl HostSide for OnEngineHost<'_> {
                 socket: None,
                 // The server's cgroup is on the engine's host: its client containers read it.
                 cgroup: None,
+                counters: Default::default(),
             })
         })
     }
@@ -496,6 +529,16 @@ mod tests {
     #[test]
     fn a_cell_output_survives_its_trip_through_json() {
         let out = CellOutput {
+            server_seconds: vec![crate::measure::server_seconds::ServerSecond {
+                phase: crate::measure::server_seconds::Phase::Measured,
+                second: 1,
+                span_s: 0.5,
+                values: vec![(
+                    "Com_insert".into(),
+                    crate::measure::server_seconds::Kind::Count,
+                    7,
+                )],
+            }],
             row: ResultRow {
                 server: "db".into(),
                 qps: Some(1234.5),
@@ -533,6 +576,7 @@ mod tests {
         assert_eq!(back.samples, out.samples);
         assert_eq!(back.operations, out.operations);
         assert_eq!(back.counters, out.counters);
+        assert_eq!(back.server_seconds, out.server_seconds);
     }
 
     #[tokio::test]

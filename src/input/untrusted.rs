@@ -325,6 +325,25 @@ pub(crate) fn printable(text: &str) -> String {
     crate::escape::terminal(text)
 }
 
+/// A counter is named as MariaDB, MySQL (`Com_insert`) or Redis (`cmdstat_client|list`,
+/// `cmdstat_set.usec`) name theirs; anything else in a stored file is refused before it
+/// reaches a terminal or a JSON export.
+pub(crate) fn counter_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 128
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '|' | '-' | ':'));
+    match ok {
+        true => Ok(()),
+        false => Err(format!(
+            "counter name `{}` must be letters, digits, `_`, `.`, `|`, `-` and `:`, at most \
+             128 characters (as servers name their counters)",
+            printable(name)
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
 

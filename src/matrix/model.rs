@@ -216,6 +216,11 @@ pub(crate) struct ReportSpec {
     /// third against its last third (from samples.csv).
     #[serde(default)]
     pub(crate) drift: bool,
+    /// Server counters (server_seconds.csv) the per-second charts draw under the client's
+    /// throughput and latency, one panel each (at most 4), e.g. `[Innodb_data_fsyncs,
+    /// Threads_running]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) timeline_counters: Vec<String>,
 }
 
 /// `report.load_curve: {min_gain_pct: 5, p99: 100ms, error_pct: 1}`.
@@ -370,6 +375,7 @@ impl Default for ReportSpec {
             apdex_t: None,
             load_curve: None,
             drift: false,
+            timeline_counters: Vec::new(),
         }
     }
 }

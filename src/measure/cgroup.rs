@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::client;
+use super::server_seconds::{CounterSlot, Phase, Sampler, ServerSecond};
 
 /// Counters of a cgroup, cumulative since it was created.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -180,6 +181,27 @@ pub struct Window {
     start: Mutex<Option<Usage>>,
     end: Mutex<Option<Usage>>,
     client: Mutex<ClientPhase>,
+    counters: CounterSlot,
+    server: Mutex<ServerPhase>,
+}
+
+/// The server's side: its counters once a second (`server_seconds`), in the warm-up and
+/// the measured phase.
+#[derive(Default)]
+struct ServerPhase {
+    running: Option<Sampler>,
+    seconds: Vec<ServerSecond>,
+    /// Reads sent between the measured phase's edges.
+    measured_reads: u64,
+}
+
+impl std::fmt::Debug for ServerPhase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerPhase")
+            .field("seconds", &self.seconds.len())
+            .field("measured_reads", &self.measured_reads)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The client's side of a window: its snapshots at the edges and once a second between.
@@ -208,7 +230,68 @@ impl Window {
         }
     }
 
+    /// Read the server's counters once a second on the deployment's counter connection
+    /// (`slot`), from each phase's opening edge to its closing one.
+    pub(crate) fn with_counters(mut self, slot: CounterSlot) -> Window {
+        self.counters = slot;
+        self
+    }
+
+    /// The warm-up begins: its server seconds are kept apart from the measured phase's.
+    pub(crate) fn warmup_open(&self) {
+        self.begin(Phase::Warmup);
+    }
+
+    pub(crate) fn warmup_close(&self) {
+        self.end();
+    }
+
+    fn begin(&self, phase: Phase) {
+        self.end();
+        let mut s = self.server.lock().unwrap_or_else(|e| e.into_inner());
+        match Sampler::start(phase, &self.counters, self.cgroup.clone()) {
+            Ok(sampler) => s.running = Some(sampler),
+            Err(reads) if phase == Phase::Measured => s.measured_reads = reads,
+            Err(_) => {}
+        }
+    }
+
+    /// Stop the phase's sampler, if one runs; the measured phase's reads are counted.
+    fn end(&self) {
+        let mut s = self.server.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(sampler) = s.running.take() {
+            let measured = sampler.phase() == Phase::Measured;
+            let (seconds, reads) = sampler.stop();
+            s.seconds.extend(seconds);
+            if measured {
+                s.measured_reads = reads;
+            }
+        }
+    }
+
+    /// The reads of the server's counters sent between the measured phase's edges: each
+    /// counted in the counters `server_seconds::Rules::own_cost` names.
+    pub(crate) fn server_reads(&self) -> u64 {
+        self.server
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .measured_reads
+    }
+
+    /// The server's seconds of the warm-up and the measured phase, taken.
+    pub(crate) fn take_server_seconds(&self) -> Vec<ServerSecond> {
+        std::mem::take(
+            &mut self
+                .server
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .seconds,
+        )
+    }
+
     pub(crate) fn open(&self) {
+        // The counters' opening read first: the cgroup's edge then leaves its cost out.
+        self.begin(Phase::Measured);
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.start.lock().unwrap_or_else(|e| e.into_inner()) = now;
         let start = client::Snapshot::now();
@@ -227,6 +310,8 @@ impl Window {
         if let (Some(sampler), Some(cores)) = (c.sampler.take(), client::allowed_cores()) {
             c.seconds = sampler.stop(cores, c.end);
         }
+        drop(c);
+        self.end();
     }
 
     /// What this process's threads wanted between `open` and `close`, against the cores

@@ -11,3 +11,4 @@ pub(crate) mod operation;
 pub(crate) mod pause;
 pub(crate) mod pressure;
 pub(crate) mod seconds;
+pub mod server_seconds;

@@ -191,7 +191,7 @@ pub(crate) fn run_charts(
         "tps" => "tps",
         _ => "qps",
     };
-    let seconds = timeline_seconds(dir, throughput)?;
+    let seconds = timeline_seconds(dir, throughput, &m.report.timeline_counters)?;
     charts.extend(
         timeline::for_run(rows, &seconds, throughput)
             .into_iter()
@@ -204,8 +204,13 @@ pub(crate) fn run_charts(
 }
 
 /// The series the per-second charts read, from samples.csv and warmup.csv.
-fn timeline_seconds(dir: &RunDir, throughput: &str) -> Result<timeline::Seconds> {
+fn timeline_seconds(
+    dir: &RunDir,
+    throughput: &str,
+    counters: &[String],
+) -> Result<timeline::Seconds> {
     use crate::results::samples::{read_series, SAMPLES_CSV, WARMUP_CSV};
+    use crate::results::server_seconds::SERVER_SECONDS_CSV;
     let (measured, warmup) = (dir.file(SAMPLES_CSV), dir.file(WARMUP_CSV));
     Ok(timeline::Seconds {
         throughput: read_series(&measured, throughput)?,
@@ -214,6 +219,11 @@ fn timeline_seconds(dir: &RunDir, throughput: &str) -> Result<timeline::Seconds>
         warmup_throughput: read_series(&warmup, throughput)?,
         warmup_p99: read_series(&warmup, "lat_p99_ms")?,
         warmup_p95: read_series(&warmup, "lat_p95_ms")?,
+        server: match counters.is_empty() {
+            true => Default::default(),
+            false => crate::results::server_seconds::read(&dir.file(SERVER_SECONDS_CSV))?,
+        },
+        counters: counters.to_vec(),
     })
 }
 

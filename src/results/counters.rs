@@ -132,24 +132,8 @@ fn check_names(l: &CounterLine) -> Result<(), String> {
     counter_name(&l.counter)
 }
 
-/// A counter is named as MariaDB, MySQL (`Com_insert`) or Redis (`cmdstat_client|list`,
-/// `cmdstat_set.usec`) name theirs; anything else in a stored file is refused before it
-/// reaches a terminal or a JSON export.
-pub(crate) fn counter_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name.len() <= 128
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '|' | '-' | ':'));
-    match ok {
-        true => Ok(()),
-        false => Err(format!(
-            "counter name `{}` must be letters, digits, `_`, `.`, `|`, `-` and `:`, at most \
-             128 characters (as servers name their counters)",
-            crate::input::untrusted::printable(name)
-        )),
-    }
-}
+/// A counter's name as servers name theirs (`input::untrusted::counter_name`).
+pub(crate) use crate::input::untrusted::counter_name;
 
 /// Each row's counter deltas, in the order of `rows` (the run's results.csv, as
 /// `RunDir::rows` reads it): from counters.csv, or from format 1's column. Only an ok row

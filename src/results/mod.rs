@@ -8,6 +8,7 @@ pub(crate) mod manifest;
 pub(crate) mod operations;
 pub(crate) mod rundir;
 pub mod samples;
+pub(crate) mod server_seconds;
 pub(crate) mod stored_csv;
 
 pub use crate::model::row::{ResultRow, FORMAT_VERSION};

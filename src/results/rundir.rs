@@ -223,7 +223,10 @@ impl RunDir {
         super::samples::retain(&operations, crate::input::file::OPERATIONS, keep)?;
         let counters = self.file(super::counters::COUNTERS_CSV);
         cut_torn_line(&counters, crate::input::file::COUNTERS)?;
-        super::samples::retain(&counters, crate::input::file::COUNTERS, keep)
+        super::samples::retain(&counters, crate::input::file::COUNTERS, keep)?;
+        let seconds = self.file(super::server_seconds::SERVER_SECONDS_CSV);
+        cut_torn_line(&seconds, crate::input::file::SERVER_SECONDS)?;
+        super::samples::retain(&seconds, crate::input::file::SERVER_SECONDS, keep)
     }
 
     pub(crate) fn write_json(&self, name: &str, value: &serde_json::Value) -> Result<()> {

@@ -375,6 +375,7 @@ impl DockerBackend<'_> {
         let m = &self.loaded.matrix;
         let kind = m.workloads[&cell.workload].kind();
         let failed = |e: String| CellOutput {
+            server_seconds: Vec::new(),
             row: ResultRow::for_cell(cell, kind, i).failed(&e),
             counters: Default::default(),
             samples: Vec::new(),

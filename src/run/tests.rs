@@ -112,6 +112,7 @@ fn deployed(slug: String, mismatch: bool) -> Deployed {
         checks,
         socket: None,
         cgroup: None,
+        counters: Default::default(),
     }
 }
 
@@ -157,6 +158,7 @@ impl Backend for Double {
             samples: Vec::new(),
             warmup_samples: Vec::new(),
             operations: Vec::new(),
+            server_seconds: Vec::new(),
         }
     }
 

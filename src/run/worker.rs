@@ -350,6 +350,7 @@ impl<B: Backend> RunCtx<'_, B> {
             mut samples,
             warmup_samples,
             operations,
+            server_seconds,
         } = out;
         row.docker_engine = self.engine_name.clone().unwrap_or_default();
         row.beside_runs = beside.max(self.backend.other_runs().await);
@@ -369,6 +370,8 @@ impl<B: Backend> RunCtx<'_, B> {
             .warmup()
             .write(&warmup_samples)?;
         crate::results::operations::OperationSink::new(self.dir, cell, i).write(&operations)?;
+        crate::results::server_seconds::ServerSecondSink::new(self.dir, cell, i)
+            .write(&server_seconds)?;
         let pos = self.progress.position() + 1;
         let on = match &self.engine_name {
             Some(n) => format!(" [{n}]"),

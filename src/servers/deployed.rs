@@ -11,6 +11,7 @@ use super::check::Check;
 use super::docker::{ContainerSpec, Engine};
 use super::spec::ExternalSpec;
 use crate::measure::cgroup::Cgroup;
+use crate::measure::server_seconds::CounterSlot;
 
 /// Where clients connect. The password is never printed or written to results.
 #[derive(Clone)]
@@ -100,6 +101,8 @@ pub struct Deployed {
     pub(crate) socket: Option<std::path::PathBuf>,
     /// The container's cgroup, where its usage can be read (not for an external server).
     pub cgroup: Option<Cgroup>,
+    /// The connection that reads its counters once a second, kept across iterations.
+    pub(crate) counters: CounterSlot,
 }
 
 impl Deployed {

@@ -13,6 +13,7 @@ use super::docker::ContainerSpec;
 use super::spec::{ConfigBlock, ConfigSpec, ExternalSpec, ServerSpec};
 use crate::measure::cgroup::Cgroup;
 use crate::measure::counters::Status;
+use crate::measure::server_seconds::CounterSource;
 use crate::model::ResultRow;
 
 /// A boxed future: a family is picked at run time (`ServerKind::family`, the registry).
@@ -175,6 +176,12 @@ pub trait Family: Sync {
 
     /// A connection for the stall watchdog, made on its first ask.
     fn liveness<'a>(&'a self, endpoint: &'a Endpoint) -> Box<dyn Liveness + 'a>;
+
+    /// A blocking connection that reads the server's counters once a second
+    /// (`measure::server_seconds`); an error when the family reads none that way.
+    fn counter_source(&self, _endpoint: &Endpoint) -> Result<Box<dyn CounterSource>> {
+        bail!("this family reads no per-second counters")
+    }
 }
 
 /// Where a server's port is reachable only from its engine's host (an engine on another

@@ -91,6 +91,13 @@ pub(crate) trait Driver {
         true
     }
 
+    /// Whether the server's counters may be read once a second during its phases
+    /// (`measure::server_seconds`): not for a kind that snapshots them around each of its
+    /// own operations, where the reads would land in the operations' counts.
+    fn reads_server_seconds(&self) -> bool {
+        true
+    }
+
     /// How the kind's clients reach the server, for manifest.json: `tcp` (the run's
     /// endpoint) unless the kind says otherwise.
     fn transport(&self) -> &'static str {

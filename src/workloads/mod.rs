@@ -74,6 +74,11 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(s) => s.client_in_process(), )* }
             }
 
+            /// Whether the server's counters are read once a second (`Driver::reads_server_seconds`).
+            pub(crate) fn reads_server_seconds(&self) -> bool {
+                match self { $( WorkloadSpec::$variant(s) => s.reads_server_seconds(), )* }
+            }
+
             /// The kind's own checks (`Driver::check`).
             pub(crate) fn check(&self, facts: &Facts) -> Result<(), Problem> {
                 match self { $( WorkloadSpec::$variant(s) => s.check(facts), )* }

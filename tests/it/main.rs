@@ -23,5 +23,6 @@ mod open_loop;
 mod pool;
 mod redis;
 mod redis_state;
+mod server_seconds;
 mod source;
 mod sqlbench;

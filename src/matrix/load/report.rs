@@ -9,6 +9,9 @@ use crate::matrix::model::{ApdexT, LoadCurveSpec};
 use crate::model::metric::Metric;
 use crate::model::Dimension;
 
+/// Panels under a per-second chart's throughput and latency.
+const MAX_TIMELINE_COUNTERS: usize = 4;
+
 impl Validator<'_> {
     /// Durations with units, percentages in range, names the matrix knows.
     pub(super) fn check_report(&self) -> Result<(), MatrixError> {
@@ -39,6 +42,7 @@ impl Validator<'_> {
         if let Some(lc) = &r.load_curve {
             self.check_load_curve(lc)?;
         }
+        self.check_timeline_counters()?;
         let p99 = r.load_curve.as_ref().and_then(|lc| lc.p99);
         let ts = ts
             .into_iter()
@@ -131,6 +135,25 @@ impl Validator<'_> {
                 ),
             )),
         }
+    }
+
+    /// `report.timeline_counters`: at most 4, each named as a server names its counters.
+    fn check_timeline_counters(&self) -> Result<(), MatrixError> {
+        let names = &self.m.report.timeline_counters;
+        if names.len() > MAX_TIMELINE_COUNTERS {
+            return Err(self.err(
+                "report.timeline_counters",
+                format!(
+                    "{} counters: the per-second charts draw at most {MAX_TIMELINE_COUNTERS}",
+                    names.len()
+                ),
+            ));
+        }
+        for (i, name) in names.iter().enumerate() {
+            crate::input::untrusted::counter_name(name)
+                .map_err(|e| self.err(&format!("report.timeline_counters[{i}]"), e))?;
+        }
+        Ok(())
     }
 
     /// The knee and limit rules' numbers: `report.load_curve`.

@@ -1,13 +1,17 @@
 //! The per-second time series of a run (samples.csv, and warmup.csv before it): throughput
 //! above, the latency percentile below on a log scale, one line per load level of a
-//! deployment, the warm-up shaded. Iteration 1 of each cell: the later ones repeat it.
+//! deployment, the warm-up shaded; under them a panel for each server counter the matrix
+//! chose (`report.timeline_counters`, from server_seconds.csv). Iteration 1 of each cell:
+//! the later ones repeat it.
 
 use anyhow::{anyhow, Result};
 use indexmap::IndexMap;
 use plotters::prelude::*;
 
 use super::{color, draw, file_name, legend, number, title_tail, NamedChart};
+use crate::measure::server_seconds::{Kind, Phase, ServerSecond};
 use crate::results::samples::Series;
+use crate::results::server_seconds::ServerSeconds;
 use crate::results::ResultRow;
 
 /// One load level's seconds: x is the second (the warm-up's are 0 and below), y the value.
@@ -16,6 +20,16 @@ pub(crate) struct Trace {
     pub(crate) label: String,
     pub(crate) throughput: Vec<(f64, f64)>,
     pub(crate) latency: Vec<(f64, f64)>,
+    /// One series per chosen counter (`Timeline::counters`): a count per second, a level.
+    pub(crate) counters: Vec<Vec<(f64, f64)>>,
+}
+
+/// A server counter's panel.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CounterPanel {
+    pub(crate) name: String,
+    /// A count, drawn per second (a level is drawn as read); None when no second has it.
+    pub(crate) kind: Option<Kind>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -27,6 +41,7 @@ pub(crate) struct Timeline {
     pub(crate) traces: Vec<Trace>,
     /// The longest warm-up shown, in seconds (shaded left of 0).
     pub(crate) warmup_s: f64,
+    pub(crate) counters: Vec<CounterPanel>,
 }
 
 /// The per-second series a run's timelines are drawn from, by (cell key, iteration).
@@ -38,6 +53,10 @@ pub(crate) struct Seconds {
     pub(crate) warmup_throughput: Series,
     pub(crate) warmup_p99: Series,
     pub(crate) warmup_p95: Series,
+    /// The server's seconds, read when counters are chosen.
+    pub(crate) server: ServerSeconds,
+    /// The counters chosen (`report.timeline_counters`).
+    pub(crate) counters: Vec<String>,
 }
 
 /// One timeline per deployment and workload (and engine) with per-second samples.
@@ -91,13 +110,24 @@ pub(crate) fn for_run(
         };
         let max_w = warmup_s.entry(key.clone()).or_default();
         *max_w = max_w.max(w);
+        let server = seconds.server.get(&(r.cell_key(), 1));
+        let counters = (seconds.counters.iter())
+            .map(|c| server.map_or_else(Vec::new, |s| counter_series(s, c)))
+            .collect();
         groups.entry(key).or_default().push(Trace {
             label,
             throughput,
             latency,
+            counters,
         });
     }
     let p99 = !seconds.p99.is_empty();
+    let panels: Vec<CounterPanel> = (seconds.counters.iter())
+        .map(|name| CounterPanel {
+            name: name.clone(),
+            kind: kind_of(&seconds.server, name),
+        })
+        .collect();
     groups
         .into_iter()
         .map(|(key, traces)| {
@@ -112,6 +142,7 @@ pub(crate) fn for_run(
                     throughput_label: format!("{throughput} (/s)"),
                     latency_label: if p99 { "p99 (ms)" } else { "p95 (ms)" }.into(),
                     warmup_s: warmup_s.get(&key).copied().unwrap_or_default(),
+                    counters: panels.clone(),
                     traces,
                 },
             }
@@ -119,7 +150,48 @@ pub(crate) fn for_run(
         .collect()
 }
 
+/// One counter's whole seconds: x as for throughput (the warm-up's last whole second at 0),
+/// a count per second of its interval, a level as read; a second without its line is 0.
+fn counter_series(seconds: &[ServerSecond], name: &str) -> Vec<(f64, f64)> {
+    let whole = |s: &&ServerSecond| s.span_s >= 0.9;
+    let last = |phase| {
+        (seconds.iter().filter(whole))
+            .filter(|s| s.phase == phase)
+            .map(|s| s.second)
+            .max()
+            .unwrap_or(0)
+    };
+    let (w, m) = (last(Phase::Warmup), last(Phase::Measured));
+    let value = |phase, second: u32| {
+        let s = seconds
+            .iter()
+            .find(|s| s.phase == phase && s.second == second);
+        let v = s.and_then(|s| {
+            (s.values.iter().find(|(k, _, _)| k == name)).map(|(_, kind, v)| match kind {
+                Kind::Count => *v as f64 / s.span_s,
+                Kind::Level => *v as f64,
+            })
+        });
+        v.unwrap_or(0.0)
+    };
+    let warm = (1..=w).map(|k| (f64::from(k) - f64::from(w), value(Phase::Warmup, k)));
+    let measured = (1..=m).map(|k| (f64::from(k), value(Phase::Measured, k)));
+    warm.chain(measured).collect()
+}
+
+/// Whether `name` is a count or a level, as the file says; None when no line has it.
+fn kind_of(server: &ServerSeconds, name: &str) -> Option<Kind> {
+    server
+        .values()
+        .flatten()
+        .flat_map(|s| &s.values)
+        .find(|(k, _, _)| k == name)
+        .map(|(_, kind, _)| *kind)
+}
+
 const SIZE: (u32, u32) = (720, 520);
+/// The height of one counter's panel.
+const PANEL_H: u32 = 170;
 
 pub(crate) fn svg(t: &Timeline) -> Result<String> {
     let xs = || {
@@ -150,10 +222,20 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
     let top_y = super::range::linear((top * 1.15).max(1.0));
     let mut out = String::new();
     {
-        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        let height = SIZE.1 + PANEL_H * t.counters.len() as u32;
+        let root = SVGBackend::with_string(&mut out, (SIZE.0, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw)?;
         let root = root.titled(&t.title, ("sans-serif", 18)).map_err(draw)?;
-        let (upper, lower) = root.split_vertically(SIZE.1 / 2 - 10);
+        // Without counters the chart is as it always was.
+        let n = t.counters.len() as u32;
+        let (base, panels) = match n {
+            0 => (root.clone(), None),
+            _ => {
+                let (base, panels) = root.split_vertically(root.dim_in_pixel().1 - PANEL_H * n);
+                (base, Some(panels))
+            }
+        };
+        let (upper, lower) = base.split_vertically(SIZE.1 / 2 - 10);
         let shade = RGBColor(230, 230, 230).filled();
 
         // Throughput; the legend (one entry per load level) goes here.
@@ -199,7 +281,7 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
                 .margin(10)
                 .x_label_area_size(35)
                 .y_label_area_size(70)
-                .build_cartesian_2d(x_range, (lo..hi).log_scale())
+                .build_cartesian_2d(x_range.clone(), (lo..hi).log_scale())
                 .map_err(draw)?;
             chart
                 .configure_mesh()
@@ -227,9 +309,66 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
                 }
             }
         }
+        if let Some(panels) = panels {
+            let areas = panels.split_evenly((t.counters.len(), 1));
+            for (i, (panel, area)) in t.counters.iter().zip(&areas).enumerate() {
+                counter_panel(t, i, panel, area, x_range.clone(), x_min)?;
+            }
+        }
         root.present().map_err(draw)?;
     }
     Ok(out)
+}
+
+/// Counter `i`'s panel: one line per load level, the warm-up shaded.
+fn counter_panel(
+    t: &Timeline,
+    i: usize,
+    panel: &CounterPanel,
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    x_range: std::ops::Range<f64>,
+    x_min: f64,
+) -> Result<()> {
+    let top = (t.traces.iter())
+        .flat_map(|tr| tr.counters.get(i).into_iter().flatten().map(|p| p.1))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let top_y = super::range::linear((top * 1.15).max(1.0));
+    let label = match panel.kind {
+        Some(Kind::Count) => format!("{} (/s)", panel.name),
+        Some(Kind::Level) => panel.name.clone(),
+        None => format!("{} (no second has it)", panel.name),
+    };
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(25)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x_range, 0f64..top_y)
+        .map_err(draw)?;
+    chart
+        .configure_mesh()
+        .y_label_formatter(&|v| number(*v))
+        .x_label_formatter(&|v| number(*v))
+        .light_line_style(RGBColor(240, 240, 240))
+        .y_desc(label.as_str())
+        .draw()
+        .map_err(draw)?;
+    if t.warmup_s > 0.0 {
+        let area = [(x_min - 0.5, 0.0), (0.5, top_y)];
+        let shade = RGBColor(230, 230, 230).filled();
+        chart
+            .draw_series(std::iter::once(Rectangle::new(area, shade)))
+            .map_err(draw)?;
+    }
+    for (j, tr) in t.traces.iter().enumerate() {
+        if let Some(series) = tr.counters.get(i).filter(|s| !s.is_empty()) {
+            let c = color(j);
+            chart
+                .draw_series(LineSeries::new(series.clone(), c.stroke_width(2)))
+                .map_err(draw)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -302,5 +441,67 @@ mod tests {
             texts.contains(&"1 conns") && texts.contains(&"2 conns"),
             "{texts:?}"
         );
+    }
+
+    /// A chosen counter's panel: a count per second of its interval, a level as read, the
+    /// warm-up's last whole second at 0, a second without a line at 0, partial seconds out.
+    #[test]
+    fn counters_under_the_throughput() {
+        let r = row("s", 2);
+        let key = r.cell_key().to_string();
+        let sec = |phase, second, span_s, values: Vec<(&str, Kind, u64)>| ServerSecond {
+            phase,
+            second,
+            span_s,
+            values: values
+                .into_iter()
+                .map(|(k, kind, v)| (k.to_string(), kind, v))
+                .collect(),
+        };
+        let (c, l) = (Kind::Count, Kind::Level);
+        let server = vec![
+            sec(
+                Phase::Warmup,
+                1,
+                1.0,
+                vec![("fsyncs", c, 10), ("running", l, 2)],
+            ),
+            sec(Phase::Warmup, 2, 0.2, vec![("fsyncs", c, 1)]),
+            sec(
+                Phase::Measured,
+                1,
+                1.0,
+                vec![("fsyncs", c, 30), ("running", l, 3)],
+            ),
+            sec(Phase::Measured, 2, 1.0, vec![("running", l, 4)]),
+            sec(Phase::Measured, 3, 0.5, vec![("fsyncs", c, 20)]),
+        ];
+        let seconds = Seconds {
+            throughput: series(&key, &[10.0, 11.0]),
+            p95: series(&key, &[0.5, 0.6]),
+            server: [((r.cell_key(), 1), server)].into_iter().collect(),
+            counters: vec!["fsyncs".into(), "running".into(), "nowhere".into()],
+            ..Seconds::default()
+        };
+        let charts = for_run(&[r], &seconds, "qps");
+        let t = &charts[0].chart;
+        let tr = &t.traces[0];
+        assert_eq!(tr.counters[0], [(0.0, 10.0), (1.0, 30.0), (2.0, 0.0)]);
+        assert_eq!(tr.counters[1], [(0.0, 2.0), (1.0, 3.0), (2.0, 4.0)]);
+        assert!(tr.counters[2].iter().all(|p| p.1 == 0.0));
+        assert_eq!(t.counters[0].kind, Some(Kind::Count));
+        assert_eq!(t.counters[1].kind, Some(Kind::Level));
+        assert_eq!(t.counters[2].kind, None);
+        let text = svg(t).unwrap();
+        let doc = roxmltree::Document::parse(&text).unwrap();
+        let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
+        for label in ["fsyncs (/s)", "running", "nowhere (no second has it)"] {
+            assert!(
+                texts.iter().any(|t| t.trim() == label),
+                "{label}: {texts:?}"
+            );
+        }
+        let height = doc.root_element().attribute("height").unwrap();
+        assert_eq!(height, (SIZE.1 + 3 * PANEL_H).to_string());
     }
 }

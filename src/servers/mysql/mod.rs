@@ -5,6 +5,7 @@ pub(crate) mod client;
 pub(crate) mod flavor;
 pub(crate) mod maps;
 pub(crate) mod mycnf;
+pub(crate) mod per_second;
 pub(crate) mod thread_pool;
 pub(crate) mod verify;
 
@@ -23,6 +24,7 @@ use super::family::{
 use super::source::{FlagStyle, Recipe};
 use super::spec::{ConfigBlock, ConfigSpec, ServerSpec};
 use crate::measure::counters::{self, Status};
+use crate::measure::server_seconds::CounterSource;
 use crate::model::ResultRow;
 pub use client::MysqlClient;
 use flavor::Flavor;
@@ -226,6 +228,10 @@ impl Family for Mysql {
             conn: None,
         })
     }
+
+    fn counter_source(&self, endpoint: &Endpoint) -> Result<Box<dyn CounterSource>> {
+        Ok(Box::new(per_second::StatusReader::connect(endpoint)?))
+    }
 }
 
 /// The watchdog's connection: COM_PING is not a statement (not in `Questions`).
@@ -275,6 +281,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         checks,
         socket: None,
         cgroup: None,
+        counters: Default::default(),
     })
 }
 
@@ -285,12 +292,14 @@ pub(crate) async fn status(conn: &mut mysql_async::Conn) -> Result<Status> {
 }
 
 /// The counters of a measured phase from the snapshots around it: the second SHOW GLOBAL
-/// STATUS counts itself, and only counters that moved (or that the results compare) stay.
-pub(crate) fn measured(before: &Status, after: &Status, keep: &[&str]) -> Status {
+/// STATUS counts itself, as do the `reads` of the per-second counters between them
+/// (`Window::server_reads`), and only counters that moved (or that the results compare)
+/// stay.
+pub(crate) fn measured(before: &Status, after: &Status, keep: &[&str], reads: u64) -> Status {
     let mut server = counters::delta(before, after);
     for k in ["Questions", "Com_show_status"] {
         if let Some(q) = server.get_mut(k) {
-            *q = q.saturating_sub(1);
+            *q = q.saturating_sub(1 + reads);
         }
     }
     server.retain(|k, v| *v != 0 || RECORDED.contains(&k.as_str()) || keep.contains(&k.as_str()));

@@ -127,6 +127,20 @@ impl Control {
     }
 }
 
+/// A blocking connection (the per-second counters' thread), each connect, read and write
+/// bounded by `timeout`.
+pub(crate) fn blocking(
+    addr: &Addr,
+    password: &str,
+    timeout: Duration,
+) -> Result<redis::Connection> {
+    let client = Client::open(connection_info(addr, password)?)?;
+    let conn = client.get_connection_with_timeout(timeout)?;
+    conn.set_read_timeout(Some(timeout))?;
+    conn.set_write_timeout(Some(timeout))?;
+    Ok(conn)
+}
+
 /// Where and how to connect: RESP2, AUTH with `password` unless empty, no `CLIENT SETINFO`.
 fn connection_info(addr: &Addr, password: &str) -> Result<redis::ConnectionInfo> {
     let (target, tcp) = match addr {

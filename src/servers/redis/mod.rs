@@ -4,6 +4,7 @@
 
 pub(crate) mod conf;
 pub(crate) mod control;
+pub(crate) mod per_second;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use super::family::{
 use super::source::{FlagStyle, Recipe};
 use super::spec::{ConfigBlock, ConfigSpec};
 use crate::measure::counters::Status;
+use crate::measure::server_seconds::CounterSource;
 use conf as redisconf;
 use control::{info_fields, Control};
 
@@ -158,6 +160,11 @@ impl Family for Redis {
             conn: None,
         })
     }
+
+    fn counter_source(&self, endpoint: &Endpoint) -> Result<Box<dyn CounterSource>> {
+        let reader = per_second::InfoReader::connect(&tcp_addr(endpoint), &endpoint.password)?;
+        Ok(Box::new(reader))
+    }
 }
 
 /// The watchdog's connection: `TIME` is no command a redis-benchmark test sends.
@@ -240,6 +247,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         checks,
         socket: None,
         cgroup: None,
+        counters: Default::default(),
     })
 }
 
@@ -288,6 +296,18 @@ pub(crate) fn parse_commandstats(text: &str) -> Status {
         out.insert(name, calls);
     }
     out
+}
+
+/// A phase's commandstats without the per-second counters' `reads` of INFO in between
+/// (`Window::server_reads`).
+pub(crate) fn without_reads(mut server: Status, reads: u64) -> Status {
+    if let Some(n) = server.get_mut("cmdstat_info") {
+        *n = n.saturating_sub(reads);
+        if *n == 0 {
+            server.remove("cmdstat_info");
+        }
+    }
+    server
 }
 
 /// after - before of two commandstats snapshots; a command absent before counted from zero.

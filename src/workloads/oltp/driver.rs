@@ -113,7 +113,9 @@ pub async fn run_iteration(
     if let Some(w) = warmup {
         let (live, stop, pace, phase_ids) =
             (live.clone(), cancel.flag(), pace.clone(), ids.clone());
+        window.warmup_open();
         let ran = blocking(move || run_phase(workers, phase_ids, w, pace, live, stop, None)).await;
+        window.warmup_close();
         keep_ids(&mut control, &spec, &ids).await?;
         let (back, got, seconds, _) = ran?;
         warmup_samples = got.samples(seconds, threads, SAMPLE_PERCENTILE);
@@ -136,7 +138,7 @@ pub async fn run_iteration(
     let after = after?;
     // Counters that moved, and always the ones compared (and rollbacks, which the
     // deadlock accounting reads).
-    let server = mysql::measured(&before, &after, &["Com_rollback"]);
+    let server = mysql::measured(&before, &after, &["Com_rollback"], window.server_reads());
     // Dropping a client sends COM_QUIT without waiting, and the server counts a COM_QUIT in
     // Questions: wait until the server has let every client go, or its late quits would land
     // in the next iteration's counters.

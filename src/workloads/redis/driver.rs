@@ -127,7 +127,8 @@ impl Job {
         if let Some(w) = self.warmup {
             let started = Instant::now();
             let per_second = Seconds::new(started);
-            let (back, _, _) = run_load(
+            self.window.warmup_open();
+            let warmed = run_load(
                 streams,
                 &plan,
                 w,
@@ -135,7 +136,9 @@ impl Job {
                 self.live.clone(),
                 Some(&per_second),
             )
-            .await?;
+            .await;
+            self.window.warmup_close();
+            let (back, _, _) = warmed?;
             let seconds = started.elapsed().as_secs_f64();
             warmup_samples = per_second.samples(seconds, self.clients, SAMPLE_PERCENTILE);
             streams = back;
@@ -160,7 +163,10 @@ impl Job {
         self.window.close();
         let cpu = cpu::process_seconds().zip(cpu_before).map(|(a, b)| a - b);
         let after = commandstats(&mut control).await?;
-        let server = delta(&before, &after);
+        let server = crate::servers::redis::without_reads(
+            delta(&before, &after),
+            self.window.server_reads(),
+        );
         if prefill::any_timed(self.length, self.warmup) {
             state::check_not_drained(&mut control, spec, n).await?;
         }

@@ -47,15 +47,18 @@ pub(crate) async fn run_iteration(
         Control::connect(&tcp_addr(&server.endpoint), &server.endpoint.password).await?;
     let login = OneShotUser::create(&mut control, &server.endpoint.password).await?;
     let measured = async {
-        match warmup {
-            Some(Length::Queries(n)) => {
-                run(&args(spec, &addr, login.as_ref(), clients, Some(n))).await?;
-            }
+        window.warmup_open();
+        let warmed = match warmup {
+            Some(Length::Queries(n)) => run(&args(spec, &addr, login.as_ref(), clients, Some(n)))
+                .await
+                .map(drop),
             Some(Length::Time(d)) => {
-                warm_for(&args(spec, &addr, login.as_ref(), clients, None), d).await?
+                warm_for(&args(spec, &addr, login.as_ref(), clients, None), d).await
             }
-            None => {}
-        }
+            None => Ok(()),
+        };
+        window.warmup_close();
+        warmed?;
         let before = parse_commandstats(&control.info("commandstats").await?);
         let cpu_before = cpu::children_seconds();
         window.open();
@@ -63,7 +66,9 @@ pub(crate) async fn run_iteration(
         window.close();
         let cpu = cpu::children_seconds().zip(cpu_before).map(|(a, b)| a - b);
         let after = parse_commandstats(&control.info("commandstats").await?);
-        anyhow::Ok((csv, cpu, delta(&before, &after)))
+        let server =
+            crate::servers::redis::without_reads(delta(&before, &after), window.server_reads());
+        anyhow::Ok((csv, cpu, server))
     }
     .await;
     if let Some(login) = &login {

@@ -15,7 +15,6 @@ use super::client::{Client, ClientResult, Shared};
 use super::SlapSpec;
 use crate::input::Length;
 use crate::measure::cgroup::Window;
-use crate::measure::counters;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::{Live, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
@@ -94,7 +93,10 @@ pub(crate) async fn run_iteration(
     let mut warmup_samples = Vec::new();
     if let Some(w) = warmup {
         let (load, pace) = (load.clone(), pace.cloned());
-        let (back, done) = blocking(move || run_phase(clients, &load, w, pace, None)).await?;
+        window.warmup_open();
+        let warmed = blocking(move || run_phase(clients, &load, w, pace, None)).await;
+        window.warmup_close();
+        let (back, done) = warmed?;
         warmup_samples = done
             .seconds
             .samples(done.elapsed, concurrency, SAMPLE_PERCENTILE);
@@ -110,11 +112,7 @@ pub(crate) async fn run_iteration(
     .await?;
     window.close();
     let after = mysql::status(&mut control).await?;
-    let mut server = counters::delta(&before, &after);
-    // The second SHOW GLOBAL STATUS counts itself in Questions.
-    if let Some(q) = server.get_mut("Questions") {
-        *q = q.saturating_sub(1);
-    }
+    let server = mysql::measured(&before, &after, &[], window.server_reads());
     blocking(move || {
         drop(clients);
         Ok(())

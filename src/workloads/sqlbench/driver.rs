@@ -37,6 +37,11 @@ impl Driver for SqlbenchSpec {
         false
     }
 
+    /// Its operations' counters are snapshots around each one (operations.csv).
+    fn reads_server_seconds(&self) -> bool {
+        false
+    }
+
     fn transport(&self) -> &'static str {
         match self.transport {
             Transport::Unix => "unix socket",
@@ -206,7 +211,7 @@ async fn run_groups(
     window.close();
     session.stop_recording();
     let after = mysql::status(session.conn()).await?;
-    let mut server = mysql::measured(&before, &after, &[]);
+    let mut server = mysql::measured(&before, &after, &[], 0);
     for (k, n) in &session.bookkeeping {
         if let Some(v) = server.get_mut(k) {
             *v = v.saturating_sub(*n);

@@ -135,7 +135,7 @@ impl Session {
                 None => 0,
             };
             let after = self.status().await?;
-            let mut server = mysql::measured(&before, &after, &[]);
+            let mut server = mysql::measured(&before, &after, &[], 0);
             for k in ["Questions", "Com_select"] {
                 if let Some(v) = server.get_mut(k) {
                     *v = v.saturating_sub(polls);

@@ -99,7 +99,10 @@ pub async fn run_iteration(
     let run = Run { threads, rate };
     let mut warmup_samples = Vec::new();
     if let Some(w) = warmup {
-        let text = sysbench(endpoint, spec, "run", run, Some(w)).await?;
+        window.warmup_open();
+        let text = sysbench(endpoint, spec, "run", run, Some(w)).await;
+        window.warmup_close();
+        let text = text?;
         // Its per-second lines go to the per-second chart; its totals are discarded.
         warmup_samples = parse(&text).map(|r| r.intervals).unwrap_or_default();
     }
@@ -115,7 +118,7 @@ pub async fn run_iteration(
     let after = mysql::status(&mut control).await?;
     let _ = control.disconnect().await;
     let report = parse(&text)?;
-    let server = mysql::measured(&before, &after, &[]);
+    let server = mysql::measured(&before, &after, &[], window.server_reads());
     let open = rate.map(|_| PaceStats {
         started: report.events,
         // sysbench says how long its queue got, not what was scheduled, late or left over.
