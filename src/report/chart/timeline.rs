@@ -210,14 +210,6 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
         .flat_map(|tr| tr.throughput.iter().map(|p| p.1))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
-    let lat = || {
-        t.traces
-            .iter()
-            .flat_map(|tr| tr.latency.iter().map(|p| p.1))
-            .filter(|v| v.is_finite() && *v > 0.0)
-    };
-    let lat_min = lat().fold(f64::INFINITY, f64::min);
-    let lat_max = lat().fold(0.0, f64::max);
     let x_range = super::range::linear(x_min - 0.5)..super::range::linear(x_max + 0.5);
     let top_y = super::range::linear((top * 1.15).max(1.0));
     let mut out = String::new();
@@ -273,42 +265,7 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
         }
         legend(&mut chart, SeriesLabelPosition::LowerRight)?;
 
-        // Latency, log scale: seconds with no event (latency 0) are gaps, not zeros.
-        if lat_max > 0.0 {
-            let y = super::range::log(lat_min / 1.5, lat_max * 1.5);
-            let (lo, hi) = (y.start, y.end);
-            let mut chart = ChartBuilder::on(&lower)
-                .margin(10)
-                .x_label_area_size(35)
-                .y_label_area_size(70)
-                .build_cartesian_2d(x_range.clone(), (lo..hi).log_scale())
-                .map_err(draw)?;
-            chart
-                .configure_mesh()
-                .y_label_formatter(&|v| number(*v))
-                .x_label_formatter(&|v| number(*v))
-                .light_line_style(RGBColor(240, 240, 240))
-                .x_desc("second (warm-up at 0 and before)")
-                .y_desc(t.latency_label.as_str())
-                .draw()
-                .map_err(draw)?;
-            if t.warmup_s > 0.0 {
-                let area = [(x_min - 0.5, lo), (0.5, hi)];
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(area, shade)))
-                    .map_err(draw)?;
-            }
-            for (i, tr) in t.traces.iter().enumerate() {
-                let c = color(i);
-                for run in tr.latency.split(|p| p.1.is_nan() || p.1 <= 0.0) {
-                    if !run.is_empty() {
-                        chart
-                            .draw_series(LineSeries::new(run.to_vec(), c.stroke_width(2)))
-                            .map_err(draw)?;
-                    }
-                }
-            }
-        }
+        latency_panel(t, &lower, x_range.clone(), x_min)?;
         if let Some(panels) = panels {
             let areas = panels.split_evenly((t.counters.len(), 1));
             for (i, (panel, area)) in t.counters.iter().zip(&areas).enumerate() {
@@ -318,6 +275,62 @@ pub(crate) fn svg(t: &Timeline) -> Result<String> {
         root.present().map_err(draw)?;
     }
     Ok(out)
+}
+
+/// The latency percentile on a log scale: seconds with no event (latency 0) are gaps, not
+/// zeros.
+fn latency_panel(
+    t: &Timeline,
+    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    x_range: std::ops::Range<f64>,
+    x_min: f64,
+) -> Result<()> {
+    let lat = || {
+        t.traces
+            .iter()
+            .flat_map(|tr| tr.latency.iter().map(|p| p.1))
+            .filter(|v| v.is_finite() && *v > 0.0)
+    };
+    let lat_min = lat().fold(f64::INFINITY, f64::min);
+    let lat_max = lat().fold(0.0, f64::max);
+    if lat_max <= 0.0 {
+        return Ok(());
+    }
+    let shade = RGBColor(230, 230, 230).filled();
+    let y = super::range::log(lat_min / 1.5, lat_max * 1.5);
+    let (lo, hi) = (y.start, y.end);
+    let mut chart = ChartBuilder::on(area)
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x_range, (lo..hi).log_scale())
+        .map_err(draw)?;
+    chart
+        .configure_mesh()
+        .y_label_formatter(&|v| number(*v))
+        .x_label_formatter(&|v| number(*v))
+        .light_line_style(RGBColor(240, 240, 240))
+        .x_desc("second (warm-up at 0 and before)")
+        .y_desc(t.latency_label.as_str())
+        .draw()
+        .map_err(draw)?;
+    if t.warmup_s > 0.0 {
+        let area = [(x_min - 0.5, lo), (0.5, hi)];
+        chart
+            .draw_series(std::iter::once(Rectangle::new(area, shade)))
+            .map_err(draw)?;
+    }
+    for (i, tr) in t.traces.iter().enumerate() {
+        let c = color(i);
+        for run in tr.latency.split(|p| p.1.is_nan() || p.1 <= 0.0) {
+            if !run.is_empty() {
+                chart
+                    .draw_series(LineSeries::new(run.to_vec(), c.stroke_width(2)))
+                    .map_err(draw)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Counter `i`'s panel: one line per load level, the warm-up shaded.

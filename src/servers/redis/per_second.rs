@@ -32,7 +32,12 @@ impl CounterSource for InfoReader {
     fn rules(&self) -> Rules {
         Rules {
             // Redis counts a command once it has run: each INFO shows in the next one.
-            own_cost: &["total_commands_processed", "cmdstat_info"],
+            own_cost: &[
+                "total_commands_processed",
+                "cmdstat_info",
+                "total_reads_processed",
+                "total_writes_processed",
+            ],
             kind,
         }
     }
