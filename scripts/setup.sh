@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 containers/setup-docker.sh bookworm trixie bullseye sid
 
 # Peers (sysbench, redis-benchmark, mariadb-slap), and chromium for the HTML report's
-# browser test; socat for the pool tests' second engine (containers/second-engine.sh).
+# browser test; socat for the pool tests' second engine (containers/second-engine.sh); perf
+# (linux-perf) for server profiles (`profile:`).
 missing=()
-for pkg in sysbench redis-tools mariadb-client chromium socat; do
+for pkg in sysbench redis-tools mariadb-client chromium socat linux-perf; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -28,42 +28,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run a matrix (or resume a stopped run) and write its run directory.
-    Run {
-        /// The matrix file (YAML). Not with --resume: a resumed run uses its own stored copy.
-        #[arg(required_unless_present = "resume", conflicts_with = "resume")]
-        matrix: Option<PathBuf>,
-        /// Run directory to create (default: reports/runs/<time>-<name>); never overwritten.
-        #[arg(long, conflicts_with = "resume")]
-        out: Option<PathBuf>,
-        /// Continue a stopped run: run only the cell iterations missing from DIR/results.csv.
-        #[arg(long, value_name = "DIR")]
-        resume: Option<PathBuf>,
-        /// Run only cells where dimension KEY has VALUE (comma list allowed); repeatable.
-        #[arg(long, value_name = "KEY=VALUE")]
-        only: Vec<String>,
-        /// Run only the cells a comparison flagged as regressed (the JSON of `rmatrix compare
-        /// --format json`): a nightly job's confirmation run.
-        #[arg(long, value_name = "COMPARE_JSON", conflicts_with = "resume")]
-        only_regressed: Option<PathBuf>,
-        /// The value of the matrix's parameter NAME (`params:`), before RMATRIX_PARAM_NAME and
-        /// its default; repeatable. Not with --resume: a resumed run keeps its values.
-        #[arg(long = "set", value_name = "NAME=VALUE")]
-        set: Vec<String>,
-        /// minijinja template for summary.md (default: the built-in reports/templates/summary.md.j2).
-        #[arg(long)]
-        template: Option<PathBuf>,
-        /// No progress and no summary on stdout; errors still go to stderr.
-        #[arg(long, short)]
-        quiet: bool,
-        /// A Docker engine of the pool (repeatable): unix://PATH, tcp://HOST:PORT (TLS from
-        /// DOCKER_TLS_VERIFY/DOCKER_CERT_PATH), ssh://[USER@]HOST, or a Docker context name.
-        /// Deployments are spread across the engines, one at a time on each.
-        #[arg(long = "engine", value_name = "URL")]
-        engines: Vec<String>,
-        /// A hosts file listing the pool's engines (`engines:`), kept apart from the matrix.
-        #[arg(long = "engines", value_name = "FILE", conflicts_with = "engines")]
-        engines_file: Option<PathBuf>,
-    },
+    Run(RunArgs),
     /// (Internal) Measure one cell iteration from a JSON cell spec on stdin and print the
     /// measurement as JSON: what a client container of a pooled run executes.
     #[command(hide = true)]
@@ -149,6 +114,10 @@ pub(crate) enum Command {
         /// versions or server variables differ between the baseline and a candidate.
         #[arg(long)]
         require_same_env: bool,
+        /// Draw the differential flame graph of each compared cell whose runs both hold
+        /// server profiles (`profile:` in the matrix, or `run --profile`) into DIR.
+        #[arg(long, value_name = "DIR")]
+        profiles: Option<std::path::PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value = "md")]
         format: Format,
@@ -236,6 +205,50 @@ pub(crate) struct PlanPowerArgs {
     /// `compare --assume-run-noise`.
     #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
     pub(crate) assume_run_noise: String,
+}
+
+/// `rmatrix run`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunArgs {
+    /// The matrix file (YAML). Not with --resume: a resumed run uses its own stored copy.
+    #[arg(required_unless_present = "resume", conflicts_with = "resume")]
+    pub(crate) matrix: Option<PathBuf>,
+    /// Run directory to create (default: reports/runs/<time>-<name>); never overwritten.
+    #[arg(long, conflicts_with = "resume")]
+    pub(crate) out: Option<PathBuf>,
+    /// Continue a stopped run: run only the cell iterations missing from DIR/results.csv.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) resume: Option<PathBuf>,
+    /// Run only cells where dimension KEY has VALUE (comma list allowed); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) only: Vec<String>,
+    /// Run only the cells a comparison flagged as regressed (the JSON of `rmatrix compare
+    /// --format json`): a nightly job's confirmation run.
+    #[arg(long, value_name = "COMPARE_JSON", conflicts_with = "resume")]
+    pub(crate) only_regressed: Option<PathBuf>,
+    /// The value of the matrix's parameter NAME (`params:`), before RMATRIX_PARAM_NAME and
+    /// its default; repeatable. Not with --resume: a resumed run keeps its values.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub(crate) set: Vec<String>,
+    /// minijinja template for summary.md (default: the built-in reports/templates/summary.md.j2).
+    #[arg(long)]
+    pub(crate) template: Option<PathBuf>,
+    /// No progress and no summary on stdout; errors still go to stderr.
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// A Docker engine of the pool (repeatable): unix://PATH, tcp://HOST:PORT (TLS from
+    /// DOCKER_TLS_VERIFY/DOCKER_CERT_PATH), ssh://[USER@]HOST, or a Docker context name.
+    /// Deployments are spread across the engines, one at a time on each.
+    #[arg(long = "engine", value_name = "URL")]
+    pub(crate) engines: Vec<String>,
+    /// A hosts file listing the pool's engines (`engines:`), kept apart from the matrix.
+    #[arg(long = "engines", value_name = "FILE", conflicts_with = "engines")]
+    pub(crate) engines_file: Option<PathBuf>,
+    /// Profile the server during each measured phase at HZ samples a second (perf
+    /// record -e cpu-clock -g; default 99): a flame graph per cell, as `profile: {cpu: HZ}`
+    /// in the matrix does. Not with --resume.
+    #[arg(long, value_name = "HZ", num_args = 0..=1, default_missing_value = "99", conflicts_with = "resume")]
+    pub(crate) profile: Option<u32>,
 }
 
 /// `rmatrix bisect`'s options.

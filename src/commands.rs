@@ -14,35 +14,7 @@ use crate::results::RunDir;
 
 pub async fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Run {
-            matrix,
-            out,
-            resume,
-            only,
-            only_regressed,
-            set,
-            template,
-            quiet,
-            engines,
-            engines_file,
-        } => {
-            let only = with_regressed(only, only_regressed.as_deref())?;
-            let (pool, client_engine) = engine_pool(&engines, engines_file.as_deref())?;
-            let (loaded, selectors) = run_selectors(matrix.as_deref(), &set, &only)?;
-            let outcome = crate::run::run(crate::run::RunOptions {
-                matrix: loaded,
-                out,
-                resume,
-                only: selectors,
-                only_text: only,
-                template,
-                quiet,
-                engines: pool,
-                client_engine,
-            })
-            .await?;
-            Ok(outcome.exit_code())
-        }
+        Command::Run(a) => run_matrix(a).await,
         Command::Bisect(a) => bisect(a).await,
         Command::DriveCell => {
             crate::drive::drive_cell(&stdin_text()?).await?;
@@ -83,6 +55,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             metrics,
             ignore,
             require_same_env,
+            profiles,
             format,
         } => compare(
             &baseline,
@@ -93,7 +66,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             (&assume_run_noise, fdr),
             &metrics,
             ignore,
-            require_same_env,
+            (require_same_env, profiles.as_deref()),
             format,
         ),
         Command::History {
@@ -121,6 +94,39 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         Command::Ratio { confidence } => ratio(&confidence),
         Command::Clean { engines } => clean(&engines).await,
     }
+}
+
+/// `rmatrix run`: the matrix loaded with its parameters and selectors (and `--profile`),
+/// the pool of engines, the run.
+async fn run_matrix(a: crate::cli::RunArgs) -> Result<i32> {
+    let only = with_regressed(a.only, a.only_regressed.as_deref())?;
+    let (pool, client_engine) = engine_pool(&a.engines, a.engines_file.as_deref())?;
+    let (mut loaded, selectors) = run_selectors(a.matrix.as_deref(), &a.set, &only)?;
+    if let (Some(hz), Some(l)) = (a.profile, loaded.as_mut()) {
+        if !crate::matrix::model::PROFILE_HZ.contains(&hz) {
+            let r = crate::matrix::model::PROFILE_HZ;
+            return Err(UsageError(format!(
+                "--profile {hz} is not between {} and {} samples a second (99 is usual)",
+                r.start(),
+                r.end()
+            ))
+            .into());
+        }
+        l.matrix.profile = Some(crate::matrix::model::ProfileSpec { cpu: hz });
+    }
+    let outcome = crate::run::run(crate::run::RunOptions {
+        matrix: loaded,
+        out: a.out,
+        resume: a.resume,
+        only: selectors,
+        only_text: only,
+        template: a.template,
+        quiet: a.quiet,
+        engines: pool,
+        client_engine,
+    })
+    .await?;
+    Ok(outcome.exit_code())
 }
 
 /// The engines a run is pooled across (`--engines` file, then `--engine`s), each once and named.
@@ -490,7 +496,7 @@ fn compare(
     (assume_run_noise, fdr): (&str, bool),
     metrics: &[String],
     ignore: Vec<String>,
-    require_same_env: bool,
+    (require_same_env, profiles): (bool, Option<&Path>),
     format: Format,
 ) -> Result<i32> {
     use crate::compare::{env, input, join, noise};
@@ -530,6 +536,9 @@ fn compare(
         c.require_metrics(&opts.metrics)?;
         let mut comparison = join::compare(&base, c, &opts)?;
         comparison.set_environment(diff.clone());
+        if let Some(dir) = profiles {
+            crate::compare::profiles::draw(&base, c, &mut comparison, dir)?;
+        }
         out.push(comparison);
         input::require_compared(&base, c, &opts.metrics, &opts.ignore)?;
     }

@@ -14,6 +14,7 @@ use crate::matrix::{Cell, Matrix};
 use crate::measure::cgroup::{Cgroup, Window};
 use crate::measure::interval::Sample;
 use crate::measure::operation::Operation;
+use crate::measure::profile;
 use crate::measure::seconds::Live;
 use crate::measure::server_seconds::ServerSecond;
 use crate::model::ResultRow;
@@ -40,6 +41,9 @@ pub(crate) struct CellOutput {
     /// The server's counters once a second, of the warm-up and the measured phase.
     #[serde(default)]
     pub(crate) server_seconds: Vec<ServerSecond>,
+    /// The server's folded stacks over the measured phase (`profile:`), one line per stack.
+    #[serde(default)]
+    pub(crate) profile: Option<String>,
 }
 
 /// Everything a client container needs to measure one cell iteration. The password is the
@@ -87,6 +91,13 @@ pub(crate) async fn measure(
         open_counters(family, deployed).await;
         window = window.with_counters(deployed.counters.clone());
     }
+    if let Some(spec) = m.profile {
+        match (deployed.pid, profile::available()) {
+            (Some(pid), Ok(())) => window = window.with_profile(pid, spec.cpu),
+            (None, _) => profile::say_once("the server is no container rmatrix started here"),
+            (_, Err(why)) => profile::say_once(&why),
+        }
+    }
     let ctx = Ctx {
         server: deployed,
         engine: cell.engine.as_deref(),
@@ -114,6 +125,7 @@ pub(crate) async fn measure(
                 warmup_samples: Vec::new(),
                 operations: Vec::new(),
                 server_seconds: Vec::new(),
+                profile: None,
             }
         }
     };
@@ -166,6 +178,22 @@ pub(crate) async fn measure(
         warmup_samples: std::mem::take(&mut meas.warmup_samples),
         operations: std::mem::take(&mut meas.operations),
         server_seconds: ctx.window.take_server_seconds(),
+        profile: folded_profile(&ctx.window).await,
+    }
+}
+
+/// The measured phase's profile, folded (perf script takes a second or so: not on the
+/// runtime's threads).
+async fn folded_profile(window: &Window) -> Option<String> {
+    let (data, dir) = window.take_profile()?;
+    let folded = tokio::task::spawn_blocking(move || profile::fold_recording(&data, &dir)).await;
+    match folded {
+        Ok(Ok(f)) => Some(f),
+        Ok(Err(e)) => {
+            profile::say_once(&format!("{e:#}"));
+            None
+        }
+        Err(_) => None,
     }
 }
 
@@ -227,6 +255,7 @@ pub(crate) async fn drive_cell(input: &str) -> Result<()> {
         socket: None,
         cgroup: spec.server_pid.and_then(Cgroup::of_pid),
         counters: Default::default(),
+        pid: None,
     };
     let out = measure(
         m,
@@ -517,6 +546,7 @@ impl HostSide for OnEngineHost<'_> {
                 // The server's cgroup is on the engine's host: its client containers read it.
                 cgroup: None,
                 counters: Default::default(),
+                pid: None,
             })
         })
     }
@@ -529,6 +559,7 @@ mod tests {
     #[test]
     fn a_cell_output_survives_its_trip_through_json() {
         let out = CellOutput {
+            profile: Some("mariadbd;do_command 3\n".into()),
             server_seconds: vec![crate::measure::server_seconds::ServerSecond {
                 phase: crate::measure::server_seconds::Phase::Measured,
                 second: 1,

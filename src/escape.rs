@@ -42,6 +42,23 @@ pub(crate) fn md_cell(text: &str) -> String {
     no_autolinks(out)
 }
 
+/// A Markdown link destination (a path the user gave): in angle brackets, where spaces and
+/// parentheses are text; `<`, `>` and control characters are percent-encoded.
+pub(crate) fn md_link_dest(path: &str) -> String {
+    let mut out = String::from("<");
+    for c in path.chars() {
+        match c {
+            '<' => out.push_str("%3C"),
+            '>' => out.push_str("%3E"),
+            '\\' => out.push_str("%5C"),
+            c if c.is_control() => out.push_str(&format!("%{:02X}", c as u32 & 0xff)),
+            c => out.push(c),
+        }
+    }
+    out.push('>');
+    out
+}
+
 /// For a Markdown code span (`` `run-id` ``), where backslash escapes do not work: what
 /// could end the span or the line goes (a backtick becomes `'`, a control character a
 /// space, a `|` of a table is escaped), invisible characters are shown.

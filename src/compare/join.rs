@@ -245,6 +245,9 @@ pub(crate) struct Comparison {
     /// The client-bound cells of either run, e.g. `... / c8 (candidate: client busy 97% of
     /// 1 core(s))`.
     pub(crate) client_bound: Vec<String>,
+    /// Differential flame graphs of the compared cells (`--profiles`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) profiles: Vec<super::profiles::ProfileDiff>,
 }
 
 impl Comparison {
@@ -366,6 +369,7 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
         no_successful_iteration,
         environment: None,
         client_bound: client_bound_list(base, cand),
+        profiles: Vec::new(),
     })
 }
 
@@ -543,6 +547,7 @@ pub(crate) mod tests_support {
             no_successful_iteration: Vec::new(),
             environment: None,
             client_bound: Vec::new(),
+            profiles: Vec::new(),
         }
     }
 }

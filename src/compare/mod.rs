@@ -38,6 +38,7 @@ pub(crate) mod history;
 pub(crate) mod input;
 pub(crate) mod join;
 pub(crate) mod noise;
+pub(crate) mod profiles;
 pub(crate) mod rerun;
 pub(crate) mod sensitivity;
 

@@ -52,7 +52,12 @@ impl Exporter for Html {
                 Err(e) => eprintln!("warning: comparison chart left out: {e:#}"),
             }
         }
-        body.push_str(&markdown_to_html(&md, &HashMap::new()));
+        // The differential flame graphs the Markdown links, inlined.
+        let flames: HashMap<String, String> = (comparisons.iter())
+            .flat_map(|c| &c.profiles)
+            .map(|p| (p.file.clone(), p.svg.clone()))
+            .collect();
+        body.push_str(&markdown_to_html(&md, &flames));
         Ok(page("rmatrix compare", &body))
     }
 

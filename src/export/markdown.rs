@@ -134,9 +134,27 @@ pub(crate) fn comparisons(comparisons: &[Comparison]) -> String {
         }
         not_compared(&mut out, c);
         client_bound(&mut out, c);
+        profiles(&mut out, c);
         out.push('\n');
     }
     out
+}
+
+/// The differential flame graphs of `--profiles`, one image each.
+fn profiles(out: &mut String, c: &Comparison) {
+    if !c.profiles.is_empty() {
+        out.push_str(
+            "\nDifferential flame graphs of the server's CPU (red: the candidate spent more of \
+             its samples there, blue: less):\n\n",
+        );
+        for p in &c.profiles {
+            out.push_str(&format!(
+                "![{}]({})\n",
+                md(&p.cell),
+                crate::escape::md_link_dest(&p.file)
+            ));
+        }
+    }
 }
 
 /// The cells whose client was client-bound, on either side.

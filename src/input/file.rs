@@ -39,6 +39,8 @@ pub(crate) const OPERATIONS: Cap = cap("an operations.csv", 64 * MIB);
 /// counters.csv: ~70 bytes per counter that moved (a few dozen to a few hundred per
 /// iteration), what results.csv held before format 2.
 pub(crate) const COUNTERS: Cap = cap("a counters.csv", 256 * MIB);
+/// A profile's folded stacks: a few thousand distinct stacks of a few hundred bytes.
+pub(crate) const PROFILE: Cap = cap("a profile", 64 * MIB);
 /// server_seconds.csv: ~80 bytes per counter that moved in a second (a few dozen a second).
 pub(crate) const SERVER_SECONDS: Cap = cap("a server_seconds.csv", 512 * MIB);
 

@@ -64,6 +64,10 @@ pub struct Matrix {
     /// stalled (a paused or hung server), e.g. `30s`; default 60 s.
     #[serde(default)]
     pub(crate) stall_timeout: Option<Length>,
+    /// `profile: {cpu: 99}`: sample the server's stacks 99 times a second during each
+    /// measured phase (`perf record -e cpu-clock -g`), a flame graph per cell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) profile: Option<ProfileSpec>,
     /// How iterations are repeated: restarts, order across deployments, adaptive repeats.
     #[serde(default)]
     pub(crate) repeat: RepeatSpec,
@@ -222,6 +226,18 @@ pub(crate) struct ReportSpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) timeline_counters: Vec<String>,
 }
+
+/// `profile:`: how the server is profiled.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProfileSpec {
+    /// Samples per second of each of the server's threads on a CPU (perf's `-F`).
+    pub(crate) cpu: u32,
+}
+
+/// Profiling rates a matrix may ask for: perf's own default is 4000 Hz, which costs the
+/// server several percent; 99 Hz is what flame-graph studies use.
+pub(crate) const PROFILE_HZ: std::ops::RangeInclusive<u32> = 1..=1000;
 
 /// `report.load_curve: {min_gain_pct: 5, p99: 100ms, error_pct: 1}`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]

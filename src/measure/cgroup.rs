@@ -183,6 +183,7 @@ pub struct Window {
     client: Mutex<ClientPhase>,
     counters: CounterSlot,
     server: Mutex<ServerPhase>,
+    profile: Mutex<super::profile::Phase>,
 }
 
 /// The server's side: its counters once a second (`server_seconds`), in the warm-up and
@@ -235,6 +236,21 @@ impl Window {
     pub(crate) fn with_counters(mut self, slot: CounterSlot) -> Window {
         self.counters = slot;
         self
+    }
+
+    /// Profile the server's process `pid` at `hz` over the measured phase (`profile`).
+    pub(crate) fn with_profile(self, pid: u32, hz: u32) -> Window {
+        self.lock_profile().plan = Some(super::profile::Plan { pid, hz });
+        self
+    }
+
+    fn lock_profile(&self) -> std::sync::MutexGuard<'_, super::profile::Phase> {
+        self.profile.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The measured phase's recording, once closed: its file and the folder to remove.
+    pub(crate) fn take_profile(&self) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+        self.lock_profile().take()
     }
 
     /// The warm-up begins: its server seconds are kept apart from the measured phase's.
@@ -290,8 +306,10 @@ impl Window {
     }
 
     pub(crate) fn open(&self) {
-        // The counters' opening read first: the cgroup's edge then leaves its cost out.
+        // The counters' opening read first: the cgroup's edge then leaves its cost out. The
+        // profiler's start too (perf takes some milliseconds to attach).
         self.begin(Phase::Measured);
+        self.lock_profile().open();
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.start.lock().unwrap_or_else(|e| e.into_inner()) = now;
         let start = client::Snapshot::now();
@@ -312,6 +330,7 @@ impl Window {
         }
         drop(c);
         self.end();
+        self.lock_profile().close();
     }
 
     /// What this process's threads wanted between `open` and `close`, against the cores

@@ -10,5 +10,6 @@ pub mod measurement;
 pub(crate) mod operation;
 pub(crate) mod pause;
 pub(crate) mod pressure;
+pub(crate) mod profile;
 pub(crate) mod seconds;
 pub mod server_seconds;

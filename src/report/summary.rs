@@ -200,7 +200,38 @@ pub(crate) fn run_charts(
                 chart: Chart::Timeline(c.chart),
             }),
     );
+    charts.extend(flame_graphs(dir, rows)?);
     Ok(charts)
+}
+
+/// A flame graph of each profiled cell's first iteration (`profiles/`).
+fn flame_graphs(
+    dir: &RunDir,
+    rows: &[crate::results::ResultRow],
+) -> Result<Vec<NamedChart<Chart>>> {
+    let mut out = Vec::new();
+    for r in rows.iter().filter(|r| r.is_ok() && r.iteration == 1) {
+        let Some(folded) = crate::results::profiles::read(&dir.path, r)? else {
+            continue;
+        };
+        let load = match r.rate {
+            Some(rate) => format!("r{rate}"),
+            None => format!("c{}", r.concurrency),
+        };
+        out.push(NamedChart {
+            file: super::chart::file_name(&["flame", &r.server, &r.config, &r.workload, &r.engine, &load]),
+            chart: Chart::Flame(super::chart::flame::Flame {
+                title: format!(
+                    "Server CPU: {} / {}, {} at {load} (iteration 1)",
+                    r.server,
+                    r.config,
+                    super::chart::title_tail(&r.workload, &r.engine)
+                ),
+                folded,
+            }),
+        });
+    }
+    Ok(out)
 }
 
 /// The series the per-second charts read, from samples.csv and warmup.csv.

@@ -6,6 +6,7 @@ pub(crate) mod legacy;
 pub(crate) mod lock;
 pub(crate) mod manifest;
 pub(crate) mod operations;
+pub(crate) mod profiles;
 pub(crate) mod rundir;
 pub mod samples;
 pub(crate) mod server_seconds;

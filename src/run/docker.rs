@@ -376,6 +376,7 @@ impl DockerBackend<'_> {
         let kind = m.workloads[&cell.workload].kind();
         let failed = |e: String| CellOutput {
             server_seconds: Vec::new(),
+            profile: None,
             row: ResultRow::for_cell(cell, kind, i).failed(&e),
             counters: Default::default(),
             samples: Vec::new(),

@@ -113,6 +113,7 @@ fn deployed(slug: String, mismatch: bool) -> Deployed {
         socket: None,
         cgroup: None,
         counters: Default::default(),
+        pid: None,
     }
 }
 
@@ -159,6 +160,7 @@ impl Backend for Double {
             warmup_samples: Vec::new(),
             operations: Vec::new(),
             server_seconds: Vec::new(),
+            profile: None,
         }
     }
 

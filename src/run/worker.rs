@@ -351,6 +351,7 @@ impl<B: Backend> RunCtx<'_, B> {
             warmup_samples,
             operations,
             server_seconds,
+            profile,
         } = out;
         row.docker_engine = self.engine_name.clone().unwrap_or_default();
         row.beside_runs = beside.max(self.backend.other_runs().await);
@@ -372,6 +373,9 @@ impl<B: Backend> RunCtx<'_, B> {
         crate::results::operations::OperationSink::new(self.dir, cell, i).write(&operations)?;
         crate::results::server_seconds::ServerSecondSink::new(self.dir, cell, i)
             .write(&server_seconds)?;
+        if let Some(folded) = profile.filter(|_| row.is_ok()) {
+            crate::results::profiles::write(self.dir, &row, &folded)?;
+        }
         let pos = self.progress.position() + 1;
         let on = match &self.engine_name {
             Some(n) => format!(" [{n}]"),

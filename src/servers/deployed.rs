@@ -103,6 +103,8 @@ pub struct Deployed {
     pub cgroup: Option<Cgroup>,
     /// The connection that reads its counters once a second, kept across iterations.
     pub(crate) counters: CounterSlot,
+    /// The server's main process as this host sees it (a container rmatrix started here).
+    pub(crate) pid: Option<u32>,
 }
 
 impl Deployed {

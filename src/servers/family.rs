@@ -287,6 +287,7 @@ pub(crate) async fn read_back_and_inspect(
         family.inspect(config, pid, &mut deployed);
     }
     deployed.cgroup = pid.and_then(Cgroup::of_pid);
+    deployed.pid = pid;
     Ok(deployed)
 }
 

@@ -21,6 +21,7 @@ mod nightly;
 mod oltp;
 mod open_loop;
 mod pool;
+mod profile;
 mod redis;
 mod redis_state;
 mod server_seconds;

@@ -56,6 +56,18 @@ impl Validator<'_> {
                 format!("until_cv {cv} is not a percentage above 0 (e.g. 3 for 3%)"),
             ));
         }
+        if let Some(p) = m.profile.filter(|p| !crate::matrix::model::PROFILE_HZ.contains(&p.cpu)) {
+            let r = crate::matrix::model::PROFILE_HZ;
+            return Err(self.err(
+                "profile.cpu",
+                format!(
+                    "profile.cpu {} is not between {} and {} samples a second (99 is usual)",
+                    p.cpu,
+                    r.start(),
+                    r.end()
+                ),
+            ));
+        }
         if m.repeat.max_iterations == Some(0) {
             return Err(self.err(
                 "repeat.max_iterations",

@@ -5,6 +5,7 @@
 
 pub(crate) mod bars;
 pub(crate) mod curves;
+pub(crate) mod flame;
 mod range;
 pub(crate) mod timeline;
 
@@ -54,6 +55,8 @@ pub(crate) enum Chart {
     Timeline(timeline::Timeline),
     /// One load level: the metric per cell (`bars`).
     Bars(bars::BarChart),
+    /// The server's profile of a cell (`flame`).
+    Flame(flame::Flame),
 }
 
 impl Chart {
@@ -62,6 +65,7 @@ impl Chart {
             Chart::Curve(c) => &c.title,
             Chart::Timeline(t) => &t.title,
             Chart::Bars(b) => &b.title,
+            Chart::Flame(f) => &f.title,
         }
     }
 
@@ -70,6 +74,7 @@ impl Chart {
             Chart::Curve(c) => svg(c),
             Chart::Timeline(t) => timeline::svg(t),
             Chart::Bars(b) => bars::svg(b),
+            Chart::Flame(f) => flame::svg(f),
         }
     }
 }
@@ -233,7 +238,7 @@ pub(super) fn draw<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a chart failed: {e:?}")
 }
 
-pub(super) fn title_tail(workload: &str, engine: &str) -> String {
+pub(crate) fn title_tail(workload: &str, engine: &str) -> String {
     if engine.is_empty() {
         workload.to_string()
     } else {
@@ -241,7 +246,7 @@ pub(super) fn title_tail(workload: &str, engine: &str) -> String {
     }
 }
 
-pub(super) fn file_name(parts: &[&str]) -> String {
+pub(crate) fn file_name(parts: &[&str]) -> String {
     let parts: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
     format!("{}.svg", parts.join("-"))
 }

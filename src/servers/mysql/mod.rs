@@ -282,6 +282,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         socket: None,
         cgroup: None,
         counters: Default::default(),
+        pid: None,
     })
 }
 

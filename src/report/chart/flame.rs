@@ -1,0 +1,69 @@
+//! Flame graphs of the server's profiles (`profiles/`, folded stacks): one per profiled cell,
+//! and the differential one `compare --profiles` draws from a baseline's and a candidate's
+//! stacks (red where the candidate spent more of its samples, blue where less). Drawn by
+//! `inferno`, without its JavaScript (the HTML report inlines charts): each frame's title
+//! still tells its samples.
+
+use anyhow::{Context, Result};
+
+/// One flame graph: its title and its folded lines (one count each, or two: differential).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Flame {
+    pub(crate) title: String,
+    pub(crate) folded: String,
+}
+
+pub(crate) fn svg(f: &Flame) -> Result<String> {
+    let mut opts = inferno::flamegraph::Options::default();
+    opts.title = f.title.clone();
+    opts.count_name = "samples".into();
+    opts.no_javascript = true;
+    // The same stacks give the same picture (colors by name, not at random).
+    opts.hash = true;
+    opts.deterministic = true;
+    let mut out = Vec::new();
+    inferno::flamegraph::from_lines(&mut opts, f.folded.lines(), &mut out)
+        .context("failed to draw the flame graph")?;
+    String::from_utf8(out).context("the flame graph is not UTF-8")
+}
+
+/// The differential stacks of `before` and `after` (`stack before after` lines), the
+/// baseline scaled to the candidate's sample count so that the colours show shares, not
+/// how long each profile ran.
+pub(crate) fn differential(before: &str, after: &str) -> Result<String> {
+    let opts = inferno::differential::Options {
+        normalize: true,
+        strip_hex: true,
+    };
+    let mut out = Vec::new();
+    inferno::differential::from_readers(opts, before.as_bytes(), after.as_bytes(), &mut out)
+        .context("failed to join the two profiles")?;
+    String::from_utf8(out).context("the joined profiles are not UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flame_graph_and_a_differential_one_are_svg_without_script() {
+        let before = "mariadbd;do_command;write_row 10\nmariadbd;do_command;fsync 10\n";
+        let after = "mariadbd;do_command;write_row 10\nmariadbd;do_command;fsync 30\n\
+                     mariadbd;do_command;<script>alert(1)</script> 1\n";
+        for folded in [after.to_string(), differential(before, after).unwrap()] {
+            let text = svg(&Flame {
+                title: "t".into(),
+                folded,
+            })
+            .unwrap();
+            let doc = roxmltree::Document::parse(&text).unwrap();
+            assert!(
+                doc.descendants().all(|n| n.tag_name().name() != "script"),
+                "no script element"
+            );
+            assert!(text.contains("fsync"), "{text}");
+        }
+        let d = differential(before, after).unwrap();
+        assert!(d.contains("mariadbd;do_command;fsync 5 30"), "{d}");
+    }
+}
