@@ -38,8 +38,7 @@ pub(crate) fn draw(base: &Run, cand: &Run, c: &mut Comparison, dir: &Path) -> Re
                     .iter()
                     .all(|(d, v)| Dimension::parse(d).is_none_or(|d| r.dim(d) == *v))
         };
-        let (Some(before), Some(after)) = (stacks(base, &matches)?, stacks(cand, &matches)?)
-        else {
+        let (Some(before), Some(after)) = (stacks(base, &matches)?, stacks(cand, &matches)?) else {
             continue;
         };
         let parts: Vec<&str> = dims.values().map(String::as_str).collect();

@@ -222,7 +222,11 @@ fn ask_available() -> Result<(), String> {
     let version = Command::new(PERF).arg("--version").output();
     match version {
         Ok(o) if o.status.success() => {}
-        _ => return Err(format!("`{PERF}` does not run here (Debian: apt-get install linux-perf)")),
+        _ => {
+            return Err(format!(
+                "`{PERF}` does not run here (Debian: apt-get install linux-perf)"
+            ))
+        }
     }
     let root = unsafe { libc::geteuid() } == 0;
     let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
@@ -245,11 +249,12 @@ mod tests {
 
     #[test]
     fn perf_script_folds_into_stacks() {
-        let script = b"mariadbd  1234/1240  100.000001:   10101010 cpu-clock:\n\
+        // perf script's default fields: comm, pid/tid, time, event, the stack.
+        let script = b"mariadbd  1234/1240  100.000001: cpu-clock:\n\
             \t    55d0c0a01234 my_hash_sort+0x24 (/usr/sbin/mariadbd)\n\
             \t    55d0c0a05678 do_command+0x100 (/usr/sbin/mariadbd)\n\
             \n\
-            mariadbd  1234/1240  100.010001:   10101010 cpu-clock:\n\
+            mariadbd  1234/1240  100.010001: cpu-clock:\n\
             \t    55d0c0a01234 my_hash_sort+0x24 (/usr/sbin/mariadbd)\n\
             \t    55d0c0a05678 do_command+0x100 (/usr/sbin/mariadbd)\n\
             \n";

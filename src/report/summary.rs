@@ -219,7 +219,14 @@ fn flame_graphs(
             None => format!("c{}", r.concurrency),
         };
         out.push(NamedChart {
-            file: super::chart::file_name(&["flame", &r.server, &r.config, &r.workload, &r.engine, &load]),
+            file: super::chart::file_name(&[
+                "flame",
+                &r.server,
+                &r.config,
+                &r.workload,
+                &r.engine,
+                &load,
+            ]),
             chart: Chart::Flame(super::chart::flame::Flame {
                 title: format!(
                     "Server CPU: {} / {}, {} at {load} (iteration 1)",

@@ -67,7 +67,10 @@ fn profiles_flame_graphs_and_the_binlogs_differential() {
             .collect();
         assert_eq!(flames.len(), 1, "{flames:?}");
         let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
-        assert!(summary.contains(&format!("charts/{}", flames[0])), "{summary}");
+        assert!(
+            summary.contains(&format!("charts/{}", flames[0])),
+            "{summary}"
+        );
     }
     let diffs = tmp.path().join("diffs");
     let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))

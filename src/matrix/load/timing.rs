@@ -56,7 +56,10 @@ impl Validator<'_> {
                 format!("until_cv {cv} is not a percentage above 0 (e.g. 3 for 3%)"),
             ));
         }
-        if let Some(p) = m.profile.filter(|p| !crate::matrix::model::PROFILE_HZ.contains(&p.cpu)) {
+        if let Some(p) = m
+            .profile
+            .filter(|p| !crate::matrix::model::PROFILE_HZ.contains(&p.cpu))
+        {
             let r = crate::matrix::model::PROFILE_HZ;
             return Err(self.err(
                 "profile.cpu",
