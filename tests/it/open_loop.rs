@@ -199,13 +199,19 @@ fn mariadb_far_above_capacity_is_behind_its_target() {
     assert!(r["srv_fsyncs"].parse::<u64>().is_ok(), "{r:?}");
 }
 
+/// The knee is called only when a step's whole gain interval lies below `min_gain_pct`. Past
+/// this server's saturation (8-16 connections) a step gains about 0%, and 4 measurements of
+/// 2 s give an interval of about ±10% on a quiet machine, wider when other work shares it:
+/// at 5% no step can be told there and the sweep would go on to 1024 (that is the rule being
+/// careful, not wrong). At 25% the plateau's steps are told on a busy machine too, and the
+/// low levels (1 -> 2 -> 4 gain 60-80%) are still gains.
 #[test]
 fn a_sweep_on_a_server_pinned_to_one_core_stops_at_its_knee() {
     let tmp = tempfile::tempdir().unwrap();
     let m = format!(
         "{}workloads:\n  get: {{redis: {{test: get, keyspace: 10000, data_size: 32, pipeline: 8}}}}\n\
          concurrency: {{from: 1, factor: 2, to: 1024}}\nload: {{until: knee}}\nlength: 2s\n\
-         report: {{load_curve: {{min_gain_pct: 5}}}}\n",
+         report: {{load_curve: {{min_gain_pct: 25}}}}\n",
         redis_server("    cpuset: \"1\"\n")
     );
     let (dir, rows, _g) = run(tmp.path(), "ol-sweep-knee", &m);
