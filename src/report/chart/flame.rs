@@ -16,7 +16,8 @@ pub(crate) struct Flame {
 pub(crate) fn svg(f: &Flame) -> Result<String> {
     let mut opts = inferno::flamegraph::Options::default();
     opts.title = f.title.clone();
-    opts.count_name = "samples".into();
+    // perf script weighs each cpu-clock sample by its period: CPU nanoseconds.
+    opts.count_name = "ns of CPU".into();
     opts.no_javascript = true;
     // The same stacks give the same picture (colors by name, not at random).
     opts.hash = true;
