@@ -240,7 +240,7 @@ impl Window {
 
     /// Profile the server's process `pid` at `hz` over the measured phase (`profile`).
     pub(crate) fn with_profile(self, pid: u32, hz: u32) -> Window {
-        self.lock_profile().arm(super::profile::Plan { pid, hz });
+        self.lock_profile().plan = Some(super::profile::Plan { pid, hz });
         self
     }
 

@@ -23,49 +23,17 @@ pub(crate) fn say_once(why: &str) {
     }
 }
 
-/// A `perf record` running against one process, its events off until `enable`: perf's
-/// start (reading the process's threads and maps, a few hundred milliseconds of CPU) is not
-/// the measured phase's, which would cost a short phase a third of its throughput.
+/// A `perf record` running against one process.
 pub(crate) struct Recording {
     child: Child,
     data: PathBuf,
-    /// perf's control fifo (`enable`, `disable`) and its acknowledgements, both held open
-    /// read-write here so that neither end blocks on the other's open.
-    ctl: std::fs::File,
-    ack: std::fs::File,
 }
 
-/// How long perf may take to acknowledge a control command (its start included).
-const ACK_TIMEOUT: Duration = Duration::from_secs(10);
-
 impl Recording {
-    /// Sample process `pid`'s threads at `hz` into `data` (in a private folder, beside
-    /// which the control fifos are made), events disabled.
+    /// Sample process `pid`'s threads at `hz` into `data` (a file of its own).
     pub(crate) fn start(pid: u32, hz: u32, data: &Path) -> Result<Recording> {
-        let dir = data.parent().context("a recording's file has a folder")?;
-        let (ctl_path, ack_path) = (dir.join("ctl.fifo"), dir.join("ack.fifo"));
-        for p in [&ctl_path, &ack_path] {
-            let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes())?;
-            // SAFETY: a NUL-terminated path; mkfifo(3) only creates the file.
-            if unsafe { libc::mkfifo(c.as_ptr(), 0o600) } != 0 {
-                bail!(
-                    "failed to make {}: {}",
-                    p.display(),
-                    std::io::Error::last_os_error()
-                );
-            }
-        }
-        let rw = |p: &Path| std::fs::OpenOptions::new().read(true).write(true).open(p);
-        let (ctl, ack) = (rw(&ctl_path)?, rw(&ack_path)?);
-        set_nonblocking(&ack)?;
-        let control = format!(
-            "--control=fifo:{},{}",
-            ctl_path.display(),
-            ack_path.display()
-        );
         let child = Command::new(PERF)
-            .args(["record", "-e", "cpu-clock", "-g", "--quiet", "-D", "-1"])
-            .arg(control)
+            .args(["record", "-e", "cpu-clock", "-g", "--quiet"])
             .arg(format!("-F{hz}"))
             .arg(format!("-p{pid}"))
             .arg("-o")
@@ -78,45 +46,7 @@ impl Recording {
         Ok(Recording {
             child,
             data: data.to_path_buf(),
-            ctl,
-            ack,
         })
-    }
-
-    /// Turn the events on (the phase opens), once perf says they are.
-    pub(crate) fn enable(&mut self) -> Result<()> {
-        self.command("enable")
-    }
-
-    /// Turn them off (the phase closed).
-    pub(crate) fn disable(&mut self) -> Result<()> {
-        self.command("disable")
-    }
-
-    fn command(&mut self, what: &str) -> Result<()> {
-        use std::io::{Read as _, Write as _};
-        self.ctl.write_all(format!("{what}\n").as_bytes())?;
-        let give_up = std::time::Instant::now() + ACK_TIMEOUT;
-        let mut got = Vec::new();
-        let mut buf = [0u8; 64];
-        while !got.windows(4).any(|w| w == b"ack\n") {
-            match self.ack.read(&mut buf) {
-                Ok(n) => got.extend_from_slice(&buf[..n]),
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(e.into()),
-            }
-            if let Some(status) = self.child.try_wait()? {
-                bail!("perf record ended ({status}) before it took `{what}`");
-            }
-            if std::time::Instant::now() > give_up {
-                bail!(
-                    "perf record did not take `{what}` within {} s",
-                    ACK_TIMEOUT.as_secs()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        Ok(())
     }
 
     /// Stop the recording (SIGINT: perf writes its file and exits), up to 30 s.
@@ -182,10 +112,10 @@ pub(crate) struct Phase {
 }
 
 impl Phase {
-    /// Start perf with its events off (the iteration begins: its start-up then falls in the
-    /// prepare and warm-up); a failure is said once and the iteration goes on unprofiled.
-    pub(crate) fn arm(&mut self, plan: Plan) {
-        self.plan = Some(plan);
+    /// Start recording (the measured phase opens); a failure is said once and the phase goes
+    /// on unprofiled.
+    pub(crate) fn open(&mut self) {
+        let Some(plan) = self.plan else { return };
         let started = private_dir().and_then(|dir| {
             let data = dir.join("perf.data");
             match Recording::start(plan.pid, plan.hz, &data) {
@@ -202,26 +132,10 @@ impl Phase {
         }
     }
 
-    /// The measured phase opens: the events on, once perf has attached.
-    pub(crate) fn open(&mut self) {
-        let failed = match self.running.as_mut() {
-            Some((rec, _)) => rec.enable().err(),
-            None => None,
-        };
-        if let Some(e) = failed {
-            say_once(&format!("{e:#}"));
-            if let Some((rec, dir)) = self.running.take() {
-                let _ = rec.stop();
-                let _ = std::fs::remove_dir_all(dir);
-            }
-        }
-    }
-
-    /// The measured phase closed: the events off, the file written.
+    /// Stop recording (the measured phase closed).
     pub(crate) fn close(&mut self) {
-        if let Some((mut rec, dir)) = self.running.take() {
-            let stopped = rec.disable().and_then(|()| rec.stop());
-            match stopped {
+        if let Some((rec, dir)) = self.running.take() {
+            match rec.stop() {
                 Ok(data) => self.recorded = Some((data, dir)),
                 Err(e) => {
                     let _ = std::fs::remove_dir_all(&dir);
@@ -263,20 +177,6 @@ pub(crate) fn fold_recording(data: &Path, dir: &Path) -> Result<String> {
     let folded = folded(data);
     let _ = std::fs::remove_dir_all(dir);
     folded
-}
-
-fn set_nonblocking(f: &std::fs::File) -> Result<()> {
-    use std::os::fd::AsRawFd as _;
-    let fd = f.as_raw_fd();
-    // SAFETY: fcntl(2) on a descriptor this File owns.
-    let ok = unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        flags >= 0 && libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) == 0
-    };
-    match ok {
-        true => Ok(()),
-        false => Err(std::io::Error::last_os_error().into()),
-    }
 }
 
 /// `perf script` of a recording, folded: `frame;frame;frame count` lines.
