@@ -231,6 +231,19 @@ impl Sampler {
     }
 }
 
+impl Drop for Sampler {
+    /// A phase that never closed (a stalled iteration, dropped by the watchdog): the thread
+    /// is told to stop and not waited for (it may sit in a read of a paused server); it ends
+    /// after that read and drops the connection, which must not go on reading into the next
+    /// iteration's counters.
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            t.thread().unpark();
+        }
+    }
+}
+
 fn read(source: &mut dyn CounterSource, cgroup: Option<&Cgroup>) -> Result<Reading> {
     let status = source.read()?;
     Ok(Reading {
@@ -425,5 +438,19 @@ mod tests {
         let (secs, reads) = s.stop();
         assert_eq!((secs.len(), reads), (0, 2));
         assert!(late.is_empty());
+    }
+
+    #[test]
+    fn a_phase_that_never_closes_stops_reading() {
+        let slot = slot(None);
+        let s = Sampler::start(Phase::Measured, &slot, None).ok().unwrap();
+        let shared = s.shared.clone();
+        drop(s);
+        std::thread::sleep(Duration::from_millis(1300));
+        assert_eq!(
+            shared.lock().len(),
+            1,
+            "no read after the drop: only the opening one"
+        );
     }
 }
