@@ -181,6 +181,10 @@ pub(crate) enum Command {
         /// Clean these engines (repeatable, as `run --engine`) instead of the default one.
         #[arg(long = "engine", value_name = "URL")]
         engines: Vec<String>,
+        /// Also remove the kept data sets (`datasets: {reuse: true}`): later runs prepare
+        /// their tables again.
+        #[arg(long)]
+        datasets: bool,
     },
 }
 

@@ -92,7 +92,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             format,
         ),
         Command::Ratio { confidence } => ratio(&confidence),
-        Command::Clean { engines } => clean(&engines).await,
+        Command::Clean { engines, datasets } => clean(&engines, datasets).await,
     }
 }
 
@@ -218,7 +218,7 @@ fn ratio(confidence: &str) -> Result<i32> {
 }
 
 /// `rmatrix clean`: remove every rmatrix container on the engines (the default one if none).
-async fn clean(engines: &[String]) -> Result<i32> {
+async fn clean(engines: &[String], datasets: bool) -> Result<i32> {
     let env = crate::servers::address::Env::current();
     let addrs = match engines.is_empty() {
         true => vec![crate::servers::address::from_env(&env)
@@ -233,6 +233,17 @@ async fn clean(engines: &[String]) -> Result<i32> {
         let engine = crate::servers::docker::Engine::connect_to(a).await?;
         let n = engine.remove_all().await?;
         eprintln!("removed {n} rmatrix container(s) on {}", a.url());
+        if datasets {
+            let sets = crate::servers::dataset::list(&engine).await?;
+            for (volume, what) in &sets {
+                engine.remove_volume(volume).await?;
+                eprintln!(
+                    "removed data set {volume}: {}",
+                    crate::escape::terminal(what)
+                );
+            }
+            eprintln!("removed {} data set(s) on {}", sets.len(), a.url());
+        }
     }
     Ok(exit::OK)
 }

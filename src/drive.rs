@@ -44,6 +44,9 @@ pub(crate) struct CellOutput {
     /// The server's folded stacks over the measured phase (`profile:`), one line per stack.
     #[serde(default)]
     pub(crate) profile: Option<String>,
+    /// The tables the iteration loaded before it measured (none when they were there).
+    #[serde(default)]
+    pub(crate) loaded: Option<crate::measure::measurement::Loaded>,
 }
 
 /// Everything a client container needs to measure one cell iteration. The password is the
@@ -126,6 +129,7 @@ pub(crate) async fn measure(
                 operations: Vec::new(),
                 server_seconds: Vec::new(),
                 profile: None,
+                loaded: None,
             }
         }
     };
@@ -179,6 +183,7 @@ pub(crate) async fn measure(
         operations: std::mem::take(&mut meas.operations),
         server_seconds: ctx.window.take_server_seconds(),
         profile: folded_profile(&ctx.window).await,
+        loaded: meas.loaded,
     }
 }
 
@@ -256,6 +261,7 @@ pub(crate) async fn drive_cell(input: &str) -> Result<()> {
         cgroup: spec.server_pid.and_then(Cgroup::of_pid),
         counters: Default::default(),
         pid: None,
+        data_volume: None,
     };
     let out = measure(
         m,
@@ -547,6 +553,7 @@ impl HostSide for OnEngineHost<'_> {
                 cgroup: None,
                 counters: Default::default(),
                 pid: None,
+                data_volume: None,
             })
         })
     }

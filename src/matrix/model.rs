@@ -68,6 +68,11 @@ pub struct Matrix {
     /// measured phase (`perf record -e cpu-clock -g`), a flame graph per cell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) profile: Option<ProfileSpec>,
+    /// `datasets: {reuse: true}`: keep the tables a deployment's server prepared in a
+    /// Docker volume, and start each later server of the same image, tables and on-disk
+    /// settings on a copy of it (`servers::dataset`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) datasets: Option<DataSetsSpec>,
     /// How iterations are repeated: restarts, order across deployments, adaptive repeats.
     #[serde(default)]
     pub(crate) repeat: RepeatSpec,
@@ -233,6 +238,17 @@ pub(crate) struct ReportSpec {
 pub(crate) struct ProfileSpec {
     /// Samples per second of each of the server's threads on a CPU (perf's `-F`).
     pub(crate) cpu: u32,
+}
+
+/// `datasets:`: whether prepared tables are kept across servers, and how a copy is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DataSetsSpec {
+    pub(crate) reuse: bool,
+    /// `checksum` (default: every table's checksum against the seal's) or `seal` (the
+    /// seal's key and tables only: no full read of a large set).
+    #[serde(default)]
+    pub(crate) verify: crate::servers::dataset::Verify,
 }
 
 /// Profiling rates a matrix may ask for: perf's own default is 4000 Hz, which costs the

@@ -39,6 +39,21 @@ pub struct Measurement {
     pub(crate) open: Option<PaceStats>,
     /// Open loop: service time, from each request's actual send to its reply.
     pub(crate) service: Latency,
+    /// The tables this iteration loaded before it measured (none when they were there).
+    pub(crate) loaded: Option<Loaded>,
+}
+
+/// A prepare: how many rows, in how long (from the first CREATE to the last index).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Loaded {
+    pub(crate) rows: u64,
+    pub(crate) seconds: f64,
+}
+
+impl Loaded {
+    pub(crate) fn rows_per_s(&self) -> Option<f64> {
+        (self.seconds > 0.0).then(|| self.rows as f64 / self.seconds)
+    }
 }
 
 /// What an open-loop phase's pacer saw (None: the external tool does not say).

@@ -45,6 +45,10 @@ pub(crate) struct Manifest {
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) engine_images: BTreeMap<String, BTreeMap<String, ImageFacts>>,
     pub(crate) deployments: Vec<DeploymentFacts>,
+    /// How each start of a deployment's server got its tables: loaded by its first
+    /// iteration, or restored from a kept data set (and the set's own prepare).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) data: Vec<DataFacts>,
     /// Order of the runs across deployments, and the seed of a shuffled order.
     pub(crate) schedule: ScheduleFacts,
     pub(crate) cells_planned: usize,
@@ -154,6 +158,48 @@ pub(crate) struct DeploymentFacts {
     /// How many times the server was started (more than 1 with `repeat: {restart: true}`).
     #[serde(default)]
     pub(crate) starts: u32,
+}
+
+/// One way a deployment's server got its tables.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct DataFacts {
+    pub(crate) server: String,
+    pub(crate) config: String,
+    /// Which start of the deployment's server (1 first; more with `repeat: {restart: true}`).
+    pub(crate) start: u32,
+    pub(crate) how: DataHow,
+    /// The kept set's key (`servers::dataset`), where one was made or restored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) dataset: Option<String>,
+    /// The prepare's or the copy's wall time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) rows: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) rows_per_s: Option<f64>,
+    /// The copy's size (a restore).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) bytes: Option<u64>,
+    /// What was checked of a restored copy before it was measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) verified: Option<String>,
+    /// Why a kept set was not used (the server then prepared its own tables).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) note: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum DataHow {
+    /// Loaded on the measured server by its first iteration.
+    #[default]
+    Prepared,
+    /// Loaded on a server of its own, then kept as a data set.
+    Kept,
+    /// Copied from a kept set.
+    Restored,
 }
 
 /// How a deployment's server ended up: verified and used, or why its cells failed.

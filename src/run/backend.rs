@@ -18,6 +18,8 @@ pub(super) struct Started {
     /// The running server with what it reports, or why there is none (what its cells fail
     /// with). Its variant is not judged yet: the loop does that.
     pub(super) server: Result<Deployed, String>,
+    /// How it got its tables, where it started on a kept data set (or why not).
+    pub(super) data: Vec<crate::results::manifest::DataFacts>,
 }
 
 /// What a worker asks of the world. Async functions in a crate-private trait: each worker

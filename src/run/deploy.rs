@@ -61,6 +61,9 @@ impl<B: Backend> RunCtx<'_, B> {
         }
         facts.status = DeploymentStatus::Ok;
         self.record_deployment(facts)?;
+        for f in up.data {
+            self.record_data(&d.server, &d.config, f)?;
+        }
         Ok(Ok(deployed))
     }
 

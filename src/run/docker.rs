@@ -14,22 +14,22 @@ use super::*;
 
 /// One worker's engine (None when no deployment needs Docker) and where its load runs.
 pub(super) struct DockerBackend<'a> {
-    loaded: &'a LoadedMatrix,
-    progress: &'a Progress,
+    pub(super) loaded: &'a LoadedMatrix,
+    pub(super) progress: &'a Progress,
     /// Image facts go into the run's manifest (saved with the deployment's facts).
     man: &'a Mutex<Manifest>,
-    engine: Option<Engine>,
+    pub(super) engine: Option<Engine>,
     /// Its name in a pooled run, None for one engine.
     engine_name: Option<String>,
-    client: Client,
+    pub(super) client: Client,
     /// The client image on each engine that runs client containers (by engine name), built
     /// on first use.
     client_images: BTreeMap<String, Result<String, String>>,
     /// Image reference per server, or why it could not be had.
     images: BTreeMap<String, Result<String, String>>,
-    run_id: &'a str,
-    instance: &'a str,
-    password: String,
+    pub(super) run_id: &'a str,
+    pub(super) instance: &'a str,
+    pub(super) password: String,
     seed: u64,
 }
 
@@ -84,6 +84,7 @@ impl Backend for DockerBackend<'_> {
                 server: servers::provision(spec, None, "", "", config, ddir)
                     .await
                     .map_err(|e| format!("{e:#}")),
+                data: Vec::new(),
             };
         }
         // The run id is the run directory's name (`--out r~1` too): Docker's names take
@@ -93,10 +94,12 @@ impl Backend for DockerBackend<'_> {
             "" => format!("rmatrix-{run_id}-{}", d.slug()),
             i => format!("rmatrix-{run_id}-{i}-{}", d.slug()),
         };
-        let server = self.start_container(d, &name, ddir).await;
+        let mut data = Vec::new();
+        let server = self.start_container(d, &name, ddir, &mut data).await;
         Started {
             container: Some(name).filter(|_| !matches!(server, Err(Unstarted::Before(_)))),
             server: server.map_err(Unstarted::into_reason),
+            data,
         }
     }
 
@@ -286,16 +289,25 @@ impl DockerBackend<'_> {
         r
     }
 
-    /// Start the server container of `d` as `name`, wait for it and read back what it
-    /// reports.
+    /// Start the server container of `d` as `name` (on a copy of its kept data set, where
+    /// the matrix keeps them), wait for it and read back what it reports; how it got its
+    /// tables goes into `data`.
     async fn start_container(
         &mut self,
         d: &Deployment,
         name: &str,
         ddir: &Path,
+        data: &mut Vec<DataFacts>,
     ) -> Result<Deployed, Unstarted> {
         let m = &self.loaded.matrix;
         let image = self.image(&d.server).await.map_err(Unstarted::Before)?;
+        match self.start_on_copy(d, name, &image, ddir).await {
+            Ok(on) => {
+                data.extend(on.data);
+                return Ok(on.deployed);
+            }
+            Err(not) => data.extend(not.note.is_some().then_some(not)),
+        }
         let engine = self.engine.clone().expect("invariant: docker connected");
         // With client containers the server is awaited and read back on its engine's host
         // too: this process may not reach it at 127.0.0.1.
@@ -315,24 +327,43 @@ impl DockerBackend<'_> {
             }),
             Client::Process => None,
         };
+        let password = self.password.clone();
         let launch = Launch {
-            engine: &engine,
-            run_id: self.run_id,
-            instance: self.instance,
-            password: &self.password,
-            host_network: m.network == Network::Host,
-            start_timeout: start_timeout(m),
-            cpuset: m.servers[&d.server].cpuset.clone(),
-            cpus: m.servers[&d.server].cpus,
-            memory: m.servers[&d.server].memory_bytes(),
-            copy_files: host_side.is_some(),
             host_side: host_side.as_ref().map(|h| h as &dyn HostSide),
+            ..self.launch(d, &engine, &password, None)
         };
         let spec = &m.servers[&d.server];
         let config = &m.configs[&d.config];
         servers::provision(spec, Some(&launch), name, &image, config, ddir)
             .await
             .map_err(|e| Unstarted::After(format!("{e:#}")))
+    }
+
+    /// How `d`'s server container is started on `engine` (reached from this process), its
+    /// datadir on `data_volume` when given.
+    pub(super) fn launch<'l>(
+        &'l self,
+        d: &Deployment,
+        engine: &'l Engine,
+        password: &'l str,
+        data_volume: Option<String>,
+    ) -> Launch<'l> {
+        let m = &self.loaded.matrix;
+        let spec = &m.servers[&d.server];
+        Launch {
+            engine,
+            run_id: self.run_id,
+            instance: self.instance,
+            password,
+            host_network: m.network == Network::Host,
+            start_timeout: start_timeout(m),
+            cpuset: spec.cpuset.clone(),
+            cpus: spec.cpus,
+            memory: spec.memory_bytes(),
+            copy_files: !matches!(self.client, Client::Process),
+            host_side: None,
+            data_volume,
+        }
     }
 
     /// Once a second, show the cell on the status line: the measured phase's last second
@@ -377,6 +408,7 @@ impl DockerBackend<'_> {
         let failed = |e: String| CellOutput {
             server_seconds: Vec::new(),
             profile: None,
+            loaded: None,
             row: ResultRow::for_cell(cell, kind, i).failed(&e),
             counters: Default::default(),
             samples: Vec::new(),

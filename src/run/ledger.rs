@@ -29,6 +29,32 @@ impl<B: backend::Backend> RunCtx<'_, B> {
         save_manifest(self.dir, &man)
     }
 
+    /// Add how a start of `server` x `config` got its tables (the start is its manifest
+    /// entry's latest), and say it.
+    pub(super) fn record_data(
+        &mut self,
+        server: &str,
+        config: &str,
+        facts: DataFacts,
+    ) -> Result<()> {
+        self.progress
+            .line(format!("{server}/{config}: {}", data_line(&facts)));
+        let mut man = self.man.lock().expect("manifest lock");
+        let start = man
+            .deployments
+            .iter()
+            .find(|f| f.server == server && f.config == config)
+            .map(|f| f.starts)
+            .unwrap_or(0);
+        man.data.push(DataFacts {
+            server: server.to_string(),
+            config: config.to_string(),
+            start,
+            ..facts
+        });
+        save_manifest(self.dir, &man)
+    }
+
     /// This worker's engine left the pool: say so, and record it in the manifest.
     pub(super) fn mark_lost(&mut self, why: String) -> Result<()> {
         let name = self.engine_name.clone().unwrap_or_else(|| "local".into());
@@ -46,5 +72,26 @@ impl<B: backend::Backend> RunCtx<'_, B> {
         save_manifest(self.dir, &man)?;
         self.lost = Some(reason);
         Ok(())
+    }
+}
+
+/// One line of what a start did about its tables.
+fn data_line(f: &DataFacts) -> String {
+    let rows = match (f.rows, f.seconds, f.rows_per_s) {
+        (Some(r), Some(s), Some(ps)) => format!("{r} rows in {s:.1} s ({ps:.0} rows/s)"),
+        (Some(r), Some(s), None) => format!("{r} rows in {s:.1} s"),
+        _ => String::new(),
+    };
+    let set = f.dataset.as_deref().unwrap_or("");
+    match (f.how, &f.note) {
+        (_, Some(note)) => format!("no data set: {note}"),
+        (DataHow::Prepared, None) => format!("prepared {rows}"),
+        (DataHow::Kept, None) => format!("data set {set} prepared: {rows}, kept"),
+        (DataHow::Restored, None) => format!(
+            "data set {set} restored: {:.1} MB copied in {:.1} s; {}",
+            f.bytes.unwrap_or(0) as f64 / 1e6,
+            f.seconds.unwrap_or(0.0),
+            f.verified.as_deref().unwrap_or("not checked")
+        ),
     }
 }

@@ -10,6 +10,7 @@ use rand::distr::{Alphanumeric, SampleString};
 
 mod backend;
 mod cleanup;
+mod dataset;
 mod deploy;
 mod docker;
 mod ledger;
@@ -36,7 +37,8 @@ use crate::model::CellKey;
 use crate::progress::Progress;
 use crate::report;
 use crate::results::manifest::{
-    self, DeploymentFacts, DeploymentStatus, DockerFacts, EngineFacts, Host, ImageFacts, Manifest,
+    self, DataFacts, DataHow, DeploymentFacts, DeploymentStatus, DockerFacts, EngineFacts, Host,
+    ImageFacts, Manifest,
 };
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
 use crate::results::samples::SampleSink;

@@ -114,6 +114,7 @@ fn deployed(slug: String, mismatch: bool) -> Deployed {
         cgroup: None,
         counters: Default::default(),
         pid: None,
+        data_volume: None,
     }
 }
 
@@ -161,6 +162,7 @@ impl Backend for Double {
             operations: Vec::new(),
             server_seconds: Vec::new(),
             profile: None,
+            loaded: None,
         }
     }
 

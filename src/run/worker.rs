@@ -352,7 +352,17 @@ impl<B: Backend> RunCtx<'_, B> {
             operations,
             server_seconds,
             profile,
+            loaded,
         } = out;
+        if let Some(l) = loaded {
+            let facts = DataFacts {
+                seconds: Some(l.seconds),
+                rows: Some(l.rows),
+                rows_per_s: l.rows_per_s(),
+                ..DataFacts::default()
+            };
+            self.record_data(&cell.server, &cell.config, facts)?;
+        }
         row.docker_engine = self.engine_name.clone().unwrap_or_default();
         row.beside_runs = beside.max(self.backend.other_runs().await);
         row.host_cpu_pressure_pct = pressure.and_then(|p| p.percent_since());

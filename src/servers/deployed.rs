@@ -105,6 +105,8 @@ pub struct Deployed {
     pub(crate) counters: CounterSlot,
     /// The server's main process as this host sees it (a container rmatrix started here).
     pub(crate) pid: Option<u32>,
+    /// The volume its datadir is (a copy of a kept data set), removed with the container.
+    pub(crate) data_volume: Option<String>,
 }
 
 impl Deployed {
@@ -147,6 +149,9 @@ pub struct Launch<'a> {
     pub copy_files: bool,
     /// Set when the server's port is reachable only from its engine's host.
     pub host_side: Option<&'a dyn super::family::HostSide>,
+    /// The volume mounted at the family's datadir (a copy of a kept data set,
+    /// `servers::dataset`); None: the image's own, empty one.
+    pub data_volume: Option<String>,
 }
 
 impl Launch<'_> {

@@ -20,6 +20,8 @@ use sha2::{Digest, Sha256};
 
 /// Label on every rmatrix container; its value is the run id.
 pub(crate) const LABEL: &str = "rmatrix.run";
+/// Label on a kept data set's volume (`servers::dataset`); its value is the set's key.
+pub(crate) const DATASET_LABEL: &str = "rmatrix.dataset";
 /// A random token per run directory (kept across `--resume`): two runs whose folders share a
 /// name (the run id) still never touch each other's containers.
 pub(crate) const INSTANCE_LABEL: &str = "rmatrix.instance";
@@ -113,6 +115,8 @@ pub(crate) struct ContainerSpec {
     pub(crate) volumes: Vec<(String, String)>,
     /// A tar unpacked at `/` before the container starts (a source tree).
     pub(crate) archive: Option<Vec<u8>>,
+    /// The image's entrypoint replaced (a helper that runs one command in a server's image).
+    pub(crate) entrypoint: Option<Vec<String>>,
 }
 
 impl Engine {
@@ -417,6 +421,7 @@ impl Engine {
         let body = ContainerCreateBody {
             image: Some(spec.image.clone()),
             cmd: Some(spec.args.clone()),
+            entrypoint: spec.entrypoint.clone(),
             env: Some(spec.env.iter().map(|(k, v)| format!("{k}={v}")).collect()),
             labels: Some(HashMap::from([
                 (LABEL.to_string(), spec.run_id.clone()),
@@ -597,15 +602,95 @@ impl Engine {
         )
     }
 
-    /// Remove the containers of one run directory: by its instance token, or by run id for a
-    /// run made before tokens existed. Returns how many.
-    pub(crate) async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
-        if instance.is_empty() {
-            self.remove_labelled(&format!("{LABEL}={run_id}")).await
-        } else {
-            self.remove_labelled(&format!("{INSTANCE_LABEL}={instance}"))
-                .await
+    /// Stop a container's main process with SIGTERM, waiting up to `grace` for it to exit
+    /// (a server's clean shutdown) before Docker kills it.
+    pub(crate) async fn stop(&self, id: &str, grace: std::time::Duration) -> Result<()> {
+        let opts = bollard::query_parameters::StopContainerOptionsBuilder::default()
+            .t(i32::try_from(grace.as_secs()).unwrap_or(i32::MAX))
+            .build();
+        self.docker
+            .stop_container(id, Some(opts))
+            .await
+            .with_context(|| format!("failed to stop container {id}"))
+    }
+
+    /// Create a named volume with `labels`.
+    pub(crate) async fn create_volume(&self, name: &str, labels: &[(&str, &str)]) -> Result<()> {
+        let labels = labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let req = bollard::models::VolumeCreateRequest {
+            name: Some(name.to_string()),
+            labels: Some(labels),
+            ..Default::default()
+        };
+        self.docker
+            .create_volume(req)
+            .await
+            .with_context(|| format!("failed to create volume {name}"))?;
+        Ok(())
+    }
+
+    /// A volume's labels, None when there is no such volume.
+    pub(crate) async fn volume(&self, name: &str) -> Result<Option<HashMap<String, String>>> {
+        use bollard::errors::Error::DockerResponseServerError as Server;
+        match self.docker.inspect_volume(name).await {
+            Ok(v) => Ok(Some(v.labels)),
+            Err(Server {
+                status_code: 404, ..
+            }) => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("failed to inspect volume {name}")),
         }
+    }
+
+    /// Remove a volume (one already gone counts as removed).
+    pub(crate) async fn remove_volume(&self, name: &str) -> Result<()> {
+        use bollard::errors::Error::DockerResponseServerError as Server;
+        match self
+            .docker
+            .remove_volume(name, None::<bollard::query_parameters::RemoveVolumeOptions>)
+            .await
+        {
+            Ok(())
+            | Err(Server {
+                status_code: 404, ..
+            }) => Ok(()),
+            Err(e) => Err(e).with_context(|| format!("failed to remove volume {name}")),
+        }
+    }
+
+    /// The names of the volumes carrying `label` (`key` or `key=value`), with their labels.
+    pub(crate) async fn volumes_labelled(
+        &self,
+        label: &str,
+    ) -> Result<Vec<(String, HashMap<String, String>)>> {
+        let filters = HashMap::from([("label".to_string(), vec![label.to_string()])]);
+        let opts = bollard::query_parameters::ListVolumesOptions {
+            filters: Some(filters),
+        };
+        let list = self.docker.list_volumes(Some(opts)).await?;
+        Ok(list
+            .volumes
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| (v.name, v.labels))
+            .collect())
+    }
+
+    /// Remove the containers of one run directory, then its volumes (a deployment's copy
+    /// of a data set): by its instance token, or by run id for a run made before tokens
+    /// existed. Returns how many containers.
+    pub(crate) async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
+        let label = match instance.is_empty() {
+            true => format!("{LABEL}={run_id}"),
+            false => format!("{INSTANCE_LABEL}={instance}"),
+        };
+        let n = self.remove_labelled(&label).await?;
+        for (volume, _) in self.volumes_labelled(&label).await? {
+            self.remove_volume(&volume).await?;
+        }
+        Ok(n)
     }
 
     /// How many rmatrix runs other than the one with instance token `instance` have
@@ -624,9 +709,14 @@ impl Engine {
         Ok(tokens.len() as u32)
     }
 
-    /// Remove every rmatrix container of every run (`rmatrix clean`). Returns how many.
+    /// Remove every rmatrix container of every run, and their volumes (`rmatrix clean`).
+    /// Returns how many containers.
     pub(crate) async fn remove_all(&self) -> Result<usize> {
-        self.remove_labelled(LABEL).await
+        let n = self.remove_labelled(LABEL).await?;
+        for (volume, _) in self.volumes_labelled(LABEL).await? {
+            self.remove_volume(&volume).await?;
+        }
+        Ok(n)
     }
 
     async fn remove_labelled(&self, label: &str) -> Result<usize> {

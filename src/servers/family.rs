@@ -1,6 +1,7 @@
 //! What a server family answers (`Family`), and the one start-up sequence around it: write
 //! its config, start its container, wait until it answers, read back what it runs with.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -8,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
+use super::dataset::Seal;
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
 use super::docker::ContainerSpec;
 use super::spec::{ConfigBlock, ConfigSpec, ExternalSpec, ServerSpec};
@@ -182,6 +184,42 @@ pub trait Family: Sync {
     fn counter_source(&self, _endpoint: &Endpoint) -> Result<Box<dyn CounterSource>> {
         bail!("this family reads no per-second counters")
     }
+
+    /// Where the server keeps its data in its container, for data sets kept across servers
+    /// (`servers::dataset`); None when the family keeps none.
+    fn datadir(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether a setting of the family's block (its name with `_` for `-`) leaves the data
+    /// files as a prepare writes them, so that a set kept under one value serves a server
+    /// under another. Unknown settings do not: they make a set of their own.
+    fn keeps_data_format(&self, _setting: &str) -> bool {
+        false
+    }
+
+    /// The server's checksum of each table of `schemas`, by `schema.table`.
+    fn checksums<'a>(
+        &'a self,
+        _endpoint: &'a Endpoint,
+        _schemas: &'a [String],
+    ) -> BoxFuture<'a, Result<BTreeMap<String, String>>> {
+        Box::pin(async { bail!("this family keeps no data sets") })
+    }
+
+    /// Write a prepared set's seal into its server (before it stops), or read it back from
+    /// a copy (None: the copy has none).
+    fn write_seal<'a>(
+        &'a self,
+        _endpoint: &'a Endpoint,
+        _seal: &'a Seal,
+    ) -> BoxFuture<'a, Result<()>> {
+        Box::pin(async { bail!("this family keeps no data sets") })
+    }
+
+    fn read_seal<'a>(&'a self, _endpoint: &'a Endpoint) -> BoxFuture<'a, Result<Option<Seal>>> {
+        Box::pin(async { bail!("this family keeps no data sets") })
+    }
 }
 
 /// Where a server's port is reachable only from its engine's host (an engine on another
@@ -228,12 +266,17 @@ pub async fn start(
             .map_err(|e| anyhow::anyhow!("failed to read {}: {e}", host.display()))?;
         files.push((in_container, data));
     }
+    let volumes = match (&launch.data_volume, family.datadir()) {
+        (Some(v), Some(datadir)) => vec![(v.clone(), datadir.to_string())],
+        _ => Vec::new(),
+    };
     let spec = ContainerSpec {
         args: setup.args,
         env: setup.env,
         mounts,
         files,
         writable: setup.writable,
+        volumes,
         ..launch.container(name, image, family.container_port(), port)
     };
     let id = launch.engine.start(&spec).await?;

@@ -4,6 +4,7 @@ pub(crate) mod address;
 pub(crate) mod build;
 pub(crate) mod check;
 pub(crate) mod config;
+pub mod dataset;
 pub(crate) mod deployed;
 pub mod docker;
 pub mod family;
@@ -55,7 +56,11 @@ pub(crate) async fn teardown(
         (Some(engine), Some(id)) => {
             let log = engine.logs(id).await;
             std::fs::write(dir.join("server.log"), log)?;
-            engine.remove(id).await
+            engine.remove(id).await?;
+            match &deployed.data_volume {
+                Some(v) => engine.remove_volume(v).await,
+                None => Ok(()),
+            }
         }
         _ => Ok(()),
     }

@@ -14,8 +14,9 @@ use crate::input::Length;
 use crate::measure::cgroup::Window;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::Live;
+use crate::servers::dataset::Layout;
 use crate::servers::spec::ServerKind;
-use crate::servers::Deployed;
+use crate::servers::{Deployed, Endpoint};
 
 /// Everything a driver needs for one iteration of one cell.
 pub(crate) struct Ctx<'a> {
@@ -102,6 +103,24 @@ pub(crate) trait Driver {
     /// endpoint) unless the kind says otherwise.
     fn transport(&self) -> &'static str {
         "tcp"
+    }
+
+    /// The tables the kind loads before it measures, on a cell of `engine` (None: it loads
+    /// none, or loads them afresh each iteration): what a kept data set holds
+    /// (`servers::dataset`).
+    fn data_layout(&self, _engine: Option<&str>) -> Option<Layout> {
+        None
+    }
+
+    /// Load the tables of `data_layout` on a server that has none (a kept set's first
+    /// server); each loaded chunk counts in `live`.
+    fn prepare(
+        &self,
+        _endpoint: &Endpoint,
+        _engine: Option<&str>,
+        _live: &AtomicU64,
+    ) -> impl Future<Output = Result<()>> {
+        async { Ok(()) }
     }
 
     /// Checks the types cannot express, before any container starts.

@@ -79,6 +79,21 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(s) => s.reads_server_seconds(), )* }
             }
 
+            /// The tables the kind loads before it measures (`Driver::data_layout`).
+            pub(crate) fn data_layout(&self, engine: Option<&str>) -> Option<crate::servers::dataset::Layout> {
+                match self { $( WorkloadSpec::$variant(s) => s.data_layout(engine), )* }
+            }
+
+            /// Load them on a server that has none (`Driver::prepare`).
+            pub(crate) async fn prepare(
+                &self,
+                endpoint: &crate::servers::Endpoint,
+                engine: Option<&str>,
+                live: &std::sync::atomic::AtomicU64,
+            ) -> Result<()> {
+                match self { $( WorkloadSpec::$variant(s) => s.prepare(endpoint, engine, live).await, )* }
+            }
+
             /// The kind's own checks (`Driver::check`).
             pub(crate) fn check(&self, facts: &Facts) -> Result<(), Problem> {
                 match self { $( WorkloadSpec::$variant(s) => s.check(facts), )* }

@@ -2,6 +2,7 @@
 //! (a real query), its variables read back and the variant verified, and its counters.
 
 pub(crate) mod client;
+pub(crate) mod dataset;
 pub(crate) mod flavor;
 pub(crate) mod maps;
 pub(crate) mod mycnf;
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use mysql_async::prelude::Queryable;
 
+use super::dataset::Seal;
 use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::tail;
 use super::family::{
@@ -232,6 +234,34 @@ impl Family for Mysql {
     fn counter_source(&self, endpoint: &Endpoint) -> Result<Box<dyn CounterSource>> {
         Ok(Box::new(per_second::StatusReader::connect(endpoint)?))
     }
+
+    fn datadir(&self) -> Option<&'static str> {
+        Some("/var/lib/mysql")
+    }
+
+    fn keeps_data_format(&self, setting: &str) -> bool {
+        dataset::keeps_data_format(setting)
+    }
+
+    fn checksums<'a>(
+        &'a self,
+        endpoint: &'a Endpoint,
+        schemas: &'a [String],
+    ) -> BoxFuture<'a, Result<BTreeMap<String, String>>> {
+        Box::pin(dataset::checksums(endpoint, schemas))
+    }
+
+    fn write_seal<'a>(
+        &'a self,
+        endpoint: &'a Endpoint,
+        seal: &'a Seal,
+    ) -> BoxFuture<'a, Result<()>> {
+        Box::pin(dataset::write_seal(endpoint, seal))
+    }
+
+    fn read_seal<'a>(&'a self, endpoint: &'a Endpoint) -> BoxFuture<'a, Result<Option<Seal>>> {
+        Box::pin(dataset::read_seal(endpoint))
+    }
 }
 
 /// The watchdog's connection: COM_PING is not a statement (not in `Questions`).
@@ -283,6 +313,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         cgroup: None,
         counters: Default::default(),
         pid: None,
+        data_volume: None,
     })
 }
 

@@ -249,6 +249,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         cgroup: None,
         counters: Default::default(),
         pid: None,
+        data_volume: None,
     })
 }
 

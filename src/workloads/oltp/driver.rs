@@ -18,8 +18,9 @@ use crate::measure::cgroup::Window;
 use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::interval::mean_stddev;
-use crate::measure::measurement::Measurement;
+use crate::measure::measurement::{Loaded, Measurement};
 use crate::measure::seconds::{Live, Seconds};
+use crate::servers::dataset::Layout;
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
@@ -58,6 +59,28 @@ impl Driver for OltpSpec {
             .map_err(|msg| Problem::at("mysql_storage_engine", msg))
     }
 
+    fn data_layout(&self, engine: Option<&str>) -> Option<Layout> {
+        let engine = engine.unwrap_or(&self.mysql_storage_engine);
+        Some(Layout {
+            db: self.db.clone(),
+            signature: schema::signature(self, engine),
+            rows: u64::from(self.tables) * u64::from(schema::initial_rows(self)),
+        })
+    }
+
+    async fn prepare(
+        &self,
+        endpoint: &Endpoint,
+        engine: Option<&str>,
+        live: &AtomicU64,
+    ) -> Result<()> {
+        let engine = engine.unwrap_or(&self.mysql_storage_engine);
+        prepare::ensure(endpoint, self, engine, live)
+            .await
+            .context("failed to prepare the sbtest tables")?;
+        Ok(())
+    }
+
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         let engine = ctx.engine.unwrap_or(&self.mysql_storage_engine);
         run_iteration(
@@ -89,9 +112,14 @@ pub async fn run_iteration(
     pace: Option<&Pace>,
     phase: Option<Arc<Live>>,
 ) -> Result<Measurement> {
-    prepare::ensure(endpoint, spec, engine, &live)
+    let started = std::time::Instant::now();
+    let loaded = prepare::ensure(endpoint, spec, engine, &live)
         .await
         .context("failed to prepare the sbtest tables")?;
+    let loaded = (loaded == prepare::Prepared::Loaded).then(|| Loaded {
+        rows: u64::from(spec.tables) * u64::from(schema::initial_rows(spec)),
+        seconds: started.elapsed().as_secs_f64(),
+    });
     let spec = Arc::new(spec.clone());
     let threads = concurrency.max(1);
     let mut workers = blocking({
@@ -165,6 +193,7 @@ pub async fn run_iteration(
         warmup_samples,
         open,
         service,
+        loaded,
         ..measurement(&spec, &got, seconds, server, cpu0.zip(cpu1))
     })
 }

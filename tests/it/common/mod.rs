@@ -228,5 +228,6 @@ fn local_launch<'a>(
         memory: None,
         copy_files: false,
         host_side: None,
+        data_volume: None,
     }
 }
