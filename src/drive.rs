@@ -567,6 +567,10 @@ mod tests {
     fn a_cell_output_survives_its_trip_through_json() {
         let out = CellOutput {
             profile: Some("mariadbd;do_command 3\n".into()),
+            loaded: Some(crate::measure::measurement::Loaded {
+                rows: 40_000,
+                seconds: 0.5,
+            }),
             server_seconds: vec![crate::measure::server_seconds::ServerSecond {
                 phase: crate::measure::server_seconds::Phase::Measured,
                 second: 1,
@@ -615,6 +619,7 @@ mod tests {
         assert_eq!(back.operations, out.operations);
         assert_eq!(back.counters, out.counters);
         assert_eq!(back.server_seconds, out.server_seconds);
+        assert_eq!(back.loaded, out.loaded);
     }
 
     #[tokio::test]

@@ -56,6 +56,8 @@ struct Double {
     t0: Instant,
     elapsed: RefCell<Duration>,
     step: Duration,
+    /// Every start reports a restored data set.
+    kept_sets: bool,
 }
 
 impl Double {
@@ -76,6 +78,7 @@ impl Double {
             t0: Instant::now(),
             elapsed: RefCell::new(Duration::ZERO),
             step: Duration::from_secs(1),
+            kept_sets: false,
         }
     }
 
@@ -125,9 +128,20 @@ impl Backend for Double {
             true => Err("the double refused".to_string()),
             false => Ok(deployed(d.slug(), self.mismatch.contains(&d.server))),
         };
+        let data = self
+            .kept_sets
+            .then(|| DataFacts {
+                how: DataHow::Restored,
+                dataset: Some("00ff".into()),
+                seconds: Some(0.5),
+                ..DataFacts::default()
+            })
+            .into_iter()
+            .collect();
         Started {
             container: Some(d.slug()),
             server,
+            data,
         }
     }
 
@@ -402,6 +416,30 @@ async fn restart_starts_a_fresh_server_for_every_round() {
     }
     let man = b.man.lock().expect("manifest");
     assert!(man.deployments.iter().all(|f| f.starts == 3));
+}
+
+#[tokio::test]
+async fn each_start_records_how_it_got_its_tables_under_its_own_start_number() {
+    let b = bench(&format!(
+        "{SERVERS}{TWO}iterations: 2\nrepeat: {{restart: true}}\n"
+    ));
+    let log = log();
+    let mut double = Double::new("e1", &log);
+    double.kept_sets = true;
+    b.run(&Done::new(), double).await.expect("run");
+    let man = b.man.lock().expect("manifest");
+    let mut seen: Vec<(String, u32)> = man
+        .data
+        .iter()
+        .map(|f| (f.server.clone(), f.start))
+        .collect();
+    seen.sort();
+    let want: Vec<(String, u32)> = [("a", 1), ("a", 2), ("b", 1), ("b", 2)]
+        .iter()
+        .map(|(s, n)| (s.to_string(), *n))
+        .collect();
+    assert_eq!(seen, want);
+    assert!(man.data.iter().all(|f| f.how == DataHow::Restored));
 }
 
 #[tokio::test]

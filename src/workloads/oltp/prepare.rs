@@ -105,23 +105,19 @@ fn pop<T>(q: &Mutex<VecDeque<T>>) -> Option<T> {
     q.lock().ok().and_then(|mut q| q.pop_front())
 }
 
-/// Every (table, first id, last id) chunk, shared by `prepare_threads` loaders.
+/// The rows to load as runs of ids, shared by `prepare_threads` loaders: a whole table per
+/// run when there are at least as many tables as loaders (each loader then appends to a
+/// table of its own, as sysbench's prepare does), else each table cut into as many
+/// contiguous ranges as it takes to keep every loader busy. Loaders inserting into the same
+/// end of one index wait on each other's page latches.
 async fn load(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<()> {
     let rows = schema::initial_rows(spec);
-    let mut chunks = VecDeque::new();
-    for n in 1..=spec.tables {
-        let mut first = 1;
-        while first <= rows {
-            let last = (first + CHUNK - 1).min(rows);
-            chunks.push_back((n, first, last));
-            first = last + 1;
-        }
-    }
-    if chunks.is_empty() {
+    let runs = runs(spec.tables, rows, spec.prepare_threads.max(1));
+    if runs.is_empty() {
         return Ok(());
     }
-    let threads = spec.prepare_threads.clamp(1, chunks.len() as u32);
-    let queue = Arc::new(Mutex::new(chunks));
+    let threads = spec.prepare_threads.clamp(1, runs.len() as u32);
+    let queue = Arc::new(Mutex::new(VecDeque::from(runs)));
     let dist = KeyDist::new(spec);
     let jobs = (0..threads).map(|i| {
         let queue = queue.clone();
@@ -129,12 +125,17 @@ async fn load(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<(
         async move {
             let mut c = endpoint.connect(Some(&db)).await?;
             let mut rng = seeded(spec.rand_seed, i as u64 + 1_000);
-            while let Some((n, first, last)) = pop(&queue) {
-                let q = schema::insert_rows(n, first, last, spec.table_size, &dist, &mut rng);
-                c.query_drop(q)
-                    .await
-                    .with_context(|| format!("failed to load sbtest{n} rows {first}..{last}"))?;
-                ops.fetch_add(1, Ordering::Relaxed);
+            while let Some((n, from, to)) = pop(&queue) {
+                let mut first = from;
+                while first <= to {
+                    let last = (first + CHUNK - 1).min(to);
+                    let q = schema::insert_rows(n, first, last, spec.table_size, &dist, &mut rng);
+                    c.query_drop(q).await.with_context(|| {
+                        format!("failed to load sbtest{n} rows {first}..{last}")
+                    })?;
+                    ops.fetch_add(1, Ordering::Relaxed);
+                    first = last + 1;
+                }
             }
             c.disconnect().await?;
             anyhow::Ok(())
@@ -144,11 +145,59 @@ async fn load(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<(
     Ok(())
 }
 
+/// (table, first id, last id) runs of `tables` tables of `rows` rows for `loaders` loaders.
+fn runs(tables: u32, rows: u32, loaders: u32) -> Vec<(u32, u32, u32)> {
+    if rows == 0 {
+        return Vec::new();
+    }
+    let per_table = loaders
+        .div_ceil(tables.max(1))
+        .clamp(1, rows.div_ceil(CHUNK));
+    let mut out = Vec::new();
+    for n in 1..=tables {
+        let size = rows.div_ceil(per_table);
+        let mut first = 1;
+        while first <= rows {
+            let last = (first + size - 1).min(rows);
+            out.push((n, first, last));
+            first = last + 1;
+        }
+    }
+    out
+}
+
 /// A worker's generator: from `seed` when one is given (repeatable runs), else from the OS.
 pub(crate) fn seeded(seed: u64, stream: u64) -> SmallRng {
     if seed == 0 {
         SmallRng::from_os_rng()
     } else {
         SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ stream)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs;
+
+    #[test]
+    fn loaders_take_whole_tables_when_there_are_enough_else_ranges() {
+        assert_eq!(
+            runs(4, 10, 4),
+            vec![(1, 1, 10), (2, 1, 10), (3, 1, 10), (4, 1, 10)]
+        );
+        assert_eq!(runs(8, 10, 4).len(), 8);
+        assert_eq!(
+            runs(1, 10_000, 4),
+            vec![
+                (1, 1, 2500),
+                (1, 2501, 5000),
+                (1, 5001, 7500),
+                (1, 7501, 10_000)
+            ]
+        );
+        // No range smaller than a chunk, and every id once.
+        assert_eq!(runs(1, 1500, 4), vec![(1, 1, 750), (1, 751, 1500)]);
+        assert_eq!(runs(2, 3, 8), vec![(1, 1, 3), (2, 1, 3)]);
+        assert!(runs(3, 0, 4).is_empty());
     }
 }
