@@ -9,6 +9,7 @@ mod client_bound;
 mod compare;
 mod compare_docker;
 mod compare_input;
+mod datasets;
 mod end_to_end;
 mod faults;
 mod faults_resume;

@@ -5,32 +5,11 @@
 //! cgroup's CPU per second adds up to the cell's server CPU.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use crate::common::{counters_of, csv_rows, result_rows, Cleanup};
+use crate::common::{counters_of, csv_rows, result_rows, run_ok as run};
 
 type Line = BTreeMap<String, String>;
-
-fn run(tmp: &Path, name: &str, matrix: &str) -> (PathBuf, Cleanup) {
-    let file = tmp.join(format!("{name}.yaml"));
-    std::fs::write(&file, matrix).unwrap();
-    let dir = tmp.join(name);
-    let guard = Cleanup(name.to_string());
-    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
-        .args(["run", file.to_str().unwrap(), "--quiet", "--out"])
-        .arg(&dir)
-        .output()
-        .expect("run rmatrix");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{name}: {}{}",
-        String::from_utf8_lossy(&out.stderr),
-        crate::common::failed_rows(&dir)
-    );
-    (dir, guard)
-}
 
 /// The server seconds of the iteration `row` measured.
 fn seconds_of<'a>(lines: &'a [Line], row: &Line) -> Vec<&'a Line> {

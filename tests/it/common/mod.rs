@@ -25,6 +25,28 @@ pub fn rmatrix(args: &[&str]) -> Out {
     }
 }
 
+/// Run `matrix` (written to TMP/NAME.yaml) into TMP/NAME with `rmatrix run --quiet`, as run
+/// id NAME, and require exit 0 (the failed rows are shown when it is not).
+pub fn run_ok(tmp: &std::path::Path, name: &str, matrix: &str) -> (std::path::PathBuf, Cleanup) {
+    let file = tmp.join(format!("{name}.yaml"));
+    std::fs::write(&file, matrix).unwrap();
+    let dir = tmp.join(name);
+    let guard = Cleanup(name.to_string());
+    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args(["run", file.to_str().unwrap(), "--quiet", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("run rmatrix");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{name}: {}{}",
+        String::from_utf8_lossy(&out.stderr),
+        failed_rows(&dir)
+    );
+    (dir, guard)
+}
+
 /// Removes the containers labelled `rmatrix.run=<id>` when dropped, also when the test
 /// panics first (Drop cannot await, so this goes through the docker CLI).
 pub struct Cleanup(pub String);
