@@ -324,6 +324,61 @@ fn history(
 const ASSUMED_QPS: f64 = 2000.0;
 /// Assumed server start + verification time per deployment.
 const ASSUMED_START: Duration = Duration::from_secs(10);
+/// Assumed prepare rate (oltp rows loaded per second, indexes included), only for the
+/// estimate: scripts/bench/prepare-vs-sysbench.sh measures it (docs/datasets.md).
+const ASSUMED_PREPARE_ROWS_PER_S: f64 = 150_000.0;
+/// Assumed rate at which a kept data set is copied and checked, in rows per second.
+const ASSUMED_RESTORE_ROWS_PER_S: f64 = 1_000_000.0;
+
+/// What loading the tables adds to a plan: prepares (each on a server start of its own when
+/// the matrix keeps data sets) and restores, in seconds, and the line that says so.
+fn data_estimate(m: &crate::matrix::Matrix, plan: &crate::matrix::Plan) -> (f64, u64, String) {
+    let starts_per = match m.repeat.restart {
+        true => u64::from(m.iterations),
+        false => 1,
+    };
+    let reuse = m.datasets.is_some_and(|d| d.reuse);
+    let (mut prepared, mut restored, mut extra_starts) = (0u64, 0u64, 0u64);
+    let mut sets = std::collections::BTreeSet::new();
+    for d in &plan.deployments {
+        let Ok(layouts) = d.layouts(m) else { continue };
+        let rows: u64 = layouts.iter().map(|l| l.rows).sum();
+        let family = m.servers[&d.server].kind().family();
+        // The server's name stands for its image, which only the run knows.
+        let set = crate::servers::dataset::DataSet::of(
+            family,
+            &d.server,
+            &layouts,
+            &m.configs[&d.config],
+        );
+        match (reuse && family.datadir().is_some(), sets.insert(set.key)) {
+            (true, true) => {
+                prepared += rows;
+                extra_starts += 1;
+                restored += rows * starts_per;
+            }
+            (true, false) => restored += rows * starts_per,
+            (false, _) => prepared += rows * starts_per,
+        }
+    }
+    if prepared + restored == 0 {
+        return (0.0, 0, String::new());
+    }
+    let seconds =
+        prepared as f64 / ASSUMED_PREPARE_ROWS_PER_S + restored as f64 / ASSUMED_RESTORE_ROWS_PER_S;
+    let line = match reuse {
+        true => format!(
+            "tables: {prepared} rows prepared into {} kept data set(s), {restored} rows restored \
+             (~{ASSUMED_PREPARE_ROWS_PER_S:.0} rows/s to prepare, ~{ASSUMED_RESTORE_ROWS_PER_S:.0} \
+             rows/s to copy and check)\n",
+            sets.len()
+        ),
+        false => {
+            format!("tables: {prepared} rows prepared (~{ASSUMED_PREPARE_ROWS_PER_S:.0} rows/s)\n")
+        }
+    };
+    (seconds, extra_starts, line)
+}
 
 pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
     let m = &loaded.matrix;
@@ -354,11 +409,20 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
     }
     let cells = plan.cell_count();
     let runs = cells as u64 * u64::from(m.iterations);
-    let estimate = (ASSUMED_START.as_secs_f64() * plan.deployments.len() as f64
-        + iteration * runs as f64) as u64;
+    let (data_s, data_starts, data_line) = data_estimate(m, &plan);
+    out.push_str(&data_line);
+    let starts = plan.deployments.len() as u64
+        * if m.repeat.restart {
+            u64::from(m.iterations)
+        } else {
+            1
+        }
+        + data_starts;
+    let estimate =
+        (ASSUMED_START.as_secs_f64() * starts as f64 + data_s + iteration * runs as f64) as u64;
     out.push_str(&format!(
         "{} deployments, {} cells, {} iterations each = {} measured runs; estimate ~{}m{:02}s \
-         (assumes {}s per server start{})\n",
+         (assumes {}s per server start, {starts} starts{})\n",
         plan.deployments.len(),
         cells,
         m.iterations,

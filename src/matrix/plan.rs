@@ -3,6 +3,7 @@
 
 use super::model::{Matrix, Selector};
 pub use crate::model::cell::{slug, Cell};
+use crate::servers::dataset::Layout;
 
 /// Whether `cell` matches every dimension of `sel` (names were checked when the matrix or
 /// `--only` was read).
@@ -20,6 +21,32 @@ pub struct Deployment {
 }
 
 impl Deployment {
+    /// The tables its cells load before they measure, each schema once (`Driver::data_layout`),
+    /// or why it can keep no data set of them.
+    pub(crate) fn layouts(&self, m: &Matrix) -> Result<Vec<Layout>, String> {
+        let mut out: Vec<Layout> = Vec::new();
+        for c in &self.cells {
+            let Some(l) = m.workloads[&c.workload].data_layout(c.engine.as_deref()) else {
+                continue;
+            };
+            match out.iter().find(|o| o.db == l.db) {
+                Some(o) if o.signature != l.signature => {
+                    return Err(format!(
+                        "two of its workloads load different tables into schema {} (give \
+                         each its own `db`)",
+                        crate::escape::terminal(&l.db)
+                    ))
+                }
+                Some(_) => {}
+                None => out.push(l),
+            }
+        }
+        match out.is_empty() {
+            true => Err("none of its workloads prepares tables".into()),
+            false => Ok(out),
+        }
+    }
+
     /// Directory-safe name used inside the run directory.
     pub fn slug(&self) -> String {
         slug(&format!("{}__{}", self.server, self.config))

@@ -39,6 +39,8 @@ pub struct Summary {
     pub(crate) details: Vec<Detail>,
     pub(crate) failures: Vec<Failure>,
     pub(crate) servers: Vec<ServerView>,
+    /// How each server start got its tables (manifest.json's `data`).
+    pub(crate) data: Vec<DataView>,
     /// Every result row, for templates that want to compute their own tables.
     pub(crate) rows: Vec<ResultRow>,
     /// Charts drawn into the run directory (`charts/<file>`), to link from the summary.
@@ -104,12 +106,53 @@ pub(crate) struct ServerView {
     pub(crate) image: String,
 }
 
+/// One start's tables: prepared, kept as a data set, or restored from one.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct DataView {
+    pub(crate) name: String,
+    pub(crate) start: u32,
+    pub(crate) how: String,
+    pub(crate) dataset: String,
+    pub(crate) rows: String,
+    pub(crate) seconds: String,
+    pub(crate) rows_per_s: String,
+    pub(crate) copied_mb: String,
+    pub(crate) checked: String,
+}
+
+impl DataView {
+    fn of(f: &crate::results::manifest::DataFacts) -> DataView {
+        let num =
+            |v: Option<f64>, digits: usize| v.map(|v| format!("{v:.digits$}")).unwrap_or_default();
+        let how = match (&f.note, f.how) {
+            (Some(note), _) => format!("prepared (no data set: {note})"),
+            (None, h) => format!("{h:?}").to_lowercase(),
+        };
+        DataView {
+            name: md_cell(&format!("{} / {}", f.server, f.config)),
+            start: f.start,
+            how: md_cell(&how),
+            dataset: md_cell(f.dataset.as_deref().unwrap_or("")),
+            rows: f.rows.map(|r| r.to_string()).unwrap_or_default(),
+            seconds: num(f.seconds, 1),
+            rows_per_s: num(f.rows_per_s, 0),
+            copied_mb: num(f.bytes.map(|b| b as f64 / 1e6), 1),
+            checked: match (&f.verified, f.verify_s) {
+                (Some(v), Some(s)) => md_cell(&format!("{v} ({s:.1} s)")),
+                (Some(v), None) => md_cell(v),
+                _ => String::new(),
+            },
+        }
+    }
+}
+
 /// Facts about the run that are not in results.csv (from the manifest).
 #[derive(Debug, Default)]
 pub struct RunFacts {
     pub(crate) run_id: String,
     pub(crate) started_at: String,
     pub(crate) servers: Vec<ServerView>,
+    pub(crate) data: Vec<crate::results::manifest::DataFacts>,
     /// The matrix's parameters as the run resolved them.
     pub(crate) params: indexmap::IndexMap<String, String>,
 }
@@ -201,6 +244,7 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
                 image: md_cell(&s.image),
             })
             .collect(),
+        data: facts.data.iter().map(DataView::of).collect(),
         rows: rows.to_vec(),
         charts: Vec::new(),
         // Filled in by `report::summary`, which reads the per-second samples they need.

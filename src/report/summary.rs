@@ -62,6 +62,7 @@ pub(crate) fn render_linking(
                     .unwrap_or_else(|| "external".into()),
             })
             .collect(),
+        data: man.data.clone(),
         params: declared_order(&man.params, m),
     };
     let template_text = match template {

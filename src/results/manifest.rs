@@ -182,9 +182,12 @@ pub(crate) struct DataFacts {
     /// The copy's size (a restore).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) bytes: Option<u64>,
-    /// What was checked of a restored copy before it was measured.
+    /// What was checked of a restored copy before it was measured, and how long it took
+    /// (the server's start between the copy and the check is in neither).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) verified: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) verify_s: Option<f64>,
     /// Why a kept set was not used (the server then prepared its own tables).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) note: Option<String>,

@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use super::*;
 use crate::matrix::model::DataSetsSpec;
 use crate::results::manifest::{DataFacts, DataHow};
-use crate::servers::dataset::{self, DataSet, Layout, Seal, Verify};
+use crate::servers::dataset::{self, DataSet, Seal, Verify};
 use crate::servers::family::Family;
 
 /// A server started on a copy of a kept set.
@@ -21,32 +21,6 @@ pub(super) struct OnCopy {
     pub(super) deployed: Deployed,
     /// The set's own prepare, when this start made it; then the copy.
     pub(super) data: Vec<DataFacts>,
-}
-
-/// Why `d` keeps no set, or its layouts: the tables of each of its cells, each schema once.
-pub(super) fn layouts(loaded: &LoadedMatrix, d: &Deployment) -> Result<Vec<Layout>, String> {
-    let m = &loaded.matrix;
-    let mut out: Vec<Layout> = Vec::new();
-    for c in &d.cells {
-        let Some(l) = m.workloads[&c.workload].data_layout(c.engine.as_deref()) else {
-            continue;
-        };
-        match out.iter().find(|o| o.db == l.db) {
-            Some(o) if o.signature != l.signature => {
-                return Err(format!(
-                    "two of its workloads load different tables into schema {} (give each \
-                     its own `db`)",
-                    crate::escape::terminal(&l.db)
-                ))
-            }
-            Some(_) => {}
-            None => out.push(l),
-        }
-    }
-    match out.is_empty() {
-        true => Err("none of its workloads prepares tables".into()),
-        false => Ok(out),
-    }
 }
 
 impl DockerBackend<'_> {
@@ -79,7 +53,7 @@ impl DockerBackend<'_> {
                     .into(),
             ));
         }
-        let layouts = layouts(self.loaded, d).map_err(why_not)?;
+        let layouts = d.layouts(m).map_err(why_not)?;
         let engine = self.engine.clone().expect("invariant: docker connected");
         let image_id = engine.image_id(image).await.unwrap_or_else(|| image.into());
         let config = &m.configs[&d.config];
@@ -273,6 +247,7 @@ impl DockerBackend<'_> {
             }
         };
         deployed.data_volume = Some(volume);
+        let checking = Instant::now();
         let checked = async {
             let sealed = family.read_seal(&deployed.endpoint).await?;
             let now = match spec.verify {
@@ -291,6 +266,7 @@ impl DockerBackend<'_> {
                     rows: Some(seal.rows),
                     bytes: Some(copied.bytes),
                     verified: Some(verified),
+                    verify_s: Some(checking.elapsed().as_secs_f64()),
                     ..DataFacts::default()
                 },
             )),

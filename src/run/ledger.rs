@@ -88,10 +88,11 @@ fn data_line(f: &DataFacts) -> String {
         (DataHow::Prepared, None) => format!("prepared {rows}"),
         (DataHow::Kept, None) => format!("data set {set} prepared: {rows}, kept"),
         (DataHow::Restored, None) => format!(
-            "data set {set} restored: {:.1} MB copied in {:.1} s; {}",
+            "data set {set} restored: {:.1} MB copied in {:.1} s; {} in {:.1} s",
             f.bytes.unwrap_or(0) as f64 / 1e6,
             f.seconds.unwrap_or(0.0),
-            f.verified.as_deref().unwrap_or("not checked")
+            f.verified.as_deref().unwrap_or("not checked"),
+            f.verify_s.unwrap_or(0.0)
         ),
     }
 }
