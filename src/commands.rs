@@ -324,11 +324,7 @@ fn history(
 const ASSUMED_QPS: f64 = 2000.0;
 /// Assumed server start + verification time per deployment.
 const ASSUMED_START: Duration = Duration::from_secs(10);
-/// Assumed prepare rate (oltp rows loaded per second, indexes included), only for the
-/// estimate: scripts/bench/prepare-vs-sysbench.sh measures it (docs/datasets.md).
-const ASSUMED_PREPARE_ROWS_PER_S: f64 = 150_000.0;
-/// Assumed rate at which a kept data set is copied and checked, in rows per second.
-const ASSUMED_RESTORE_ROWS_PER_S: f64 = 1_000_000.0;
+use crate::matrix::plan::{ASSUMED_PREPARE_ROWS_PER_S, ASSUMED_RESTORE_ROWS_PER_S};
 
 /// What loading the tables adds to a plan: prepares (each on a server start of its own when
 /// the matrix keeps data sets) and restores, in seconds, and the line that says so.
@@ -422,7 +418,7 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
         (ASSUMED_START.as_secs_f64() * starts as f64 + data_s + iteration * runs as f64) as u64;
     out.push_str(&format!(
         "{} deployments, {} cells, {} iterations each = {} measured runs; estimate ~{}m{:02}s \
-         (assumes {}s per server start, {starts} starts{})\n",
+         (assumes {}s per server start, {starts} server start(s){})\n",
         plan.deployments.len(),
         cells,
         m.iterations,

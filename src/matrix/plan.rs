@@ -12,6 +12,12 @@ pub(crate) fn matches(cell: &Cell, sel: &Selector) -> bool {
         .all(|(dim, values)| cell.get_named(dim).is_some_and(|v| values.0.contains(&v)))
 }
 
+/// Assumed prepare rate (oltp rows loaded per second, indexes included), for estimates
+/// only: scripts/bench/prepare-vs-sysbench.sh measures it (docs/datasets.md).
+pub(crate) const ASSUMED_PREPARE_ROWS_PER_S: f64 = 150_000.0;
+/// Assumed rate at which a kept data set is copied and checked, in rows per second.
+pub(crate) const ASSUMED_RESTORE_ROWS_PER_S: f64 = 1_000_000.0;
+
 /// One server started with one config, and the cells run against it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Deployment {

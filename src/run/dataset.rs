@@ -182,8 +182,9 @@ impl DockerBackend<'_> {
             if done.contains(&l.db) {
                 continue;
             }
+            let expect = l.rows as f64 / crate::matrix::plan::ASSUMED_PREPARE_ROWS_PER_S;
             self.progress.status(format!(
-                "{}/{}: preparing data set {}: {} ({} rows)",
+                "{}/{}: preparing data set {}: {} ({} rows, ~{expect:.0} s expected)",
                 d.server, d.config, set.key, l.db, l.rows
             ));
             workload
