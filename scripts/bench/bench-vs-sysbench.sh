@@ -129,8 +129,11 @@ echo "prepare (rmatrix, ${TABLES}x${TABLE_SIZE} rows): $(echo "$(date +%s.%N) - 
 
 status() { # file
   docker exec "$NAME" mariadb -uroot -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN
-    ('Questions','Com_select','Com_commit','Innodb_deadlocks')" >"$1"
+    ($(printf "'%s'," Questions Com_select Com_commit Innodb_deadlocks $SENT)'Questions')" >"$1"
 }
+# What each tool sent and what it waited for, per transaction (the server's counters).
+SENT="Com_begin Com_rollback Com_insert Com_update Com_delete Com_stmt_execute
+  Com_stmt_prepare Innodb_row_lock_waits Innodb_row_lock_time"
 
 # Each prints "tps transactions queries errors reads status" (the tool's own counts).
 run_rmatrix() { # test threads out [length, default SECS seconds]
@@ -216,6 +219,7 @@ run_one() { # tool test threads round point
     "$(awk '{print $2 + $3}' "$out.time")" "$((cpu1 - cpu0))" >>"$WORK/runs.tsv"
   printf '%s\t%s\t%s\n' "$5" "$1" "$(awk '{printf "%.0f", $4 / 1024}' "$out.time")" >>"$WORK/rss.tsv"
   printf '%s\t%s\t%s\t%s\n' "$5" "$1" "$err" "$(deadlocks "$out.before" "$out.after")" >>"$WORK/errors.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$5" "$1" "$tx" "$out.before" "$out.after" >>"$WORK/sent.tsv"
 }
 
 deadlocks() { # before after: the server's Innodb_deadlocks during the run
@@ -260,6 +264,32 @@ for point, tools in runs.items():
     r, s = tools.get("rmatrix", []), tools.get("sysbench", [])
     print(f"| {point} | {cell([e for e, _ in r])} | {cell([e for e, _ in s])} | "
           f"{cell([d for _, d in r])} | {cell([d for _, d in s])} |")
+PY
+echo
+echo "What reached the server per transaction (SHOW GLOBAL STATUS deltas over each run / the"
+echo "tool's transactions; Innodb_row_lock_time in ms), median over the rounds, rmatrix / sysbench:"
+echo
+python3 - "$WORK/sent.tsv" $SENT Com_select Com_commit <<'PY'
+import sys
+from statistics import median
+path, names = sys.argv[1], sys.argv[2:]
+def read(p):
+    return {k: int(v) for k, v in (l.split() for l in open(p) if l.strip())}
+per = {}
+for line in open(path):
+    point, tool, tx, before, after = line.rstrip("\n").split("\t")
+    b, a = read(before), read(after)
+    per.setdefault(point, {}).setdefault(tool, []).append(
+        {k: (a[k] - b[k]) / max(int(tx), 1) for k in names})
+print("| point | " + " | ".join(names) + " |")
+print("|---|" + "---:|" * len(names))
+for point, tools in per.items():
+    cells = []
+    for k in names:
+        r = median(x[k] for x in tools.get("rmatrix", [{k: 0}]))
+        s = median(x[k] for x in tools.get("sysbench", [{k: 0}]))
+        cells.append(f"{r:.3g} / {s:.3g}")
+    print(f"| {point} | " + " | ".join(cells) + " |")
 PY
 echo
 echo "Max RSS of the client process, MB (largest over the rounds):"
