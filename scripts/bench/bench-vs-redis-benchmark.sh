@@ -80,7 +80,7 @@ run_rm() { # test clients pipeline requests out
   cat >"$5.yaml" <<EOF
 name: bench-vs-redis-benchmark
 servers:
-  redis: {kind: redis, external: {port: $PORT, password_env: BENCH_REDIS_PASSWORD}}
+  redis: {kind: redis, external: {port: $PORT, password_env: BENCH_REDIS_PASSWORD, may_reset: true}}
 workloads:
   w: {redis: {test: $1, keyspace: 100000, pipeline: $3}}
 concurrency: [$2]
