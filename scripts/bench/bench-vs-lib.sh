@@ -307,22 +307,23 @@ bench_cost_instructions() { # callgrind out file: its summary (or totals) line's
 }
 bench_cost() { # point tool runner
   [ "${COST:-1}" != 0 ] || return 0
-  local n v out st done metric i ops vals dones
+  local n v out st got metric i ops vals dones
   for metric in syscalls instructions; do
     if [ "$metric" = syscalls ]; then n=$COST_OPS; else n=$COST_VG_OPS; fi
     vals=() dones=()
     for i in 1 2; do
       ops=$((n * i))
       out="$WORK/cost-$metric-$2-${1//[^A-Za-z0-9=_-]/_}-$ops"
+      # shellcheck disable=SC2034 # the runner reads it
       if [ "$metric" = syscalls ]; then
         BENCH_WRAP=(taskset -c "$CLIENT_CPU" strace -c -f -o "$out.strace")
       else
         BENCH_WRAP=(taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --collect-systime=no
                     --callgrind-out-file="$out.callgrind")
       fi
-      read -r st done < <("$3" "$ops" "$out" | tail -1)
+      read -r st got < <("$3" "$ops" "$out" | tail -1)
       [ "$st" = ok ] || { echo "$2 $metric run of $ops failed ($st): $out.*" >&2; exit 1; }
-      dones+=("$done")
+      dones+=("$got")
       if [ "$metric" = syscalls ]; then
         v=$(bench_cost_syscalls "$out.strace")
       else

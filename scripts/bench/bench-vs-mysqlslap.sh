@@ -47,7 +47,7 @@
 #        image), MARIADB_SLAP (default mariadb-slap, else mysqlslap),
 #        RMATRIX (default: cargo build --release, then target/release/rmatrix),
 #        COST (default 1; 0 skips the cost runs), COST_OPS / COST_VG_OPS (queries of the
-#        smaller strace / callgrind run, default 4000 / 800; the other has twice as many).
+#        smaller strace / callgrind run, default 4000 / 4000; the other has twice as many).
 # Cost per query, after each point's rounds (bench_cost in bench-vs-lib.sh): each tool under
 # strace -c -f and under callgrind at two counts; the marginal system calls and user-space
 # instructions per query, so the fixed set-up (schema, 99 rows, rmatrix's results) cancels.
@@ -73,7 +73,7 @@ SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 SETTLE=${SETTLE:-1}
 COST_OPS=${COST_OPS:-4000}
-COST_VG_OPS=${COST_VG_OPS:-800}
+COST_VG_OPS=${COST_VG_OPS:-4000}
 NAME=rmatrix-bench-vs-mysqlslap
 LABEL=bench-vs-mysqlslap
 

@@ -32,7 +32,10 @@
 # Errors and deadlocks, every run: the tool's ignored errors and the server's Innodb_deadlocks
 # counter (read with the status above), printed per point as median [min, max] over the
 # rounds, so that the write tests' lock conflicts under both tools' key distribution (both
-# default to sysbench 1.0's `special`) can be set side by side.
+# default to sysbench 1.0's `special`) can be set side by side. Also per point, median over
+# the rounds: what reached the server per transaction (Com_begin/commit/rollback/select/
+# insert/update/delete/stmt_execute/stmt_prepare) and the row lock waits and their time
+# (Innodb_row_lock_waits, Innodb_row_lock_time), from the same status reads.
 #
 # Usage: scripts/bench/bench-vs-sysbench.sh [seconds per run, default 10] [rounds, default 3]
 # Env:   TESTS (default "oltp_point_select oltp_read_write"), THREADS (default "1 4 16 64"),
@@ -129,11 +132,11 @@ echo "prepare (rmatrix, ${TABLES}x${TABLE_SIZE} rows): $(echo "$(date +%s.%N) - 
 
 status() { # file
   docker exec "$NAME" mariadb -uroot -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN
-    ($(printf "'%s'," Questions Com_select Com_commit Innodb_deadlocks $SENT)'Questions')" >"$1"
+    ($(printf "'%s'," Questions Com_select Com_commit Innodb_deadlocks "${SENT[@]}")'Questions')" >"$1"
 }
 # What each tool sent and what it waited for, per transaction (the server's counters).
-SENT="Com_begin Com_rollback Com_insert Com_update Com_delete Com_stmt_execute
-  Com_stmt_prepare Innodb_row_lock_waits Innodb_row_lock_time"
+SENT=(Com_begin Com_rollback Com_insert Com_update Com_delete Com_stmt_execute
+  Com_stmt_prepare Innodb_row_lock_waits Innodb_row_lock_time)
 
 # Each prints "tps transactions queries errors reads status" (the tool's own counts).
 run_rmatrix() { # test threads out [length, default SECS seconds]
@@ -269,7 +272,7 @@ echo
 echo "What reached the server per transaction (SHOW GLOBAL STATUS deltas over each run / the"
 echo "tool's transactions; Innodb_row_lock_time in ms), median over the rounds, rmatrix / sysbench:"
 echo
-python3 - "$WORK/sent.tsv" $SENT Com_select Com_commit <<'PY'
+python3 - "$WORK/sent.tsv" "${SENT[@]}" Com_select Com_commit <<'PY'
 import sys
 from statistics import median
 path, names = sys.argv[1], sys.argv[2:]
