@@ -100,6 +100,16 @@ bench_check() { # point round tool ok|MISMATCH text
   fi
 }
 
+# What rmatrix's per-second server counter reader added to Questions in one run directory:
+# per phase one SHOW GLOBAL STATUS at its opening edge and one per second of
+# server_seconds.csv (the last closes the phase), and its connection's Quit at the end.
+bench_sampler_questions() { # rmatrix run directory
+  [ -s "$1/server_seconds.csv" ] || { echo 0; return; }
+  awk -F, 'NR > 1 {s[$8 "," $9] = 1; p[$8] = 1}
+    END {n = 0; for (k in s) n++; m = 0; for (k in p) m++; print n + m + (m > 0)}' \
+    "$1/server_seconds.csv"
+}
+
 # The tables. unit: what one operation is (query, request, transaction).
 bench_report() { # peer-name unit
   python3 - "$WORK/runs.tsv" "$1" "$2" "$RMATRIX" <<'PY'
@@ -266,4 +276,105 @@ bench_start_mariadb() { # image
   docker exec "$NAME" mariadb -uroot -e 'SELECT 1' >/dev/null
   # shellcheck disable=SC2034 # the caller reads them (bench_cpu_us)
   read -r CPU_KIND CPU_FILE < <(bench_cpu_file "$NAME")
+}
+
+# Deterministic cost per operation, beside the timed rounds: each tool once under
+# `strace -c -f` at COST_OPS and 2 x COST_OPS operations (system calls of every thread) and
+# once under callgrind at COST_VG_OPS and 2 x COST_VG_OPS (user-space instructions, Ir, of
+# every thread; --collect-systime=no). The figure per operation is the MARGINAL one, the
+# difference between the two counts divided by the difference in operations: start-up,
+# schema set-up and result writing cancel (what is left of them is printed as the fixed part
+# at the smaller count). COST=0 turns it off. Records go to $WORK/cost.tsv:
+#   point  tool  metric(syscalls|instructions)  ops1  ops2  value1  value2
+# The caller's runner is called as `runner COUNT OUT` and must run its tool as
+# `"${BENCH_WRAP[@]}" tool args...` for COUNT operations and print "ok DONE" on success, DONE
+# being the operations the tool reports (redis-benchmark's pipelines may overshoot COUNT).
+bench_cost_need() {
+  [ "${COST:-1}" = 0 ] && return
+  bench_need strace "apt-get install strace, or COST=0"
+  bench_need valgrind "apt-get install valgrind, or COST=0"
+}
+# A runner's "rate count status" line -> "ok COUNT" when the run succeeded with at least the
+# COUNT operations asked for.
+bench_cost_ok() { # count
+  awk -v n="$1" '{print ($3 == "ok" && $2 >= n) ? "ok " $2 : $3 "-count-" $2}'
+}
+bench_cost_syscalls() { # strace -c file: the calls column summed over the syscall rows
+  awk '/^-----/ {n++; next} n == 1 && NF >= 5 {s += $4} END {print s + 0}' "$1"
+}
+bench_cost_instructions() { # callgrind out file: its summary (or totals) line's first event, Ir
+  awk '$1 == "summary:" || $1 == "totals:" {print $2; exit}' "$1"
+}
+bench_cost() { # point tool runner
+  [ "${COST:-1}" != 0 ] || return 0
+  local n v out st got metric i ops vals dones
+  for metric in syscalls instructions; do
+    if [ "$metric" = syscalls ]; then n=$COST_OPS; else n=$COST_VG_OPS; fi
+    vals=() dones=()
+    for i in 1 2; do
+      ops=$((n * i))
+      out="$WORK/cost-$metric-$2-${1//[^A-Za-z0-9=_-]/_}-$ops"
+      # shellcheck disable=SC2034 # the runner reads it
+      if [ "$metric" = syscalls ]; then
+        BENCH_WRAP=(taskset -c "$CLIENT_CPU" strace -c -f -o "$out.strace")
+      else
+        BENCH_WRAP=(taskset -c "$CLIENT_CPU" valgrind --tool=callgrind --collect-systime=no
+                    --callgrind-out-file="$out.callgrind")
+      fi
+      read -r st got < <("$3" "$ops" "$out" | tail -1)
+      [ "$st" = ok ] || { echo "$2 $metric run of $ops failed ($st): $out.*" >&2; exit 1; }
+      dones+=("$got")
+      if [ "$metric" = syscalls ]; then
+        v=$(bench_cost_syscalls "$out.strace")
+      else
+        v=$(bench_cost_instructions "$out.callgrind")
+      fi
+      [ -n "$v" ] || { echo "no $metric count in $out.*" >&2; exit 1; }
+      vals+=("$v")
+    done
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$metric" "${dones[0]}" "${dones[1]}" \
+      "${vals[0]}" "${vals[1]}" >>"$WORK/cost.tsv"
+    echo "cost: $1 $2 $metric ${vals[0]} at ${dones[0]}, ${vals[1]} at ${dones[1]}" >&2
+  done
+}
+
+# The cost table from $WORK/cost.tsv (nothing when COST=0).
+bench_cost_report() { # peer-name unit
+  [ -s "$WORK/cost.tsv" ] || return 0
+  python3 - "$WORK/cost.tsv" "$1" "$2" <<'PY'
+import sys
+path, peer, unit = sys.argv[1:4]
+points, cost = [], {}
+for line in open(path):
+    point, tool, metric, n1, n2, v1, v2 = line.rstrip("\n").split("\t")
+    if point not in points:
+        points.append(point)
+    n1, n2, v1, v2 = int(n1), int(n2), int(v1), int(v2)
+    per = (v2 - v1) / (n2 - n1)
+    cost[point, tool, metric] = (per, v1 - per * n1, n1, n2)
+
+def f(x):
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:.1f}" if abs(x) >= 10 else f"{x:.2f}"
+
+def cells(point, metric):
+    r, p = cost.get((point, "rmatrix", metric)), cost.get((point, peer, metric))
+    if not r or not p:
+        return "- | - | -", "- / -", ""
+    ratio = f"{r[0] / p[0]:.2f}" if p[0] > 0 else "-"
+    return (f"{f(r[0])} | {f(p[0])} | {ratio}", f"{f(r[1])} / {f(p[1])}", f"{r[2]}/{r[3]}")
+
+print(f"\nDeterministic cost per {unit}, MARGINAL: (count at 2N - count at N) / (ops done at 2N - "
+      f"ops done at N), one run of each "
+      f"tool at each count (system calls: strace -c -f, every thread; instructions: callgrind "
+      f"Ir, user space, every thread); fixed = what the count at N has beyond N x the marginal "
+      f"(start-up, set-up, results):\n")
+print(f"| point | rmatrix syscalls/{unit} | {peer} syscalls/{unit} | ratio | "
+      f"rmatrix instructions/{unit} | {peer} instructions/{unit} | ratio | "
+      f"fixed syscalls rmatrix / {peer} | fixed instructions rmatrix / {peer} | N strace, callgrind |")
+print("|---|" + "---:|" * 9)
+for point in points:
+    s, sf, sn = cells(point, "syscalls")
+    i, vf, vn = cells(point, "instructions")
+    print(f"| {point} | {s} | {i} | {sf} | {vf} | {sn.split('/')[0]}, {vn.split('/')[0]} |")
+PY
 }

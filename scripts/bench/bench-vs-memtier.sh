@@ -35,7 +35,12 @@
 # Env:   MEMTIER (default: memtier_benchmark on PATH), REQUESTS (total per run, a multiple of
 #        50, default 4000000), SERVER_CPU / CLIENT_CPU (default 0 / 1), SETTLE (seconds of
 #        rest before each run, default 1), RMATRIX (default: cargo build --release, then
-#        target/release/rmatrix).
+#        target/release/rmatrix), COST (default 1; 0 skips the cost runs), COST_OPS /
+#        COST_VG_OPS (requests of the smaller strace / callgrind run, default 200000 /
+#        50000, multiples of 50; the other has twice as many).
+# Cost per request, after the rounds (bench_cost in bench-vs-lib.sh): each tool under
+# strace -c -f and under callgrind at two request counts; the marginal system calls and
+# user-space instructions per request, so start-up and results cancel.
 # Needs: memtier_benchmark (not packaged in Debian 12; docs/peers.md shows how to build it),
 #        docker, redis-cli (apt-get install redis-tools),
 #        taskset, python3.
@@ -53,6 +58,8 @@ REQUESTS=${REQUESTS:-4000000}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 SETTLE=${SETTLE:-1}
+COST_OPS=${COST_OPS:-200000}
+COST_VG_OPS=${COST_VG_OPS:-50000}
 CLIENTS=50
 PIPELINE=16
 KEYS=100000
@@ -66,12 +73,15 @@ if [ -z "$MEMTIER" ] || [ ! -x "$MEMTIER" ]; then
   echo "package; docs/peers.md shows how to build it)" >&2
   exit 2
 fi
-[ $((REQUESTS % CLIENTS)) -eq 0 ] || { echo "REQUESTS must be a multiple of $CLIENTS" >&2; exit 2; }
+for n in "$REQUESTS" "$COST_OPS" "$COST_VG_OPS"; do
+  [ $((n % CLIENTS)) -eq 0 ] || { echo "REQUESTS, COST_OPS and COST_VG_OPS must be multiples of $CLIENTS" >&2; exit 2; }
+done
 bench_need redis-cli "apt-get install redis-tools"
 bench_need docker "install Docker (containers/setup-docker.sh)"
 bench_need taskset "apt-get install util-linux"
 bench_need python3 "apt-get install python3"
 bench_rmatrix
+bench_cost_need
 
 WORK=$(mktemp -d /tmp/bench-vs-memtier.XXXXXX)
 bench_start_redis
@@ -91,12 +101,12 @@ echo "prefilled: $(redis-cli -p "$PORT" dbsize) keys" >&2
 stats() { redis-cli -p "$PORT" info all | tr -d '\r' >"$1"; }
 
 # Each prints "rate sets gets status" (the tool's own counts).
-run_memtier() { # out
+run_memtier() { # out [requests, default REQUESTS]
   # -a: memtier reads a password nowhere else (a throwaway one, this script's server).
-  bench_time "$1.time" taskset -c "$CLIENT_CPU" "$MEMTIER" --server=127.0.0.1 --port="$PORT" \
+  "${BENCH_WRAP[@]}" "$MEMTIER" --server=127.0.0.1 --port="$PORT" \
     --authenticate="$BENCH_REDIS_PASSWORD" --protocol=redis --threads=1 --clients="$CLIENTS" \
     --pipeline="$PIPELINE" --ratio=1:10 --data-size=32 --key-pattern=R:R --key-minimum=1 \
-    --key-maximum="$KEYS" --distinct-client-seed --requests=$((REQUESTS / CLIENTS)) --hide-histogram \
+    --key-maximum="$KEYS" --distinct-client-seed --requests=$((${2:-$REQUESTS} / CLIENTS)) --hide-histogram \
     --json-out-file="$1.json" >"$1.log" 2>&1 || { echo "0 0 0 failed:exit-$?"; return; }
   python3 - "$1.json" <<'PY'
 import json, sys
@@ -107,7 +117,7 @@ except (OSError, KeyError, ValueError) as e:
     print("0 0 0 failed:json")
 PY
 }
-run_rmatrix() { # out
+run_rmatrix() { # out [requests, default REQUESTS]
   cat >"$1.yaml" <<EOF
 name: bench-vs-memtier
 servers:
@@ -115,9 +125,9 @@ servers:
 workloads:
   mixed: {redis: {test: mixed, data_size: 32, keyspace: $KEYS, pipeline: $PIPELINE}}
 concurrency: [$CLIENTS]
-length: $REQUESTS
+length: ${2:-$REQUESTS}
 EOF
-  bench_time "$1.time" taskset -c "$CLIENT_CPU" "$RMATRIX" run "$1.yaml" --out "$1" --quiet \
+  "${BENCH_WRAP[@]}" "$RMATRIX" run "$1.yaml" --out "$1" --quiet \
     >"$1.log" 2>&1 || true
   python3 - "$1/results.csv" <<'PY'
 import csv, sys
@@ -132,6 +142,10 @@ print(r["qps"] or 0, r["writes"] or 0, r["reads"] or 0,
       "ok" if ok else "failed:" + (r["error"] or "writes+reads!=queries").replace(" ", "_")[:200])
 PY
 }
+
+# The cost runs (bench_cost): COUNT requests under BENCH_WRAP; prints "ok".
+cost_rmatrix() { run_rmatrix "$2" "$1" | awk '{print $1, $2 + $3, $4}' | bench_cost_ok "$1"; }
+cost_memtier() { run_memtier "$2" "$1" | awk '{print $1, $2 + $3, $4}' | bench_cost_ok "$1"; }
 
 check() { # point round tool sets gets before after
   local text
@@ -177,6 +191,7 @@ run_one() { # tool round point
   sleep "$SETTLE"
   stats "$out.before"
   cpu0=$(bench_cpu_us "$CPU_KIND" "$CPU_FILE")
+  BENCH_WRAP=(bench_time "$out.time" taskset -c "$CLIENT_CPU")
   if [ "$1" = rmatrix ]; then
     read -r rate sets gets st < <(run_rmatrix "$out")
   else
@@ -201,8 +216,11 @@ for round in $(seq "$ROUNDS"); do
   for tool in $order; do run_one "$tool" "$round" "$point"; done
   echo "done: round $round" >&2
 done
+bench_cost "$point" rmatrix cost_rmatrix
+bench_cost "$point" memtier cost_memtier
 
 echo "rmatrix redis mixed vs $("$MEMTIER" --version | head -1), server $(redis-cli -p "$PORT" info server | tr -d '\r' | sed -n 's/^redis_version:/Redis /p'), $KEYS keys (all present), 32-byte values"
 echo
 bench_report memtier request
+bench_cost_report memtier request
 bench_finish

@@ -23,8 +23,14 @@
 #                (default "1 1 100000, 50 1 300000, 50 16 2000000"),
 #        TESTS (default "set get"), SERVER_CPU / CLIENT_CPU (default 0 / 1),
 #        SETTLE (seconds of rest before each run, default 1),
-#        RMATRIX (default: cargo build --release, then target/release/rmatrix).
-# Needs: docker, redis-benchmark and redis-cli (apt-get install redis-tools), taskset, python3.
+#        RMATRIX (default: cargo build --release, then target/release/rmatrix),
+#        COST (default 1; 0 skips the cost runs), COST_OPS / COST_VG_OPS (requests of the
+#        smaller strace / callgrind run, default 20000 / 5000; the other has twice as many).
+# Cost per request, after each point's rounds (bench_cost in bench-vs-lib.sh): each tool
+# under strace -c -f and under callgrind at two request counts; the marginal system calls and
+# user-space instructions per request, so start-up and results cancel.
+# Needs: docker, redis-benchmark and redis-cli (apt-get install redis-tools), taskset,
+#        python3; strace and valgrind unless COST=0.
 # The server: image rmatrix-bench/redis-7.0 built from containers/redis (Debian bookworm's
 # redis-server), host network on 127.0.0.1, labelled rmatrix.run=bench-vs-redis-benchmark,
 # removed on exit.
@@ -40,6 +46,8 @@ TESTS=${TESTS:-"set get"}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 SETTLE=${SETTLE:-1}
+COST_OPS=${COST_OPS:-20000}
+COST_VG_OPS=${COST_VG_OPS:-5000}
 NAME=rmatrix-bench-vs-redis-benchmark
 LABEL=bench-vs-redis-benchmark
 IMAGE=rmatrix-bench/redis-7.0
@@ -50,6 +58,7 @@ bench_need docker "install Docker (containers/setup-docker.sh)"
 bench_need taskset "apt-get install util-linux"
 bench_need python3 "apt-get install python3"
 bench_rmatrix
+bench_cost_need
 
 WORK=$(mktemp -d /tmp/bench-vs-redis-benchmark.XXXXXX)
 bench_start_redis
@@ -60,7 +69,7 @@ commandstats() { redis-cli -p "$PORT" info commandstats | tr -d '\r' >"$1"; }
 # Each prints "rate count status" (count: the tool's own).
 run_rb() { # test clients pipeline requests out
   # -a: redis-benchmark reads a password nowhere else (a throwaway one, this script's server).
-  bench_time "$5.time" taskset -c "$CLIENT_CPU" redis-benchmark -h 127.0.0.1 -p "$PORT" \
+  "${BENCH_WRAP[@]}" redis-benchmark -h 127.0.0.1 -p "$PORT" \
     -a "$BENCH_REDIS_PASSWORD" -c "$2" -P "$3" -n "$4" -r 100000 -t "$1" >"$5.log" 2>&1 \
     || { echo "0 0 failed:exit-$?"; return; }
   tr '\r' '\n' <"$5.log" | awk '/requests completed in/ {n = $1}
@@ -71,13 +80,13 @@ run_rm() { # test clients pipeline requests out
   cat >"$5.yaml" <<EOF
 name: bench-vs-redis-benchmark
 servers:
-  redis: {kind: redis, external: {port: $PORT, password_env: BENCH_REDIS_PASSWORD}}
+  redis: {kind: redis, external: {port: $PORT, password_env: BENCH_REDIS_PASSWORD, may_reset: true}}
 workloads:
   w: {redis: {test: $1, keyspace: 100000, pipeline: $3}}
 concurrency: [$2]
 length: $4
 EOF
-  bench_time "$5.time" taskset -c "$CLIENT_CPU" "$RMATRIX" run "$5.yaml" --out "$5" --quiet \
+  "${BENCH_WRAP[@]}" "$RMATRIX" run "$5.yaml" --out "$5" --quiet \
     >"$5.log" 2>&1 || true
   python3 - "$5/results.csv" <<'PY'
 import csv, sys
@@ -90,6 +99,10 @@ ok = r["status"] == "ok" and r["errors"] in ("", "0")
 print(r["qps"] or 0, r["queries"] or 0, "ok" if ok else "failed:" + r["error"].replace(" ", "_")[:200])
 PY
 }
+
+# The cost runs (bench_cost): the point at COUNT requests under BENCH_WRAP; prints "ok".
+cost_rm() { run_rm "$COST_TEST" "$COST_C" "$COST_P" "$1" "$2" | bench_cost_ok "$1"; }
+cost_rb() { run_rb "$COST_TEST" "$COST_C" "$COST_P" "$1" "$2" | bench_cost_ok "$1"; }
 
 check() { # point round tool test count before after
   local text
@@ -124,6 +137,7 @@ run_one() { # tool test clients pipeline requests round point
   sleep "$SETTLE"
   commandstats "$out.before"
   cpu0=$(bench_cpu_us "$CPU_KIND" "$CPU_FILE")
+  BENCH_WRAP=(bench_time "$out.time" taskset -c "$CLIENT_CPU")
   if [ "$1" = rmatrix ]; then
     read -r rate count st < <(run_rm "$2" "$3" "$4" "$5" "$out")
   else
@@ -152,10 +166,14 @@ for cfg in "${points[@]}"; do
       for tool in $order; do run_one "$tool" "$t" "$c" "$p" "$n" "$round" "$point"; done
       echo "done: $point round $round" >&2
     done
+    COST_TEST=$t COST_C=$c COST_P=$p
+    bench_cost "$point" rmatrix cost_rm
+    bench_cost "$point" redis-benchmark cost_rb
   done
 done
 
 echo "rmatrix redis vs $(redis-benchmark --version), server $(redis-cli -p "$PORT" info server | tr -d '\r' | sed -n 's/^redis_version:/Redis /p'), keyspace 100000, 3-byte values"
 echo
 bench_report redis-benchmark request
+bench_cost_report redis-benchmark request
 bench_finish

@@ -23,23 +23,35 @@
 #             EXISTS, USE, SELECT signature FROM rmatrix_oltp_prepared (tables already
 #             there), 2 x SHOW GLOBAL STATUS, SELECT COUNT(*) FROM processlist (repeated
 #             every 10 ms while its clients' connections are still closing: each repeat is
-#             one more in Questions and Com_select; up to 100 are accepted and printed).
+#             one more in Questions and Com_select; up to 100 are accepted and printed);
+#             its per-second counter reader's SHOW GLOBAL STATUS (one at the phase's start,
+#             one per second of server_seconds.csv) and that connection's Quit (Questions).
 #   this script: 2 in Questions (its first status connection's Quit, its second SHOW).
 # A difference prints MISMATCH with the numbers; the script goes on and exits 1 at the end.
 #
 # Errors and deadlocks, every run: the tool's ignored errors and the server's Innodb_deadlocks
 # counter (read with the status above), printed per point as median [min, max] over the
 # rounds, so that the write tests' lock conflicts under both tools' key distribution (both
-# default to sysbench 1.0's `special`) can be set side by side.
+# default to sysbench 1.0's `special`) can be set side by side. Also per point, median over
+# the rounds: what reached the server per transaction (Com_begin/commit/rollback/select/
+# insert/update/delete/stmt_execute/stmt_prepare) and the row lock waits and their time
+# (Innodb_row_lock_waits, Innodb_row_lock_time), from the same status reads.
 #
 # Usage: scripts/bench/bench-vs-sysbench.sh [seconds per run, default 10] [rounds, default 3]
 # Env:   TESTS (default "oltp_point_select oltp_read_write"), THREADS (default "1 4 16 64"),
 #        TABLES / TABLE_SIZE (default 4 / 100000), SERVER_CPU / CLIENT_CPU (default 0 / 1),
 #        MEM_CONNECTIONS (the memory run's connections, default 512; 0 skips it),
 #        PORT (default a free one), IMAGE (default the first rmatrix/mariadb-10.11 image),
-#        RMATRIX (default: cargo build --release, then target/release/rmatrix).
+#        RMATRIX (default: cargo build --release, then target/release/rmatrix),
+#        COST (default 1; 0 skips the cost runs), COST_OPS / COST_VG_OPS (transactions of the
+#        smaller strace / callgrind run, default 2000 / 200; the other has twice as many).
+# Cost per transaction, after each point's rounds (bench_cost in bench-vs-lib.sh): each tool
+# under strace -c -f and under callgrind at two event counts (rmatrix `length: N`, sysbench
+# --events=N --time=0); the marginal system calls and user-space instructions per
+# transaction, so start-up and results cancel.
 # Needs: docker, an rmatrix/mariadb-10.11 image (any matrix with `build: mariadb-10.11` makes
-#        it), sysbench 1.0 (apt-get install sysbench), taskset, python3.
+#        it), sysbench 1.0 (apt-get install sysbench), taskset, python3; strace and valgrind
+#        unless COST=0.
 # The server: host network on 127.0.0.1, labelled rmatrix.run=bench-vs-sysbench, removed on
 # exit; buffer pool 512M, innodb_flush_log_at_trx_commit=2.
 # Exit: 0 ok; 1 a run failed or a count MISMATCH; 2 a missing tool or image.
@@ -57,6 +69,8 @@ TABLE_SIZE=${TABLE_SIZE:-100000}
 THREADS=${THREADS:-"1 4 16 64"}
 TESTS=${TESTS:-"oltp_point_select oltp_read_write"}
 MEM_CONNECTIONS=${MEM_CONNECTIONS:-512}
+COST_OPS=${COST_OPS:-2000}
+COST_VG_OPS=${COST_VG_OPS:-200}
 NAME=rmatrix-bench-vs-sysbench
 LABEL=bench-vs-sysbench
 
@@ -65,6 +79,7 @@ bench_need docker "install Docker (containers/setup-docker.sh)"
 bench_need taskset "apt-get install util-linux"
 bench_need python3 "apt-get install python3"
 bench_rmatrix
+bench_cost_need
 IMAGE=${IMAGE:-$(docker images --format '{{.Repository}}:{{.Tag}}' rmatrix/mariadb-10.11 | head -1)}
 [ -n "$IMAGE" ] || { echo "no rmatrix/mariadb-10.11 image: run any matrix with it once (e.g. matrices/quick.yaml)" >&2; exit 2; }
 PORT=${PORT:-$(bench_free_port)}
@@ -117,14 +132,16 @@ echo "prepare (rmatrix, ${TABLES}x${TABLE_SIZE} rows): $(echo "$(date +%s.%N) - 
 
 status() { # file
   docker exec "$NAME" mariadb -uroot -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN
-    ('Questions','Com_select','Com_commit','Innodb_deadlocks')" >"$1"
+    ($(printf "'%s'," Questions Com_select Com_commit Innodb_deadlocks "${SENT[@]}")'Questions')" >"$1"
 }
+# What each tool sent and what it waited for, per transaction (the server's counters).
+SENT=(Com_begin Com_rollback Com_insert Com_update Com_delete Com_stmt_execute
+  Com_stmt_prepare Innodb_row_lock_waits Innodb_row_lock_time)
 
 # Each prints "tps transactions queries errors reads status" (the tool's own counts).
-run_rmatrix() { # test threads out
-  matrix "$1" "$2" "${SECS}s"
-  bench_time "$3.time" taskset -c "$CLIENT_CPU" \
-    "$RMATRIX" run "$WORK/m.yaml" --out "$3" --quiet >/dev/null 2>"$3.err" || true
+run_rmatrix() { # test threads out [length, default SECS seconds]
+  matrix "$1" "$2" "${4:-${SECS}s}"
+  "${BENCH_WRAP[@]}" "$RMATRIX" run "$WORK/m.yaml" --out "$3" --quiet >/dev/null 2>"$3.err" || true
   python3 - "$3/results.csv" <<'PY'
 import csv, sys
 try:
@@ -136,27 +153,32 @@ n = lambda k: r[k] or "0"
 print(n("tps"), n("commits"), n("queries"), n("errors"), n("reads"), r["status"])
 PY
 }
-run_sysbench() { # test threads out
-  bench_time "$3.time" taskset -c "$CLIENT_CPU" \
-    "${SB[@]}" --threads="$2" --time="$SECS" "$1" run >"$3.out" 2>&1 || true
+run_sysbench() { # test threads out [events, default none: SECS seconds]
+  local len=(--time="$SECS")
+  [ -z "${4:-}" ] || len=(--time=0 --events="$4")
+  "${BENCH_WRAP[@]}" "${SB[@]}" --threads="$2" "${len[@]}" "$1" run >"$3.out" 2>&1 || true
   awk '/transactions:/ {gsub(/[()]/, "", $3); tps = $3; tx = $2}
        /^ *queries:/ {q = $2} /ignored errors:/ {e = $3} /^ *read:/ {r = $2}
        END { if (tx > 0) print tps, tx, q, e, r, "ok"; else print "0 0 0 0 0 failed" }' "$3.out"
 }
 
-check() { # point round tool test threads transactions queries errors reads before after
+# The cost runs (bench_cost): the point at COUNT transactions under BENCH_WRAP; prints "ok".
+cost_rmatrix() { run_rmatrix "$COST_TEST" "$COST_T" "$2" "$1" | awk '{print $1, $2, $6}' | bench_cost_ok "$1"; }
+cost_sysbench() { run_sysbench "$COST_TEST" "$COST_T" "$2" "$1" | awk '{print $1, $2, $6}' | bench_cost_ok "$1"; }
+
+check() { # point round tool test threads transactions queries errors reads before after sampler
   local text
   text=$(python3 - "$@" <<'PY'
 import sys
-point, rnd, tool, test, c, tx, q, err, reads, before, after = sys.argv[1:12]
-c, tx, q, err, reads = int(c), int(tx), int(q), int(err), int(reads)
+point, rnd, tool, test, c, tx, q, err, reads, before, after, sampler = sys.argv[1:13]
+c, tx, q, err, reads, sampler = int(c), int(tx), int(q), int(err), int(reads), int(sampler)
 def read(p):
     return {k: int(v) for k, v in (l.split() for l in open(p) if l.strip())}
 b, a = read(before), read(after)
 got = {k: a[k] - b[k] for k in a}
 trx = test in ("oltp_read_write", "oltp_read_only", "oltp_write_only")
 if tool == "rmatrix":
-    exp = {"Questions": q + err + 14 + 2 * c, "Com_select": reads + 6 + c}
+    exp = {"Questions": q + err + 14 + 2 * c + sampler, "Com_select": reads + 6 + c}
 else:
     exp = {"Questions": q + err + c, "Com_select": reads}
 exp["Questions"] += 2
@@ -185,6 +207,7 @@ run_one() { # tool test threads round point
   local out="$WORK/$1-$2-$3-$4" cpu0 cpu1 tps tx q err reads st
   status "$out.before"
   cpu0=$(bench_cpu_us "$CPU_KIND" "$CPU_FILE")
+  BENCH_WRAP=(bench_time "$out.time" taskset -c "$CLIENT_CPU")
   if [ "$1" = rmatrix ]; then
     read -r tps tx q err reads st < <(run_rmatrix "$2" "$3" "$out")
   else
@@ -193,11 +216,13 @@ run_one() { # tool test threads round point
   cpu1=$(bench_cpu_us "$CPU_KIND" "$CPU_FILE")
   status "$out.after"
   [ "$st" = ok ] || { echo "$1 run failed: $out.*" >&2; exit 1; }
-  check "$5" "$4" "$1" "$2" "$3" "$tx" "$q" "$err" "$reads" "$out.before" "$out.after"
+  check "$5" "$4" "$1" "$2" "$3" "$tx" "$q" "$err" "$reads" "$out.before" "$out.after" \
+    "$(if [ "$1" = rmatrix ]; then bench_sampler_questions "$out"; else echo 0; fi)"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$5" "$4" "$FIRST" "$1" "$tps" "$tx" \
     "$(awk '{print $2 + $3}' "$out.time")" "$((cpu1 - cpu0))" >>"$WORK/runs.tsv"
   printf '%s\t%s\t%s\n' "$5" "$1" "$(awk '{printf "%.0f", $4 / 1024}' "$out.time")" >>"$WORK/rss.tsv"
   printf '%s\t%s\t%s\t%s\n' "$5" "$1" "$err" "$(deadlocks "$out.before" "$out.after")" >>"$WORK/errors.tsv"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$5" "$1" "$tx" "$out.before" "$out.after" >>"$WORK/sent.tsv"
 }
 
 deadlocks() { # before after: the server's Innodb_deadlocks during the run
@@ -213,12 +238,16 @@ for test in $TESTS; do
       for tool in $order; do run_one "$tool" "$test" "$t" "$round" "$point"; done
       echo "done: $point round $round" >&2
     done
+    COST_TEST=$test COST_T=$t
+    bench_cost "$point" rmatrix cost_rmatrix
+    bench_cost "$point" sysbench cost_sysbench
   done
 done
 
 echo "rmatrix oltp vs $(sysbench --version), ${SECS} s per run, ${TABLES}x${TABLE_SIZE} rows, server $IMAGE"
 echo
 bench_report sysbench transaction
+bench_cost_report sysbench transaction
 echo
 echo "Ignored errors (the tool's count) and deadlocks (the server's Innodb_deadlocks) per run,"
 echo "median [min, max] over the rounds:"
@@ -240,6 +269,32 @@ for point, tools in runs.items():
           f"{cell([d for _, d in r])} | {cell([d for _, d in s])} |")
 PY
 echo
+echo "What reached the server per transaction (SHOW GLOBAL STATUS deltas over each run / the"
+echo "tool's transactions; Innodb_row_lock_time in ms), median over the rounds, rmatrix / sysbench:"
+echo
+python3 - "$WORK/sent.tsv" "${SENT[@]}" Com_select Com_commit <<'PY'
+import sys
+from statistics import median
+path, names = sys.argv[1], sys.argv[2:]
+def read(p):
+    return {k: int(v) for k, v in (l.split() for l in open(p) if l.strip())}
+per = {}
+for line in open(path):
+    point, tool, tx, before, after = line.rstrip("\n").split("\t")
+    b, a = read(before), read(after)
+    per.setdefault(point, {}).setdefault(tool, []).append(
+        {k: (a[k] - b[k]) / max(int(tx), 1) for k in names})
+print("| point | " + " | ".join(names) + " |")
+print("|---|" + "---:|" * len(names))
+for point, tools in per.items():
+    cells = []
+    for k in names:
+        r = median(x[k] for x in tools.get("rmatrix", [{k: 0}]))
+        s = median(x[k] for x in tools.get("sysbench", [{k: 0}]))
+        cells.append(f"{r:.3g} / {s:.3g}")
+    print(f"| {point} | " + " | ".join(cells) + " |")
+PY
+echo
 echo "Max RSS of the client process, MB (largest over the rounds):"
 echo
 echo "| point | rmatrix | sysbench |"
@@ -250,6 +305,7 @@ awk -F'\t' '{k = $1; if (!(k in seen)) {seen[k] = 1; order[++n] = k}
 
 if [ "$MEM_CONNECTIONS" -gt 0 ]; then
   r="$WORK/r-mem-$MEM_CONNECTIONS"
+  BENCH_WRAP=(bench_time "$r.time" taskset -c "$CLIENT_CPU")
   read -r tps _ _ _ _ st < <(run_rmatrix oltp_point_select "$MEM_CONNECTIONS" "$r")
   echo
   echo "rmatrix at $MEM_CONNECTIONS connections (oltp_point_select): max RSS $(awk '{printf "%.0f", $4 / 1024}' "$r.time") MB, $(printf '%.0f' "$tps") tps ($st)"

@@ -227,6 +227,12 @@ struct ConnInner {
 
     /// This flag is to opt-in/opt-out from reset upon return to a pool.
     pub(crate) reset_upon_return: bool,
+
+    /// rmatrix patch: set while `query_drop` runs: column definitions are skipped, not
+    /// parsed into `Column`s (6 allocations each in slap's key query) that nobody reads.
+    skip_meta: bool,
+    /// rmatrix patch: where skipped packets are read, reused from query to query.
+    scratch: Vec<u8>,
 }
 
 impl ConnInner {
@@ -249,6 +255,8 @@ impl ConnInner {
             auth_plugin: AuthPlugin::MysqlNativePassword,
             nonce: Vec::new(),
             reset_upon_return: opts.get_pool_opts().reset_connection(),
+            skip_meta: false,
+            scratch: Vec::new(),
 
             opts,
         }
@@ -1213,6 +1221,13 @@ impl Conn {
                     .has_mariadb_capability(MariadbCapabilities::MARIADB_CLIENT_CACHE_METADATA)
                     && reader.first().copied() == Some(0x00))
                 {
+                    if self.0.skip_meta {
+                        // rmatrix patch: `query_drop` reads no column.
+                        for _ in 0..column_count {
+                            self.skip_packet()?;
+                        }
+                        return self.end_of_meta(column_count, ResultSetInfo::NonEmptySkipMeta);
+                    }
                     columns.reserve(column_count as usize);
                     for _ in 0..column_count {
                         let pld = self.read_packet()?;
@@ -1225,13 +1240,46 @@ impl Conn {
                     ResultSetInfo::NonEmptySkipMeta
                 };
 
-                // skip eof packet
-                self.drop_packet()?;
-                self.0.has_results = column_count > 0;
-
-                Ok(output)
+                self.end_of_meta(column_count, output)
             }
         }
+    }
+
+    /// The end of a result set's column definitions.
+    fn end_of_meta(&mut self, column_count: u64, output: ResultSetInfo) -> Result<ResultSetInfo> {
+        // skip eof packet
+        self.drop_packet()?;
+        self.0.has_results = column_count > 0;
+
+        Ok(output)
+    }
+
+    /// rmatrix patch: `read_packet` for a packet nobody reads: into the connection's scratch
+    /// buffer, an error packet reported (and a progress report passed over) as there.
+    fn skip_packet(&mut self) -> Result<()> {
+        let mut scratch = std::mem::take(&mut self.0.scratch);
+        let res = loop {
+            scratch.clear();
+            match self.raw_read_packet(&mut scratch) {
+                Ok(()) if scratch.first() == Some(&0xff) => {
+                    match ParseBuf(&scratch).parse(self.0.capability_flags) {
+                        Ok(ErrPacket::Error(server_error)) => {
+                            self.handle_err();
+                            break Err(MySqlError(From::from(server_error)));
+                        }
+                        Ok(ErrPacket::Progress(_)) => continue,
+                        Err(e) => break Err(e.into()),
+                    }
+                }
+                Ok(()) => break Ok(()),
+                Err(e) => {
+                    self.handle_err();
+                    break Err(e);
+                }
+            }
+        };
+        self.0.scratch = scratch;
+        res
     }
 
     fn _query(&mut self, query: &str) -> Result<ResultSetMeta> {
@@ -1354,14 +1402,23 @@ impl Conn {
         Ok(Some(pld))
     }
 
-    /// rmatrix patch: `next_row_packet` for a row nobody reads: into `scratch`, reused from
-    /// row to row. Returns `false` at the end of the result set.
-    fn skip_row_packet(&mut self, scratch: &mut Vec<u8>) -> Result<bool> {
+    /// rmatrix patch: `next_row_packet` for a row nobody reads: into the connection's scratch
+    /// buffer, reused from row to row and query to query. Returns `false` at the end of the
+    /// result set.
+    fn skip_row_packet(&mut self) -> Result<bool> {
         if !self.0.has_results {
             return Ok(false);
         }
+        let mut scratch = std::mem::take(&mut self.0.scratch);
+        let res = self.skip_row_into(&mut scratch);
+        self.0.scratch = scratch;
+        res
+    }
+
+    fn skip_row_into(&mut self, scratch: &mut Vec<u8>) -> Result<bool> {
         scratch.clear();
-        self.raw_read_packet(scratch).inspect_err(|_| self.handle_err())?;
+        self.raw_read_packet(scratch)
+            .inspect_err(|_| self.handle_err())?;
         if scratch.first() == Some(&0xff) {
             // An error (or progress) packet: the decoding path reports it the usual way.
             if let ErrPacket::Error(server_error) =
@@ -1463,6 +1520,15 @@ impl Queryable for Conn {
     fn query_iter<T: AsRef<str>>(&mut self, query: T) -> Result<QueryResult<'_, '_, '_, Text>> {
         let meta = self._query(query.as_ref())?;
         Ok(QueryResult::new(ConnMut::Mut(self), meta))
+    }
+
+    /// rmatrix patch: the default, with every result set's column definitions skipped
+    /// (`skip_meta`) as its rows are (`Drop for QueryResult`).
+    fn query_drop<T: AsRef<str>>(&mut self, query: T) -> Result<()> {
+        self.0.skip_meta = true;
+        let res = self.query_iter(query).map(drop);
+        self.0.skip_meta = false;
+        res
     }
 
     fn prep<T: AsRef<str>>(&mut self, query: T) -> Result<Statement> {

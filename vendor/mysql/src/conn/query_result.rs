@@ -303,11 +303,10 @@ impl<'c, 't, 'tc, T: crate::prelude::Protocol> QueryResult<'c, 't, 'tc, T> {
 impl<'c, 't, 'tc, T: crate::prelude::Protocol> Drop for QueryResult<'c, 't, 'tc, T> {
     fn drop(&mut self) {
         // rmatrix patch: rows nobody reads are skipped, not decoded into `Row`s, and read
-        // into one buffer for the whole result instead of a new one per row.
-        let mut scratch = Vec::new();
+        // into the connection's scratch buffer instead of a new one per row.
         loop {
             match self.state {
-                SetIteratorState::InSet(_) => match self.conn.skip_row_packet(&mut scratch) {
+                SetIteratorState::InSet(_) => match self.conn.skip_row_packet() {
                     Ok(true) => {}
                     Ok(false) | Err(_) => {
                         self.state = SetIteratorState::OnBoundary;
