@@ -103,6 +103,7 @@ pub(crate) async fn measure(
     }
     let ctx = Ctx {
         server: deployed,
+        kind: m.servers[&cell.server].kind(),
         engine: cell.engine.as_deref(),
         concurrency: cell.concurrency,
         warmup: m.warmup,

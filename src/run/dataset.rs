@@ -188,7 +188,12 @@ impl DockerBackend<'_> {
                 d.server, d.config, set.key, l.db, l.rows
             ));
             workload
-                .prepare(&server.endpoint, c.engine.as_deref(), &live)
+                .prepare(
+                    m.servers[&d.server].kind(),
+                    &server.endpoint,
+                    c.engine.as_deref(),
+                    &live,
+                )
                 .await?;
             rows += l.rows;
             done.push(l.db);

@@ -21,6 +21,8 @@ use crate::servers::{Deployed, Endpoint};
 /// Everything a driver needs for one iteration of one cell.
 pub(crate) struct Ctx<'a> {
     pub(crate) server: &'a Deployed,
+    /// The server's family (one of the driver's `families`).
+    pub(crate) kind: ServerKind,
     /// The cell's storage engine, where the engine axis applies.
     pub(crate) engine: Option<&'a str>,
     /// Client connections (the cell's concurrency).
@@ -61,8 +63,9 @@ impl Ctx<'_> {
 
 /// A workload kind's options, able to run against a server.
 pub(crate) trait Driver {
-    /// The server family the kind speaks to.
-    fn family(&self) -> ServerKind;
+    /// The server families the kind speaks to (a matrix pairing it with another is refused
+    /// at plan time); `Ctx::kind` says which one a cell's server is.
+    fn families(&self) -> &'static [ServerKind];
 
     /// Whether the kind creates its own tables, so that the matrix's `engines` axis applies.
     fn uses_engine(&self) -> bool {
@@ -116,6 +119,7 @@ pub(crate) trait Driver {
     /// server); each loaded chunk counts in `live`.
     fn prepare(
         &self,
+        _kind: ServerKind,
         _endpoint: &Endpoint,
         _engine: Option<&str>,
         _live: &AtomicU64,
@@ -208,7 +212,7 @@ pub(crate) async fn run_iteration<D: Driver>(
     ctx: &Ctx<'_>,
     stall_timeout: Duration,
 ) -> Result<Measurement> {
-    let probed = (!driver.counts_live()).then(|| driver.family());
+    let probed = (!driver.counts_live()).then_some(ctx.kind);
     let ops = match probed {
         None => ctx.live.clone(),
         Some(_) => Arc::new(AtomicU64::new(0)),

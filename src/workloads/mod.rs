@@ -44,9 +44,9 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(_) => $name, )* }
             }
 
-            /// The server family this workload needs.
-            pub(crate) fn family(&self) -> ServerKind {
-                match self { $( WorkloadSpec::$variant(s) => s.family(), )* }
+            /// The server families this workload speaks to.
+            pub(crate) fn families(&self) -> &'static [ServerKind] {
+                match self { $( WorkloadSpec::$variant(s) => s.families(), )* }
             }
 
             /// Whether the storage-engine axis applies (the workload creates its own tables).
@@ -87,11 +87,12 @@ macro_rules! kinds {
             /// Load them on a server that has none (`Driver::prepare`).
             pub(crate) async fn prepare(
                 &self,
+                kind: ServerKind,
                 endpoint: &crate::servers::Endpoint,
                 engine: Option<&str>,
                 live: &std::sync::atomic::AtomicU64,
             ) -> Result<()> {
-                match self { $( WorkloadSpec::$variant(s) => s.prepare(endpoint, engine, live).await, )* }
+                match self { $( WorkloadSpec::$variant(s) => s.prepare(kind, endpoint, engine, live).await, )* }
             }
 
             /// The kind's own checks (`Driver::check`).

@@ -15,8 +15,8 @@ impl Validator<'_> {
             let kind = m.servers[&d.server].kind();
             for c in &d.cells {
                 let w = &m.workloads[&c.workload];
-                let wants = w.family();
-                if wants != kind {
+                let wants = w.families();
+                if !wants.contains(&kind) {
                     return Err(self.err_at(
                         self.spans.key(&format!("workloads.{}", c.workload)),
                         format!(

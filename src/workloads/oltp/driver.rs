@@ -33,8 +33,8 @@ use crate::workloads::{Ctx, Driver, Facts, Problem};
 const SAMPLE_PERCENTILE: f64 = 95.0;
 
 impl Driver for OltpSpec {
-    fn family(&self) -> ServerKind {
-        ServerKind::Mysql
+    fn families(&self) -> &'static [ServerKind] {
+        &[ServerKind::Mysql]
     }
 
     fn check(&self, _: &Facts) -> Result<(), Problem> {
@@ -70,6 +70,7 @@ impl Driver for OltpSpec {
 
     async fn prepare(
         &self,
+        _kind: ServerKind,
         endpoint: &Endpoint,
         engine: Option<&str>,
         live: &AtomicU64,

@@ -249,8 +249,8 @@ pub(crate) struct RedisSpec {
 }
 
 impl Driver for RedisSpec {
-    fn family(&self) -> ServerKind {
-        ServerKind::Redis
+    fn families(&self) -> &'static [ServerKind] {
+        &[ServerKind::Redis]
     }
 
     fn transport(&self) -> &'static str {

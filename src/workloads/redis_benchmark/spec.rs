@@ -39,8 +39,8 @@ pub(crate) struct RedisBenchmarkSpec {
 }
 
 impl Driver for RedisBenchmarkSpec {
-    fn family(&self) -> ServerKind {
-        ServerKind::Redis
+    fn families(&self) -> &'static [ServerKind] {
+        &[ServerKind::Redis]
     }
 
     fn transport(&self) -> &'static str {

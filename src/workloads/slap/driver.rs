@@ -26,8 +26,8 @@ use crate::workloads::threads::{self, blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 impl Driver for SlapSpec {
-    fn family(&self) -> ServerKind {
-        ServerKind::Mysql
+    fn families(&self) -> &'static [ServerKind] {
+        &[ServerKind::Mysql]
     }
 
     fn uses_engine(&self) -> bool {

@@ -25,8 +25,8 @@ use crate::workloads::{Ctx, Driver, Facts, Problem};
 pub(crate) const SCHEMA: &str = "rmatrix_sqlbench";
 
 impl Driver for SqlbenchSpec {
-    fn family(&self) -> ServerKind {
-        ServerKind::Mysql
+    fn families(&self) -> &'static [ServerKind] {
+        &[ServerKind::Mysql]
     }
 
     fn uses_engine(&self) -> bool {

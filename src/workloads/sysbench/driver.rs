@@ -28,8 +28,8 @@ use crate::workloads::{Ctx, Driver, Facts, Problem};
 const MARKER: &str = "rmatrix_sysbench_prepared";
 
 impl Driver for SysbenchSpec {
-    fn family(&self) -> ServerKind {
-        ServerKind::Mysql
+    fn families(&self) -> &'static [ServerKind] {
+        &[ServerKind::Mysql]
     }
 
     fn counts_live(&self) -> bool {
