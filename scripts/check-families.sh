@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 folders() { find "$1" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort; }
 families=$(folders src/servers)
 kinds=$(folders src/workloads)
-products="mariadb percona valkey mycnf my\\.cnf mysqlslap"
+products="mariadb percona valkey mycnf my\\.cnf mysqlslap postgresql pgsql"
 names=""
 for n in $families $kinds; do
   names="$names $n ${n//_/}"

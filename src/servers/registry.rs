@@ -37,6 +37,8 @@ families! {
     Mysql(super::mysql::Mysql) = "mysql",
     /// Redis, Valkey.
     Redis(super::redis::Redis) = "redis",
+    /// PostgreSQL.
+    Postgres(super::postgres::Postgres) = "postgres",
 }
 
 impl ServerKind {

@@ -4,7 +4,6 @@
 pub(crate) mod client;
 pub(crate) mod dataset;
 pub(crate) mod flavor;
-pub(crate) mod maps;
 pub(crate) mod mycnf;
 pub(crate) mod per_second;
 pub(crate) mod thread_pool;
@@ -23,6 +22,7 @@ use super::docker::tail;
 use super::family::{
     socket_dir, BoxFuture, Family, Liveness, Readiness, Refusal, Setup, SOCKET_DIR_IN_CONTAINER,
 };
+use super::maps;
 use super::source::{FlagStyle, Recipe};
 use super::spec::{ConfigBlock, ConfigSpec, ServerSpec};
 use crate::measure::counters::{self, Status};
@@ -34,6 +34,8 @@ use verify::check_settings;
 
 pub(crate) const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";
 const SOCKET_NAME: &str = "mysqld.sock";
+/// The names a server process of this family runs as (`/proc/<pid>/comm`).
+const SERVER_COMMANDS: [&str; 2] = ["mysqld", "mariadbd"];
 
 /// `configs.<name>.mycnf`: my.cnf `[mysqld]` settings; a null value writes a bare flag
 /// (`skip_name_resolve: ~`).
@@ -194,7 +196,10 @@ impl Family for Mysql {
         if Flavor::reported(&deployed.variables) == Flavor::Mariadb {
             return;
         }
-        let check = maps::check(allocator, maps::server_maps(Path::new("/proc"), pid));
+        let check = maps::check(
+            allocator,
+            maps::server_maps(Path::new("/proc"), pid, &SERVER_COMMANDS),
+        );
         deployed.checks.retain(|c| c.setting != "allocator");
         deployed.checks.push(check);
     }

@@ -1,6 +1,6 @@
-//! Is an allocator preloaded into the server? MariaDB names its allocator in
-//! `version_malloc_library`; MySQL and Percona report nothing, so the libraries mapped into
-//! the server process (`/proc/<pid>/maps`) answer instead.
+//! Is an allocator preloaded into the server? Most servers do not report it (MariaDB alone
+//! names its allocator in `version_malloc_library`), so the libraries mapped into the server
+//! process (`/proc/<pid>/maps`) answer instead. Shared by the families.
 //!
 //! Read from this host: the engine is local (`docker::check_docker_host`), and the container's
 //! main process is one of this host's processes. An exec inside the container cannot read
@@ -12,12 +12,10 @@ use std::path::Path;
 use crate::servers::check::Check;
 use crate::servers::spec::Allocator;
 
-/// The names a server process of this family runs as (`/proc/<pid>/comm`).
-const SERVER_COMMANDS: [&str; 2] = ["mysqld", "mariadbd"];
-
 /// The server's maps: the container's main process if it is the server, else one of its
-/// children (an image whose entrypoint stays as a parent). Err says why none could be read.
-pub(crate) fn server_maps(proc_root: &Path, pid: u32) -> Result<String, String> {
+/// children (an image whose entrypoint stays as a parent); `commands` are the names a server
+/// process of the family runs as (`/proc/<pid>/comm`). Err says why none could be read.
+pub(crate) fn server_maps(proc_root: &Path, pid: u32, commands: &[&str]) -> Result<String, String> {
     let comm = |p: u32| {
         std::fs::read_to_string(proc_root.join(format!("{p}/comm")))
             .map(|c| c.trim().to_string())
@@ -27,7 +25,7 @@ pub(crate) fn server_maps(proc_root: &Path, pid: u32) -> Result<String, String> 
         .unwrap_or_default();
     let server = std::iter::once(pid)
         .chain(children.split_whitespace().filter_map(|c| c.parse().ok()))
-        .find(|p| SERVER_COMMANDS.contains(&comm(*p).as_str()))
+        .find(|p| commands.contains(&comm(*p).as_str()))
         .ok_or_else(|| {
             format!(
                 "the container's process {pid} ({}) is not a server and has no server child",
@@ -130,6 +128,8 @@ mod tests {
         );
     }
 
+    const SERVERS: &[&str] = &["mysqld", "mariadbd"];
+
     #[test]
     fn finds_the_server_among_the_main_process_and_its_children() {
         let root = tempfile::tempdir().unwrap();
@@ -148,9 +148,9 @@ mod tests {
         put(20, "tini", "21 ");
         put(21, "mariadbd", "");
         put(30, "sh", "");
-        assert_eq!(server_maps(root.path(), 10).unwrap(), "maps of 10");
-        assert_eq!(server_maps(root.path(), 20).unwrap(), "maps of 21");
-        let e = server_maps(root.path(), 30).unwrap_err();
+        assert_eq!(server_maps(root.path(), 10, SERVERS).unwrap(), "maps of 10");
+        assert_eq!(server_maps(root.path(), 20, SERVERS).unwrap(), "maps of 21");
+        let e = server_maps(root.path(), 30, SERVERS).unwrap_err();
         assert!(e.contains("process 30 (sh) is not a server"), "{e}");
     }
 }
