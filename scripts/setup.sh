@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 containers/setup-docker.sh bookworm trixie bullseye sid
 
-# Peers (sysbench, redis-benchmark, mariadb-slap), and chromium for the HTML report's
+# Peers (sysbench, redis-benchmark, mariadb-slap; pgbench below), and chromium for the HTML report's
 # browser test; socat for the pool tests' second engine (containers/second-engine.sh); perf
 # (linux-perf) for server profiles (`profile:`).
 missing=()
@@ -19,6 +19,26 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
   sudo_ env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || true
   sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# pgbench, the PostgreSQL peer: Debian 12 ships it in the server package, postgresql-15,
+# whose install would create and start a cluster of its own. Neither is wanted here: no
+# cluster is created (createcluster.conf) and service starts are denied (policy-rc.d).
+if ! command -v pgbench >/dev/null 2>&1 || ! dpkg -s postgresql-15 >/dev/null 2>&1; then
+  echo "setup: installing postgresql-15 for pgbench (no cluster is created or started)" >&2
+  sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  sudo_ mkdir -p /etc/postgresql-common
+  if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+    echo 'create_main_cluster = false' | sudo_ tee /etc/postgresql-common/createcluster.conf >/dev/null
+  fi
+  own_policy=
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | sudo_ tee /usr/sbin/policy-rc.d >/dev/null
+    sudo_ chmod +x /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql-15 >/dev/null
+  [ -n "$own_policy" ] && sudo_ rm -f /usr/sbin/policy-rc.d
 fi
 
 # The pool tests' ssh:// engine needs sshd's binary only: the package would also start and

@@ -59,7 +59,15 @@ pub(crate) fn remove_stale_secrets(dir: &std::path::Path) -> usize {
             .metadata()
             .is_ok_and(|m| std::os::unix::fs::MetadataExt::uid(&m) == unsafe { libc::geteuid() });
         let alive = std::path::Path::new(&format!("/proc/{pid}")).exists();
-        if ours && !alive && std::fs::remove_file(e.path()).is_ok() {
+        if !ours || alive {
+            continue;
+        }
+        // A file (sysbench's) or a directory (pgbench's password file and logs).
+        let gone = match e.file_type().is_ok_and(|t| t.is_dir()) {
+            true => std::fs::remove_dir_all(e.path()),
+            false => std::fs::remove_file(e.path()),
+        };
+        if gone.is_ok() {
             removed += 1;
         }
     }

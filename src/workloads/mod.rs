@@ -7,6 +7,7 @@ pub(crate) mod child;
 pub(crate) mod driver;
 pub mod oltp;
 pub(crate) mod pace;
+pub(crate) mod pgbench;
 pub(crate) mod redis;
 pub(crate) mod redis_benchmark;
 pub(crate) mod slap;
@@ -131,6 +132,8 @@ kinds! {
     RedisBenchmark(redis_benchmark::RedisBenchmarkSpec) = "redis_benchmark",
     /// sql-bench's test groups and per-operation times, driven by rmatrix's own client.
     Sqlbench(sqlbench::SqlbenchSpec) = "sqlbench",
+    /// The pgbench binary itself (its built-in scripts or a script of the matrix's).
+    Pgbench(pgbench::PgbenchSpec) = "pgbench",
 }
 
 /// `{kind: {options}}` with exactly one kind; said in the matrix's words when it is not.

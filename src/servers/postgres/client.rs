@@ -1,5 +1,5 @@
 //! Connections to a PostgreSQL server: async (tokio-postgres) for the orchestrator and the
-//! native driver's control, blocking (postgres) for threads that read counters once a second.
+//! native driver's control, blocking (postgres) for client threads of their own.
 
 use std::time::Duration;
 
@@ -37,7 +37,8 @@ pub(crate) async fn connect(endpoint: &Endpoint, db: &str) -> Result<tokio_postg
     Ok(client)
 }
 
-/// A blocking connection to `db`, each statement bounded by `timeout`.
+/// A blocking connection to `db`, each statement bounded by `timeout`. Not from a task of
+/// the async runtime: the postgres crate starts a runtime of its own, and panics there.
 pub(crate) fn connect_blocking(
     endpoint: &Endpoint,
     db: &str,

@@ -4,11 +4,12 @@
 //! column as `<view>.<column>`. Read from the control database, so that reading them
 //! counts in no benchmark database's row.
 
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use super::client::{connect, connect_blocking, CONTROL_DB};
+use super::client::{connect, CONTROL_DB};
 use crate::measure::counters::{self, Status};
 use crate::measure::server_seconds::{CounterSource, Kind, Rules};
 use crate::servers::Endpoint;
@@ -119,10 +120,12 @@ pub(crate) fn measured(before: &Status, after: &Status) -> Status {
     server
 }
 
-/// The per-second reader (`measure::server_seconds`) on a blocking connection of its own.
+/// The per-second reader (`measure::server_seconds`): a `Control` on a thread and runtime
+/// of its own, asked through channels, so that it may be opened, read and dropped from any
+/// thread (the postgres crate's blocking client panics inside the async runtime).
 pub(crate) struct Reader {
-    client: postgres::Client,
-    query: String,
+    ask: mpsc::Sender<()>,
+    answer: mpsc::Receiver<Result<Status>>,
 }
 
 /// A read that takes longer is given up (the server is stalled; the phase goes on).
@@ -130,21 +133,54 @@ const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Reader {
     pub(crate) fn connect(endpoint: &Endpoint) -> Result<Reader> {
-        let mut client = connect_blocking(endpoint, CONTROL_DB, READ_TIMEOUT)?;
-        let row = client.query_one("SHOW server_version_num", &[])?;
-        let version_num: u32 = row.get::<_, String>(0).trim().parse().unwrap_or(0);
-        Ok(Reader {
-            client,
-            query: views(version_num),
-        })
+        let (ask, asked) = mpsc::channel::<()>();
+        let (answer, answers) = mpsc::channel();
+        let endpoint = endpoint.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        std::thread::Builder::new()
+            .name("pg-counters".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let control = match Control::connect(&endpoint).await {
+                        Ok(c) => c,
+                        Err(e) => return drop(answer.send(Err(e))),
+                    };
+                    let _ = answer.send(Ok(Status::new()));
+                    // Ends when the Reader is dropped (its sender goes).
+                    while asked.recv().is_ok() {
+                        let read = tokio::time::timeout(READ_TIMEOUT, control.snapshot()).await;
+                        let read = read.unwrap_or_else(|_| {
+                            Err(anyhow::anyhow!("no answer within {READ_TIMEOUT:?}"))
+                        });
+                        if answer.send(read).is_err() {
+                            break;
+                        }
+                    }
+                })
+            })?;
+        let reader = Reader {
+            ask,
+            answer: answers,
+        };
+        reader.wait()?;
+        Ok(reader)
+    }
+
+    fn wait(&self) -> Result<Status> {
+        self.answer
+            .recv_timeout(READ_TIMEOUT + Duration::from_secs(1))
+            .map_err(|_| anyhow::anyhow!("the counter reader did not answer"))?
     }
 }
 
 impl CounterSource for Reader {
     fn read(&mut self) -> Result<Status> {
-        let rows = self.client.query(self.query.as_str(), &[])?;
-        let rows: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-        parse(&rows)
+        self.ask
+            .send(())
+            .map_err(|_| anyhow::anyhow!("the counter reader has stopped"))?;
+        self.wait()
     }
 
     fn rules(&self) -> Rules {

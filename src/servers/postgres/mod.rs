@@ -233,7 +233,8 @@ impl Liveness for Asked<'_> {
 
 async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> {
     let c = client::connect(&endpoint, CONTROL_DB).await?;
-    let version: String = c.query_one("SELECT version()", &[]).await?.get(0);
+    let version: String = c.query_one("SHOW server_version", &[]).await?.get(0);
+    let built: String = c.query_one("SELECT version()", &[]).await?.get(0);
     let rows = c
         .query(
             "SELECT name, setting, unit, pending_restart FROM pg_settings",
@@ -263,7 +264,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         .iter()
         .map(|(k, s)| (k.clone(), s.shown()))
         .collect();
-    variables.insert("version".into(), version.clone());
+    variables.insert("version()".into(), built);
     Ok(Deployed {
         endpoint,
         container: None,
