@@ -34,7 +34,7 @@ fn postgres_variants_are_verified_and_a_refused_setting_fails_its_cell() {
     let refused = by("refused");
     assert_eq!(refused["status"], "failed");
     assert!(
-        refused["error"].contains("invalid value for parameter \"fsync\""),
+        refused["error"].contains("parameter \"fsync\" requires a Boolean value"),
         "{}",
         refused["error"]
     );
@@ -84,8 +84,6 @@ fn pgbench_transactions_are_the_servers_commits() {
     }
     let counters = csv_rows(&dir.join("counters.csv"));
     assert!(counters.iter().any(|c| c["counter"] == "wal.wal_bytes"));
-    let samples = csv_rows(&dir.join("samples.csv"));
-    assert!(!samples.is_empty());
 }
 
 #[test]
@@ -100,4 +98,10 @@ fn pgbench_below_capacity_achieves_its_rate() {
     // 1,200 Poisson arrivals: a standard deviation of 2.9%.
     assert!((achieved - 300.0).abs() < 30.0, "{r:?}");
     assert_eq!(r["rate"], "300");
+    // pgbench's progress seconds, their latency from its transaction log.
+    let samples = csv_rows(&dir.join("samples.csv"));
+    assert!(samples.len() >= 3, "{samples:?}");
+    assert!(samples
+        .iter()
+        .all(|s| s["lat_p95_ms"].parse::<f64>().unwrap() > 0.0));
 }

@@ -168,21 +168,15 @@ impl Family for Postgres {
         deployed.checks.push(maps::check(allocator, found));
     }
 
-    /// Its FATAL, PANIC and ERROR lines (an invalid setting names itself in a LOG line
-    /// before the FATAL one), else the tail.
+    /// Its FATAL, PANIC and ERROR lines and the LOG lines that name a parameter (an
+    /// invalid setting names itself in one before the FATAL line), else the tail.
     fn failed_start(&self, log: &str) -> String {
         let lines: Vec<&str> = log
             .lines()
             .filter(|l| {
-                [
-                    "FATAL:",
-                    "PANIC:",
-                    "ERROR:",
-                    "invalid value",
-                    "unrecognized configuration",
-                ]
-                .iter()
-                .any(|w| l.contains(w))
+                ["FATAL:", "PANIC:", "ERROR:", "parameter \""]
+                    .iter()
+                    .any(|w| l.contains(w))
             })
             .collect();
         match lines.is_empty() {
@@ -286,11 +280,11 @@ mod tests {
     #[test]
     fn a_failed_start_shows_the_servers_reasons() {
         let log = "2026 LOG:  starting PostgreSQL 15\n\
-                   2026 LOG:  invalid value for parameter \"fsync\": \"maybe\"\n\
+                   2026 LOG:  parameter \"fsync\" requires a Boolean value\n\
                    2026 FATAL:  configuration file \"/etc/rmatrix/postgresql.conf\" contains errors\n";
         let why = Postgres.failed_start(log);
         assert!(
-            why.contains("invalid value for parameter \"fsync\""),
+            why.contains("parameter \"fsync\" requires a Boolean value"),
             "{why}"
         );
         assert!(why.contains("contains errors"), "{why}");
