@@ -22,6 +22,7 @@ mod nightly;
 mod oltp;
 mod open_loop;
 mod pool;
+mod postgres_oltp;
 mod profile;
 mod redis;
 mod redis_state;
