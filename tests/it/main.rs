@@ -23,6 +23,7 @@ mod oltp;
 mod open_loop;
 mod pool;
 mod postgres;
+mod postgres_oltp;
 mod profile;
 mod redis;
 mod redis_state;

@@ -141,11 +141,10 @@ mod tests {
              checkpoint_timeout: 5min, work_mem: 8MB, max_connections: 200, foo.bar: 1}",
         )
         .unwrap();
-        let got: Vec<(&str, &str)> = check_settings(&settings, &s)
+        let checks = check_settings(&settings, &s);
+        let got: Vec<(&str, &str)> = checks
             .iter()
             .map(|c| (c.setting.as_str(), c.status))
-            .collect::<Vec<_>>()
-            .into_iter()
             .collect();
         assert_eq!(
             got,

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use anyhow::{anyhow, Context, Result};
 
 use super::collector::{self, Collected};
+use super::my_session::MySession;
 use super::prepare::{self, seeded};
 use super::schema;
 use super::unique::{self, Ids};
-use super::worker::{Phase, Worker};
+use super::worker::{Phase, Session, Worker};
 use crate::input::Length;
 use crate::measure::cgroup::Window;
 use crate::measure::counters::Status;
@@ -30,11 +31,11 @@ use crate::workloads::threads::{self, blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The percentile of the per-second lines (sysbench's `--percentile` default).
-const SAMPLE_PERCENTILE: f64 = 95.0;
+pub(super) const SAMPLE_PERCENTILE: f64 = 95.0;
 
 impl Driver for OltpSpec {
     fn families(&self) -> &'static [ServerKind] {
-        &[ServerKind::Mysql]
+        &[ServerKind::Mysql, ServerKind::Postgres]
     }
 
     fn check(&self, _: &Facts) -> Result<(), Problem> {
@@ -70,11 +71,17 @@ impl Driver for OltpSpec {
 
     async fn prepare(
         &self,
-        _kind: ServerKind,
+        kind: ServerKind,
         endpoint: &Endpoint,
         engine: Option<&str>,
         live: &AtomicU64,
     ) -> Result<()> {
+        if kind == ServerKind::Postgres {
+            super::pg::prepare::ensure(endpoint, self, live)
+                .await
+                .context("failed to prepare the sbtest tables")?;
+            return Ok(());
+        }
         let engine = engine.unwrap_or(&self.mysql_storage_engine);
         prepare::ensure(endpoint, self, engine, live)
             .await
@@ -83,6 +90,21 @@ impl Driver for OltpSpec {
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
+        if ctx.kind == ServerKind::Postgres {
+            // No storage engine there: `mysql_storage_engine` is sysbench's MySQL option.
+            return super::pg::run::run_iteration(
+                &ctx.server.endpoint,
+                self,
+                ctx.concurrency,
+                ctx.warmup,
+                ctx.length()?,
+                ctx.live.clone(),
+                &ctx.window,
+                ctx.pace.as_ref(),
+                Some(ctx.phase.clone()),
+            )
+            .await;
+        }
         let engine = ctx.engine.unwrap_or(&self.mysql_storage_engine);
         run_iteration(
             &ctx.server.endpoint,
@@ -125,7 +147,7 @@ pub async fn run_iteration(
     let threads = concurrency.max(1);
     let mut workers = blocking({
         let (endpoint, spec) = (endpoint.clone(), spec.clone());
-        move || open_all(&endpoint, &spec, threads)
+        move || open_all::<MySession>(&endpoint, &spec, threads)
     })
     .await?;
     let mut control = endpoint.connect(Some(&spec.db)).await?;
@@ -163,7 +185,7 @@ pub async fn run_iteration(
     let after = mysql::status(&mut control).await;
     // Kept after the counters were read: the UPDATE is not the measured phase's work.
     keep_ids(&mut control, &spec, &ids).await?;
-    let (workers, got, seconds, open) = ran?;
+    let (mut workers, got, seconds, open) = ran?;
     let after = after?;
     // Counters that moved, and always the ones compared (and rollbacks, which the
     // deadlock accounting reads).
@@ -171,7 +193,9 @@ pub async fn run_iteration(
     // Dropping a client sends COM_QUIT without waiting, and the server counts a COM_QUIT in
     // Questions: wait until the server has let every client go, or its late quits would land
     // in the next iteration's counters.
-    let ids: Vec<u32> = workers.iter().filter_map(Worker::connection_id).collect();
+    let ids: Vec<u32> = (workers.iter_mut())
+        .filter_map(|w| w.session().map(|s| s.connection_id()))
+        .collect();
     blocking(move || {
         drop(workers);
         Ok(())
@@ -207,7 +231,7 @@ async fn keep_ids(control: &mut mysql_async::Conn, spec: &OltpSpec, ids: &Ids) -
     }
 }
 
-fn measurement(
+pub(super) fn measurement(
     spec: &OltpSpec,
     got: &Collected,
     seconds: f64,
@@ -241,7 +265,11 @@ fn measurement(
 }
 
 /// Connect `threads` clients in parallel, each preparing its statements.
-fn open_all(endpoint: &Endpoint, spec: &Arc<OltpSpec>, threads: u32) -> Result<Vec<Worker>> {
+pub(super) fn open_all<S: Session>(
+    endpoint: &Endpoint,
+    spec: &Arc<OltpSpec>,
+    threads: u32,
+) -> Result<Vec<Worker<S>>> {
     std::thread::scope(|s| {
         let opening: Vec<_> = (0..threads)
             .map(|tid| {
@@ -274,15 +302,15 @@ fn open_all(endpoint: &Endpoint, spec: &Arc<OltpSpec>, threads: u32) -> Result<V
 /// Run every worker for `length` (a duration, or a total event count), each on its own
 /// thread (in open loop, taking arrivals from a pacer); give them back with what the
 /// collector gathered, the phase's wall time and what the pacer saw.
-fn run_phase(
-    workers: Vec<Worker>,
+pub(super) fn run_phase<S: Session>(
+    workers: Vec<Worker<S>>,
     ids: Ids,
     length: Length,
     pace: Option<Pace>,
     live: Arc<AtomicU64>,
     cancelled: Arc<AtomicBool>,
     shown: Option<Arc<Live>>,
-) -> Result<(Vec<Worker>, Collected, f64, Option<PaceStats>)> {
+) -> Result<(Vec<Worker<S>>, Collected, f64, Option<PaceStats>)> {
     let threads = workers.len() as u32;
     let (tx, rx) = std::sync::mpsc::channel();
     let items: Vec<_> = workers.into_iter().map(|w| (w, tx.clone())).collect();
@@ -307,7 +335,7 @@ fn run_phase(
                 ids,
             })
         },
-        |_, (mut w, tx): (Worker, _), phase| {
+        |_, (mut w, tx): (Worker<S>, _), phase| {
             if let Some(p) = phase {
                 w.run(p, &tx);
             }

@@ -18,8 +18,8 @@ use crate::workloads::oltp::schema;
 use crate::workloads::oltp::spec::OltpSpec;
 
 /// Rows per INSERT: about 190 KB of SQL, well under the default max_allowed_packet.
-const CHUNK: u32 = 1000;
-const MARKER: &str = "rmatrix_oltp_prepared";
+pub(crate) const CHUNK: u32 = 1000;
+pub(crate) const MARKER: &str = "rmatrix_oltp_prepared";
 
 /// What `ensure` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,7 +101,7 @@ pub async fn ensure(
     Ok(Prepared::Loaded)
 }
 
-fn pop<T>(q: &Mutex<VecDeque<T>>) -> Option<T> {
+pub(crate) fn pop<T>(q: &Mutex<VecDeque<T>>) -> Option<T> {
     q.lock().ok().and_then(|mut q| q.pop_front())
 }
 
@@ -146,7 +146,7 @@ async fn load(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<(
 }
 
 /// (table, first id, last id) runs of `tables` tables of `rows` rows for `loaders` loaders.
-fn runs(tables: u32, rows: u32, loaders: u32) -> Vec<(u32, u32, u32)> {
+pub(crate) fn runs(tables: u32, rows: u32, loaders: u32) -> Vec<(u32, u32, u32)> {
     if rows == 0 {
         return Vec::new();
     }

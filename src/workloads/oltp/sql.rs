@@ -8,6 +8,15 @@ use super::rand::{uniform, KeyDist};
 use super::schema::{c_value, pad_value};
 use crate::workloads::oltp::spec::{OltpSpec, OltpTest};
 
+/// The SQL a server family speaks: the statements are the same texts (`?` placeholders, which
+/// a PostgreSQL session numbers `$1, $2...`), but oltp_insert with auto_inc lets PostgreSQL's
+/// SERIAL pick the id, as sysbench's `oltp_insert.lua` does for its pgsql driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    Mysql,
+    Postgres,
+}
+
 /// A prepared statement kind (one per table, as sysbench prepares them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum Kind {
@@ -123,6 +132,7 @@ pub(crate) struct EventGen<'a> {
     /// sysbench's thread id and thread count (select_random_* slice the key space by them).
     pub(crate) tid: u32,
     pub(crate) threads: u32,
+    pub(crate) dialect: Dialect,
 }
 
 impl EventGen<'_> {
@@ -170,16 +180,24 @@ impl EventGen<'_> {
             OltpTest::OltpInsert => {
                 let table = self.table(rng);
                 let k = self.id(rng);
-                let id: i64 = if s.auto_inc {
-                    0
+                if s.auto_inc && self.dialect == Dialect::Postgres {
+                    out.push(Step::Text(format!(
+                        "INSERT INTO sbtest{table} (k, c, pad) VALUES ({k}, '{}', '{}')",
+                        c_value(rng),
+                        pad_value(rng)
+                    )));
                 } else {
-                    unique() as i64 - 2_147_483_648
-                };
-                out.push(Step::Text(format!(
-                    "INSERT INTO sbtest{table} (id, k, c, pad) VALUES ({id}, {k}, '{}', '{}')",
-                    c_value(rng),
-                    pad_value(rng)
-                )));
+                    let id: i64 = if s.auto_inc {
+                        0
+                    } else {
+                        unique() as i64 - 2_147_483_648
+                    };
+                    out.push(Step::Text(format!(
+                        "INSERT INTO sbtest{table} (id, k, c, pad) VALUES ({id}, {k}, '{}', '{}')",
+                        c_value(rng),
+                        pad_value(rng)
+                    )));
+                }
             }
             OltpTest::SelectRandomPoints => {
                 let (lo, hi) = self.slice();
@@ -293,11 +311,16 @@ mod tests {
     use rand::SeedableRng;
 
     fn plan(spec: &OltpSpec) -> Vec<Step> {
+        plan_in(spec, Dialect::Mysql)
+    }
+
+    fn plan_in(spec: &OltpSpec, dialect: Dialect) -> Vec<Step> {
         let g = EventGen {
             spec,
             dist: KeyDist::new(spec),
             tid: 1,
             threads: 4,
+            dialect,
         };
         let mut out = Vec::new();
         g.event(&mut SmallRng::seed_from_u64(3), || 5, &mut out);
@@ -484,6 +507,32 @@ mod tests {
         });
         let Step::Text(q) = &off[0] else { panic!() };
         assert!(q.contains("VALUES (-2147483643, "), "{q}");
+        // PostgreSQL: SERIAL picks the id (sysbench's pgsql branch); without auto_inc the
+        // same unique ids as on MySQL.
+        let Step::Text(q) = &plan_in(&spec(OltpTest::OltpInsert), Dialect::Postgres)[0] else {
+            panic!()
+        };
+        assert!(
+            q.starts_with("INSERT INTO sbtest1 (k, c, pad) VALUES ("),
+            "{q}"
+        );
+        let off = OltpSpec {
+            auto_inc: false,
+            ..spec(OltpTest::OltpInsert)
+        };
+        let Step::Text(q) = &plan_in(&off, Dialect::Postgres)[0] else {
+            panic!()
+        };
+        assert!(q.contains("VALUES (-2147483643, "), "{q}");
+        // Every other test's events are the dialects' same.
+        for t in OltpTest::ALL {
+            if t != OltpTest::OltpInsert {
+                assert_eq!(
+                    plan_in(&spec(t), Dialect::Postgres).len(),
+                    plan(&spec(t)).len()
+                );
+            }
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use rand::Rng;
 use super::rand::unique;
 
 /// Where the sequence is kept: one row, in the tables' schema.
-const TABLE: &str = "rmatrix_oltp_unique";
+pub(crate) const TABLE: &str = "rmatrix_oltp_unique";
 
 /// A phase's view of the sequence: workers take indexes from `next`.
 #[derive(Clone)]
@@ -40,6 +40,18 @@ impl Ids {
     /// Indexes taken so far (the next one to take).
     pub(crate) fn taken(&self) -> u32 {
         self.next.load(Ordering::Relaxed)
+    }
+
+    /// A kept sequence: its offset, and the next index to take.
+    pub(crate) fn at(offset: u32, next: u32) -> Ids {
+        Ids {
+            next: Arc::new(AtomicU32::new(next)),
+            offset,
+        }
+    }
+
+    pub(crate) fn offset(&self) -> u32 {
+        self.offset
     }
 }
 

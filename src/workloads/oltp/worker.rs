@@ -3,7 +3,9 @@
 //! spent twice sysbench's user CPU per statement (readiness polling and per-packet futures),
 //! which at low concurrency is round-trip time lost. Each completed second of counts and
 //! latencies goes to the collector; nothing is shared in the hot path but the event budget
-//! and the live counter.
+//! and the live counter. What a connection of one server family does (connect and prepare,
+//! execute an event's statements, classify a failure) is its `Session`: `my_session.rs`,
+//! `pg/session.rs`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -11,28 +13,18 @@ use std::time::{Duration, Instant};
 
 use std::sync::mpsc::Sender;
 
-use anyhow::{Context, Result};
-use mysql::prelude::Queryable;
-use mysql::{Conn, Params, Statement};
+use anyhow::Result;
 use rand::rngs::SmallRng;
 
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::seconds::Seconds;
-use crate::servers::mysql::MysqlClient;
 use crate::servers::Endpoint;
 use crate::workloads::oltp::rand::KeyDist;
 use crate::workloads::oltp::spec::OltpSpec;
-use crate::workloads::oltp::sql::{kinds, prepared_tables, EventGen, Kind, Step};
+use crate::workloads::oltp::sql::{Dialect, EventGen, Step};
 use crate::workloads::oltp::unique::Ids;
 use crate::workloads::pace::Tickets;
-
-/// sysbench's default `--mysql-ignore-errors`: deadlock, record changed, lock-wait timeout.
-const IGNORED: [u16; 3] = [1213, 1020, 1205];
-/// Connection-loss client errors after which sysbench reconnects, and MariaDB's
-/// ER_CONNECTION_KILLED (1927), what a client killed mid-statement reads before the socket
-/// closes.
-const LOST: [u16; 5] = [2013, 2006, 2011, 2055, 1927];
 
 /// Per-worker totals for thread fairness.
 #[derive(Debug, Clone, Default)]
@@ -80,80 +72,57 @@ impl Phase {
     }
 }
 
-pub(crate) struct Worker {
+/// How a statement failed, as sysbench's drivers see it.
+pub(crate) enum Failure {
+    /// An error sysbench ignores (a deadlock...): the event is restarted and counted.
+    Ignored,
+    /// The connection is gone: reconnect, re-prepare, restart the event.
+    Lost,
+    /// Anything else: the client stops.
+    Fatal,
+}
+
+/// One client connection of a server family, its statements prepared.
+pub(crate) trait Session: Sized + Send {
+    /// The SQL its events are written in.
+    const DIALECT: Dialect;
+
+    /// Connect and prepare the test's statements for every table, as thread_init does.
+    fn open(endpoint: &Endpoint, spec: &OltpSpec) -> Result<Self>;
+
+    /// Execute one event's statements, classifying each as sysbench's driver does (a read
+    /// returns rows, a write changes some, anything else is an other).
+    fn execute(&mut self, plan: &mut Vec<Step>, st: &mut Counts) -> Result<(), (Failure, String)>;
+}
+
+pub(crate) struct Worker<S> {
     pub(crate) tid: u32,
-    conn: Option<Conn>,
-    /// Prepared statements indexed by `(table - 1) * Kind::COUNT + kind`.
-    stmts: Vec<Option<Statement>>,
+    conn: Option<S>,
     rng: SmallRng,
     endpoint: Endpoint,
     spec: Arc<OltpSpec>,
 }
 
-enum Failure {
-    Ignored,
-    Lost,
-    Fatal,
-}
-
-fn classify(e: &mysql::Error) -> Failure {
-    match e {
-        mysql::Error::MySqlError(s) if IGNORED.contains(&s.code) => Failure::Ignored,
-        mysql::Error::MySqlError(s) if LOST.contains(&s.code) => Failure::Lost,
-        mysql::Error::IoError(_) | mysql::Error::CodecError(_) => Failure::Lost,
-        _ => Failure::Fatal,
-    }
-}
-
-impl Worker {
+impl<S: Session> Worker<S> {
     pub(crate) fn open(
         tid: u32,
         endpoint: &Endpoint,
         spec: Arc<OltpSpec>,
         rng: SmallRng,
-    ) -> Result<Worker> {
-        let mut w = Worker {
+    ) -> Result<Worker<S>> {
+        let conn = Some(S::open(endpoint, &spec)?);
+        Ok(Worker {
             tid,
-            conn: None,
-            stmts: Vec::new(),
+            conn,
             rng,
             endpoint: endpoint.clone(),
             spec,
-        };
-        w.connect()?;
-        Ok(w)
+        })
     }
 
-    /// Connect and prepare the test's statements for every table, as thread_init does.
-    fn connect(&mut self) -> Result<()> {
-        let tables = prepared_tables(&self.spec);
-        let kinds = kinds(&self.spec);
-        // The driver's statement cache must hold every statement: an evicted one is closed
-        // on the server while this worker still executes it.
-        let opts = self
-            .endpoint
-            .blocking_opts(Some(&self.spec.db))
-            .stmt_cache_size(tables as usize * kinds.len() + 16);
-        let mut conn =
-            Conn::new(opts).with_context(|| format!("failed to connect to {:?}", self.endpoint))?;
-        let mut stmts = vec![None; tables as usize * Kind::COUNT];
-        for t in 1..=tables {
-            for &k in &kinds {
-                let sql = k.sql(t, &self.spec);
-                let s = conn
-                    .prep(&sql)
-                    .with_context(|| format!("failed to prepare {sql}"))?;
-                stmts[(t as usize - 1) * Kind::COUNT + k.index()] = Some(s);
-            }
-        }
-        self.conn = Some(conn);
-        self.stmts = stmts;
-        Ok(())
-    }
-
-    /// The server's id of this client's connection, while it has one.
-    pub(crate) fn connection_id(&self) -> Option<u32> {
-        self.conn.as_ref().map(Conn::connection_id)
+    /// This client's connection, while it has one.
+    pub(crate) fn session(&mut self) -> Option<&mut S> {
+        self.conn.as_mut()
     }
 
     /// Run events until the phase is over; each second's stats go to the phase's `seconds`,
@@ -165,6 +134,7 @@ impl Worker {
             dist: KeyDist::new(&spec),
             tid: self.tid,
             threads: phase.threads,
+            dialect: S::DIALECT,
         };
         let mut summary = Summary::default();
         let mut rec = phase.seconds.recorder();
@@ -223,41 +193,11 @@ impl Worker {
         let _ = tx.send(summary);
     }
 
-    /// Execute one event's statements, classifying each as sysbench's driver does.
     fn execute(&mut self, plan: &mut Vec<Step>, st: &mut Counts) -> Result<(), (Failure, String)> {
-        let Some(conn) = self.conn.as_mut() else {
-            return Err((Failure::Fatal, "no connection".into()));
-        };
-        for step in plan.drain(..) {
-            let res = match step {
-                Step::Begin => conn.query_drop("BEGIN").map(|_| false),
-                Step::Commit => conn.query_drop("COMMIT").map(|_| false),
-                Step::Text(q) => conn.query_drop(q).map(|_| false),
-                Step::Exec {
-                    kind,
-                    table,
-                    params,
-                } => {
-                    let i = (table as usize - 1) * Kind::COUNT + kind.index();
-                    let Some(stmt) = self.stmts.get(i).and_then(Option::as_ref) else {
-                        return Err((Failure::Fatal, format!("{kind:?} is not prepared")));
-                    };
-                    let read = stmt.num_columns() > 0;
-                    conn.exec_drop(stmt, Params::Positional(params))
-                        .map(|_| read)
-                }
-            };
-            match res {
-                Ok(true) => st.reads += 1,
-                Ok(false) if conn.affected_rows() > 0 => st.writes += 1,
-                Ok(false) => st.others += 1,
-                Err(e) => {
-                    let text = e.to_string();
-                    return Err((classify(&e), text));
-                }
-            }
+        match self.conn.as_mut() {
+            Some(conn) => conn.execute(plan, st),
+            None => Err((Failure::Fatal, "no connection".into())),
         }
-        Ok(())
     }
 
     /// Reconnect (1 ms between attempts, as sysbench) until the phase would have ended.
@@ -265,7 +205,8 @@ impl Worker {
         self.conn = None;
         let give_up = phase.deadline.unwrap_or_else(Instant::now) + Duration::from_secs(10);
         while Instant::now() < give_up && !phase.cancelled.load(Ordering::Relaxed) {
-            if self.connect().is_ok() {
+            if let Ok(conn) = S::open(&self.endpoint, &self.spec) {
+                self.conn = Some(conn);
                 return true;
             }
             std::thread::sleep(Duration::from_millis(1));

@@ -13,6 +13,7 @@ use crate::input::Length;
 use crate::measure::cgroup::Window;
 use crate::measure::counters::Status;
 use crate::measure::cpu;
+use crate::measure::interval::Sample;
 use crate::measure::latency::LatencySummary;
 use crate::measure::measurement::{Measurement, PaceStats};
 use crate::servers::mysql::{self, MysqlClient};
@@ -25,11 +26,11 @@ use crate::workloads::sysbench::spec::SYSBENCH;
 use crate::workloads::sysbench::SysbenchSpec;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
-const MARKER: &str = "rmatrix_sysbench_prepared";
+pub(super) const MARKER: &str = "rmatrix_sysbench_prepared";
 
 impl Driver for SysbenchSpec {
     fn families(&self) -> &'static [ServerKind] {
-        &[ServerKind::Mysql]
+        &[ServerKind::Mysql, ServerKind::Postgres]
     }
 
     fn counts_live(&self) -> bool {
@@ -71,16 +72,16 @@ impl Driver for SysbenchSpec {
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
-        run_iteration(
-            &ctx.server.endpoint,
-            self,
-            ctx.concurrency,
-            ctx.warmup,
-            ctx.length()?,
-            &ctx.window,
-            ctx.cell_rate(),
-        )
-        .await
+        let (endpoint, length) = (&ctx.server.endpoint, ctx.length()?);
+        let (threads, warmup, rate) = (ctx.concurrency, ctx.warmup, ctx.cell_rate());
+        match ctx.kind {
+            ServerKind::Postgres => {
+                let window = &ctx.window;
+                super::pg::run_iteration(endpoint, self, threads, warmup, length, window, rate)
+                    .await
+            }
+            _ => run_iteration(endpoint, self, threads, warmup, length, &ctx.window, rate).await,
+        }
     }
 }
 
@@ -97,21 +98,13 @@ pub async fn run_iteration(
         ensure_prepared(endpoint, spec).await?;
     }
     let run = Run { threads, rate };
-    let mut warmup_samples = Vec::new();
-    if let Some(w) = warmup {
-        window.warmup_open();
-        let text = sysbench(endpoint, spec, "run", run, Some(w)).await;
-        window.warmup_close();
-        let text = text?;
-        // Its per-second lines go to the per-second chart; its totals are discarded.
-        warmup_samples = parse(&text).map(|r| r.intervals).unwrap_or_default();
-    }
+    let warmup_samples = warm_up(Db::Mysql, endpoint, spec, run, warmup, window).await?;
     let mut control = endpoint.connect(Some(&spec.db)).await?;
     let before = mysql::status(&mut control).await?;
     let cpu0 = cpu::children_seconds();
     let started = Instant::now();
     window.open();
-    let text = sysbench(endpoint, spec, "run", run, Some(length)).await?;
+    let text = sysbench(Db::Mysql, endpoint, spec, "run", run, Some(length)).await?;
     window.close();
     let wall = started.elapsed().as_secs_f64();
     let cpu1 = cpu::children_seconds();
@@ -119,17 +112,73 @@ pub async fn run_iteration(
     let _ = control.disconnect().await;
     let report = parse(&text)?;
     let server = mysql::measured(&before, &after, &[], window.server_reads());
+    Ok(finish(
+        report,
+        server,
+        cpu0.zip(cpu1).map(|(a, b)| b - a),
+        wall,
+        rate,
+        warmup_samples,
+    ))
+}
+
+/// The warm-up run, if there is one: its per-second lines (for the per-second chart); its
+/// totals are discarded.
+pub(super) async fn warm_up(
+    db: Db,
+    endpoint: &Endpoint,
+    spec: &SysbenchSpec,
+    run: Run,
+    warmup: Option<Length>,
+    window: &Window,
+) -> Result<Vec<Sample>> {
+    let Some(w) = warmup else {
+        return Ok(Vec::new());
+    };
+    window.warmup_open();
+    let text = sysbench(db, endpoint, spec, "run", run, Some(w)).await;
+    window.warmup_close();
+    Ok(parse(&text?).map(|r| r.intervals).unwrap_or_default())
+}
+
+/// The measured run's report as a measurement, with the server's counters and sysbench's
+/// CPU time.
+pub(super) fn finish(
+    report: Report,
+    server: Status,
+    cpu: Option<f64>,
+    wall: f64,
+    rate: Option<u32>,
+    warmup_samples: Vec<Sample>,
+) -> Measurement {
     let open = rate.map(|_| PaceStats {
         started: report.events,
         // sysbench says how long its queue got, not what was scheduled, late or left over.
         max_backlog: report.max_queue,
         ..PaceStats::default()
     });
-    Ok(Measurement {
+    Measurement {
         open,
         warmup_samples,
-        ..measurement(report, server, cpu0.zip(cpu1).map(|(a, b)| b - a), wall)
-    })
+        ..measurement(report, server, cpu, wall)
+    }
+}
+
+/// Which of sysbench's database drivers a run uses: its `--db-driver` and the prefix of its
+/// connection options (`--mysql-host`, `--pgsql-host`...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Db {
+    Mysql,
+    Pgsql,
+}
+
+impl Db {
+    fn name(self) -> &'static str {
+        match self {
+            Db::Mysql => "mysql",
+            Db::Pgsql => "pgsql",
+        }
+    }
 }
 
 /// How one sysbench run loads the server: its threads, and in open loop its rate.
@@ -197,13 +246,14 @@ fn option_text(v: &serde_json::Value) -> String {
     }
 }
 
-/// sysbench's `--config-file` holding `mysql-password`, mode 0600, removed on drop.
+/// sysbench's `--config-file` holding `mysql-password` (or `pgsql-password`), mode 0600,
+/// removed on drop.
 struct PasswordFile {
     path: std::path::PathBuf,
 }
 
 impl PasswordFile {
-    fn new(password: &str) -> Result<PasswordFile> {
+    fn new(db: Db, password: &str) -> Result<PasswordFile> {
         use std::io::Write as _;
         use std::os::unix::fs::OpenOptionsExt as _;
         anyhow::ensure!(
@@ -218,7 +268,7 @@ impl PasswordFile {
             .mode(0o600)
             .open(&path)
             .with_context(|| format!("failed to create {}", path.display()))?;
-        writeln!(f, "mysql-password={password}")
+        writeln!(f, "{}-password={password}", db.name())
             .with_context(|| format!("failed to write {}", path.display()))?;
         Ok(PasswordFile { path })
     }
@@ -232,6 +282,7 @@ impl Drop for PasswordFile {
 
 /// The command line (password excluded) for `command`.
 pub(crate) fn args(
+    db: Db,
     endpoint: &Endpoint,
     spec: &SysbenchSpec,
     command: &str,
@@ -241,13 +292,14 @@ pub(crate) fn args(
     // Checked when the matrix was read: a bundled name, or a script of the allowed folder.
     let test = script::resolve(&spec.test, script::scripts_dir().as_deref())
         .unwrap_or_else(|_| spec.test.clone());
+    let p = db.name();
     let mut a = vec![
         test,
-        "--db-driver=mysql".into(),
-        format!("--mysql-host={}", endpoint.host),
-        format!("--mysql-port={}", endpoint.port),
-        format!("--mysql-user={}", endpoint.user),
-        format!("--mysql-db={}", spec.db),
+        format!("--db-driver={p}"),
+        format!("--{p}-host={}", endpoint.host),
+        format!("--{p}-port={}", endpoint.port),
+        format!("--{p}-user={}", endpoint.user),
+        format!("--{p}-db={}", spec.db),
         format!("--threads={}", run.threads),
     ];
     if let (Some(r), "run") = (run.rate, command) {
@@ -274,17 +326,18 @@ pub(crate) fn args(
     a
 }
 
-async fn sysbench(
+pub(super) async fn sysbench(
+    db: Db,
     endpoint: &Endpoint,
     spec: &SysbenchSpec,
     command: &str,
     run: Run,
     length: Option<Length>,
 ) -> Result<String> {
-    let args = args(endpoint, spec, command, run, length);
+    let args = args(db, endpoint, spec, command, run, length);
     // The password goes through a config file only this user can read, never on the command
     // line, where every local user could see it in the process list.
-    let secret = PasswordFile::new(&endpoint.password)?;
+    let secret = PasswordFile::new(db, &endpoint.password)?;
     // A given-up iteration (Ctrl-C) ends its sysbench too, and so does a killed rmatrix.
     let out = crate::workloads::child::command(SYSBENCH.program())
         .arg(format!("--config-file={}", secret.path.display()))
@@ -320,7 +373,7 @@ async fn ensure_prepared(endpoint: &Endpoint, spec: &SysbenchSpec) -> Result<()>
     conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{}`", spec.db))
         .await?;
     conn.query_drop(format!("USE `{}`", spec.db)).await?;
-    let sig = format!("{} {:?}", spec.test, spec.options);
+    let sig = signature(spec);
     let have: Option<String> = conn
         .query_first(format!("SELECT signature FROM {MARKER}"))
         .await
@@ -332,15 +385,27 @@ async fn ensure_prepared(endpoint: &Endpoint, spec: &SysbenchSpec) -> Result<()>
     }
     conn.query_drop(format!("DROP TABLE IF EXISTS {MARKER}"))
         .await?;
-    // Prepare loads tables in parallel, one thread per table (as sysbench assigns them).
+    load(Db::Mysql, endpoint, spec).await?;
+    conn.query_drop(format!("CREATE TABLE {MARKER}(signature TEXT NOT NULL)"))
+        .await?;
+    conn.exec_drop(format!("INSERT INTO {MARKER} VALUES (?)"), (sig,))
+        .await?;
+    let _ = conn.disconnect().await;
+    Ok(())
+}
+
+/// sysbench's `cleanup` + `prepare`. Prepare loads tables in parallel, one thread per table
+/// (as sysbench assigns them).
+pub(super) async fn load(db: Db, endpoint: &Endpoint, spec: &SysbenchSpec) -> Result<()> {
     let tables = spec
         .options
         .get("tables")
         .map(option_text)
         .and_then(|t| t.parse::<u32>().ok())
         .unwrap_or(1);
-    sysbench(endpoint, spec, "cleanup", Run::threads(1), None).await?;
+    sysbench(db, endpoint, spec, "cleanup", Run::threads(1), None).await?;
     sysbench(
+        db,
         endpoint,
         spec,
         "prepare",
@@ -348,12 +413,12 @@ async fn ensure_prepared(endpoint: &Endpoint, spec: &SysbenchSpec) -> Result<()>
         None,
     )
     .await?;
-    conn.query_drop(format!("CREATE TABLE {MARKER}(signature TEXT NOT NULL)"))
-        .await?;
-    conn.exec_drop(format!("INSERT INTO {MARKER} VALUES (?)"), (sig,))
-        .await?;
-    let _ = conn.disconnect().await;
     Ok(())
+}
+
+/// What identifies a prepared schema: the test and its options.
+pub(super) fn signature(spec: &SysbenchSpec) -> String {
+    format!("{} {:?}", spec.test, spec.options)
 }
 
 #[cfg(test)]
@@ -373,6 +438,7 @@ mod tests {
         )
         .unwrap();
         let a = args(
+            Db::Mysql,
             &ep,
             &spec,
             "run",
@@ -388,6 +454,7 @@ mod tests {
         );
         assert!(!a.contains("secret"));
         let t = args(
+            Db::Mysql,
             &ep,
             &spec,
             "prepare",
@@ -399,8 +466,27 @@ mod tests {
             threads: 4,
             rate: Some(500),
         };
-        let r = args(&ep, &spec, "run", open, Some(Length::Queries(500)));
+        let r = args(
+            Db::Mysql,
+            &ep,
+            &spec,
+            "run",
+            open,
+            Some(Length::Queries(500)),
+        );
         assert!(r.contains(&"--rate=500".to_string()), "{r:?}");
-        assert!(!args(&ep, &spec, "prepare", open, None).contains(&"--rate=500".to_string()));
+        assert!(
+            !args(Db::Mysql, &ep, &spec, "prepare", open, None).contains(&"--rate=500".to_string())
+        );
+        // PostgreSQL: sysbench's pgsql driver and its options, the password still not there.
+        let pg = args(Db::Pgsql, &ep, &spec, "run", Run::threads(2), None).join(" ");
+        assert!(
+            pg.starts_with(
+                "oltp_read_write --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=3307 \
+                 --pgsql-user=root --pgsql-db=sbtest --threads=2"
+            ),
+            "{pg}"
+        );
+        assert!(!pg.contains("secret") && !pg.contains("mysql"), "{pg}");
     }
 }

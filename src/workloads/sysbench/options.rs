@@ -6,7 +6,7 @@ use crate::input::untrusted::{config_value, printable};
 /// Options rmatrix sets itself on sysbench's command line: where the load goes, as whom,
 /// how many clients and for how long, and how progress is read. A matrix option with one
 /// of these names would silently override the cell (sysbench takes the last value).
-pub(crate) const SYSBENCH_MANAGED: [&str; 12] = [
+pub(crate) const SYSBENCH_MANAGED: [&str; 17] = [
     "db-driver",
     "mysql-host",
     "mysql-port",
@@ -14,6 +14,11 @@ pub(crate) const SYSBENCH_MANAGED: [&str; 12] = [
     "mysql-user",
     "mysql-password",
     "mysql-db",
+    "pgsql-host",
+    "pgsql-port",
+    "pgsql-user",
+    "pgsql-password",
+    "pgsql-db",
     "threads",
     "time",
     "events",
@@ -106,6 +111,8 @@ mod tests {
         for (k, v) in [
             ("mysql-host", json!("10.0.0.1")),
             ("mysql_host", json!("10.0.0.1")),
+            ("pgsql-host", json!("10.0.0.1")),
+            ("pgsql_password", json!("x")),
             ("threads", json!(64)),
             ("time", json!(1)),
             ("Tables", json!(4)),
