@@ -1,5 +1,5 @@
 //! Connections to a PostgreSQL server: async (tokio-postgres) for the orchestrator and the
-//! native driver's control, blocking (postgres) for client threads of their own.
+//! native driver's control; `config` for the blocking clients (postgres) of client threads.
 
 use std::time::Duration;
 
@@ -35,19 +35,6 @@ pub(crate) async fn connect(endpoint: &Endpoint, db: &str) -> Result<tokio_postg
         let _ = conn.await;
     });
     Ok(client)
-}
-
-/// A blocking connection to `db`, each statement bounded by `timeout`. Not from a task of
-/// the async runtime: the postgres crate starts a runtime of its own, and panics there.
-pub(crate) fn connect_blocking(
-    endpoint: &Endpoint,
-    db: &str,
-    timeout: Duration,
-) -> Result<postgres::Client> {
-    let mut c = postgres::Config::from(config(endpoint, db));
-    c.options(&format!("-c statement_timeout={}", timeout.as_millis()));
-    c.connect(postgres::NoTls)
-        .with_context(|| format!("failed to connect to {endpoint:?} (database {db})"))
 }
 
 /// `name` as an SQL identifier: double-quoted, a quote doubled.

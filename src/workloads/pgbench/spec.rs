@@ -167,7 +167,7 @@ fn check_script(text: &str) -> Result<(), String> {
                 n + 1
             ));
         }
-        let word = line.trim_start().split_whitespace().next().unwrap_or("");
+        let word = line.split_whitespace().next().unwrap_or("");
         if SHELL_COMMANDS.iter().any(|m| word.eq_ignore_ascii_case(m)) {
             return Err(format!(
                 "line {} of the script is `{}`: a script from a matrix runs no shell command",
