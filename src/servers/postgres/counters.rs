@@ -119,10 +119,12 @@ pub(crate) fn measured(before: &Status, after: &Status) -> Status {
     server
 }
 
-/// The per-second reader (`measure::server_seconds`) on a blocking connection of its own.
+/// The per-second reader (`measure::server_seconds`) on a blocking connection of its own,
+/// owned by a thread of its own: the `postgres` crate runs a runtime of its own inside each
+/// call (and in its drop), which panics on a thread that drives tokio, and the sampler
+/// reads (and drops its source) from the driver's async task.
 pub(crate) struct Reader {
-    client: postgres::Client,
-    query: String,
+    ask: std::sync::mpsc::Sender<std::sync::mpsc::Sender<Result<Status>>>,
 }
 
 /// A read that takes longer is given up (the server is stalled; the phase goes on).
@@ -130,21 +132,50 @@ const READ_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Reader {
     pub(crate) fn connect(endpoint: &Endpoint) -> Result<Reader> {
-        let mut client = connect_blocking(endpoint, CONTROL_DB, READ_TIMEOUT)?;
-        let row = client.query_one("SHOW server_version_num", &[])?;
-        let version_num: u32 = row.get::<_, String>(0).trim().parse().unwrap_or(0);
-        Ok(Reader {
-            client,
-            query: views(version_num),
-        })
+        use std::sync::mpsc::{channel, Sender};
+        let endpoint = endpoint.clone();
+        let (ready, opened) = channel::<Result<()>>();
+        let (ask, asks) = channel::<Sender<Result<Status>>>();
+        std::thread::Builder::new()
+            .name("pg-counters".into())
+            .spawn(move || {
+                let open = || -> Result<(postgres::Client, String)> {
+                    let mut client = connect_blocking(&endpoint, CONTROL_DB, READ_TIMEOUT)?;
+                    let row = client.query_one("SHOW server_version_num", &[])?;
+                    let version_num: u32 = row.get::<_, String>(0).trim().parse().unwrap_or(0);
+                    Ok((client, views(version_num)))
+                };
+                let (mut client, query) = match open() {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let _ = ready.send(Err(e));
+                        return;
+                    }
+                };
+                let _ = ready.send(Ok(()));
+                for reply in asks {
+                    let rows = client.query(query.as_str(), &[]).map(|rows| {
+                        rows.iter()
+                            .map(|r| (r.get(0), r.get(1)))
+                            .collect::<Vec<(String, String)>>()
+                    });
+                    let _ = reply.send(rows.map_err(Into::into).and_then(|r| parse(&r)));
+                }
+            })
+            .context("failed to start the counter thread")?;
+        opened
+            .recv()
+            .map_err(|_| anyhow::anyhow!("the counter thread ended"))??;
+        Ok(Reader { ask })
     }
 }
 
 impl CounterSource for Reader {
     fn read(&mut self) -> Result<Status> {
-        let rows = self.client.query(self.query.as_str(), &[])?;
-        let rows: Vec<(String, String)> = rows.iter().map(|r| (r.get(0), r.get(1))).collect();
-        parse(&rows)
+        let (reply, answer) = std::sync::mpsc::channel();
+        let gone = || anyhow::anyhow!("the counter thread ended");
+        self.ask.send(reply).map_err(|_| gone())?;
+        answer.recv().map_err(|_| gone())?
     }
 
     fn rules(&self) -> Rules {
