@@ -31,7 +31,8 @@ const LOST: [SqlState; 3] = [
 ];
 
 pub(crate) struct PgSession {
-    client: Client,
+    /// Always there until dropped (`Drop` takes it).
+    client: Option<Client>,
     /// Prepared statements indexed by `(table - 1) * Kind::COUNT + kind`.
     stmts: Vec<Option<Statement>>,
     /// Inside BEGIN: an error leaves the transaction aborted until ROLLBACK.
@@ -90,12 +91,12 @@ fn param(v: Value) -> Result<Param, String> {
 impl PgSession {
     /// The connection, for the driver's own statements between phases.
     pub(crate) fn client(&mut self) -> &mut Client {
-        &mut self.client
+        self.client.as_mut().expect("invariant: taken only by drop")
     }
 
     /// A simple query's affected rows (one round trip, one transaction outside BEGIN).
     fn simple(&mut self, q: &str) -> Result<u64, postgres::Error> {
-        let msgs = self.client.simple_query(q)?;
+        let msgs = self.client().simple_query(q)?;
         Ok(msgs
             .iter()
             .map(|m| match m {
@@ -122,7 +123,8 @@ impl PgSession {
             })
             .collect();
         let read = !stmt.columns().is_empty();
-        match self.client.execute(stmt, &refs) {
+        let client = self.client.as_mut().expect("invariant: taken only by drop");
+        match client.execute(stmt, &refs) {
             Ok(n) => Ok((read, n)),
             Err(e) => Err((classify(&e), e.to_string())),
         }
@@ -131,11 +133,22 @@ impl PgSession {
     /// After an ignored error: end the aborted transaction, as sysbench's driver does.
     fn roll_back(&mut self) -> Result<(), (Failure, String)> {
         if std::mem::take(&mut self.in_block) {
-            self.client
+            self.client()
                 .batch_execute("ROLLBACK")
                 .map_err(|e| (classify(&e), e.to_string()))?;
         }
         Ok(())
+    }
+}
+
+/// The `postgres` crate closes a connection on a runtime of its own, which panics on a thread
+/// that drives tokio (a driver future dropped between phases by the stall watchdog): closed
+/// on a thread of its own, waited for.
+impl Drop for PgSession {
+    fn drop(&mut self) {
+        if let Some(client) = self.client.take() {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
     }
 }
 
@@ -159,7 +172,7 @@ impl Session for PgSession {
             }
         }
         Ok(PgSession {
-            client,
+            client: Some(client),
             stmts,
             in_block: false,
             version_num,
