@@ -299,9 +299,8 @@ pub(super) fn open_all<S: Session>(
     })
 }
 
-/// What a phase gives back: its workers, what the collector gathered, its wall time, and
-/// what the pacer saw.
-pub(super) type PhaseDone<S> = (Vec<Worker<S>>, Collected, f64, Option<PaceStats>);
+/// A phase's workers back, what the collector gathered, its wall time, what the pacer saw.
+pub(super) type Ran<S> = (Vec<Worker<S>>, Collected, f64, Option<PaceStats>);
 
 /// Run every worker for `length` (a duration, or a total event count), each on its own
 /// thread (in open loop, taking arrivals from a pacer); give them back with what the
@@ -314,7 +313,7 @@ pub(super) fn run_phase<S: Session>(
     live: Arc<AtomicU64>,
     cancelled: Arc<AtomicBool>,
     shown: Option<Arc<Live>>,
-) -> Result<PhaseDone<S>> {
+) -> Result<Ran<S>> {
     let threads = workers.len() as u32;
     let (tx, rx) = std::sync::mpsc::channel();
     let items: Vec<_> = workers.into_iter().map(|w| (w, tx.clone())).collect();
