@@ -356,6 +356,9 @@ fn the_old_build_names_are_folders_with_arguments() {
             "redis",
             &[("suite", "trixie"), ("package", "valkey-server")],
         ),
+        ("postgres-13", "postgres", &[("suite", "bullseye")]),
+        ("postgres-15", "postgres", &[("suite", "bookworm")]),
+        ("postgres-17", "postgres", &[("suite", "trixie")]),
     ] {
         let m = built(name).unwrap_or_else(|e| panic!("{name}: {e}"));
         let b = &m.build_dirs["db"];
@@ -366,8 +369,8 @@ fn the_old_build_names_are_folders_with_arguments() {
     assert_eq!(
         e.message,
         "no Dockerfile for `mariadb-9.9` under containers/; available: mariadb, \
-         mariadb-10.11, mariadb-10.5, mariadb-11.8, mysql, mysql-9.7, redis, redis-6.0, \
-         redis-7.0, redis-8.0, valkey-8.1"
+         mariadb-10.11, mariadb-10.5, mariadb-11.8, mysql, mysql-9.7, postgres, postgres-13, \
+         postgres-15, postgres-17, redis, redis-6.0, redis-7.0, redis-8.0, valkey-8.1"
     );
     // A name is not a folder: `dir` takes folders only.
     let e = built("{dir: mariadb-10.11}").unwrap_err();
