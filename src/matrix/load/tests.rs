@@ -376,7 +376,7 @@ fn the_old_build_names_are_folders_with_arguments() {
     let e = built("{dir: mariadb-10.11}").unwrap_err();
     assert_eq!(
         e.message,
-        "no Dockerfile for `mariadb-10.11` under containers/; available: mariadb, mysql, redis"
+        "no Dockerfile for `mariadb-10.11` under containers/; available: mariadb, mysql, postgres, redis"
     );
 }
 
