@@ -331,7 +331,7 @@ mod tests {
             host: "127.0.0.1".into(),
             port: 5433,
             user: "postgres".into(),
-            password: "secret".into(),
+            password: "pw-4f9a7c".into(),
         };
         let spec: PgbenchSpec = crate::input::yaml::from_str(
             "{builtin: select-only, protocol: prepared, jobs: 2, latency_limit_ms: 5}",
@@ -348,10 +348,10 @@ mod tests {
             a,
             format!("-h127.0.0.1 -p5433 -Upostgres -n -c4 -j2 -t250 -P1 -Mprepared -bselect-only -R500 -L5 -l --log-prefix={log} pgbench")
         );
-        assert!(!a.contains("secret"));
+        assert!(!a.contains("pw-4f9a7c"));
         work.write_passfile(&e, "pgbench").unwrap();
         let pass = std::fs::read_to_string(work.passfile()).unwrap();
-        assert_eq!(pass, "127.0.0.1:5433:pgbench:postgres:secret\n");
+        assert_eq!(pass, "127.0.0.1:5433:pgbench:postgres:pw-4f9a7c\n");
         let dir = work.dir.clone();
         drop(work);
         assert!(!dir.exists());
