@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Everything the tests and benchmarks need on a fresh Debian machine: what the main job needs
-# (scripts/setup-main.sh: the Docker engine, base images, a build), then the peer tools
-# rmatrix is compared with and what single tests use (a browser, sshd, socat, a registry).
+# Everything a fresh Debian machine needs before rmatrix runs: a Docker engine and base
+# images (containers/setup-docker.sh), the peer tools rmatrix is compared with, and a build.
 # Idempotent: each step checks first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/setup-main.sh
+containers/setup-docker.sh bookworm trixie bullseye sid
 
 # Peers (sysbench, redis-benchmark, mariadb-slap; pgbench below), and chromium for the HTML report's
 # browser test; socat for the pool tests' second engine (containers/second-engine.sh); perf
@@ -75,3 +74,9 @@ fi
 
 # The pool tests' registry on 127.0.0.1:5000 (Debian's docker-registry; `image:` pulls).
 containers/local-registry.sh start
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust from https://rustup.rs" >&2
+  exit 1
+fi
+cargo build --release --quiet

@@ -53,8 +53,6 @@ pub(crate) enum Command {
         set: Vec<String>,
         #[command(flatten)]
         power: PlanPowerArgs,
-        #[command(flatten)]
-        output: PlanOutputArgs,
     },
     /// Re-render the tables and charts of a stored run without running anything.
     Report {
@@ -187,29 +185,7 @@ pub(crate) enum Command {
         /// their tables again.
         #[arg(long)]
         datasets: bool,
-        /// Also remove the client images (this binary in a Debian base, built for pooled
-        /// runs' client containers): the next such run builds its own again.
-        #[arg(long)]
-        images: bool,
     },
-}
-
-/// `rmatrix plan`'s output and where its estimate learns from.
-#[derive(Debug, clap::Args)]
-pub(crate) struct PlanOutputArgs {
-    /// `text`, or `json` for scripts: the cells by deployment, the counts and the estimate.
-    #[arg(long, value_enum, default_value = "text")]
-    pub(crate) format: PlanFormat,
-    /// Stored runs the estimate learns this matrix's timings from: run directories or folders
-    /// of them; repeatable (default: reports/runs and reports/examples).
-    #[arg(long = "learn-from", value_name = "PATH")]
-    pub(crate) learn_from: Vec<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum PlanFormat {
-    Text,
-    Json,
 }
 
 /// `rmatrix plan`'s detection-power options.

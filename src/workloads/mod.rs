@@ -70,11 +70,6 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(s) => s.transport(), )* }
             }
 
-            /// The external program the kind runs (`Driver::tool`).
-            pub(crate) fn tool(&self) -> Option<tools::Tool> {
-                match self { $( WorkloadSpec::$variant(s) => s.tool(), )* }
-            }
-
             /// Whether the kind's clients are this process's threads (`Driver::client_in_process`).
             pub(crate) fn client_in_process(&self) -> bool {
                 match self { $( WorkloadSpec::$variant(s) => s.client_in_process(), )* }

@@ -39,10 +39,6 @@ pub(crate) struct RedisBenchmarkSpec {
 }
 
 impl Driver for RedisBenchmarkSpec {
-    fn tool(&self) -> Option<crate::workloads::tools::Tool> {
-        Some(REDIS_BENCHMARK)
-    }
-
     fn families(&self) -> &'static [ServerKind] {
         &[ServerKind::Redis]
     }
