@@ -10,7 +10,7 @@
 #              good/<id>      a symlink to every promoted run
 #   MATRIX   the matrix (default: matrices/nightly.yaml of this repository)
 #   RMATRIX  the rmatrix binary (default: target/release/rmatrix of this repository)
-#   SETUP    0 skips scripts/setup.sh (Docker, base images, peer tools, release build)
+#   SETUP    0 skips scripts/setup-main.sh (Docker, base images, release build)
 #   COMPARE_ARGS  extra options for rmatrix compare, e.g. "--threshold 10% --metric qps,lat_p99_ms"
 #   SET      matrix parameters for rmatrix run, e.g. "rev=$GITHUB_SHA" (each NAME=VALUE, space
 #              separated; the matrix declares them under params:, docs/matrix.md)
@@ -40,13 +40,13 @@ SUMMARY=${GITHUB_STEP_SUMMARY:-/dev/stdout}
 
 if [ "$SETUP" != 0 ]; then
     # Its progress goes to stderr: stdout may be the summary.
-    if ! "$ROOT/scripts/setup.sh" >&2; then
-        echo "nightly: set-up failed (scripts/setup.sh); nothing was run" >&2
+    if ! "$ROOT/scripts/setup-main.sh" >&2; then
+        echo "nightly: set-up failed (scripts/setup-main.sh); nothing was run" >&2
         exit 6
     fi
 fi
 if [ ! -x "$RMATRIX" ]; then
-    echo "nightly: no rmatrix binary at $RMATRIX (run scripts/setup.sh, or set RMATRIX=...)" >&2
+    echo "nightly: no rmatrix binary at $RMATRIX (run scripts/setup-main.sh, or set RMATRIX=...)" >&2
     exit 6
 fi
 

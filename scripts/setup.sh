@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Everything a fresh Debian machine needs before rmatrix runs: a Docker engine and base
-# images (containers/setup-docker.sh), the peer tools rmatrix is compared with, and a build.
+# Everything the tests and benchmarks need on a fresh Debian machine: what the main job needs
+# (scripts/setup-main.sh: the Docker engine, base images, a build), then the peer tools
+# rmatrix is compared with and what single tests use (a browser, sshd, socat, a registry).
 # Idempotent: each step checks first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-containers/setup-docker.sh bookworm trixie bullseye sid
+scripts/setup-main.sh
 
 # Peers (sysbench, redis-benchmark, mariadb-slap; pgbench below), and chromium for the HTML report's
 # browser test; socat for the pool tests' second engine (containers/second-engine.sh); perf
 # (linux-perf) for server profiles (`profile:`).
 missing=()
-for pkg in sysbench redis-tools mariadb-client chromium socat linux-perf; do
+for pkg in sysbench redis-tools mariadb-client chromium socat linux-perf prometheus libxml2-utils groff-base; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -74,9 +75,3 @@ fi
 
 # The pool tests' registry on 127.0.0.1:5000 (Debian's docker-registry; `image:` pulls).
 containers/local-registry.sh start
-
-if ! command -v cargo >/dev/null 2>&1; then
-  echo "setup: cargo not found; install Rust from https://rustup.rs" >&2
-  exit 1
-fi
-cargo build --release --quiet

@@ -1,5 +1,7 @@
 //! Command line: clap derive, one `///` line of help per option.
 
+pub(crate) mod generate;
+
 use std::path::PathBuf;
 
 use crate::export::Format;
@@ -53,6 +55,8 @@ pub(crate) enum Command {
         set: Vec<String>,
         #[command(flatten)]
         power: PlanPowerArgs,
+        #[command(flatten)]
+        output: PlanOutputArgs,
     },
     /// Re-render the tables and charts of a stored run without running anything.
     Report {
@@ -118,6 +122,10 @@ pub(crate) enum Command {
         /// server profiles (`profile:` in the matrix, or `run --profile`) into DIR.
         #[arg(long, value_name = "DIR")]
         profiles: Option<std::path::PathBuf>,
+        /// Also write JUnit XML to FILE (one test case per compared cell and metric, a failure
+        /// per regression), for a CI job's test report; the exit code stays compare's.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
         /// Output format.
         #[arg(long, value_enum, default_value = "md")]
         format: Format,
@@ -185,7 +193,47 @@ pub(crate) enum Command {
         /// their tables again.
         #[arg(long)]
         datasets: bool,
+        /// Also remove the client images (this binary in a Debian base, built for pooled
+        /// runs' client containers): the next such run builds its own again.
+        #[arg(long)]
+        images: bool,
     },
+    /// Print the JSON Schema of a matrix file (shipped as matrices/matrix.schema.json): an
+    /// editor's YAML language server completes and checks a matrix with it.
+    Schema,
+    /// Print the completion script of SHELL, e.g. `rmatrix completions bash >
+    /// ~/.local/share/bash-completion/completions/rmatrix`.
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print rmatrix's man page, or write one page per command into DIR (rmatrix.1,
+    /// rmatrix-run.1, ...).
+    Man {
+        /// Write the pages into this folder (created if missing) instead of printing the
+        /// main page.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
+
+/// `rmatrix plan`'s output and where its estimate learns from.
+#[derive(Debug, clap::Args)]
+pub(crate) struct PlanOutputArgs {
+    /// `text`, or `json` for scripts: the cells by deployment, the counts and the estimate.
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: PlanFormat,
+    /// Stored runs the estimate learns this matrix's timings from: run directories or folders
+    /// of them; repeatable (default: reports/runs and reports/examples).
+    #[arg(long = "learn-from", value_name = "PATH")]
+    pub(crate) learn_from: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum PlanFormat {
+    Text,
+    Json,
 }
 
 /// `rmatrix plan`'s detection-power options.

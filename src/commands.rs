@@ -1,7 +1,6 @@
 //! The subcommands: parse their arguments into library calls and exit codes.
 
 use std::path::Path;
-use std::time::Duration;
 
 use anyhow::Result;
 
@@ -9,7 +8,8 @@ use crate::cli::{Cli, Command};
 use crate::error::{exit, UsageError};
 use crate::export::{Format, RunView};
 use crate::matrix::model::Selector;
-use crate::matrix::{expand, Length, LoadedMatrix};
+use crate::matrix::{expand, LoadedMatrix};
+use crate::results::estimate::{self, Estimate, Learned};
 use crate::results::RunDir;
 
 pub async fn dispatch(cli: Cli) -> Result<i32> {
@@ -33,7 +33,8 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             only,
             set,
             power,
-        } => plan(&matrix, &set, &only, &power),
+            output,
+        } => plan(&matrix, &set, &only, &power, &output),
         Command::Report {
             dir,
             template,
@@ -56,6 +57,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             ignore,
             require_same_env,
             profiles,
+            junit,
             format,
         } => compare(
             &baseline,
@@ -67,7 +69,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             &metrics,
             ignore,
             (require_same_env, profiles.as_deref()),
-            format,
+            (format, junit.as_deref()),
         ),
         Command::History {
             dirs,
@@ -92,8 +94,33 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             format,
         ),
         Command::Ratio { confidence } => ratio(&confidence),
-        Command::Clean { engines, datasets } => clean(&engines, datasets).await,
+        Command::Clean {
+            engines,
+            datasets,
+            images,
+        } => clean(&engines, datasets, images).await,
+        Command::Schema => emit(&crate::matrix::schema::schema_text()).map(|()| exit::OK),
+        Command::Completions { shell } => {
+            emit(&crate::cli::generate::completions(shell)).map(|()| exit::OK)
+        }
+        Command::Man { out } => man(out.as_deref()),
     }
+}
+
+/// `rmatrix man`: the main page on stdout, or every page into `out` (each named on stderr).
+fn man(out: Option<&Path>) -> Result<i32> {
+    use crate::cli::generate;
+    let Some(dir) = out else {
+        emit(&generate::man_page()?)?;
+        return Ok(exit::OK);
+    };
+    let shown = |p: &Path| crate::escape::terminal(&p.display().to_string());
+    let written = generate::man_pages(dir)
+        .map_err(|e| anyhow::anyhow!("failed to write the man pages into {}: {e}", shown(dir)))?;
+    for page in written {
+        eprintln!("wrote {}", shown(&page));
+    }
+    Ok(exit::OK)
 }
 
 /// `rmatrix run`: the matrix loaded with its parameters and selectors (and `--profile`),
@@ -218,7 +245,7 @@ fn ratio(confidence: &str) -> Result<i32> {
 }
 
 /// `rmatrix clean`: remove every rmatrix container on the engines (the default one if none).
-async fn clean(engines: &[String], datasets: bool) -> Result<i32> {
+async fn clean(engines: &[String], datasets: bool, images: bool) -> Result<i32> {
     let env = crate::servers::address::Env::current();
     let addrs = match engines.is_empty() {
         true => vec![crate::servers::address::from_env(&env)
@@ -243,6 +270,13 @@ async fn clean(engines: &[String], datasets: bool) -> Result<i32> {
                 );
             }
             eprintln!("removed {} data set(s) on {}", sets.len(), a.url());
+        }
+        if images {
+            let tags = engine.tags_of(crate::drive::CLIENT_REPO).await?;
+            for tag in &tags {
+                engine.remove_image(tag).await?;
+            }
+            eprintln!("removed {} client image(s) on {}", tags.len(), a.url());
         }
     }
     Ok(exit::OK)
@@ -320,63 +354,7 @@ fn history(
     Ok(exit::OK)
 }
 
-/// Assumed rate for count-based lengths, only for the time estimate.
-const ASSUMED_QPS: f64 = 2000.0;
-/// Assumed server start + verification time per deployment.
-const ASSUMED_START: Duration = Duration::from_secs(10);
-use crate::matrix::plan::{ASSUMED_PREPARE_ROWS_PER_S, ASSUMED_RESTORE_ROWS_PER_S};
-
-/// What loading the tables adds to a plan: prepares (each on a server start of its own when
-/// the matrix keeps data sets) and restores, in seconds, and the line that says so.
-fn data_estimate(m: &crate::matrix::Matrix, plan: &crate::matrix::Plan) -> (f64, u64, String) {
-    let starts_per = match m.repeat.restart {
-        true => u64::from(m.iterations),
-        false => 1,
-    };
-    let reuse = m.datasets.is_some_and(|d| d.reuse);
-    let (mut prepared, mut restored, mut extra_starts) = (0u64, 0u64, 0u64);
-    let mut sets = std::collections::BTreeSet::new();
-    for d in &plan.deployments {
-        let Ok(layouts) = d.layouts(m) else { continue };
-        let rows: u64 = layouts.iter().map(|l| l.rows).sum();
-        let family = m.servers[&d.server].kind().family();
-        // The server's name stands for its image, which only the run knows.
-        let set = crate::servers::dataset::DataSet::of(
-            family,
-            &d.server,
-            &layouts,
-            &m.configs[&d.config],
-        );
-        match (reuse && family.datadir().is_some(), sets.insert(set.key)) {
-            (true, true) => {
-                prepared += rows;
-                extra_starts += 1;
-                restored += rows * starts_per;
-            }
-            (true, false) => restored += rows * starts_per,
-            (false, _) => prepared += rows * starts_per,
-        }
-    }
-    if prepared + restored == 0 {
-        return (0.0, 0, String::new());
-    }
-    let seconds =
-        prepared as f64 / ASSUMED_PREPARE_ROWS_PER_S + restored as f64 / ASSUMED_RESTORE_ROWS_PER_S;
-    let line = match reuse {
-        true => format!(
-            "tables: {prepared} rows prepared into {} kept data set(s), {restored} rows restored \
-             (~{ASSUMED_PREPARE_ROWS_PER_S:.0} rows/s to prepare, ~{ASSUMED_RESTORE_ROWS_PER_S:.0} \
-             rows/s to copy and check)\n",
-            sets.len()
-        ),
-        false => {
-            format!("tables: {prepared} rows prepared (~{ASSUMED_PREPARE_ROWS_PER_S:.0} rows/s)\n")
-        }
-    };
-    (seconds, extra_starts, line)
-}
-
-pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
+pub(crate) fn plan_text(loaded: &LoadedMatrix, only: &[Selector], learned: &Learned) -> String {
     let m = &loaded.matrix;
     let plan = expand(m, only);
     let mut out = String::new();
@@ -386,12 +364,6 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
             .collect();
         out.push_str(&format!("params: {}\n", values.join(" ")));
     }
-    // In seconds as f64: a rough estimate, and no product of the matrix's numbers overflows.
-    let per_iteration = |l: Length| match l {
-        Length::Queries(n) => n as f64 / ASSUMED_QPS,
-        Length::Time(d) => d.as_secs_f64(),
-    };
-    let iteration = m.length.map_or(0.0, per_iteration) + m.warmup.map_or(0.0, per_iteration) + 1.0;
     for d in &plan.deployments {
         out.push_str(&format!(
             "{} x {}  ({} cells)\n",
@@ -403,36 +375,68 @@ pub fn plan_text(loaded: &LoadedMatrix, only: &[Selector]) -> String {
             out.push_str(&format!("  {c}\n"));
         }
     }
-    let cells = plan.cell_count();
-    let runs = cells as u64 * u64::from(m.iterations);
-    let (data_s, data_starts, data_line) = data_estimate(m, &plan);
-    out.push_str(&data_line);
-    let starts = plan.deployments.len() as u64
-        * if m.repeat.restart {
-            u64::from(m.iterations)
-        } else {
-            1
-        }
-        + data_starts;
-    let estimate =
-        (ASSUMED_START.as_secs_f64() * starts as f64 + data_s + iteration * runs as f64) as u64;
+    let e = estimate::estimate(m, &plan, learned);
+    let runs = e.cells as u64 * u64::from(m.iterations);
     out.push_str(&format!(
-        "{} deployments, {} cells, {} iterations each = {} measured runs; estimate ~{}m{:02}s \
-         (assumes {}s per server start, {starts} server start(s){})\n",
+        "{} deployments, {} cells, {} iterations each = {runs} measured runs, {} server start(s); \
+         estimate {}\n",
         plan.deployments.len(),
-        cells,
+        e.cells,
         m.iterations,
-        runs,
-        estimate / 60,
-        estimate % 60,
-        ASSUMED_START.as_secs(),
-        if matches!(m.length, Some(Length::Queries(_))) {
-            format!(" and ~{ASSUMED_QPS:.0} queries/s for count-based lengths")
-        } else {
-            String::new()
-        },
+        e.server_starts,
+        Estimate::shown(e.seconds),
     ));
+    if !e.learned_from.is_empty() {
+        let from: Vec<String> = (e.learned_from.iter())
+            .map(|p| crate::escape::terminal(p))
+            .collect();
+        out.push_str(&format!(
+            "estimate learned from {} stored run(s) of this matrix ({}): {} of {} cells, {} of \
+             {} server starts\n",
+            from.len(),
+            from.join(", "),
+            e.cells_learned,
+            e.cells,
+            e.starts_learned,
+            e.server_starts
+        ));
+    }
+    if !e.assumed.is_empty() {
+        out.push_str(&format!("estimate assumes {}\n", e.assumed));
+    }
     out
+}
+
+/// `rmatrix plan --format json`: the cells by deployment, the counts and the estimate.
+fn plan_json(loaded: &LoadedMatrix, only: &[Selector], learned: &Learned) -> Result<String> {
+    let m = &loaded.matrix;
+    let plan = expand(m, only);
+    let e = estimate::estimate(m, &plan, learned);
+    let cell = |c: &crate::matrix::plan::Cell| {
+        serde_json::json!({
+            "cell": c.to_string(), "server": c.server, "config": c.config, "engine": c.engine,
+            "workload": c.workload, "concurrency": c.concurrency, "rate": c.rate,
+            "estimate_seconds_per_iteration": e.of_cell(c),
+        })
+    };
+    let deployments: Vec<_> = (plan.deployments.iter())
+        .map(|d| {
+            serde_json::json!({
+                "server": d.server, "config": d.config,
+                "cells": d.cells.iter().map(cell).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let value = serde_json::json!({
+        "matrix": loaded.name(),
+        "params": loaded.params,
+        "deployments": deployments,
+        "cells": e.cells,
+        "iterations": m.iterations,
+        "measured_runs": e.cells as u64 * u64::from(m.iterations),
+        "estimate": e,
+    });
+    Ok(crate::escape::json(&serde_json::to_string_pretty(&value)?) + "\n")
 }
 
 /// `rmatrix plan`: the cells, and with `--noise-from` what each one's compare would see.
@@ -441,9 +445,26 @@ fn plan(
     set: &[String],
     only: &[String],
     p: &crate::cli::PlanPowerArgs,
+    output: &crate::cli::PlanOutputArgs,
 ) -> Result<i32> {
     let loaded = crate::matrix::load_file_set(matrix, &crate::matrix::parse_set(set)?)?;
     let selectors = crate::matrix::only::parse_only(&loaded, only)?;
+    let learn_from: Vec<std::path::PathBuf> = match output.learn_from.is_empty() {
+        true => estimate::default_sources(),
+        false => output.learn_from.clone(),
+    };
+    let learned = estimate::learn(&learn_from, &loaded.name());
+    if output.format == crate::cli::PlanFormat::Json {
+        if !p.noise_from.is_empty() {
+            return Err(UsageError(
+                "plan --format json does not carry --noise-from's table: run it without --format"
+                    .into(),
+            )
+            .into());
+        }
+        emit(&plan_json(&loaded, &selectors, &learned)?)?;
+        return Ok(exit::OK);
+    }
     let power = match p.noise_from.is_empty() {
         true => String::new(),
         false => plan_power(
@@ -454,7 +475,10 @@ fn plan(
             (&p.threshold, &p.confidence, &p.assume_run_noise),
         )?,
     };
-    emit(&format!("{}{power}", plan_text(&loaded, &selectors)))?;
+    emit(&format!(
+        "{}{power}",
+        plan_text(&loaded, &selectors, &learned)
+    ))?;
     Ok(exit::OK)
 }
 
@@ -556,7 +580,7 @@ fn confidence_of(text: &str, alpha: Option<f64>) -> Result<crate::stats::Confide
 }
 
 /// `rmatrix compare`: exit code 4 when any candidate regressed, 5 when environments differ
-/// and `--require-same-env` was given.
+/// and `--require-same-env` was given; `--junit` writes its file before the output is printed.
 #[allow(clippy::too_many_arguments)]
 fn compare(
     baseline: &Path,
@@ -568,7 +592,7 @@ fn compare(
     metrics: &[String],
     ignore: Vec<String>,
     (require_same_env, profiles): (bool, Option<&Path>),
-    format: Format,
+    (format, junit): (Format, Option<&Path>),
 ) -> Result<i32> {
     use crate::compare::{env, input, join, noise};
     input::check_dims(&ignore)?;
@@ -613,7 +637,11 @@ fn compare(
         out.push(comparison);
         input::require_compared(&base, c, &opts.metrics, &opts.ignore)?;
     }
-    emit(&format.exporter().compare(&diffs, &out)?)?;
+    let text = format.exporter().compare(&diffs, &out)?;
+    if let Some(path) = junit {
+        crate::export::junit::write(path, &out)?;
+    }
+    emit(&text)?;
     Ok(if out.iter().any(join::Comparison::regressed) {
         exit::REGRESSION
     } else {
@@ -649,7 +677,7 @@ mod tests {
     fn only_rate_keeps_those_rates_and_lists_the_valid_ones() {
         let loaded = crate::matrix::load_file(Path::new("matrices/open-loop.yaml")).unwrap();
         let sel = parse_only(&loaded, &["rate=10000,40000".to_string()]).unwrap();
-        let plan = plan_text(&loaded, &sel);
+        let plan = plan_text(&loaded, &sel, &Learned::default());
         let cells: Vec<&str> = plan.lines().filter(|l| l.starts_with("  ")).collect();
         assert_eq!(
             cells,

@@ -288,8 +288,21 @@ pub(crate) async fn client_image(engine: &Engine) -> Result<String> {
         .with_context(|| format!("failed to copy {}", exe.display()))?;
     let built = engine.ensure_built("client", &tmp, &BTreeMap::new()).await;
     let _ = std::fs::remove_dir_all(&tmp);
-    Ok(built?.reference)
+    let built = built?;
+    // One client image per rmatrix build: a new one replaces the others (one that a run of
+    // another build still uses is refused by the engine, and left).
+    if built.origin != "cached" {
+        for old in (engine.tags_of(CLIENT_REPO).await).unwrap_or_default() {
+            if old != built.reference {
+                let _ = engine.remove_image(&old).await;
+            }
+        }
+    }
+    Ok(built.reference)
 }
+
+/// The repository of the client images (`ensure_built`'s name for "client").
+pub(crate) const CLIENT_REPO: &str = "rmatrix/client";
 
 fn tempdir() -> Result<std::path::PathBuf> {
     let dir = std::env::temp_dir().join(format!(

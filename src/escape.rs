@@ -185,6 +185,51 @@ pub(crate) fn json(text: &str) -> String {
     out
 }
 
+/// For a label value of the Prometheus text format and OpenMetrics, inside its double
+/// quotes: the formats' own escapes for `\`, `"` and a line feed; every other control or
+/// invisible character is shown as `\u{..}` text (its backslash escaped in turn), so that
+/// no raw one reaches a terminal or a parser.
+pub(crate) fn metric_label(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() || invisible(c) => {
+                out.push_str(&format!("\\\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// For XML text and attribute values (XML 1.0): the five markup characters become entities
+/// (so a `]]>` is `]]&gt;`), line breaks and tabs character references (an attribute keeps
+/// them), and what XML 1.0 cannot carry or a reader cannot see (the other controls,
+/// U+FFFE and U+FFFF, invisible characters) is shown as `\u{..}` text.
+pub(crate) fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c if c.is_control() || invisible(c) || matches!(c, '\u{fffe}' | '\u{ffff}') => {
+                push_visible(&mut out, c)
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// For a free-text CSV value (a server's error message): a leading `=`, `+`, `-`, `@`, tab or
 /// carriage return makes a spreadsheet read the cell as a formula, so such a value gets a
 /// leading `'`, the spreadsheets' own mark for "text".
@@ -199,6 +244,23 @@ pub(crate) fn csv_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn metric_labels_escape_what_the_format_escapes_and_show_the_rest() {
+        assert_eq!(
+            metric_label("a\"b\\c\nd}\u{1b}[2J\u{202e}"),
+            "a\\\"b\\\\c\\nd}\\\\u{1b}[2J\\\\u{202e}"
+        );
+        assert_eq!(metric_label("mariadb-10.11"), "mariadb-10.11");
+    }
+
+    #[test]
+    fn xml_text_and_attributes() {
+        assert_eq!(
+            xml("<a href=\"x\">'&']]>\n\t\u{1b}\u{0}\u{ffff}"),
+            "&lt;a href=&quot;x&quot;&gt;&apos;&amp;&apos;]]&gt;&#10;&#9;\\u{1b}\\u{0}\\u{ffff}"
+        );
+    }
 
     #[test]
     fn csv_formulas_are_text() {

@@ -25,6 +25,8 @@ pub(crate) struct Run {
     pub(crate) started_at: String,
     /// The matrix's `report.metric` (default `qps`).
     pub(crate) report_metric: String,
+    /// The matrix's `name` (empty when its copy cannot be read).
+    pub(crate) matrix_name: String,
     pub(crate) rows: Vec<ResultRow>,
     /// The columns of results.csv's header (an older file lacks the newer ones).
     pub(crate) columns: Vec<String>,
@@ -55,12 +57,16 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
     let env = env::load(path, manifest.as_ref())?;
     let manifest = manifest.unwrap_or_default();
     let rows = results.rows;
-    // The matrix copy only for its report metric (an unknown one is refused by name later).
-    let report_metric = crate::input::file::read_text(&path.join(MATRIX_COPY), MATRIX)
+    // The matrix copy only for its report metric (an unknown one is refused by name later)
+    // and its name.
+    let matrix = crate::input::file::read_text(&path.join(MATRIX_COPY), MATRIX)
         .ok()
         .and_then(|t| crate::input::yaml::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|m| m["report"]["metric"].as_str().map(str::to_string))
-        .unwrap_or_else(|| "qps".into());
+        .unwrap_or_default();
+    let report_metric = (matrix["report"]["metric"].as_str())
+        .unwrap_or("qps")
+        .to_string();
+    let matrix_name = matrix["name"].as_str().unwrap_or_default().to_string();
     let dir_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -80,6 +86,7 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
         instance: text("instance").unwrap_or_default(),
         started_at,
         report_metric,
+        matrix_name,
         rows,
         columns: results.columns,
         env,

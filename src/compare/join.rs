@@ -127,6 +127,10 @@ pub(crate) struct RunInfo {
     pub(crate) path: String,
     pub(crate) run_id: String,
     pub(crate) started_at: String,
+    /// The matrix's name, for the formats that name a cell by its matrix (JUnit, BMF); the
+    /// JSON and CSV keep their columns.
+    #[serde(skip)]
+    pub(crate) matrix: String,
 }
 
 impl From<&Run> for RunInfo {
@@ -135,6 +139,7 @@ impl From<&Run> for RunInfo {
             path: r.path.display().to_string(),
             run_id: r.run_id.clone(),
             started_at: r.started_at.clone(),
+            matrix: r.matrix_name.clone(),
         }
     }
 }
@@ -525,6 +530,7 @@ pub(crate) mod tests_support {
             path: String::new(),
             run_id: String::new(),
             started_at: String::new(),
+            matrix: String::new(),
         };
         Comparison {
             format_version: 1,

@@ -166,6 +166,16 @@ fn safe_link(kind: LinkType, dest: &str) -> bool {
         && (d.starts_with("https://") || d.starts_with("http://") || d.starts_with('#'))
 }
 
+/// rmatrix's version and the commit it was built from.
+fn rmatrix_build(man: &Manifest) -> String {
+    let commit = match (man.rmatrix_commit.as_str(), man.rmatrix_dirty) {
+        ("", _) => String::new(),
+        (c, Some(true)) => format!(", commit {c} with uncommitted changes"),
+        (c, _) => format!(", commit {c}"),
+    };
+    format!("{}{commit}", man.rmatrix_version)
+}
+
 /// The manifest: host, engine, images, and per deployment its version, status, effective
 /// config file and the variants checked against the running server.
 fn manifest_section(dir: &crate::results::RunDir) -> String {
@@ -181,7 +191,10 @@ fn manifest_section(dir: &crate::results::RunDir) -> String {
         "finished",
         man.finished_at.as_deref().unwrap_or("not finished"),
     );
-    fact("rmatrix", &man.rmatrix_version);
+    fact("rmatrix", &rmatrix_build(&man));
+    for (name, t) in &man.tools {
+        fact(name, &format!("{} ({})", t.version, t.program));
+    }
     fact(
         "host",
         &format!(

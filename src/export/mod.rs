@@ -2,10 +2,14 @@
 //! (a stored run, a comparison between runs, a history of runs). Adding a format is a file
 //! here and one line in `Format`: the exporter says what it needs (`needs_matrix`).
 
+pub(crate) mod bmf;
 pub(crate) mod csv;
+mod decimal;
 pub(crate) mod html;
 pub(crate) mod json;
+pub(crate) mod junit;
 pub(crate) mod markdown;
+pub(crate) mod openmetrics;
 
 use std::path::Path;
 
@@ -25,6 +29,12 @@ pub enum Format {
     Json,
     /// One self-contained page: the Markdown's tables, the charts inline, the manifest.
     Html,
+    /// OpenMetrics text (also valid Prometheus text): one gauge family per metric, the
+    /// cell's dimensions as labels (`report` and `compare`).
+    Openmetrics,
+    /// Bencher Metric Format JSON, for `bencher run --adapter json` (`report` and one
+    /// candidate's `compare`).
+    Bmf,
 }
 
 impl Format {
@@ -34,8 +44,19 @@ impl Format {
             Format::Csv => &csv::Csv,
             Format::Json => &json::Json,
             Format::Html => &html::Html,
+            Format::Openmetrics => &openmetrics::OpenMetrics,
+            Format::Bmf => &bmf::Bmf,
         }
     }
+}
+
+/// The refusal of a format that has no history view (one value per cell and run does not
+/// fit it): a usage error, exit code 2, naming the formats that have one.
+pub(crate) fn not_for_history(format: &str) -> anyhow::Error {
+    crate::error::UsageError(format!(
+        "history has no {format} output; use --format md, csv, json or html"
+    ))
+    .into()
 }
 
 /// A stored run, as `rmatrix report` shows it.

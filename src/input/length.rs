@@ -101,6 +101,28 @@ impl<'de> Deserialize<'de> for Length {
     }
 }
 
+/// The schema of what `Deserialize` reads: a count, or a number with one of
+/// `parse_duration`'s units.
+impl schemars::JsonSchema for Length {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Length".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A statement count (`10000`) or a duration with a unit: ms, s, m \
+                            or h (`500ms`, `30s`, `2m`).",
+            "anyOf": [
+                {"type": "integer", "minimum": 0},
+                {"type": "string", "pattern": DURATION_PATTERN}
+            ]
+        })
+    }
+}
+
+/// A number and a unit `parse_duration` knows, as a JSON Schema pattern.
+pub(crate) const DURATION_PATTERN: &str = r"^\s*[0-9.]+\s*(ms|s|sec|m|min|h)\s*$";
+
 impl Serialize for Length {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {

@@ -24,7 +24,9 @@ const MAX_PARAMS: usize = 64;
 /// Longest description, in bytes (it is quoted in messages).
 const MAX_DESCRIPTION_BYTES: usize = 256;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum ParamType {
     #[default]
@@ -35,7 +37,7 @@ pub(crate) enum ParamType {
 }
 
 /// One entry of `params:`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ParamSpec {
     #[serde(default, rename = "type")]

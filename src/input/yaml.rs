@@ -377,6 +377,17 @@ impl Scalar {
     }
 }
 
+/// Any value: what is not a scalar is read too, to be refused in the matrix's words.
+impl schemars::JsonSchema for Scalar {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Scalar".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!(true)
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for Scalar {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;

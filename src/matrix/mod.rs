@@ -7,6 +7,7 @@ pub(crate) mod only;
 pub(crate) mod pacing;
 pub mod plan;
 pub(crate) mod schedule;
+pub mod schema;
 
 pub use crate::input::Length;
 pub use load::{

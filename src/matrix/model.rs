@@ -9,7 +9,9 @@ use crate::input::Length;
 pub(crate) use crate::servers::spec::*;
 pub(crate) use crate::workloads::{WorkloadSpec, WORKLOAD_KINDS};
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+/// A benchmark matrix: servers x configs x engines x workloads x concurrency levels, how each
+/// cell is measured and how the results are reported (docs/matrix.md).
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Matrix {
     /// Short name, used in the run directory name and report titles.
@@ -33,6 +35,7 @@ pub struct Matrix {
         default = "default_concurrency",
         deserialize_with = "super::pacing::levels"
     )]
+    #[schemars(with = "super::pacing::Levels")]
     pub(crate) concurrency: Vec<u32>,
     /// How load is offered: closed loop (default) or open loop at target rates, the rate's
     /// shape over time, and where a sweep of rising levels stops.
@@ -79,7 +82,7 @@ pub struct Matrix {
 }
 
 /// Repeats done so that drift does not look like a difference.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RepeatSpec {
     /// A fresh server (new container, empty datadir) for every iteration.
@@ -107,7 +110,9 @@ pub(crate) struct RepeatSpec {
     pub(crate) max_time: Option<Length>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Order {
     #[default]
@@ -126,7 +131,9 @@ fn default_iterations() -> u32 {
     1
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Network {
     #[default]
@@ -141,6 +148,21 @@ pub(crate) type Selector = IndexMap<String, OneOrMany>;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(transparent)]
 pub struct OneOrMany(pub Vec<String>);
+
+/// What `Deserialize` reads: one scalar or a list of them.
+impl schemars::JsonSchema for OneOrMany {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "OneOrMany".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let scalar = serde_json::json!({"type": ["string", "number", "boolean"]});
+        schemars::json_schema!({
+            "description": "A value or a list of values.",
+            "anyOf": [scalar, {"type": "array", "items": scalar}]
+        })
+    }
+}
 
 impl<'de> Deserialize<'de> for OneOrMany {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -196,7 +218,7 @@ impl<'de> Deserialize<'de> for OneOrMany {
 }
 
 /// What the summary tables show.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReportSpec {
     #[serde(default = "default_metric")]
@@ -233,7 +255,7 @@ pub(crate) struct ReportSpec {
 }
 
 /// `profile:`: how the server is profiled.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ProfileSpec {
     /// Samples per second of each of the server's threads on a CPU (perf's `-F`).
@@ -241,7 +263,7 @@ pub(crate) struct ProfileSpec {
 }
 
 /// `datasets:`: whether prepared tables are kept across servers, and how a copy is checked.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DataSetsSpec {
     pub(crate) reuse: bool,
@@ -256,7 +278,7 @@ pub(crate) struct DataSetsSpec {
 pub(crate) const PROFILE_HZ: std::ops::RangeInclusive<u32> = 1..=1000;
 
 /// `report.load_curve: {min_gain_pct: 5, p99: 100ms, error_pct: 1}`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LoadCurveSpec {
     /// Past the knee: a step up that gains at most this many percent of throughput while
@@ -315,7 +337,7 @@ impl LoadCurveSpec {
 }
 
 /// `apdex_t: 2ms` or `apdex_t: {read: 1ms, write: 5ms}`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum ApdexT {
     All(Length),

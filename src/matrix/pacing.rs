@@ -18,7 +18,7 @@ const MAX_STEPS: usize = 10_000;
 /// The highest target rate, in arrivals per second (one pacer thread's reach, and more).
 pub(crate) const MAX_RATE: u32 = 10_000_000;
 
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LoadSpec {
     /// Open loop: target arrivals per second, one cell per rate (an axis, like concurrency):
@@ -28,6 +28,7 @@ pub(crate) struct LoadSpec {
         deserialize_with = "some_levels",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<Levels>")]
     pub(crate) rate: Option<Vec<u32>>,
     /// How arrivals are spaced: `poisson` (exponential gaps, the default) or `even`.
     #[serde(default)]
@@ -74,7 +75,9 @@ impl LoadSpec {
     }
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Arrivals {
     #[default]
@@ -82,7 +85,7 @@ pub(crate) enum Arrivals {
     Even,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum ShapeSpec {
     #[default]
@@ -93,31 +96,42 @@ pub(crate) enum ShapeSpec {
     Wave(Wave),
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Steps {
     pub(crate) pct: Vec<f64>,
     pub(crate) hold: Length,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Wave {
     pub(crate) amplitude_pct: f64,
     pub(crate) period: Length,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Until {
     Knee,
     Limit,
 }
 
+/// What `levels` reads, for the schema: a list of levels, or geometric steps.
+#[derive(schemars::JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)] // never built: only its schema is
+pub(crate) enum Levels {
+    /// The levels themselves, e.g. `[1, 2, 4]`.
+    List(Vec<u32>),
+    /// Geometric steps, e.g. `{from: 1, factor: 2, to: 512}`.
+    Steps(Geometric),
+}
+
 /// Geometric levels: `from`, then each times `factor`, rounded, up to `to`.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Geometric {
+pub(crate) struct Geometric {
     from: u32,
     factor: f64,
     to: u32,

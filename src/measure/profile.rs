@@ -11,7 +11,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 /// The perf binary; said once per run when it cannot profile.
-const PERF: &str = "perf";
+pub(crate) const PERF: &str = "perf";
 
 /// Whether the "cannot profile" note was printed already (once per process).
 static SAID: AtomicBool = AtomicBool::new(false);

@@ -11,6 +11,16 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct Manifest {
     pub(crate) format_version: u32,
     pub(crate) rmatrix_version: String,
+    /// The commit rmatrix was built from; empty when it was built outside a git checkout.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub(crate) rmatrix_commit: String,
+    /// Whether tracked files differed from that commit when it was built.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) rmatrix_dirty: Option<bool>,
+    /// The external programs the run started (sysbench, pgbench, redis-benchmark, perf), by
+    /// name: which program and what its `--version` said.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) tools: BTreeMap<String, ToolFacts>,
     pub(crate) run_id: String,
     /// A random token of this run directory, kept across `--resume`, that labels its
     /// containers (the run id is only the folder's name, which other runs may share).
@@ -54,6 +64,25 @@ pub(crate) struct Manifest {
     pub(crate) cells_planned: usize,
     pub(crate) iterations_ok: usize,
     pub(crate) iterations_failed: usize,
+}
+
+/// One external program: as started (`RMATRIX_SYSBENCH=...` or the name found on PATH) and
+/// the first line of its `--version`, `unknown` when it gave none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub(crate) struct ToolFacts {
+    pub(crate) program: String,
+    pub(crate) version: String,
+}
+
+/// The commit of this build of rmatrix (`build.rs`) and whether its tree was dirty.
+pub(crate) fn build_commit() -> (String, Option<bool>) {
+    let dirty = match env!("RMATRIX_GIT_DIRTY") {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    };
+    (env!("RMATRIX_GIT_COMMIT").to_string(), dirty)
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 
 pub(crate) mod check;
 pub(crate) mod counters;
+pub(crate) mod estimate;
 pub(crate) mod legacy;
 pub(crate) mod lock;
 pub(crate) mod manifest;

@@ -137,6 +137,7 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     }
 
     let progress = Progress::new(total, opts.quiet);
+    set_eta(&progress, loaded, &plan, total);
     progress.line(format!(
         "rmatrix: {} cells x {} iterations ({} to run) -> {}",
         plan.cell_count(),
@@ -176,6 +177,25 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let man = manifest.into_inner().unwrap_or_else(|e| e.into_inner());
     let outcome = finish(&dir, m, &opts, man)?;
     ended(&dir, outcome, interrupted, lost)
+}
+
+/// The progress line's ETA, from the plan's estimate as `rmatrix plan` makes it: each cell's
+/// iterations with their share of the server starts, scaled to the `total` left to run.
+fn set_eta(progress: &Progress, loaded: &LoadedMatrix, plan: &crate::matrix::Plan, total: u64) {
+    use crate::results::estimate;
+    let m = &loaded.matrix;
+    let learned = estimate::learn(&estimate::default_sources(), &loaded.name());
+    let e = estimate::estimate(m, plan, &learned);
+    let iterations: f64 = plan.cells().map(|c| e.of_cell(c)).sum::<f64>() * f64::from(m.iterations);
+    let planned = plan.cell_count() as f64 * f64::from(m.iterations);
+    if iterations <= 0.0 || planned <= 0.0 {
+        return;
+    }
+    let share = e.seconds / iterations;
+    let per_iteration = (plan.cells())
+        .map(|c| (c.key(), e.of_cell(c) * share))
+        .collect();
+    progress.set_estimate(per_iteration, e.seconds * total as f64 / planned);
 }
 
 /// How many (cell, iteration) pairs the run has left to measure, and whether each deployment

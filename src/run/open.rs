@@ -1,7 +1,7 @@
 //! Where a run starts from: a new run directory with the matrix copied in, or a resumed one
 //! (repaired) with its manifest and the (cell, iteration) pairs already measured.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -175,6 +175,7 @@ pub(super) fn manifest_for(
         // Resuming: the run keeps its identity (id, host, start, schedule); what this
         // attempt adds is appended to what earlier attempts learnt.
         Some(old) => Manifest {
+            rmatrix_commit: resumed_commit(&old.rmatrix_commit),
             // A resume appends in the layout of the rows already there (`results::legacy`).
             format_version: match crate::results::legacy::is_legacy(&dir.file(RESULTS_CSV)) {
                 Ok(true) => 1,
@@ -186,6 +187,7 @@ pub(super) fn manifest_for(
             },
             dir_identity,
             docker: docker.or(old.docker.clone()),
+            tools: resumed_tools(&old.tools, tools_of(m, plan)),
             finished_at: None,
             engines: match pooled {
                 true => engine_facts,
@@ -196,6 +198,9 @@ pub(super) fn manifest_for(
         None => Manifest {
             format_version: FORMAT_VERSION,
             rmatrix_version: env!("CARGO_PKG_VERSION").into(),
+            rmatrix_commit: manifest::build_commit().0,
+            rmatrix_dirty: manifest::build_commit().1,
+            tools: tools_of(m, plan),
             run_id: dir
                 .path
                 .file_name()
@@ -227,6 +232,73 @@ pub(super) fn manifest_for(
             ..Manifest::default()
         },
     }
+}
+
+/// The external programs the planned cells' workloads (and the matrix's profiles) start, each
+/// asked for its version now: the one the run will use. A workload `--only` left out starts
+/// nothing and is not asked.
+fn tools_of(
+    m: &crate::matrix::Matrix,
+    plan: &crate::matrix::Plan,
+) -> BTreeMap<String, manifest::ToolFacts> {
+    use crate::workloads::tools::version_of;
+    let facts = |program: std::ffi::OsString| manifest::ToolFacts {
+        version: version_of(&program).unwrap_or_else(|| "unknown".into()),
+        program: program.to_string_lossy().into_owned(),
+    };
+    let planned: HashSet<&str> = plan.cells().map(|c| c.workload.as_str()).collect();
+    let mut out: BTreeMap<_, _> = (m.workloads.iter())
+        .filter(|(name, _)| planned.contains(name.as_str()))
+        .filter_map(|(_, w)| w.tool())
+        .map(|t| (t.default.to_string(), facts(t.program())))
+        .collect();
+    if m.profile.is_some() {
+        let perf = crate::measure::profile::PERF;
+        out.insert(perf.to_string(), facts(perf.into()));
+    }
+    out
+}
+
+/// The first attempt's rmatrix commit, said when this build is another one: its rows were
+/// measured by one build, the rest by this one.
+fn resumed_commit(first: &str) -> String {
+    let (now, _) = manifest::build_commit();
+    if first != now {
+        let shown = |c: &str| match c {
+            "" => "an unknown commit".to_string(),
+            c => crate::escape::terminal(c),
+        };
+        eprintln!(
+            "rmatrix: this run was started by rmatrix {} and is resumed by {}; manifest.json \
+             keeps the first",
+            shown(first),
+            shown(&now)
+        );
+    }
+    first.to_string()
+}
+
+/// A resume's programs: what the first attempt used, and where this attempt's differs, both.
+fn resumed_tools(
+    old: &BTreeMap<String, manifest::ToolFacts>,
+    now: BTreeMap<String, manifest::ToolFacts>,
+) -> BTreeMap<String, manifest::ToolFacts> {
+    let mut out = old.clone();
+    for (name, facts) in now {
+        match out.get_mut(&name) {
+            Some(was) if *was != facts => {
+                was.version = format!(
+                    "{}; resumed with {} {}",
+                    was.version, facts.program, facts.version
+                )
+            }
+            Some(_) => {}
+            None => {
+                out.insert(name, facts);
+            }
+        }
+    }
+    out
 }
 
 /// A resumed run builds its `source:` servers at the commits it started with, not at what
@@ -300,5 +372,56 @@ mod tests {
             opened.loaded.matrix.description.as_deref(),
             Some("at v1 \"x\"")
         );
+    }
+
+    /// The manifest names the commit this binary was built from and each program the
+    /// matrix's workloads start, with what `--version` said (a missing one: `unknown`).
+    #[test]
+    fn the_manifest_records_the_build_and_the_programs_a_run_starts() {
+        let (commit, dirty) = manifest::build_commit();
+        // Built outside a git checkout both are unknown; inside one, a full hash.
+        if !commit.is_empty() {
+            assert!(commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()));
+            assert!(dirty.is_some());
+        }
+        let text = "servers: {a: {image: example/a:1}}\nworkloads:\n  s: {sysbench: {test: oltp_point_select}}\n  \
+                    o: {oltp: {}}\n  s2: {sysbench: {test: oltp_read_only}}\nlength: 10\n\
+                    profile: {cpu: 99}\n";
+        let loaded = crate::matrix::load_str(text, Path::new("m.yaml")).unwrap();
+        let tools = tools_of(&loaded.matrix, &expand(&loaded.matrix, &[]));
+        assert_eq!(tools.keys().collect::<Vec<_>>(), ["perf", "sysbench"]);
+        // `--only workload=o` runs rmatrix's own clients alone: sysbench is not asked.
+        let only = crate::matrix::only::parse_only(&loaded, &["workload=o".into()]).unwrap();
+        let oltp_only = tools_of(&loaded.matrix, &expand(&loaded.matrix, &only));
+        assert_eq!(oltp_only.keys().collect::<Vec<_>>(), ["perf"]);
+        let sysbench = &tools["sysbench"];
+        assert_eq!(
+            sysbench.program,
+            crate::workloads::sysbench::spec::SYSBENCH
+                .program()
+                .to_string_lossy()
+        );
+        assert!(!sysbench.version.is_empty());
+    }
+
+    #[test]
+    fn a_resume_with_another_version_of_a_program_records_both() {
+        let facts = |v: &str| manifest::ToolFacts {
+            program: "pgbench".into(),
+            version: v.into(),
+        };
+        let old = BTreeMap::from([("pgbench".to_string(), facts("pgbench (PostgreSQL) 15.20"))]);
+        let same = resumed_tools(&old, old.clone());
+        assert_eq!(same, old);
+        let now = BTreeMap::from([
+            ("pgbench".to_string(), facts("pgbench (PostgreSQL) 17.6")),
+            ("perf".to_string(), facts("perf version 6.1")),
+        ]);
+        let both = resumed_tools(&old, now);
+        assert_eq!(
+            both["pgbench"].version,
+            "pgbench (PostgreSQL) 15.20; resumed with pgbench pgbench (PostgreSQL) 17.6"
+        );
+        assert!(both.contains_key("perf"));
     }
 }

@@ -256,7 +256,7 @@ impl<B: Backend> RunCtx<'_, B> {
             let mut row = ResultRow::for_cell(cell, kind, *i).failed(reason);
             row.docker_engine = self.engine_name.clone().unwrap_or_default();
             self.dir.append(&row)?;
-            self.progress.advance();
+            self.progress.advance(cell);
         }
         Ok(())
     }
@@ -282,7 +282,7 @@ impl<B: Backend> RunCtx<'_, B> {
                 self.progress.line(format!(
                     "{cell} #{i}: not run: the sweep stopped below it (load.until)"
                 ));
-                self.progress.advance();
+                self.progress.advance(cell);
                 continue;
             }
             self.measure_one(cell, i, deployed).await?;
@@ -393,11 +393,12 @@ impl<B: Backend> RunCtx<'_, B> {
         };
         self.progress.line(match row.is_ok() {
             true => format!(
-                "[{pos}/{}] {label}{on}: {:.0} qps, p95 {:.3} ms, {} errors",
+                "[{pos}/{}] {label}{on}: {:.0} qps, p95 {:.3} ms, {} errors{}",
                 self.progress.length(),
                 row.qps.unwrap_or(0.0),
                 row.lat_p95_ms.unwrap_or(0.0),
-                row.errors.unwrap_or(0)
+                row.errors.unwrap_or(0),
+                self.progress.eta_text()
             ),
             false => format!(
                 "[{pos}/{}] {label}{on}: FAILED: {}",
@@ -406,7 +407,7 @@ impl<B: Backend> RunCtx<'_, B> {
             ),
         });
         self.dir.record(&row, &counters)?;
-        self.progress.advance();
+        self.progress.advance(cell);
         if !row.is_ok() && self.lost.is_none() && !self.backend.alive().await {
             self.mark_lost("stopped answering".into())?;
         }

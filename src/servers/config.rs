@@ -169,6 +169,73 @@ impl<'de> Deserialize<'de> for ConfigSpec {
     }
 }
 
+/// The shared keys and every family's block (`config_blocks`), as `Deserialize` reads them.
+impl schemars::JsonSchema for ConfigSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ConfigSpec".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut properties = serde_json::Map::new();
+        let mut add = |key: &str, description: String, schema: schemars::Schema| {
+            let mut schema = schema.to_value();
+            if let Some(map) = schema.as_object_mut() {
+                map.insert("description".into(), description.into());
+            }
+            properties.insert(key.into(), schema);
+        };
+        add(
+            "env",
+            "Environment variables of the server's container.".into(),
+            g.subschema_for::<IndexMap<String, String>>(),
+        );
+        add(
+            "allocator",
+            "Preload an allocator into the server: `system`, `tcmalloc` or `jemalloc`.".into(),
+            g.subschema_for::<Option<Allocator>>(),
+        );
+        add(
+            "args",
+            "Extra server command-line arguments.".into(),
+            g.subschema_for::<Vec<String>>(),
+        );
+        for b in config_blocks() {
+            let schema = match b.bare_flags {
+                true => g.subschema_for::<Settings>(),
+                false => g.subschema_for::<IndexMap<String, CnfValue>>(),
+            };
+            let flags = if b.bare_flags {
+                " (`name: ~` is a bare flag)"
+            } else {
+                ""
+            };
+            let what = format!("Settings rendered into the server's {}{flags}.", b.file);
+            add(b.key, what, schema);
+        }
+        schemars::json_schema!({
+            "description": "A server variant: environment, allocator, arguments, and the \
+                            settings of each server family.",
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": false
+        })
+    }
+}
+
+/// What `Deserialize` reads: a scalar (a null is a bare flag, where the block takes one).
+impl schemars::JsonSchema for CnfValue {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CnfValue".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A setting's value: a string, number or boolean (written ON/OFF).",
+            "type": ["string", "number", "boolean"]
+        })
+    }
+}
+
 impl Serialize for ConfigSpec {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
@@ -203,7 +270,7 @@ impl<'de> Deserialize<'de> for CnfValue {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Allocator {
     System,

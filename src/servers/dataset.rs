@@ -98,7 +98,9 @@ pub struct Seal {
 }
 
 /// How a restored copy is checked before it is measured.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Verify {
     /// Every table's checksum computed again and compared with the seal's (reads every row).

@@ -644,6 +644,34 @@ impl Engine {
         }
     }
 
+    /// The tags of repository `repo` (`rmatrix/client`) on this engine, as `repo:tag`.
+    pub(crate) async fn tags_of(&self, repo: &str) -> Result<Vec<String>> {
+        let filters = HashMap::from([("reference".to_string(), vec![format!("{repo}:*")])]);
+        let opts = bollard::query_parameters::ListImagesOptions {
+            filters: Some(filters),
+            ..Default::default()
+        };
+        let images = self.docker.list_images(Some(opts)).await?;
+        let prefix = format!("{repo}:");
+        Ok((images.into_iter().flat_map(|i| i.repo_tags))
+            .filter(|t| t.starts_with(&prefix))
+            .collect())
+    }
+
+    /// Remove the tag `reference` (and its image when no other tag names it). An image a
+    /// container still uses is refused by the engine: that error is returned.
+    pub(crate) async fn remove_image(&self, reference: &str) -> Result<()> {
+        self.docker
+            .remove_image(
+                reference,
+                None::<bollard::query_parameters::RemoveImageOptions>,
+                None,
+            )
+            .await
+            .with_context(|| format!("failed to remove image {reference}"))?;
+        Ok(())
+    }
+
     /// Remove a volume (one already gone counts as removed).
     pub(crate) async fn remove_volume(&self, name: &str) -> Result<()> {
         use bollard::errors::Error::DockerResponseServerError as Server;

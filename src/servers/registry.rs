@@ -10,7 +10,7 @@ use super::family::Family;
 macro_rules! families {
     ($( $(#[$doc:meta])* $variant:ident($family:path) = $name:literal, )*) => {
         /// A server family, as a matrix's `kind:` names it.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
         pub enum ServerKind {
             $( $(#[$doc])* #[serde(rename = $name)] $variant, )*
         }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::registry::ServerKind;
 
 /// `servers.<name>.source` as the matrix writes it.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
     /// A git work tree on this host: a path relative to the matrix file, or absolute.

@@ -8,7 +8,7 @@ pub(crate) use super::registry::ServerKind;
 pub use super::source::SourceSpec;
 
 /// Where a server comes from: exactly one of `image`, `build`, `source` or `external`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServerSpec {
     /// A public image, pulled when missing (e.g. `mariadb:11.4`, `mysql:8.0`).
@@ -84,7 +84,7 @@ impl ServerSpec {
 }
 
 /// `build:` as a name, or as a folder with build arguments.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum BuildSpec {
     /// A folder under `containers/`, a name from `containers/builds.yaml` (`mariadb-10.11`),
@@ -95,7 +95,7 @@ pub enum BuildSpec {
     Dir(BuildDir),
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BuildDir {
     pub(crate) dir: String,
@@ -170,7 +170,7 @@ impl<'de> Deserialize<'de> for BuildSpec {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExternalSpec {
     #[serde(default = "default_host")]

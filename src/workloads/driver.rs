@@ -108,6 +108,12 @@ pub(crate) trait Driver {
         "tcp"
     }
 
+    /// The external program the kind runs (sysbench, pgbench...), whose version manifest.json
+    /// records; None when its clients are rmatrix's own.
+    fn tool(&self) -> Option<crate::workloads::tools::Tool> {
+        None
+    }
+
     /// The tables the kind loads before it measures, on a cell of `engine` (None: it loads
     /// none, or loads them afresh each iteration): what a kept data set holds
     /// (`servers::dataset`).

@@ -31,7 +31,7 @@ pub(crate) use driver::{Ctx, Driver, Facts, Problem};
 macro_rules! kinds {
     ($( $(#[$doc:meta])* $variant:ident($spec:ty) = $name:literal, )*) => {
         /// One workload, tagged by its kind: `slap: {...}`.
-        #[derive(Debug, Clone, Serialize)]
+        #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
         #[serde(rename_all = "snake_case")]
         pub(crate) enum WorkloadSpec {
             $( $(#[$doc])* $variant($spec), )*
@@ -68,6 +68,11 @@ macro_rules! kinds {
             /// How the kind's clients reach the server (`Driver::transport`).
             pub(crate) fn transport(&self) -> &'static str {
                 match self { $( WorkloadSpec::$variant(s) => s.transport(), )* }
+            }
+
+            /// The external program the kind runs (`Driver::tool`).
+            pub(crate) fn tool(&self) -> Option<tools::Tool> {
+                match self { $( WorkloadSpec::$variant(s) => s.tool(), )* }
             }
 
             /// Whether the kind's clients are this process's threads (`Driver::client_in_process`).

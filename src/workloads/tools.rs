@@ -23,31 +23,9 @@ impl Tool {
     }
 
     /// What the program says with `--version` (first line), or None when it does not start
-    /// or does not answer within 5 s (then it is killed: a check never hangs on it).
+    /// or does not answer within 5 s.
     pub(crate) fn version(&self) -> Option<String> {
-        use std::process::{Command, Stdio};
-        use std::time::{Duration, Instant};
-        let mut child = (Command::new(self.program()).arg("--version"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while child.try_wait().ok()?.is_none() {
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let mut out = String::new();
-        use std::io::Read;
-        (child.stdout.take()?.take(4096))
-            .read_to_string(&mut out)
-            .ok()?;
-        out.lines().next().map(str::trim).map(String::from)
+        version_of(&self.program())
     }
 
     /// The program as text, for messages.
@@ -71,6 +49,34 @@ impl Tool {
             )),
         }
     }
+}
+
+/// What `program --version` says (first line), or None when it does not start or does not
+/// answer within 5 s (then it is killed: a check never hangs on it).
+pub(crate) fn version_of(program: &std::ffi::OsStr) -> Option<String> {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = (Command::new(program).arg("--version"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while child.try_wait().ok()?.is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut out = String::new();
+    (child.stdout.take()?.take(4096))
+        .read_to_string(&mut out)
+        .ok()?;
+    out.lines().next().map(str::trim).map(String::from)
 }
 
 #[cfg(test)]

@@ -214,6 +214,13 @@ report: {rows: [workload], columns: [engine, config], baseline: {config: binlog-
         .collect();
     assert_eq!(versions.len(), 2);
     assert!(versions.iter().all(|v| v.contains("MariaDB")));
+    // The build that measured it: a clone of the repository is a git checkout.
+    let commit = man["rmatrix_commit"].as_str().unwrap_or_default();
+    assert!(
+        commit.len() == 40 && commit.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{man}"
+    );
+    assert!(man["rmatrix_dirty"].is_boolean(), "{man}");
     let summary = std::fs::read_to_string(out_dir.join("summary.md")).unwrap();
     assert!(summary.contains("| workload | InnoDB / binlog-off | InnoDB / binlog-on | MyISAM / binlog-off | MyISAM / binlog-on |"), "{summary}");
     assert!(summary.contains("## Failed cells"));
@@ -347,7 +354,9 @@ fn bad_input_exits_2_before_any_container_starts() {
         let out = rmatrix(&args);
         assert_eq!(out.status.code(), Some(0));
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        text.lines().last().unwrap_or_default().to_string()
+        // The counts line; the estimate's sources follow it.
+        let counts = text.lines().find(|l| l.contains(" deployments, "));
+        counts.unwrap_or_default().to_string()
     };
     assert!(
         plan(&[]).starts_with("2 deployments, 8 cells"),

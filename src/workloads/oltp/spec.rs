@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::input::bounds::Bounded;
 
 /// The sysbench 1.0 OLTP test names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OltpTest {
     OltpReadWrite,
@@ -60,7 +60,9 @@ impl OltpTest {
 }
 
 /// sysbench's `--rand-type`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RandType {
     Uniform,
@@ -74,7 +76,7 @@ pub enum RandType {
 
 /// `oltp: {...}`: sysbench 1.0 OLTP semantics in a native driver. Field names and defaults
 /// are sysbench's (`sysbench oltp_read_write help`).
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OltpSpec {
     #[serde(default = "default_test")]

@@ -25,6 +25,10 @@ use crate::workloads::{Ctx, Driver, Facts, Problem};
 const MARKER: &str = "rmatrix_pgbench_prepared";
 
 impl Driver for PgbenchSpec {
+    fn tool(&self) -> Option<crate::workloads::tools::Tool> {
+        Some(super::spec::PGBENCH)
+    }
+
     fn families(&self) -> &'static [ServerKind] {
         &[ServerKind::Postgres]
     }

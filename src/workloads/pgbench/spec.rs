@@ -9,7 +9,7 @@ use crate::workloads::tools::Tool;
 use crate::workloads::{Facts, Problem};
 
 /// pgbench's built-in scripts (`-b`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 pub(crate) enum Builtin {
     #[serde(rename = "tpcb-like")]
     TpcbLike,
@@ -30,7 +30,9 @@ impl Builtin {
 }
 
 /// How pgbench sends its statements (`-M`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Protocol {
     #[default]
@@ -49,7 +51,7 @@ impl Protocol {
     }
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PgbenchSpec {
     /// A built-in script (`tpcb-like` when neither this nor `script` is given).

@@ -11,7 +11,7 @@ use crate::workloads::redis::prefill;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// redis-benchmark's tests (`-t` names) plus memtier's mixed SET:GET load.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum RedisTest {
     PingInline,
@@ -152,7 +152,9 @@ impl fmt::Display for RedisTest {
 }
 
 /// How keys are drawn from the keyspace (memtier's `--key-pattern`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum KeyDistribution {
     #[default]
@@ -163,7 +165,9 @@ pub(crate) enum KeyDistribution {
     Sequential,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum Transport {
     #[default]
@@ -218,6 +222,21 @@ impl std::str::FromStr for Ratio {
     }
 }
 
+/// What `from_str` reads: two counts around a colon.
+impl schemars::JsonSchema for Ratio {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Ratio".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "SETS:GETS, e.g. `1:10`.",
+            "type": "string",
+            "pattern": r"^\s*[0-9]+\s*:\s*[0-9]+\s*$"
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for Ratio {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
@@ -226,7 +245,7 @@ impl<'de> Deserialize<'de> for Ratio {
 }
 
 /// rmatrix's own Redis client, redis-benchmark's options and memtier's key patterns.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RedisSpec {
     pub(crate) test: RedisTest,

@@ -13,7 +13,7 @@ use crate::workloads::tools::Tool;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
 /// The redis-benchmark binary itself; its CSV output fills the same columns.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RedisBenchmarkSpec {
     pub(crate) test: RedisTest,
@@ -39,6 +39,10 @@ pub(crate) struct RedisBenchmarkSpec {
 }
 
 impl Driver for RedisBenchmarkSpec {
+    fn tool(&self) -> Option<crate::workloads::tools::Tool> {
+        Some(REDIS_BENCHMARK)
+    }
+
     fn families(&self) -> &'static [ServerKind] {
         &[ServerKind::Redis]
     }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::input::bounds::Bounded;
 
 /// mysqlslap `--auto-generate-sql` options, with mysqlslap's defaults.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct SlapSpec {
     #[serde(default)]
@@ -71,7 +71,9 @@ fn ninety_nine() -> u32 {
     99
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum LoadType {
     Write,
@@ -82,7 +84,9 @@ pub(crate) enum LoadType {
     Mixed,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum PrimaryKey {
     #[default]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::workloads::Problem;
 
 /// The sql-bench options: the test groups, in the order given, and their size.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SqlbenchSpec {
     /// The test groups to run, in this order (default: all of them, in run-all-tests order).
@@ -29,7 +29,9 @@ pub struct SqlbenchSpec {
 }
 
 /// `transport`: how the suite's connections reach the server.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
     /// The server's unix socket, shared from its container: sql-bench's default (host
@@ -41,7 +43,9 @@ pub enum Transport {
 }
 
 /// `prepare`: what `$dbh->prepare` and `$sth->execute` send.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Prepare {
     /// DBD::MariaDB's default (no `mariadb_server_prepare`): nothing at prepare, one text
@@ -102,7 +106,7 @@ fn all_groups() -> Vec<Group> {
 }
 
 /// sql-bench's test groups (one `test-<name>.sh` each).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Group {
     AlterTable,

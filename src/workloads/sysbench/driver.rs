@@ -29,6 +29,10 @@ use crate::workloads::{Ctx, Driver, Facts, Problem};
 pub(super) const MARKER: &str = "rmatrix_sysbench_prepared";
 
 impl Driver for SysbenchSpec {
+    fn tool(&self) -> Option<crate::workloads::tools::Tool> {
+        Some(super::spec::SYSBENCH)
+    }
+
     fn families(&self) -> &'static [ServerKind] {
         &[ServerKind::Mysql, ServerKind::Postgres]
     }

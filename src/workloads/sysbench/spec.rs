@@ -8,7 +8,7 @@ use crate::input::yaml::Scalar;
 use crate::workloads::tools::Tool;
 
 /// `sysbench: {...}`: run sysbench itself against the cell's server and parse its report.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SysbenchSpec {
     /// A bundled test name (`oltp_read_write`), or the file name of a Lua script in the

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# What the main job (scripts/run-main.sh, any `rmatrix run`) needs on a fresh Debian machine:
+# a Docker engine and the base images its servers are built from (containers/setup-docker.sh),
+# and a build of rmatrix. The tests and benchmarks need more: scripts/setup.sh.
+# Idempotent: each step checks first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+containers/setup-docker.sh bookworm trixie bullseye sid
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust from https://rustup.rs" >&2
+  exit 1
+fi
+cargo build --release --quiet
