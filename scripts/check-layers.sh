@@ -18,7 +18,7 @@ layer_of() {
     results) echo 5 ;;
     report) echo 6 ;;
     compare) echo 7 ;;
-    export) echo 8 ;;
+    export | store) echo 8 ;;
     cli | commands | drive | progress | run | bisect | lib | main) echo 9 ;;
     *) echo "?" ;;
   esac

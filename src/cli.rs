@@ -93,8 +93,10 @@ pub(crate) enum Command {
         #[arg(long)]
         alpha: Option<f64>,
         /// Earlier runs (a run directory or a folder of them, e.g. the nightly store of
-        /// accepted runs; repeatable) to learn each cell's run-to-run noise from; needs 3 or
-        /// more runs of a cell. Without it, verdicts rest on the iterations of the two runs.
+        /// accepted runs, or a results store: a SQLite file or a postgres:// URL, whose runs
+        /// of the candidates' matrices are read; repeatable) to learn each cell's run-to-run
+        /// noise from; needs 3 or more runs of a cell. Without it, verdicts rest on the
+        /// iterations of the two runs.
         #[arg(long = "noise-from", value_name = "PATH")]
         noise_from: Vec<PathBuf>,
         /// The coefficient of variation of run means (5% by default) assumed for a cell whose run noise
@@ -133,9 +135,13 @@ pub(crate) enum Command {
     /// The series of each cell and metric over stored runs (in start order), with change
     /// points flagged.
     History {
-        /// Run directories, or folders of run directories such as reports/runs.
+        /// Run directories, folders of run directories such as reports/runs, or results
+        /// stores (a SQLite file or a postgres:// URL; `rmatrix store`).
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
+        /// Only the runs of the matrix called NAME (its `name:`); repeatable.
+        #[arg(long = "matrix", value_name = "NAME")]
+        matrices: Vec<String>,
         /// Metric to follow (repeatable or comma list; `all`); default: each run's own
         /// report metric.
         #[arg(long = "metric", value_name = "NAME")]
@@ -198,6 +204,13 @@ pub(crate) enum Command {
         #[arg(long)]
         images: bool,
     },
+    /// Keep runs in a results store: a SQLite file (created when missing) or a PostgreSQL
+    /// database (postgres://USER@HOST:PORT/DB; the password from the URL or PGPASSWORD).
+    /// `history` and `compare --noise-from` read a store where they read run directories.
+    Store {
+        #[command(subcommand)]
+        action: StoreAction,
+    },
     /// Print the JSON Schema of a matrix file (shipped as matrices/matrix.schema.json): an
     /// editor's YAML language server completes and checks a matrix with it.
     Schema,
@@ -215,6 +228,33 @@ pub(crate) enum Command {
         /// main page.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+    },
+}
+
+/// `rmatrix store`'s actions.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum StoreAction {
+    /// Store run directories (each, or every run in a folder such as reports/runs). A run
+    /// stored before is left as it is, or replaced when its content changed (a resumed run).
+    Import {
+        /// The store: a SQLite file or a postgres:// URL.
+        #[arg(long, value_name = "STORE")]
+        store: String,
+        /// Run directories, or folders of them.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+    },
+    /// List the stored runs: id, matrix, start, iterations (ok / all), where each came from.
+    List {
+        /// The store: a SQLite file or a postgres:// URL.
+        #[arg(long, value_name = "STORE")]
+        store: String,
+        /// Only the runs of the matrix called NAME.
+        #[arg(long, value_name = "NAME")]
+        matrix: Option<String>,
+        /// `text`, or `json` for scripts.
+        #[arg(long, value_enum, default_value = "text")]
+        format: PlanFormat,
     },
 }
 
@@ -288,6 +328,10 @@ pub(crate) struct RunArgs {
     /// No progress and no summary on stdout; errors still go to stderr.
     #[arg(long, short)]
     pub(crate) quiet: bool,
+    /// Also keep the run in this results store when it ends (a SQLite file, created when
+    /// missing, or a postgres:// URL; as `rmatrix store import`).
+    #[arg(long, value_name = "STORE")]
+    pub(crate) store: Option<String>,
     /// A Docker engine of the pool (repeatable): unix://PATH, tcp://HOST:PORT (TLS from
     /// DOCKER_TLS_VERIFY/DOCKER_CERT_PATH), ssh://[USER@]HOST, or a Docker context name.
     /// Deployments are spread across the engines, one at a time on each.

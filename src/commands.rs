@@ -73,6 +73,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         ),
         Command::History {
             dirs,
+            matrices,
             metrics,
             threshold,
             confidence,
@@ -84,7 +85,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             require_same_env,
             format,
         } => history(
-            &dirs,
+            (&dirs, &matrices),
             &metrics,
             &threshold,
             (&confidence, alpha),
@@ -99,6 +100,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             datasets,
             images,
         } => clean(&engines, datasets, images).await,
+        Command::Store { action } => store(action),
         Command::Schema => emit(&crate::matrix::schema::schema_text()).map(|()| exit::OK),
         Command::Completions { shell } => {
             emit(&crate::cli::generate::completions(shell)).map(|()| exit::OK)
@@ -153,7 +155,92 @@ async fn run_matrix(a: crate::cli::RunArgs) -> Result<i32> {
         client_engine,
     })
     .await?;
+    if let Some(store) = a.store {
+        // The run is measured and written; a store that cannot take it is an error of its
+        // own (the run directory stays, for `rmatrix store import`).
+        let mut s = crate::store::Store::open(&crate::store::Location::parse(&store))?;
+        let how = s.import(&outcome.dir)?;
+        eprintln!("{}", stored_line(how, &outcome.dir, s.label()));
+    }
     Ok(outcome.exit_code())
+}
+
+/// `rmatrix store import|list`.
+fn store(action: crate::cli::StoreAction) -> Result<i32> {
+    use crate::cli::{PlanFormat, StoreAction};
+    use crate::store::{Location, Store};
+    match action {
+        StoreAction::Import { store, dirs } => {
+            let mut s = Store::open(&Location::parse(&store))?;
+            let mut dirs_found = Vec::new();
+            for d in &dirs {
+                dirs_found.extend(crate::compare::input::run_dirs(d)?);
+            }
+            if dirs_found.is_empty() {
+                return Err(UsageError(format!(
+                    "no run directory in {}",
+                    crate::escape::terminal(
+                        &dirs
+                            .iter()
+                            .map(|d| d.display().to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                ))
+                .into());
+            }
+            for d in dirs_found {
+                let how = s.import(&d)?;
+                eprintln!("{}", stored_line(how, &d, s.label()));
+            }
+            Ok(exit::OK)
+        }
+        StoreAction::List {
+            store,
+            matrix,
+            format,
+        } => {
+            let mut s = Store::open(&Location::parse(&store))?;
+            let runs = s.list(matrix.as_deref())?;
+            let text = match format {
+                PlanFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
+                PlanFormat::Text => {
+                    let t = crate::escape::terminal;
+                    let mut out = String::new();
+                    for r in &runs {
+                        out.push_str(&format!(
+                            "{}  {}  {}  {}/{} ok  {}\n",
+                            t(&r.started_at),
+                            t(&r.matrix),
+                            t(&r.run_id),
+                            r.ok,
+                            r.iterations,
+                            t(&r.source)
+                        ));
+                    }
+                    out.push_str(&format!("{} run(s) in {}\n", runs.len(), t(s.label())));
+                    out
+                }
+            };
+            emit(&text)?;
+            Ok(exit::OK)
+        }
+    }
+}
+
+/// What storing a run did, for stderr.
+fn stored_line(how: crate::store::Imported, dir: &Path, store: &str) -> String {
+    use crate::store::Imported;
+    let what = match how {
+        Imported::New => "stored",
+        Imported::Updated => "updated (its content changed)",
+        Imported::Unchanged => "already stored",
+    };
+    format!(
+        "{what}: {} in {}",
+        crate::escape::terminal(&dir.display().to_string()),
+        crate::escape::terminal(store)
+    )
 }
 
 /// The engines a run is pooled across (`--engines` file, then `--engine`s), each once and named.
@@ -285,7 +372,7 @@ async fn clean(engines: &[String], datasets: bool, images: bool) -> Result<i32> 
 /// `rmatrix history`: exit code 5 when environments differ and `--require-same-env` was given.
 #[allow(clippy::too_many_arguments)]
 fn history(
-    dirs: &[std::path::PathBuf],
+    (dirs, matrices): (&[std::path::PathBuf], &[String]),
     metrics: &[String],
     threshold: &str,
     (confidence, alpha): (&str, Option<f64>),
@@ -310,7 +397,7 @@ fn history(
              series (E-divisive means); see docs/compare.md"
         );
     }
-    let runs = input::load_runs(dirs)?;
+    let runs = crate::store::load_runs(dirs, matrices)?;
     let opts = history::HistoryOptions {
         // Empty: each run's own report metric.
         metrics: if metrics.is_empty() {
@@ -504,7 +591,8 @@ fn plan_power(
         target_pct,
     };
     let metric = input::resolve_metrics(&[], &[loaded.matrix.report.metric.as_str()])?[0];
-    let noise = noise::Noise::learn(&input::load_runs(noise_from)?, &[metric], &[], &[]);
+    let runs = crate::store::load_runs(noise_from, &[])?;
+    let noise = noise::Noise::learn(&runs, &[metric], &[], &[]);
     let cells: Vec<(crate::model::CellKey, String)> = expand(&loaded.matrix, only)
         .cells()
         .map(|c| (c.key(), c.to_string()))
@@ -608,7 +696,11 @@ fn compare(
     let noise = if noise_from.is_empty() {
         noise::Noise::default()
     } else {
-        noise::Noise::learn(&input::load_runs(noise_from)?, &metrics, &ignore, &cands)
+        // From a store, only the runs of the candidates' matrices are read.
+        let mut matrices: Vec<String> = cands.iter().map(|c| c.matrix_name.clone()).collect();
+        matrices.dedup();
+        let runs = crate::store::load_runs_of(noise_from, &matrices)?;
+        noise::Noise::learn(&runs, &metrics, &ignore, &cands)
     };
     let opts = join::Options {
         threshold_pct,

@@ -25,8 +25,9 @@ pub mod results;
 pub mod report;
 // Layer 7: comparisons between runs.
 pub mod compare;
-// Layer 8: output formats.
+// Layer 8: output formats, and the results store.
 pub mod export;
+pub mod store;
 // Layer 9: the application.
 pub mod bisect;
 pub mod cli;

@@ -393,7 +393,7 @@ fn noise_of(
     Ok(match paths.is_empty() {
         true => noise::Noise::default(),
         false => noise::Noise::learn(
-            &input::load_runs(paths)?,
+            &crate::store::load_runs(paths, &[])?,
             metrics,
             &[],
             std::slice::from_ref(cand),

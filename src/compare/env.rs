@@ -41,7 +41,8 @@ const MAX_VARIABLES: usize = 10;
 const MAX_VALUE_CHARS: usize = 80;
 
 /// What a run's manifest.json and `servers/*/variables.json` say about where it ran.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub(crate) struct RunEnv {
     pub(crate) cpu_model: String,
     pub(crate) cpus: u64,
@@ -51,7 +52,8 @@ pub(crate) struct RunEnv {
     pub(crate) deployments: Vec<DeploymentEnv>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub(crate) struct DeploymentEnv {
     pub(crate) server: String,
     pub(crate) config: String,

@@ -109,7 +109,7 @@ impl ChangePoint {
     }
 }
 
-/// `runs` must be in start order (`input::load_runs` sorts them). Each run contributes its
+/// `runs` must be in start order (`input::in_order` sorts them). Each run contributes its
 /// own report metric unless `opts.metrics` names some.
 pub(crate) fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, CompareError> {
     let conf = opts.confidence;

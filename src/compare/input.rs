@@ -93,25 +93,16 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
     })
 }
 
-/// The runs named by `paths`: each is a run directory or a folder of run directories (such
-/// as `reports/runs`), ordered by start time.
-pub(crate) fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
+/// The runs of `paths` (each a run directory or a folder of them, such as `reports/runs`)
+/// as they are listed; `in_order` orders them (`store::load_runs` does both, and reads stores).
+pub(crate) fn load_runs_unsorted(paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
     let mut runs = Vec::new();
     for p in paths {
         if is_run_dir(p) {
             runs.push(load_run(p)?);
             continue;
         }
-        let entries = std::fs::read_dir(p).map_err(|e| CompareError::Read {
-            path: p.clone(),
-            source: e.into(),
-        })?;
-        let mut dirs: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|d| is_run_dir(d))
-            .collect();
-        dirs.sort();
-        for d in dirs {
+        for d in run_dirs(p)? {
             match load_run(&d) {
                 Ok(run) => runs.push(run),
                 // A run that stopped before its first good iteration is no point in a series.
@@ -120,6 +111,29 @@ pub(crate) fn load_runs(paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
             }
         }
     }
+    Ok(runs)
+}
+
+/// `path` itself when it is a run directory, else the run directories in the folder `path`,
+/// by name.
+pub(crate) fn run_dirs(path: &Path) -> Result<Vec<PathBuf>, CompareError> {
+    if is_run_dir(path) {
+        return Ok(vec![path.into()]);
+    }
+    let entries = std::fs::read_dir(path).map_err(|e| CompareError::Read {
+        path: path.into(),
+        source: e.into(),
+    })?;
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|d| is_run_dir(d))
+        .collect();
+    dirs.sort();
+    Ok(dirs)
+}
+
+/// `runs` (read from `paths`) each once, in start order; none is an error.
+pub(crate) fn in_order(runs: Vec<Run>, paths: &[PathBuf]) -> Result<Vec<Run>, CompareError> {
     if runs.is_empty() {
         return Err(CompareError::NoRuns {
             paths: paths.to_vec(),

@@ -92,7 +92,6 @@ pub(crate) struct Results {
 /// Read and check a results.csv. Columns this version knows but the file lacks (it was
 /// written by an older rmatrix; columns are only ever added) are read as empty.
 pub(crate) fn read_results(path: &Path) -> Result<Results, Refused> {
-    let known = known_columns();
     // A torn last line (a kill in the middle of a write) is left out, as `--resume` cuts it.
     let bytes = super::rundir::complete_lines(path, crate::input::file::RESULTS)?;
     if std::fs::metadata(path).is_ok_and(|m| m.len() > bytes.len() as u64) {
@@ -102,7 +101,14 @@ pub(crate) fn read_results(path: &Path) -> Result<Results, Refused> {
             crate::escape::terminal(&path.display().to_string())
         );
     }
-    let (have, records) = stored_csv::records(path, &bytes)?;
+    parse_results(path, &bytes)
+}
+
+/// Check the bytes of a results.csv (its header and complete lines); `path` names them in a
+/// refusal (a file, or a run in a store).
+pub(crate) fn parse_results(path: &Path, bytes: &[u8]) -> Result<Results, Refused> {
+    let known = known_columns();
+    let (have, records) = stored_csv::records(path, bytes)?;
     let pos: Vec<Option<usize>> = known
         .iter()
         .map(|k| have.iter().position(|h| h == k))
@@ -169,8 +175,14 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Re
     else {
         return Ok(None);
     };
+    parse_manifest(path, &text).map(Some)
+}
+
+/// A manifest.json's text, parsed and checked as `read_manifest` does; `path` names it in a
+/// refusal (a file, or a run in a store).
+pub(crate) fn parse_manifest(path: &Path, text: &str) -> Result<serde_json::Value, Refused> {
     let manifest: serde_json::Value =
-        serde_json::from_str(&text).map_err(|source| Refused::NotJson {
+        serde_json::from_str(text).map_err(|source| Refused::NotJson {
             path: path.into(),
             source,
         })?;
@@ -178,8 +190,8 @@ pub(crate) fn read_manifest(path: &Path) -> Result<Option<serde_json::Value>, Re
     match version.as_u64() {
         // Format 1 kept the counters in results.csv (`legacy`); both still read.
         Some(v) if (1..=u64::from(FORMAT_VERSION)).contains(&v) => {
-            check_identity(path, &text, &manifest)?;
-            Ok(Some(manifest))
+            check_identity(path, text, &manifest)?;
+            Ok(manifest)
         }
         Some(found) if found > u64::from(FORMAT_VERSION) => Err(Refused::NewerFormat {
             path: path.into(),

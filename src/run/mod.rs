@@ -68,6 +68,8 @@ pub(crate) struct RunOptions {
 pub(crate) struct RunOutcome {
     /// Iterations whose current row failed: the exit code says so.
     pub(crate) failed: usize,
+    /// The run directory (for `run --store`).
+    pub(crate) dir: std::path::PathBuf,
 }
 
 impl RunOutcome {
@@ -259,7 +261,10 @@ fn nothing_to_resume(dir: &RunDir, m: &Matrix, opts: &RunOptions) -> Result<RunO
     }
     let current = dir.current_rows()?;
     let failed = current.iter().filter(|r| !r.is_ok()).count();
-    Ok(RunOutcome { failed })
+    Ok(RunOutcome {
+        failed,
+        dir: dir.path.clone(),
+    })
 }
 
 /// A run pooled across engines resumes on the same pool: the same engine addresses, in any
@@ -322,6 +327,7 @@ fn finish(dir: &RunDir, m: &Matrix, opts: &RunOptions, mut man: Manifest) -> Res
     eprintln!("results: {}", dir.path.display());
     Ok(RunOutcome {
         failed: man.iterations_failed,
+        dir: dir.path.clone(),
     })
 }
 

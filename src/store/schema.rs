@@ -1,0 +1,174 @@
+//! The store's tables and their migrations. A store records the version it is at in
+//! `rmatrix_schema`; opening one applies the migrations it lacks, in one transaction each,
+//! and refuses a store a newer rmatrix has migrated past this one.
+//!
+//! The tables, one row each per:
+//! - `environments`: host and servers a run measured on (CPU, kernel, memory, rmatrix's
+//!   version, each deployment's image, version and variables), shared by the runs that had
+//!   the same (`digest`);
+//! - `runs`: a run directory (its manifest and matrix copy as stored, results.csv's header,
+//!   the columns of its rows' `row_csv`, a digest of its content);
+//! - `cells`: a cell of a run (server, config, engine, workload, concurrency, rate);
+//! - `iterations`: a results.csv row, in file order (`ord`), as the line itself (`row_csv`,
+//!   which `history` and `compare` read back through results.csv's own checks) and its main
+//!   metrics as columns for queries and dashboards;
+//! - `samples`: an iteration's per-second line of samples.csv;
+//! - `counters`: an iteration's server counter deltas (counters.csv).
+
+use anyhow::{bail, Result};
+
+use super::db::{Db, Val};
+
+/// The migrations in order: the store is at version N when the first N have run. `{id}` is
+/// the database's auto-numbered key.
+const MIGRATIONS: &[&str] = &[
+    // 1: the first layout.
+    "CREATE TABLE environments (
+        id {id},
+        digest TEXT NOT NULL UNIQUE,
+        rmatrix_version TEXT NOT NULL,
+        cpu_model TEXT NOT NULL,
+        cpus BIGINT NOT NULL,
+        kernel TEXT NOT NULL,
+        memory_bytes BIGINT NOT NULL,
+        env_json TEXT NOT NULL
+    );
+    CREATE TABLE runs (
+        id {id},
+        run_key TEXT NOT NULL UNIQUE,
+        instance TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        matrix_name TEXT NOT NULL,
+        report_metric TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        source TEXT NOT NULL,
+        environment_id BIGINT NOT NULL REFERENCES environments (id),
+        results_header TEXT NOT NULL,
+        row_header TEXT NOT NULL,
+        manifest_json TEXT NOT NULL,
+        matrix_yaml TEXT NOT NULL,
+        content_digest TEXT NOT NULL,
+        imported_at TEXT NOT NULL
+    );
+    CREATE INDEX runs_by_matrix ON runs (matrix_name, started_at);
+    CREATE TABLE cells (
+        id {id},
+        run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+        server TEXT NOT NULL,
+        config TEXT NOT NULL,
+        engine TEXT NOT NULL,
+        workload TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        concurrency BIGINT NOT NULL,
+        rate BIGINT
+    );
+    CREATE INDEX cells_by_run ON cells (run_id);
+    CREATE TABLE iterations (
+        id {id},
+        cell_id BIGINT NOT NULL REFERENCES cells (id) ON DELETE CASCADE,
+        ord BIGINT NOT NULL,
+        iteration BIGINT NOT NULL,
+        status TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        seconds DOUBLE PRECISION,
+        qps DOUBLE PRECISION,
+        tps DOUBLE PRECISION,
+        lat_avg_ms DOUBLE PRECISION,
+        lat_p95_ms DOUBLE PRECISION,
+        lat_p99_ms DOUBLE PRECISION,
+        errors BIGINT,
+        row_csv TEXT NOT NULL
+    );
+    CREATE INDEX iterations_by_cell ON iterations (cell_id, ord);
+    CREATE TABLE samples (
+        iteration_id BIGINT NOT NULL REFERENCES iterations (id) ON DELETE CASCADE,
+        second BIGINT NOT NULL,
+        qps DOUBLE PRECISION,
+        tps DOUBLE PRECISION,
+        lat_p95_ms DOUBLE PRECISION,
+        errors_ps DOUBLE PRECISION,
+        values_json TEXT NOT NULL
+    );
+    CREATE INDEX samples_by_iteration ON samples (iteration_id, second);
+    CREATE TABLE counters (
+        iteration_id BIGINT NOT NULL REFERENCES iterations (id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        delta BIGINT NOT NULL
+    );
+    CREATE INDEX counters_by_iteration ON counters (iteration_id);",
+];
+
+/// The version this rmatrix writes.
+pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Bring the store to `VERSION`, creating it when empty; returns the migrations applied.
+pub(crate) fn migrate(db: &mut dyn Db) -> Result<Vec<i64>> {
+    db.batch(
+        "CREATE TABLE IF NOT EXISTS rmatrix_schema (
+            version BIGINT NOT NULL PRIMARY KEY,
+            applied_at TEXT NOT NULL
+        )",
+    )?;
+    let at = current(db)?;
+    if at > VERSION {
+        bail!(
+            "the store is at schema version {at}, newer than this rmatrix writes ({VERSION}): \
+             use a newer rmatrix"
+        );
+    }
+    let mut applied = Vec::new();
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(at as usize) {
+        let version = i as i64 + 1;
+        db.batch("BEGIN")?;
+        let step = (|| -> Result<()> {
+            db.batch(&sql.replace("{id}", db.id_column()))?;
+            db.execute(
+                "INSERT INTO rmatrix_schema (version, applied_at) VALUES ($1, $2)",
+                &[Val::Int(version), now().into()],
+            )?;
+            db.batch("COMMIT")
+        })();
+        if let Err(e) = step {
+            let _ = db.batch("ROLLBACK");
+            return Err(e.context(format!("migrating the store to schema version {version}")));
+        }
+        applied.push(version);
+    }
+    Ok(applied)
+}
+
+/// The version the store is at (0: empty).
+pub(crate) fn current(db: &mut dyn Db) -> Result<i64> {
+    let rows = db.query("SELECT MAX(version) FROM rmatrix_schema", &[])?;
+    Ok(rows
+        .first()
+        .and_then(|r| r.first())
+        .and_then(Val::int)
+        .unwrap_or(0))
+}
+
+pub(crate) fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::db::Sqlite;
+
+    #[test]
+    fn a_new_store_is_migrated_once_and_a_newer_one_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut db = Sqlite::open(&tmp.path().join("s.db")).unwrap();
+        assert_eq!(migrate(&mut db).unwrap(), (1..=VERSION).collect::<Vec<_>>());
+        assert!(migrate(&mut db).unwrap().is_empty());
+        assert_eq!(current(&mut db).unwrap(), VERSION);
+        db.execute(
+            "INSERT INTO rmatrix_schema (version, applied_at) VALUES ($1, $2)",
+            &[Val::Int(VERSION + 1), now().into()],
+        )
+        .unwrap();
+        let e = migrate(&mut db).unwrap_err().to_string();
+        assert!(e.contains("newer than this rmatrix writes"), "{e}");
+    }
+}
