@@ -42,6 +42,9 @@ if ! command -v pgbench >/dev/null 2>&1 || ! dpkg -s postgresql-15 >/dev/null 2>
   [ -n "$own_policy" ] && sudo_ rm -f /usr/sbin/policy-rc.d
 fi
 
+# The results store's tests on PostgreSQL: a cluster of their own on 127.0.0.1:5439.
+scripts/store-postgres.sh start
+
 # The pool tests' ssh:// engine needs sshd's binary only: the package would also start and
 # enable the system's sshd, which a test set-up has no business doing, so service starts are
 # denied during the install (policy-rc.d) and the units it enabled are disabled again.

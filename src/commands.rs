@@ -189,11 +189,23 @@ fn store(action: crate::cli::StoreAction) -> Result<i32> {
                 ))
                 .into());
             }
+            // Each run is stored or refused on its own: one bad run keeps no other out.
+            let mut refused = 0;
             for d in dirs_found {
-                let how = s.import(&d)?;
-                eprintln!("{}", stored_line(how, &d, s.label()));
+                match s.import(&d) {
+                    Ok(how) => eprintln!("{}", stored_line(how, &d, s.label())),
+                    Err(e) => {
+                        refused += 1;
+                        eprintln!("refused: {}", crate::error_text(&e));
+                    }
+                }
             }
-            Ok(exit::OK)
+            match refused {
+                0 => Ok(exit::OK),
+                n => Err(
+                    UsageError(format!("{n} run(s) refused (above); the others are stored")).into(),
+                ),
+            }
         }
         StoreAction::List {
             store,

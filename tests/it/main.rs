@@ -34,3 +34,4 @@ mod redis_state;
 mod server_seconds;
 mod source;
 mod sqlbench;
+mod store;
