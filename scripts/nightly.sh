@@ -8,6 +8,10 @@
 #              runs/<id>      every run, appended
 #              last-good      symlink to the baseline (the last promoted run)
 #              good/<id>      a symlink to every promoted run
+#   RESULTS_DB  a results store (a SQLite file or a postgres:// URL; `rmatrix store`) that keeps
+#              every promoted run: compare's run-to-run noise and the history are read from it
+#              (with tonight's run) instead of good/ and runs/; a store that holds none yet is
+#              filled from good/ first
 #   MATRIX   the matrix (default: matrices/nightly.yaml of this repository)
 #   RMATRIX  the rmatrix binary (default: target/release/rmatrix of this repository)
 #   SETUP    0 skips scripts/setup-main.sh (Docker, base images, release build)
@@ -37,6 +41,7 @@ for kv in ${sets[@]+"${sets[@]}"}; do set_args+=(--set "$kv"); done
 CONFIRM=${CONFIRM:-1}
 BISECT=${BISECT:-0}
 SUMMARY=${GITHUB_STEP_SUMMARY:-/dev/stdout}
+RESULTS_DB=${RESULTS_DB:-}
 
 if [ "$SETUP" != 0 ]; then
     # Its progress goes to stderr: stdout may be the summary.
@@ -118,7 +123,14 @@ if [ -e "$STORE/last-good" ]; then
     case $base in /*) ;; *) base="../$base" ;; esac
     [ -e "$STORE/good/$(basename "$base")" ] || link "good/$(basename "$base")" "$base"
     noise=()
-    if "$RMATRIX" compare --help 2>/dev/null | grep -q -- --noise-from; then
+    if [ -n "$RESULTS_DB" ]; then
+        # A new store starts with the promoted runs kept so far.
+        if ! "$RMATRIX" store list --store "$RESULTS_DB" 2>/dev/null | grep -q '^[0-9]'; then
+            "$RMATRIX" store import --store "$RESULTS_DB" "$STORE/good" >&2 ||
+                echo "nightly: could not fill $RESULTS_DB from $STORE/good" >&2
+        fi
+        noise=(--noise-from "$RESULTS_DB")
+    elif "$RMATRIX" compare --help 2>/dev/null | grep -q -- --noise-from; then
         noise=(--noise-from "$STORE/good")
     fi
     "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${compare_args[@]+"${compare_args[@]}"} \
@@ -136,7 +148,11 @@ else
 fi
 
 # The series of every cell over the last nights, with change points.
-"$RMATRIX" history "$STORE/runs" >> "$SUMMARY" || true
+if [ -n "$RESULTS_DB" ]; then
+    "$RMATRIX" history "$RESULTS_DB" "$RUN" >> "$SUMMARY" || true
+else
+    "$RMATRIX" history "$STORE/runs" >> "$SUMMARY" || true
+fi
 
 confirmed_not=${confirmed_not:-0}
 case $status in
@@ -146,6 +162,10 @@ case $status in
             echo "nightly: failed to promote $RUN" >&2
             exit 6
         }
+        if [ -n "$RESULTS_DB" ] && ! "$RMATRIX" store import --store "$RESULTS_DB" "$RUN" >&2; then
+            echo "nightly: $RUN is promoted but could not be stored in $RESULTS_DB" >&2
+            exit 6
+        fi
         echo "nightly: $RUN promoted to $STORE/last-good" >&2 ;;
     4)  echo "nightly: performance regression against $(readlink "$STORE/last-good"); $RUN is not promoted" >&2 ;;
     5)  echo "nightly: the environments of $RUN and the baseline differ; the baseline is kept" >&2 ;;

@@ -89,6 +89,17 @@ const SHARED_MACHINE: &str = "--threshold 60%";
 /// Run scripts/nightly.sh from `cwd` (not the repository) with the store given relative to
 /// it, the given rmatrix binary and COMPARE_ARGS, and no set-up.
 fn nightly(cwd: &Path, store: &str, matrix: &Path, rmatrix: &str, compare_args: &str) -> Night {
+    nightly_with(cwd, (store, ""), matrix, rmatrix, compare_args)
+}
+
+/// As `nightly`, with RESULTS_DB (empty: unset).
+fn nightly_with(
+    cwd: &Path,
+    (store, results_db): (&str, &str),
+    matrix: &Path,
+    rmatrix: &str,
+    compare_args: &str,
+) -> Night {
     let summary = cwd.join("summary.md");
     let _ = std::fs::remove_file(&summary);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/nightly.sh");
@@ -105,6 +116,7 @@ fn nightly(cwd: &Path, store: &str, matrix: &Path, rmatrix: &str, compare_args: 
             Path::new(env!("CARGO_MANIFEST_DIR")).join("containers"),
         )
         .env("COMPARE_ARGS", compare_args)
+        .env("RESULTS_DB", results_db)
         .env("GITHUB_STEP_SUMMARY", &summary)
         .output()
         .expect("run scripts/nightly.sh");
@@ -331,4 +343,25 @@ esac
     assert_eq!(n.code, Some(0), "{}", n.stderr);
     let new = last_good(&old);
     assert_eq!(good(&old), vec!["20250101-000000".to_string(), new]);
+
+    // With a results store: an empty one is filled from good/ first, the noise and the
+    // history are read from it, and the promoted run is stored.
+    std::fs::write(&log, "").unwrap();
+    let n = nightly_with(cwd, ("store", "runs.db"), &m, fake, "");
+    assert_eq!(n.code, Some(0), "{}", n.stderr);
+    let fourth = last_good(&store);
+    let seen = calls();
+    let lines: Vec<&str> = seen.lines().collect();
+    let at = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix));
+    let fill = at("store import --store runs.db store/good").unwrap_or_else(|| panic!("{seen}"));
+    let compare =
+        at("compare --noise-from runs.db store/last-good").unwrap_or_else(|| panic!("{seen}"));
+    let history =
+        at(&format!("history runs.db store/runs/{fourth}")).unwrap_or_else(|| panic!("{seen}"));
+    let stored = at(&format!("store import --store runs.db store/runs/{fourth}"))
+        .unwrap_or_else(|| panic!("{seen}"));
+    assert!(
+        fill < compare && compare < history && history < stored,
+        "{seen}"
+    );
 }
