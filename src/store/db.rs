@@ -156,9 +156,18 @@ impl Db for Sqlite {
 pub(crate) struct Postgres(Option<postgres::Client>);
 
 impl Postgres {
+    /// Connect to `url`; without a password in it, `PGPASSWORD`'s (as libpq's tools do),
+    /// so that none has to be on a command line.
     pub(crate) fn connect(url: &str) -> Result<Postgres> {
-        let url = url.to_string();
-        let client = off_runtime(move || postgres::Client::connect(&url, postgres::NoTls))?;
+        let mut config: postgres::Config = url
+            .parse()
+            .map_err(|e| anyhow::anyhow!("not a PostgreSQL URL: {e}"))?;
+        if config.get_password().is_none() {
+            if let Some(p) = std::env::var_os("PGPASSWORD") {
+                config.password(p.as_encoded_bytes());
+            }
+        }
+        let client = off_runtime(move || config.connect(postgres::NoTls))?;
         Ok(Postgres(Some(client)))
     }
 

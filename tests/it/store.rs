@@ -194,10 +194,22 @@ fn a_postgres_store_answers_history_and_compare_as_its_folders() {
         "{}",
         out.stderr
     );
+    // Without a password in the URL, PGPASSWORD's: none has to be on a command line.
+    let bare = db.url().replace(":rmatrix-store-test@", "@");
+    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args(["store", "list", "--store", &bare])
+        .env("PGPASSWORD", "rmatrix-store-test")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("run(s) in postgres://rmatrix@"));
 }
 
-/// A real run (Redis, one deployment) kept in the store as it ends; a resume that adds
-/// nothing leaves the stored copy as it is.
+/// A real run (Redis, one deployment) kept in the store as it ends, found by its matrix.
 #[test]
 fn run_store_keeps_a_real_run() {
     let tmp = tempfile::tempdir().unwrap();
