@@ -8,6 +8,8 @@
 # Usage: scripts/bench/store-365.sh RUN_DIR [ROUNDS] [COPIES]
 #   RUN_DIR  a real run, e.g. of matrices/nightly.yaml (`rmatrix run matrices/nightly.yaml`)
 #   RMATRIX  the binary (default: target/release/rmatrix)
+#   COLD     1 (as root): also once each with the page cache dropped first (a year of folders
+#            is rarely all in memory)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RUN=${1:?usage: $0 RUN_DIR [ROUNDS] [COPIES]}
@@ -29,7 +31,7 @@ import datetime, json, os, shutil, sys
 src, dst, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
 man = json.load(open(os.path.join(src, "manifest.json")))
 start = datetime.datetime(2026, 1, 1, 3, 0, 0, tzinfo=datetime.timezone.utc)
-skip = shutil.ignore_patterns("charts", "report.html", "profiles")
+skip = shutil.ignore_patterns("charts", "report.html", "profiles", "sock")
 for day in range(copies):
     t = start + datetime.timedelta(days=day)
     run_id = t.strftime("%Y%m%d-030000-nightly")
@@ -47,11 +49,17 @@ base=${runs[-2]}
 cand=${runs[-1]}
 matrix=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['matrix_file'])" "$RUN/manifest.json" 2>/dev/null || true)
 
-seconds() { # command...: wall seconds, output discarded
-  local t0 t1
+seconds() { # command...: wall seconds, output discarded; a failed command stops the script
+  local t0 t1 code=0
   t0=$(date +%s%N)
-  "$@" >/dev/null 2>&1 || true
+  "$@" >/dev/null 2>"$work/stderr" || code=$?
   t1=$(date +%s%N)
+  # compare exits 4 on a regression: an answer, not a failure.
+  if [ "$code" -ne 0 ] && [ "$code" -ne 4 ]; then
+    echo "failed (exit $code): $*" >&2
+    cat "$work/stderr" >&2
+    exit 1
+  fi
   echo "scale=3; ($t1 - $t0) / 1000000000" | bc
 }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
@@ -82,12 +90,22 @@ for what in history compare; do
   esac
   printf '| %s | %s | %s | %s |\n' "$what" "$f" "$s" "$p"
 done
+if [ "${COLD:-0}" = 1 ]; then
+  cold() { sync && echo 3 >/proc/sys/vm/drop_caches && seconds "$@"; }
+  printf '| history, cold cache | %s | %s | %s |\n' "$(cold "$RMATRIX" history "$work/runs")" \
+    "$(cold "$RMATRIX" history "$work/runs.db")" "$(cold "$RMATRIX" history "$pg")"
+  printf '| compare, cold cache | %s | %s | %s |\n' \
+    "$(cold "$RMATRIX" compare "$base" "$cand" --noise-from "$work/runs")" \
+    "$(cold "$RMATRIX" compare "$base" "$cand" --noise-from "$work/runs.db")" \
+    "$(cold "$RMATRIX" compare "$base" "$cand" --noise-from "$pg")"
+fi
 echo
 echo "Same answers: history's CSV from the folder and from each store"
 for src in "$work/runs.db" "$pg"; do
-  if cmp -s <("$RMATRIX" history "$work/runs" --format csv 2>/dev/null) \
-      <("$RMATRIX" history "$src" --format csv 2>/dev/null); then
-    echo "- ${src##*/}: identical"
+  "$RMATRIX" history "$work/runs" --format csv >"$work/a.csv" 2>/dev/null
+  "$RMATRIX" history "$src" --format csv >"$work/b.csv" 2>/dev/null
+  if [ -s "$work/a.csv" ] && cmp -s "$work/a.csv" "$work/b.csv"; then
+    echo "- ${src##*/}: identical ($(wc -l <"$work/a.csv") lines)"
   else
     echo "- ${src##*/}: DIFFERENT"
   fi
