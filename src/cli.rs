@@ -264,8 +264,9 @@ pub(crate) struct PlanOutputArgs {
     /// `text`, or `json` for scripts: the cells by deployment, the counts and the estimate.
     #[arg(long, value_enum, default_value = "text")]
     pub(crate) format: PlanFormat,
-    /// Stored runs the estimate learns this matrix's timings from: run directories or folders
-    /// of them; repeatable (default: reports/runs and reports/examples).
+    /// Stored runs the estimate learns this matrix's timings from: run directories, folders
+    /// of them or results stores (a SQLite file or a postgres:// URL); repeatable (default:
+    /// reports/runs and reports/examples).
     #[arg(long = "learn-from", value_name = "PATH")]
     pub(crate) learn_from: Vec<PathBuf>,
 }

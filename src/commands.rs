@@ -552,7 +552,13 @@ fn plan(
         true => estimate::default_sources(),
         false => output.learn_from.clone(),
     };
-    let learned = estimate::learn(&learn_from, &loaded.name());
+    let mut learned = estimate::learn(&learn_from, &loaded.name());
+    // A results store among them: its runs of this matrix.
+    for p in &learn_from {
+        if let Some(loc) = crate::store::Location::detect(p) {
+            crate::store::Store::open(&loc)?.learn(&loaded.name(), &mut learned)?;
+        }
+    }
     if output.format == crate::cli::PlanFormat::Json {
         if !p.noise_from.is_empty() {
             return Err(UsageError(

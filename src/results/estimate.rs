@@ -13,6 +13,7 @@ use crate::input::Length;
 use crate::matrix::model::Matrix;
 use crate::matrix::plan::{Plan, ASSUMED_PREPARE_ROWS_PER_S, ASSUMED_RESTORE_ROWS_PER_S};
 use crate::model::cell::{Cell, CellKey};
+use crate::model::ResultRow;
 use crate::results::manifest::Manifest;
 use crate::results::rundir::{RunDir, MANIFEST, MATRIX_COPY};
 
@@ -114,13 +115,20 @@ fn seconds(from: DateTime<Utc>, to: DateTime<Utc>) -> f64 {
 }
 
 impl Learned {
-    /// One run: each deployment's rows in the order they started, within its window.
+    /// One run directory.
     fn add(&mut self, dir: &RunDir) {
-        let man: Option<Manifest> = (crate::results::check::read_manifest(&dir.file(MANIFEST)))
+        let man = (crate::results::check::read_manifest(&dir.file(MANIFEST)))
             .ok()
-            .flatten()
-            .and_then(|v| serde_json::from_value(v).ok());
-        let (Some(man), Ok(rows)) = (man, dir.rows()) else {
+            .flatten();
+        if let (Some(man), Ok(rows)) = (man, dir.rows()) {
+            self.add_run(&dir.path, &man, &rows);
+        }
+    }
+
+    /// One run, wherever it is stored (a folder, a results store): its manifest and rows,
+    /// each deployment's rows in the order they started, within its window.
+    pub(crate) fn add_run(&mut self, path: &Path, man: &serde_json::Value, rows: &[ResultRow]) {
+        let Ok(man) = serde_json::from_value::<Manifest>(man.clone()) else {
             return;
         };
         let Some(run_end) = man.finished_at.as_deref().and_then(time) else {
@@ -166,7 +174,7 @@ impl Learned {
             let outside = (seconds(first, run_end) - inside).max(0.0);
             self.between.push(outside / f64::from(deployments.max(1)));
         }
-        self.runs.push(dir.path.clone());
+        self.runs.push(path.to_path_buf());
     }
 }
 

@@ -13,6 +13,18 @@ use crate::compare::input::Run;
 /// The runs of matrix `matrix` (every run when None), in start order. `label` names the
 /// store in messages.
 pub(crate) fn runs(db: &mut dyn Db, label: &str, matrix: Option<&str>) -> Result<Vec<Run>> {
+    Ok(with_manifests(db, label, matrix)?
+        .into_iter()
+        .map(|(run, _)| run)
+        .collect())
+}
+
+/// As `runs`, each with its manifest (checked).
+pub(crate) fn with_manifests(
+    db: &mut dyn Db,
+    label: &str,
+    matrix: Option<&str>,
+) -> Result<Vec<(Run, serde_json::Value)>> {
     let (filter, params): (&str, Vec<Val>) = match matrix {
         Some(m) => ("WHERE r.matrix_name = $1", vec![m.into()]),
         None => ("", Vec::new()),
@@ -59,24 +71,27 @@ pub(crate) fn runs(db: &mut dyn Db, label: &str, matrix: Option<&str>) -> Result
         if !results.rows.iter().any(crate::model::ResultRow::is_ok) {
             continue; // no point in a series, as a folder's run without results
         }
-        crate::results::check::parse_manifest(&at, &text(8))?;
+        let manifest = crate::results::check::parse_manifest(&at, &text(8))?;
         let columns: Vec<String> = serde_json::from_str(&text(6))
             .map_err(|e| anyhow::anyhow!("{}: its results header: {e}", at.display()))?;
         let env = serde_json::from_str(&text(9))
             .map_err(|e| anyhow::anyhow!("{}: its environment: {e}", at.display()))?;
-        out.push(Run {
-            // The folder it was stored from: a run without an instance token is the same
-            // run as its folder by that (`compare::input::identity`).
-            path: PathBuf::from(text(10)),
-            run_id: text(2),
-            instance: text(1),
-            started_at: text(5),
-            report_metric: text(4),
-            matrix_name: text(3),
-            rows: results.rows,
-            columns,
-            env,
-        });
+        out.push((
+            Run {
+                // The folder it was stored from: a run without an instance token is the same
+                // run as its folder by that (`compare::input::identity`).
+                path: PathBuf::from(text(10)),
+                run_id: text(2),
+                instance: text(1),
+                started_at: text(5),
+                report_metric: text(4),
+                matrix_name: text(3),
+                rows: results.rows,
+                columns,
+                env,
+            },
+            manifest,
+        ));
     }
     Ok(out)
 }

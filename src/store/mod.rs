@@ -124,6 +124,20 @@ impl Store {
         load::runs(self.db.as_mut(), &self.label, matrix)
     }
 
+    /// Stored runs of `matrix` as a plan's estimate learns from them: each run's path (the
+    /// store and run), manifest and rows.
+    pub(crate) fn learn(
+        &mut self,
+        matrix: &str,
+        learned: &mut crate::results::estimate::Learned,
+    ) -> Result<()> {
+        for (run, manifest) in load::with_manifests(self.db.as_mut(), &self.label, Some(matrix))? {
+            let at = PathBuf::from(format!("{}#{}", self.label, run.run_id));
+            learned.add_run(&at, &manifest, &run.rows);
+        }
+        Ok(())
+    }
+
     pub(crate) fn list(&mut self, matrix: Option<&str>) -> Result<Vec<load::Listed>> {
         load::list(self.db.as_mut(), matrix)
     }

@@ -72,3 +72,33 @@ fn without_stored_runs_the_estimate_says_what_it_assumes() {
     ]);
     assert_eq!(both.code, 2, "{}", both.stderr);
 }
+
+/// The same estimate from a results store that holds the example run.
+#[test]
+fn the_estimate_learns_from_a_results_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("runs.db");
+    let store = store.to_str().unwrap();
+    let out = rmatrix(&[
+        "store",
+        "import",
+        "--store",
+        store,
+        "reports/examples/binlog-2026-11-29",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let from_store = plan_json(&["matrices/binlog.yaml", "--learn-from", store]);
+    let from_folder = plan_json(&[
+        "matrices/binlog.yaml",
+        "--learn-from",
+        "reports/examples/binlog-2026-11-29",
+    ]);
+    let (s, f) = (&from_store["estimate"], &from_folder["estimate"]);
+    assert_eq!(s["cells_learned"], 40);
+    assert_eq!(s["starts_learned"], s["server_starts"]);
+    assert_eq!(s["seconds"], f["seconds"]);
+    assert_eq!(
+        s["learned_from"][0].as_str(),
+        Some(format!("{store}#binlog-2").as_str())
+    );
+}
