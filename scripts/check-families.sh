@@ -24,9 +24,11 @@ for n in $families $kinds; do
 done
 pattern=$(tr ' ' '\n' <<<"$names $products" | grep -v '^$' | sort -u | paste -sd '|')
 
-# The folders a name belongs in: nothing under them is read.
+# The folders a name belongs in: nothing under them is read. And src/store/: the results
+# store keeps runs in SQLite or PostgreSQL, databases of its own, not server families.
 owned=$( (for f in $families; do echo "src/servers/$f/"; done
-  for k in $kinds; do echo "src/workloads/$k/"; done) | paste -sd '|')
+  for k in $kinds; do echo "src/workloads/$k/"; done
+  echo "src/store/") | paste -sd '|')
 
 # The allow-list, two kinds of registry line and nothing else:
 # 1. `pub mod <folder>;` (or `pub(crate) mod`) in src/servers/mod.rs and src/workloads/mod.rs: declaring a folder.
