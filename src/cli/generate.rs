@@ -28,14 +28,19 @@ pub(crate) fn man_page() -> std::io::Result<String> {
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
-/// Write rmatrix.1 and a page per visible command (rmatrix-run.1, ...) into `dir`; the
-/// files written, in that order.
+/// Write rmatrix.1 and a page per visible command (rmatrix-run.1, ...) and per command of
+/// a command (rmatrix-store-import.1, ...) into `dir`; the files written, in that order.
 pub(crate) fn man_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
-    let cmd = command();
-    let mut written = vec![clap_mangen::Man::new(cmd.clone()).generate_to(dir)?];
-    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
-        written.push(clap_mangen::Man::new(sub.clone()).generate_to(dir)?);
-    }
+    let mut written = Vec::new();
+    pages(&command(), dir, &mut written)?;
     Ok(written)
+}
+
+fn pages(cmd: &clap::Command, dir: &Path, written: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    written.push(clap_mangen::Man::new(cmd.clone()).generate_to(dir)?);
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        pages(sub, dir, written)?;
+    }
+    Ok(())
 }

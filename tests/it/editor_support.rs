@@ -6,7 +6,7 @@ use std::process::Command;
 use crate::common::rmatrix;
 
 /// The visible commands, each of which completion and the man pages must offer.
-const COMMANDS: [&str; 11] = [
+const COMMANDS: [&str; 12] = [
     "run",
     "plan",
     "report",
@@ -15,6 +15,7 @@ const COMMANDS: [&str; 11] = [
     "ratio",
     "bisect",
     "clean",
+    "store",
     "schema",
     "completions",
     "man",
@@ -130,7 +131,9 @@ fn the_man_pages_render_without_warnings() {
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     pages.sort();
-    let mut expected: Vec<String> = COMMANDS.iter().map(|c| format!("rmatrix-{c}.1")).collect();
+    let mut expected: Vec<String> = (COMMANDS.iter().chain(&["store-import", "store-list"]))
+        .map(|c| format!("rmatrix-{c}.1"))
+        .collect();
     expected.push("rmatrix.1".into());
     expected.sort();
     assert_eq!(pages, expected);
