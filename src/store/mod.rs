@@ -60,6 +60,12 @@ impl Location {
     }
 }
 
+/// A file with content that is not a SQLite database (an empty file becomes a store).
+fn is_other_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.len() > 0)
+        && !matches!(Location::detect(path), Some(Location::Sqlite(_)))
+}
+
 /// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`.
 fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
@@ -93,6 +99,13 @@ impl Store {
                 if path.is_dir() {
                     return Err(UsageError(format!(
                         "--store {shown}: a folder; a SQLite store is a file (e.g. runs.db)"
+                    ))
+                    .into());
+                }
+                if is_other_file(path) {
+                    return Err(UsageError(format!(
+                        "--store {shown}: not a SQLite database; give a store made by rmatrix \
+                         or the name of a new file"
                     ))
                     .into());
                 }
@@ -217,6 +230,22 @@ mod tests {
         let db = tmp.path().join("s.db");
         Store::open(&Location::Sqlite(db.clone())).unwrap();
         assert_eq!(Location::detect(&db), Some(Location::Sqlite(db)));
+    }
+
+    /// A file that is something else is a mistake of the command line (exit 2), and stays
+    /// as it was; an empty file becomes a store.
+    #[test]
+    fn a_file_that_is_no_sqlite_database_is_refused_as_usage() {
+        let tmp = tempfile::tempdir().unwrap();
+        let csv = tmp.path().join("results.csv");
+        std::fs::write(&csv, "a,b\n").unwrap();
+        let err = Store::open(&Location::Sqlite(csv.clone())).err().unwrap();
+        assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");
+        assert!(format!("{err}").contains("not a SQLite database"), "{err}");
+        assert_eq!(std::fs::read_to_string(&csv).unwrap(), "a,b\n");
+        let empty = tmp.path().join("new.db");
+        std::fs::write(&empty, "").unwrap();
+        Store::open(&Location::Sqlite(empty)).unwrap();
     }
 }
 

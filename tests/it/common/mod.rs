@@ -26,7 +26,8 @@ pub fn rmatrix(args: &[&str]) -> Out {
 }
 
 /// Run `matrix` (written to TMP/NAME.yaml) into TMP/NAME with `rmatrix run --quiet`, as run
-/// id NAME, and require exit 0 (the failed rows are shown when it is not).
+/// id NAME, and require exit 0 (the failed rows are shown when it is not) and no server's
+/// socket left in the run directory.
 pub fn run_ok(tmp: &std::path::Path, name: &str, matrix: &str) -> (std::path::PathBuf, Cleanup) {
     let file = tmp.join(format!("{name}.yaml"));
     std::fs::write(&file, matrix).unwrap();
@@ -44,6 +45,11 @@ pub fn run_ok(tmp: &std::path::Path, name: &str, matrix: &str) -> (std::path::Pa
         String::from_utf8_lossy(&out.stderr),
         failed_rows(&dir)
     );
+    // Each server's unix sockets went with its container.
+    for server in std::fs::read_dir(dir.join("servers")).into_iter().flatten() {
+        let sock = server.unwrap().path().join("sock");
+        assert!(!sock.exists(), "{name}: {} is left", sock.display());
+    }
     (dir, guard)
 }
 
