@@ -68,16 +68,29 @@ fn run_containers(host: &str, id: &str) -> Vec<String> {
     .collect()
 }
 
-/// Removes what run `id` left on both engines, also when the test panics first.
+/// Removes what run `id` left on both engines: at once (a test run that was killed left
+/// them, under another instance token that a resume does not remove), and when dropped,
+/// also when the test panics first.
 struct Cleanup(String);
+
+impl Cleanup {
+    fn fresh(id: &str) -> Cleanup {
+        remove_run(id);
+        Cleanup(id.to_string())
+    }
+}
+
+fn remove_run(id: &str) {
+    for host in [LOCAL, SECOND_SOCK] {
+        for c in run_containers(host, id) {
+            docker(host, &["rm", "-f", &c]);
+        }
+    }
+}
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
-        for host in [LOCAL, SECOND_SOCK] {
-            for c in run_containers(host, &self.0) {
-                docker(host, &["rm", "-f", &c]);
-            }
-        }
+        remove_run(&self.0);
     }
 }
 
@@ -126,7 +139,7 @@ fn a_matrix_runs_across_two_engines_with_the_client_next_to_each_server() {
         "2s",
     );
     let out_dir = tmp.path().join("pool-two-engines");
-    let _cleanup = Cleanup("pool-two-engines".into());
+    let _cleanup = Cleanup::fresh("pool-two-engines");
     let since = now_s().to_string();
     let out = crate::common::rmatrix(&[
         "run",
@@ -244,7 +257,7 @@ fn a_stopped_engine_hands_its_queue_to_the_other_and_resume_completes_the_run() 
     let m = matrix(tmp.path(), &configs, "[2]", "4s");
     let id = "pool-engine-stops";
     let out_dir = tmp.path().join(id);
-    let _cleanup = Cleanup(id.into());
+    let _cleanup = Cleanup::fresh(id);
     let engines = ["--engine", LOCAL, "--engine", SECOND_SOCK];
     let child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
         .args([
@@ -340,7 +353,7 @@ fn losing_the_only_engine_mid_run_is_exit_3_and_resume_completes_the_run() {
     let m = matrix(tmp.path(), configs, "[2]", "3s");
     let id = "pool-only-engine-lost";
     let out_dir = tmp.path().join(id);
-    let _cleanup = Cleanup(id.into());
+    let _cleanup = Cleanup::fresh(id);
     let child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
         .args([
             "run",
@@ -473,7 +486,7 @@ fn an_image_named_by_registry_reference_is_pulled_on_every_engine() {
     .unwrap();
     let id = "pool-registry-image";
     let out_dir = tmp.path().join(id);
-    let _cleanup = Cleanup(id.into());
+    let _cleanup = Cleanup::fresh(id);
     let out = crate::common::rmatrix(&[
         "run",
         m.to_str().unwrap(),
@@ -588,7 +601,7 @@ fn a_tls_engine_is_used_with_its_certificates_and_refused_without() {
     second_engine_up();
     let tmp = tempfile::tempdir().unwrap();
     let m = matrix(tmp.path(), "  default: {}\n", "[1]", "1s");
-    let _cleanup = Cleanup("pool-tls".into());
+    let _cleanup = Cleanup::fresh("pool-tls");
     let certs = Path::new("/run/rmatrix-d2/tls/client");
     let run = |out: &Path, certs: Option<&Path>| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_rmatrix"));
@@ -646,7 +659,7 @@ fn ctrl_c_in_a_pooled_run_removes_its_containers_on_every_engine() {
         .collect();
     let m = matrix(tmp.path(), &configs, "[1]", "3s");
     let out_dir = tmp.path().join("pool-sigint");
-    let _cleanup = Cleanup("pool-sigint".into());
+    let _cleanup = Cleanup::fresh("pool-sigint");
     let log = std::fs::File::create(tmp.path().join("stderr.log")).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
         .args([
@@ -702,7 +715,7 @@ fn an_ssh_engine_is_used_through_the_system_ssh() {
     second_engine_up();
     let tmp = tempfile::tempdir().unwrap();
     let m = matrix(tmp.path(), "  default: {}\n", "[1]", "1s");
-    let _cleanup = Cleanup("pool-ssh".into());
+    let _cleanup = Cleanup::fresh("pool-ssh");
     let out_dir = tmp.path().join("pool-ssh");
     let since = now_s().to_string();
     let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
