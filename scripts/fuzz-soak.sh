@@ -5,6 +5,7 @@
 #   samples_csv    a run's samples.csv, the same
 #   manifest_json  a run's manifest.json, the same
 #   run_dir        all three at once (the input split at NUL bytes)
+# Every run target renders all six formats: OpenMetrics is then parsed line by line, BMF as JSON.
 # Prints each target's executions, coverage and verdict; exit 0 only with no crash (panic),
 # no hang (-timeout) and no memory blow-up in any. Not part of CI.
 # Usage: scripts/fuzz-soak.sh [TOTAL_SECONDS] [TARGET...]

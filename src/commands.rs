@@ -453,6 +453,12 @@ fn history(
     Ok(exit::OK)
 }
 
+/// The whole plan of `loaded` with its estimate assumed, as from no stored run (the fuzz
+/// target's view of `plan`).
+pub fn plan_text_assumed(loaded: &LoadedMatrix) -> String {
+    plan_text(loaded, &[], &Learned::default())
+}
+
 pub(crate) fn plan_text(loaded: &LoadedMatrix, only: &[Selector], learned: &Learned) -> String {
     let m = &loaded.matrix;
     let plan = expand(m, only);

@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(loaded) = load_str(text, Path::new("fuzz.yaml")) else {
         return;
     };
-    let plan_text = rmatrix::commands::plan_text(&loaded, &[]);
+    let plan_text = rmatrix::commands::plan_text_assumed(&loaded);
     assert_no_control(&plan_text, "plan");
 
     let plan = rmatrix::matrix::plan::expand(&loaded.matrix, &[]);
@@ -46,7 +46,8 @@ fuzz_target!(|data: &[u8]| {
         &markdown::RunFacts::default(),
         &Default::default(),
     );
-    let md = markdown::render(markdown::DEFAULT_TEMPLATE, &ctx).expect("the default template renders");
+    let md =
+        markdown::render(markdown::DEFAULT_TEMPLATE, &ctx).expect("the default template renders");
     assert_no_control(&md, "summary.md");
 });
 
