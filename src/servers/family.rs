@@ -52,11 +52,25 @@ pub(crate) fn socket_dir(
     dir: &Path,
     name: &str,
 ) -> Result<(PathBuf, Option<PathBuf>)> {
-    let sock_dir = dir.join("sock");
+    let sock_dir = dir.join(SOCKET_DIR);
     std::fs::create_dir_all(&sock_dir)?;
     let sock_dir = sock_dir.canonicalize()?;
     let socket = launch.host_network.then(|| sock_dir.join(name));
     Ok((sock_dir, socket))
+}
+
+/// The folder of a server's directory that `socket_dir` makes.
+const SOCKET_DIR: &str = "sock";
+
+/// The server's unix sockets outlive its container as files in the run directory, where
+/// `cp -r` and archivers stop on them; they answer nothing once the server is gone.
+pub(crate) fn remove_socket_dir(dir: &Path) -> Result<()> {
+    match std::fs::remove_dir_all(dir.join(SOCKET_DIR)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            bail!("failed to remove {}: {e}", dir.join(SOCKET_DIR).display())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Where `socket_dir` is mounted in the container.

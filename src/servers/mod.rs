@@ -59,24 +59,12 @@ pub(crate) async fn teardown(
             let log = engine.logs(id).await;
             std::fs::write(dir.join("server.log"), log)?;
             engine.remove(id).await?;
-            remove_socket_dir(dir)?;
+            family::remove_socket_dir(dir)?;
             match &deployed.data_volume {
                 Some(v) => engine.remove_volume(v).await,
                 None => Ok(()),
             }
         }
-        _ => Ok(()),
-    }
-}
-
-/// The container's unix sockets outlive it as files in the run directory, where `cp -r`
-/// and archivers stop on them; they answer nothing once the server is gone.
-fn remove_socket_dir(dir: &Path) -> Result<()> {
-    match std::fs::remove_dir_all(dir.join("sock")) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(anyhow::anyhow!(
-            "failed to remove {}/sock: {e}",
-            dir.display()
-        )),
         _ => Ok(()),
     }
 }

@@ -44,11 +44,7 @@ impl Location {
         if let Location::Postgres(url) = Location::parse(&text) {
             return Some(Location::Postgres(url));
         }
-        let mut head = [0u8; 16];
-        let is_sqlite = std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-            .is_ok_and(|()| &head == b"SQLite format 3\0");
-        is_sqlite.then(|| Location::Sqlite(path.into()))
+        has_sqlite_header(path).then(|| Location::Sqlite(path.into()))
     }
 
     /// For messages: the file, or the URL without its password.
@@ -60,10 +56,16 @@ impl Location {
     }
 }
 
+fn has_sqlite_header(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0")
+}
+
 /// A file with content that is not a SQLite database (an empty file becomes a store).
 fn is_other_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.len() > 0)
-        && !matches!(Location::detect(path), Some(Location::Sqlite(_)))
+    std::fs::metadata(path).is_ok_and(|m| m.len() > 0) && !has_sqlite_header(path)
 }
 
 /// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`.
