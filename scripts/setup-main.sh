@@ -12,4 +12,7 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust from https://rustup.rs" >&2
   exit 1
 fi
-cargo build --release --quiet
+# The test suite (scripts/test.sh) asks for every target (RMATRIX_BUILD_TARGETS=--all-targets):
+# its tests' dependencies turn on features of shared crates, and a build without them would
+# be compiled a second time for the tests.
+cargo build --release --quiet ${RMATRIX_BUILD_TARGETS:-}

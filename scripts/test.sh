@@ -4,7 +4,7 @@
 # (2 cores: never many servers at once).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+RMATRIX_BUILD_TARGETS=--all-targets scripts/setup.sh
 scripts/check-patch.sh
 scripts/check-layers.sh
 scripts/check-families.sh
