@@ -27,7 +27,10 @@ esac
 
 mkdir -p "$out"
 rm -f "$out"/*.log "$out"/times.tsv
-cargo test --release --test it --no-run >/dev/null 2>&1 || cargo test --release --test it --no-run
+# Built once: every pass runs the same test binary, whatever is edited meanwhile.
+built=$(cargo test --release --test it --no-run 2>&1) || { echo "$built" >&2; exit 1; }
+bin=$(sed -n 's/.*Executable tests\/it\/main.rs (\(.*\))$/\1/p' <<<"$built")
+[ -x "$bin" ] || { echo "flaky: no integration test binary in: $built" >&2; exit 1; }
 
 hogs=()
 stop_hog() {
@@ -47,7 +50,7 @@ run_pass() {
   local mode=$1 pass=$2 log="$out/pass-$2-hog-$1.log" rc
   [ "$mode" = on ] && start_hog
   set +e
-  cargo test --release --test it -- --test-threads=1 "${filters[@]}" 2>&1 |
+  "$bin" --test-threads=1 "${filters[@]}" 2>&1 |
     while IFS= read -r line; do
       printf '%s\n' "$line" >>"$log"
       if [[ "$line" =~ ^test\ ([^ ]+)\ \.\.\.\ (ok|FAILED|ignored)$ ]]; then
