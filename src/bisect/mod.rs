@@ -31,6 +31,7 @@ const REMEASURES: u32 = 2;
 
 /// Run (or resume) a bisection; its exit code.
 pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
+    let resuming = resume.is_some();
     let (mut st, dir) = match resume {
         Some(dir) => (State::read(&dir)?, dir),
         None => {
@@ -38,20 +39,46 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
                 .out
                 .clone()
                 .unwrap_or_else(|| state::default_dir(&args));
-            (State::create(&dir, args)?, dir)
+            (State::new(args), dir)
         }
     };
+    // Everything the arguments name is checked before the state is written and anything is
+    // built: a refusal hours in, or a state left behind that blocks the corrected retry,
+    // would cost the user the most.
+    st.args.check()?;
     let loaded = crate::matrix::load_file_set(&st.args.matrix, &st.args.set)?;
     let server = source_server(&loaded, st.args.server.as_deref())?;
     let repo = loaded.sources[&server].repo.clone();
-    let good = git::resolve(&repo, &st.args.good)?.commit;
-    let bad = git::resolve(&repo, &st.args.bad)?.commit;
+    let revision = |flag: &str, rev: &str| {
+        git::resolve(&repo, rev).map(|c| c.commit).map_err(|e| {
+            UsageError(format!(
+                "{flag}: {}",
+                crate::escape::terminal(&e.to_string())
+            ))
+        })
+    };
+    let good = revision("--good", &st.args.good)?;
+    let bad = revision("--bad", &st.args.bad)?;
+    if good == bad {
+        return Err(UsageError(format!(
+            "--good {} and --bad {} are the same commit ({}): bisect needs a good commit \
+             before a bad one",
+            crate::escape::terminal(&st.args.good),
+            crate::escape::terminal(&st.args.bad),
+            &good[..12]
+        ))
+        .into());
+    }
     if !git::is_ancestor(&repo, &good, &bad) {
         return Err(UsageError(format!(
             "--good {} is not an ancestor of --bad {}: bisect needs good before bad",
-            st.args.good, st.args.bad
+            crate::escape::terminal(&st.args.good),
+            crate::escape::terminal(&st.args.bad)
         ))
         .into());
+    }
+    if !resuming {
+        st.start(&dir)?;
     }
     let commits = git::between(&repo, &good, &bad, st.args.first_parent)?;
     let ctx = Ctx {

@@ -35,6 +35,20 @@ pub(crate) struct Args {
 }
 
 impl Args {
+    /// Every option checked as `compare_options` will read it, without a run: a typo is
+    /// refused before anything is built.
+    pub(crate) fn check(&self) -> Result<()> {
+        crate::stats::Confidence::parse(&self.confidence)
+            .ok_or_else(|| crate::compare::CompareError::BadConfidence(self.confidence.clone()))?;
+        join::parse_threshold(&self.threshold)?;
+        join::parse_run_noise(&self.assume_run_noise)?;
+        crate::compare::input::resolve_metrics(&self.metrics, &[])?;
+        if !self.noise_from.is_empty() {
+            crate::store::load_runs(&self.noise_from, &[])?;
+        }
+        Ok(())
+    }
+
     /// `compare`'s options for this bisection (`default` gives the report metric).
     pub(crate) fn compare_options(
         &self,
@@ -65,8 +79,16 @@ pub(crate) struct State {
 }
 
 impl State {
-    /// A new bisection in `dir`, which must not hold one.
-    pub(crate) fn create(dir: &Path, args: Args) -> Result<State> {
+    /// A new bisection, not yet written anywhere.
+    pub(crate) fn new(args: Args) -> State {
+        State {
+            args,
+            finished: Vec::new(),
+        }
+    }
+
+    /// Write the new bisection into `dir`, which must not hold one.
+    pub(crate) fn start(&self, dir: &Path) -> Result<()> {
         if dir.join(STATE).exists() {
             return Err(UsageError(format!(
                 "{} holds a bisection already: continue it with --resume {0}",
@@ -76,12 +98,7 @@ impl State {
         }
         std::fs::create_dir_all(dir.join("runs"))
             .with_context(|| format!("failed to create {}", dir.display()))?;
-        let st = State {
-            args,
-            finished: Vec::new(),
-        };
-        st.save(dir)?;
-        Ok(st)
+        self.save(dir)
     }
 
     pub(crate) fn read(dir: &Path) -> Result<State> {

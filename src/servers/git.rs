@@ -1,7 +1,8 @@
 //! The git side of a source build: which work tree a matrix names (a local one, where it
 //! was pointed), which commit a revision is, the tree of a commit as a tar, and the commits
 //! between two revisions. git runs as a program with arguments, never through a shell, with
-//! the user's and the system's git config left out and every call bounded in time.
+//! the user's and the system's git config left out, every setting of the repository's own
+//! config that could start a program overridden, and every call bounded in time.
 
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
@@ -117,7 +118,10 @@ pub(crate) fn resolve(repo: &Path, rev: &str) -> Result<Commit> {
         &["rev-parse", "--verify", &format!("{commit}^{{tree}}")],
     )?;
     let describe = ask(repo, &["describe", "--tags", "--always", &commit])?;
-    let subject = ask(repo, &["log", "-1", "--format=%s", &commit])?;
+    let subject = ask(
+        repo,
+        &["log", "-1", "--no-show-signature", "--format=%s", &commit],
+    )?;
     Ok(Commit {
         commit,
         tree,
@@ -181,26 +185,103 @@ fn ask(repo: &Path, args: &[&str]) -> Result<String> {
     Ok(String::from_utf8_lossy(&out).trim().to_string())
 }
 
+/// Settings of a repository's own config that name a program git would run for the
+/// commands used here, each overridden with a harmless value. Filter drivers are named by
+/// the repository itself, so those are found per repository (`filter_overrides`).
+const NEUTRAL: [(&str, &str); 12] = [
+    ("core.fsmonitor", "false"),
+    ("core.hooksPath", "/dev/null"),
+    ("core.pager", "cat"),
+    ("core.sshCommand", "false"),
+    ("core.askPass", "false"),
+    ("core.editor", "false"),
+    ("diff.external", ""),
+    ("log.showSignature", "false"),
+    ("gpg.program", "false"),
+    ("gpg.ssh.program", "false"),
+    ("gpg.x509.program", "false"),
+    ("protocol.allow", "never"),
+];
+
 /// Run git in `repo` with `args`; its standard output, or its message when it fails.
 fn git(repo: &Path, args: &[&str], timeout: Duration) -> Result<Vec<u8>> {
-    let mut child = Command::new("git")
-        // No hooks or helper programs a repository's config could name, no pager, no prompt.
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.hooksPath=/dev/null",
-        ])
-        .args(["-c", "protocol.allow=never", "-c", "core.pager=cat"])
+    let mut overrides: Vec<(String, String)> = NEUTRAL
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    overrides.extend(filter_overrides(repo)?);
+    run(repo, args, &overrides, timeout)
+}
+
+/// Every filter driver the repository's config defines, emptied: `git archive` would run
+/// a driver's `smudge` or `process` program for each file its attributes send through it.
+/// An empty command is no filter; `required` off keeps git from refusing the file.
+fn filter_overrides(repo: &Path) -> Result<Vec<(String, String)>> {
+    let args = [
+        "config",
+        "--null",
+        "--name-only",
+        "--get-regexp",
+        r"^filter\.",
+    ];
+    let out = match run(repo, &args, &[], ASK_TIMEOUT) {
+        Ok(out) => out,
+        // `git config --get-regexp` fails (exit 1) when nothing matches.
+        Err(_) => return Ok(Vec::new()),
+    };
+    let mut overrides = Vec::new();
+    for key in out.split(|&b| b == 0).filter(|k| !k.is_empty()) {
+        let key = String::from_utf8_lossy(key);
+        let Some((driver, _)) = key.rsplit_once('.') else {
+            continue;
+        };
+        for (setting, value) in [
+            ("smudge", ""),
+            ("clean", ""),
+            ("process", ""),
+            ("required", "false"),
+        ] {
+            let pair = (format!("{driver}.{setting}"), value.to_string());
+            if !overrides.contains(&pair) {
+                overrides.push(pair);
+            }
+        }
+    }
+    Ok(overrides)
+}
+
+/// Run git with `overrides` given as config through the environment (`GIT_CONFIG_COUNT`:
+/// a key may hold any character, where `-c key=value` would split at its first `=`).
+fn run(
+    repo: &Path,
+    args: &[&str],
+    overrides: &[(String, String)],
+    timeout: Duration,
+) -> Result<Vec<u8>> {
+    let mut command = Command::new("git");
+    command
         .arg("-C")
         .arg(repo)
         .args(args)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_ATTR_NOSYSTEM", "1")
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_OPTIONAL_LOCKS", "0")
+        .env("GIT_PAGER", "cat")
+        .env("GIT_CONFIG_COUNT", overrides.len().to_string())
         .env_remove("GIT_DIR")
         .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .env_remove("GIT_EXTERNAL_DIFF")
+        .env_remove("GIT_SSH")
+        .env_remove("GIT_SSH_COMMAND")
+        .env_remove("GIT_ASKPASS");
+    for (i, (key, value)) in overrides.iter().enumerate() {
+        command.env(format!("GIT_CONFIG_KEY_{i}"), key);
+        command.env(format!("GIT_CONFIG_VALUE_{i}"), value);
+    }
+    let mut child = command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -283,6 +364,104 @@ mod tests {
         }
         sh(tmp.path(), &["tag", "v1", "HEAD~2"]);
         tmp
+    }
+
+    /// A repository whose own config names a program for every hook-like setting, a
+    /// commit with a signature for `log.showSignature` to check and attributes that send
+    /// every file through a filter driver: asking about it and archiving it run none.
+    #[test]
+    fn a_repositorys_own_config_runs_no_program() {
+        let r = repo();
+        let marks = tempfile::tempdir().unwrap();
+        let program = |name: &str| {
+            let path = marks.path().join(format!("{name}.sh"));
+            let mark = marks.path().join(format!("{name}.ran"));
+            std::fs::write(
+                &path,
+                format!("#!/bin/sh\ntouch '{}'\ncat\n", mark.display()),
+            )
+            .unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+            path.display().to_string()
+        };
+        let hooks = r.path().join(".git/hooks");
+        std::fs::create_dir_all(&hooks).unwrap();
+        std::fs::write(
+            hooks.join("post-checkout"),
+            "#!/bin/sh\ntouch /nonexistent\n",
+        )
+        .unwrap();
+        std::fs::write(
+            r.path().join(".gitattributes"),
+            "* filter=evil\nf filter=odd=name\n",
+        )
+        .unwrap();
+        sh(r.path(), &["add", ".gitattributes"]);
+        sh(r.path(), &["commit", "-qm", "attributes"]);
+        // A commit carrying a signature: `log.showSignature` would hand it to gpg.program.
+        let head = ask(r.path(), &["cat-file", "commit", "HEAD"]).unwrap();
+        let (header, message) = head.split_once("\n\n").unwrap();
+        let signed = format!(
+            "{header}\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\n{message}\n"
+        );
+        let object = marks.path().join("signed");
+        std::fs::write(&object, signed).unwrap();
+        let id = ask(
+            r.path(),
+            &[
+                "hash-object",
+                "-t",
+                "commit",
+                "-w",
+                object.to_str().unwrap(),
+            ],
+        )
+        .unwrap();
+        sh(r.path(), &["update-ref", "refs/heads/main", &id]);
+        // The traps are set last: the set-up above runs plain git.
+        for (key, name) in [
+            ("log.showSignature", ""),
+            ("gpg.program", "gpg"),
+            ("gpg.ssh.program", "gpgssh"),
+            ("core.fsmonitor", "fsmonitor"),
+            ("core.pager", "pager"),
+            ("pager.log", "pagerlog"),
+            ("diff.external", "diff"),
+            ("core.sshCommand", "ssh"),
+            ("filter.evil.smudge", "smudge"),
+            ("filter.evil.clean", "clean"),
+            ("filter.odd=name.smudge", "odd"),
+            ("filter.evil.required", ""),
+        ] {
+            let value = if name.is_empty() {
+                "true".to_string()
+            } else {
+                program(name)
+            };
+            sh(r.path(), &["config", key, &value]);
+        }
+        let commit = resolve(r.path(), "HEAD").unwrap();
+        assert_eq!(commit.commit, id);
+        assert_eq!(commit.subject, "attributes");
+        let tar = archive(r.path(), &commit.commit).unwrap();
+        assert!(!tar.is_empty());
+        between(r.path(), "v1", "HEAD", false).unwrap();
+        let ran: Vec<_> = std::fs::read_dir(marks.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".ran"))
+            .collect();
+        assert!(ran.is_empty(), "programs ran: {ran:?}");
+        // The same repository through plain git does run them: the test sets a real trap.
+        let plain = Command::new("git")
+            .arg("-C")
+            .arg(r.path())
+            .args(["log", "-1", "--format=%s"])
+            .output()
+            .unwrap();
+        assert!(plain.status.success());
+        assert!(marks.path().join("gpg.ran").exists(), "the trap is not set");
     }
 
     #[test]

@@ -68,7 +68,8 @@ fn is_other_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.len() > 0) && !has_sqlite_header(path)
 }
 
-/// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`.
+/// `postgres://user:secret@host/db?password=secret` -> `postgres://user:***@host/db?password=***`:
+/// libpq takes a password in the authority and as a query parameter alike.
 fn without_password(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
@@ -77,13 +78,52 @@ fn without_password(url: &str) -> String {
         Some(i) => rest.split_at(i),
         None => (rest, ""),
     };
-    match authority.rsplit_once('@') {
+    let authority = match authority.rsplit_once('@') {
         Some((user, host)) if user.contains(':') => {
             let name = user.split(':').next().unwrap_or_default();
-            format!("{scheme}://{name}:***@{host}{tail}")
+            format!("{name}:***@{host}")
         }
-        _ => url.to_string(),
+        _ => authority.to_string(),
+    };
+    let tail = match tail.split_once('?') {
+        Some((path, query)) => {
+            let masked: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((key, _)) if percent_decoded(key).eq_ignore_ascii_case("password") => {
+                        format!("{key}=***")
+                    }
+                    _ => pair.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", masked.join("&"))
+        }
+        None => tail.to_string(),
+    };
+    format!("{scheme}://{authority}{tail}")
+}
+
+/// `key` with its `%XX` escapes decoded, as libpq reads a parameter's name.
+fn percent_decoded(key: &str) -> String {
+    let bytes = key.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
     }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// An open store, migrated to this rmatrix's schema.
@@ -223,6 +263,15 @@ mod tests {
         assert_eq!(
             Location::parse("postgresql://rm@db/store").label(),
             "postgresql://rm@db/store"
+        );
+        // libpq reads a password from the query too, its name percent-decoded.
+        assert_eq!(
+            Location::parse("postgres://u@127.0.0.1:1/db?sslmode=disable&PassWord=hunter2").label(),
+            "postgres://u@127.0.0.1:1/db?sslmode=disable&PassWord=***"
+        );
+        assert_eq!(
+            Location::parse("postgres://u:a@h/d?%70assword=hunter2&password=x").label(),
+            "postgres://u:***@h/d?%70assword=***&password=***"
         );
         // A folder of runs, or a file that is no SQLite database, is no store.
         let tmp = tempfile::tempdir().unwrap();

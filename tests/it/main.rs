@@ -5,6 +5,7 @@
 mod common;
 
 mod bad_inputs;
+mod bisect_input;
 mod client_bound;
 mod compare;
 mod compare_docker;

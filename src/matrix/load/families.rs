@@ -5,6 +5,7 @@
 use super::Validator;
 use crate::matrix::plan::Plan;
 use crate::matrix::MatrixError;
+use crate::servers::config::{Allocator, ConfigSpec};
 
 impl Validator<'_> {
     /// A workload against a server of another family is a mistake unless an exclude rule
@@ -48,7 +49,41 @@ impl Validator<'_> {
             if let Some(r) = family.refuses(&d.server, server, &d.config, config) {
                 return Err(self.err(&format!("configs.{}.{}", d.config, r.at), r.message));
             }
+            let own = family.config_block().key;
+            if let Some(foreign) = foreign_only(config, own) {
+                return Err(self.err(
+                    &format!("configs.{}.{foreign}", d.config),
+                    format!(
+                        "config `{}` sets only `{foreign}`, which server `{}` ({}) does not \
+                         read: it would run unchanged and be reported as a variant of its \
+                         own; give the config a `{own}` block, or add `{{server: {}, config: \
+                         {}}}` to `exclude`",
+                        d.config,
+                        d.server,
+                        server.kind().name(),
+                        d.server,
+                        d.config
+                    ),
+                ));
+            }
         }
         Ok(())
     }
+}
+
+/// The first block of another family's settings when it is all `config` would change on a
+/// server whose own block is `own`: such a variant is the default server under another name.
+fn foreign_only(config: &ConfigSpec, own: &str) -> Option<&'static str> {
+    let mine = !config.settings(own).is_empty()
+        || !config.env.is_empty()
+        || !config.args.is_empty()
+        || config.allocator.is_some_and(|a| a != Allocator::System);
+    if mine {
+        return None;
+    }
+    config
+        .blocks
+        .iter()
+        .find(|(key, settings)| **key != own && !settings.is_empty())
+        .map(|(key, _)| *key)
 }

@@ -197,14 +197,16 @@ fn injection_is_refused_where_it_is_written() {
         e.message.contains("1\\n[mysqld_safe]"),
         "shown escaped: {e}"
     );
-    let e = err(&cnf("on: {redis_conf: {rename-command: \"CONFIG x\"}}"));
+    let e = err(&cnf(
+        "on: {mycnf: {log_bin: 1}, redis_conf: {rename-command: \"CONFIG x\"}}",
+    ));
     assert!(
         e.message
             .starts_with("redis.conf directive `rename-command` is refused"),
         "{e}"
     );
     let e = err(&cnf(
-        "on: {redis_conf: {appendonly: \"yes\\nrequirepass x\"}}",
+        "on: {mycnf: {log_bin: 1}, redis_conf: {appendonly: \"yes\\nrequirepass x\"}}",
     ));
     assert!(
         e.message

@@ -93,7 +93,7 @@ pub(crate) const PGBENCH: Tool = Tool {
 };
 
 /// Meta-commands of a script that run a shell command on the client's host.
-const SHELL_COMMANDS: [&str; 2] = ["\\shell", "\\setshell"];
+const SHELL_COMMANDS: [&str; 2] = ["shell", "setshell"];
 const MAX_SCRIPT_BYTES: usize = 64 * 1024;
 
 impl PgbenchSpec {
@@ -169,16 +169,47 @@ fn check_script(text: &str) -> Result<(), String> {
                 n + 1
             ));
         }
-        let word = line.split_whitespace().next().unwrap_or("");
-        if SHELL_COMMANDS.iter().any(|m| word.eq_ignore_ascii_case(m)) {
-            return Err(format!(
-                "line {} of the script is `{}`: a script from a matrix runs no shell command",
-                n + 1,
-                word.to_ascii_lowercase()
-            ));
-        }
+    }
+    if let Some((at, name)) = shell_command(text) {
+        let line = text[..at].matches('\n').count() + 1;
+        return Err(format!(
+            "line {line} of the script holds `\\{name}`: a script from a matrix runs no shell \
+             command"
+        ));
     }
     Ok(())
+}
+
+/// Where the first `\shell` or `\setshell` starts, and which. pgbench starts a meta-command
+/// at any backslash outside a quoted string, after SQL on the same line too (`SELECT 1;
+/// \shell ...`), reads its name case-blind and joins lines ended by a backslash; so every
+/// backslash is looked at, quoted or not (a false alarm in a string literal is cheap), with
+/// line continuations and blanks after the backslash skipped.
+fn shell_command(text: &str) -> Option<(usize, &'static str)> {
+    let bytes = text.as_bytes();
+    for (at, _) in text.match_indices('\\') {
+        let mut name = String::new();
+        let mut i = at + 1;
+        while i < bytes.len() && name.len() < "setshell".len() {
+            match bytes[i] {
+                b'\\' if bytes[i + 1..].starts_with(b"\n") => i += 2,
+                b'\\' if bytes[i + 1..].starts_with(b"\r\n") => i += 3,
+                b' ' | b'\t' if name.is_empty() => i += 1,
+                b if b.is_ascii_alphabetic() => {
+                    name.push(b.to_ascii_lowercase() as char);
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        let ends = i >= bytes.len() || !bytes[i].is_ascii_alphanumeric();
+        if let Some(shell) = SHELL_COMMANDS.iter().find(|m| name == **m) {
+            if ends {
+                return Some((at, shell));
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -193,5 +224,31 @@ mod tests {
         assert!(check_script("\\setshell x echo 1").is_err());
         assert!(check_script("SELECT 1;\u{7}").is_err());
         assert!(check_script("  \n").is_err());
+    }
+
+    #[test]
+    fn a_shell_meta_command_is_found_where_pgbench_would_start_one() {
+        for bad in [
+            "SELECT 1; \\shell touch /tmp/x\n",
+            "SELECT 1;\\setshell v echo 1\n",
+            "\\set a 1\nSELECT :a; \\SetShell v echo 1\n",
+            "\\ shell id\n",
+            "\\sh\\\nell id\n",
+            "\\set\\\r\nshell x id\n",
+            "SELECT 'a';\\shell\n",
+        ] {
+            let e = check_script(bad).unwrap_err();
+            assert!(e.contains("runs no shell command"), "{bad:?}: {e}");
+        }
+        let e = check_script("SELECT 1;\nSELECT 2; \\shell id\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("\\shell"), "{e}");
+        for good in [
+            "\\set shell 1\nSELECT :shell;\n",
+            "\\sleep 1 ms\n",
+            "SELECT '\\shellfish';\n",
+            "\\setshells x\n",
+        ] {
+            assert!(check_script(good).is_ok(), "{good:?}");
+        }
     }
 }

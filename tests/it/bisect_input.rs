@@ -1,0 +1,106 @@
+//! `rmatrix bisect` refuses bad arguments before it writes its state or builds anything:
+//! each case exits 2 with its reason, leaves no `bisect.json`, and the corrected command is
+//! not blocked by what the refused one left. A plain git repository stands in for a source
+//! tree (nothing is built: every refusal comes first), and Docker is pointed nowhere.
+
+use std::path::Path;
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// A repository of three commits (tags `one`, `two`, `three`) and a matrix building it.
+fn setup(tmp: &Path) -> std::path::PathBuf {
+    let repo = tmp.join("src");
+    std::fs::create_dir(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    for tag in ["one", "two", "three"] {
+        std::fs::write(repo.join("f"), tag).unwrap();
+        git(&repo, &["add", "f"]);
+        git(&repo, &["commit", "-qm", tag]);
+        git(&repo, &["tag", tag]);
+    }
+    let matrix = tmp.join("m.yaml");
+    std::fs::write(
+        &matrix,
+        "servers:\n  r: {source: {git: src, rev: three, recipe: redis}}\n\
+         workloads:\n  get: {redis: {test: get}}\nlength: 1s\n",
+    )
+    .unwrap();
+    matrix
+}
+
+fn bisect(matrix: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rmatrix"));
+    cmd.arg("bisect")
+        .arg(matrix)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock");
+    let o = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (o.status.code().unwrap(), stderr)
+}
+
+#[test]
+fn bad_bisect_arguments_are_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = setup(tmp.path());
+    let out = tmp.path().join("b");
+    let cases: [(&[&str], &str); 7] = [
+        (&["--good", "two", "--bad", "two"], "are the same commit"),
+        (&["--good", "HEAD~1", "--bad", "two"], "are the same commit"),
+        (&["--good", "three", "--bad", "one"], "not an ancestor"),
+        (
+            &["--good", "nope", "--bad", "three"],
+            "--good: no commit `nope`",
+        ),
+        (
+            &["--good", "one", "--bad=--upload-pack=x"],
+            "--bad: revision",
+        ),
+        (
+            &["--good", "one", "--bad", "three", "--threshold", "lots"],
+            "threshold",
+        ),
+        (
+            &["--good", "one", "--bad", "three", "--metric", "speed"],
+            "speed",
+        ),
+    ];
+    for (args, says) in cases {
+        let (code, stderr) = bisect(&matrix, &out, args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!out.join("bisect.json").exists(), "{args:?} left its state");
+    }
+    for (flag, value) in [
+        ("--confidence", "150%"),
+        ("--assume-run-noise", "-3%"),
+        ("--noise-from", "/nonexistent/runs"),
+    ] {
+        let args = ["--good", "one", "--bad", "three", flag, value];
+        let (code, stderr) = bisect(&matrix, &out, &args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(!out.join("bisect.json").exists(), "{args:?} left its state");
+    }
+    // The corrected command gets past every check: it starts (and, with no engine, stops
+    // at the first build), its state written where the refused ones wrote none.
+    let (code, stderr) = bisect(&matrix, &out, &["--good", "one", "--bad", "three"]);
+    assert!(out.join("bisect.json").exists(), "{code}: {stderr}");
+    assert!(stderr.contains("2 commits after"), "{stderr}");
+}
