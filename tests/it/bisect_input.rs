@@ -104,3 +104,20 @@ fn bad_bisect_arguments_are_refused_before_anything_is_written() {
     assert!(out.join("bisect.json").exists(), "{code}: {stderr}");
     assert!(stderr.contains("2 commits after"), "{stderr}");
 }
+
+/// A `source:` matrix kept and planned outside the clone finds the recipes above the binary.
+#[test]
+fn a_source_matrix_plans_from_any_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = setup(tmp.path());
+    let o = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .arg("plan")
+        .arg(&matrix)
+        .current_dir(tmp.path())
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("r"), "{stderr}");
+}

@@ -193,8 +193,11 @@ fn package_file(base: &Path, written: &str) -> Result<PathBuf, String> {
     Ok(real)
 }
 
-/// Where `build:` names are looked up: the nearest `containers/` directory above the matrix
-/// file, else `./containers`.
+/// Where `build:` names and source recipes are looked up: the nearest `containers/` folder
+/// above the matrix file, else `./containers`, else the one above the running rmatrix (its
+/// clone's, as `target/release/rmatrix` sits in it): a matrix kept in any folder, run from
+/// any folder, still finds the recipes the binary was built with (last, the clone it was
+/// built from, for a binary built into a target folder elsewhere).
 pub(super) fn containers_dir(base: &Path) -> Option<PathBuf> {
     // Absolute, so that `rmatrix run quick.yaml` in matrices/ finds ../containers.
     let base = match base.as_os_str().is_empty() {
@@ -202,8 +205,13 @@ pub(super) fn containers_dir(base: &Path) -> Option<PathBuf> {
         false => std::path::absolute(base),
     }
     .unwrap_or_else(|_| base.to_path_buf());
+    let exe = std::env::current_exe().ok();
+    let beside_binary = exe.iter().flat_map(|e| e.ancestors().skip(1));
+    let built_from = Path::new(env!("CARGO_MANIFEST_DIR"));
     base.ancestors()
         .chain(std::iter::once(Path::new(".")))
+        .chain(beside_binary)
+        .chain(std::iter::once(built_from))
         .map(|d| d.join("containers"))
         .find(|c| c.is_dir())
 }
