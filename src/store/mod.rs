@@ -273,6 +273,9 @@ pub(crate) fn load_runs_of(paths: &[PathBuf], matrices: &[String]) -> Result<Vec
 }
 
 #[cfg(test)]
+mod hostile;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
