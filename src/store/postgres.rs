@@ -7,6 +7,8 @@
 //! rmatrix runs inside a tokio runtime and a store is used from synchronous code: the client
 //! has a runtime of its own, driven on a thread outside rmatrix's for each call.
 
+use std::time::Duration;
+
 use anyhow::{anyhow, bail, Context, Result};
 use futures_util::TryStreamExt as _;
 use tokio::runtime::Runtime;
@@ -19,12 +21,19 @@ pub(crate) struct Postgres {
     /// None once a statement timed out: the connection is then in an unknown state.
     client: Option<tokio_postgres::Client>,
     rt: Option<Runtime>,
+    /// The longest a statement may take.
+    limit: Duration,
 }
 
 impl Postgres {
     /// Connect to `url`; without a password in it, `PGPASSWORD`'s (as libpq's tools do),
     /// so that none has to be on a command line.
     pub(crate) fn connect(url: &str) -> Result<Postgres> {
+        Postgres::connect_within(url, limits::STATEMENT)
+    }
+
+    /// `connect`, each statement stopped after `limit`.
+    fn connect_within(url: &str, limit: Duration) -> Result<Postgres> {
         let mut config: tokio_postgres::Config = url
             .parse()
             .map_err(|e| anyhow!("not a PostgreSQL URL: {e}"))?;
@@ -58,17 +67,21 @@ impl Postgres {
             Ok(Postgres {
                 client: Some(client),
                 rt: Some(rt),
+                limit,
             })
         })
     }
 
-    /// Run `op`, stopped after `limits::STATEMENT`.
+    /// Run `op`, stopped after the statement limit.
     fn within(&mut self, op: Op<'_>) -> Result<Done> {
         let (Some(client), Some(rt)) = (self.client.as_ref(), self.rt.as_ref()) else {
             bail!("the store's connection is closed (a statement timed out before)");
         };
-        let limit = limits::STATEMENT;
-        let done = off_runtime(|| rt.block_on(tokio::time::timeout(limit, op.run(client))));
+        let limit = self.limit;
+        // The timer is made inside the runtime: it needs its clock.
+        let done = off_runtime(|| {
+            rt.block_on(async { tokio::time::timeout(limit, op.run(client)).await })
+        });
         match done {
             Ok(r) => r,
             Err(_) => {
@@ -247,7 +260,7 @@ impl Db for Postgres {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use std::io::{Read as _, Write as _};
 
     /// A server that accepts the connection and never answers is given up on at the URL's
     /// connect_timeout, the handshake included.
@@ -276,6 +289,40 @@ mod tests {
             e.contains("did not complete the connection within 1 s"),
             "{e}"
         );
+        hold.join().unwrap();
+    }
+
+    /// A server that completes the handshake and then never answers a statement: the
+    /// statement is given up on at its limit, and the connection is not used again.
+    #[test]
+    fn a_statement_without_an_answer_is_given_up_on() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let hold = std::thread::spawn(move || {
+            let (mut socket, _) = listener.accept().unwrap();
+            let mut startup = [0u8; 4];
+            socket.read_exact(&mut startup).unwrap();
+            let mut rest = vec![0u8; u32::from_be_bytes(startup) as usize - 4];
+            socket.read_exact(&mut rest).unwrap();
+            // AuthenticationOk, then ReadyForQuery (idle); then silence.
+            socket
+                .write_all(b"R\0\0\0\x08\0\0\0\0Z\0\0\0\x05I")
+                .unwrap();
+            std::thread::sleep(Duration::from_secs(5));
+        });
+        let url = format!("postgres://u@127.0.0.1:{port}/db?connect_timeout=2");
+        let mut db = Postgres::connect_within(&url, Duration::from_millis(500)).unwrap();
+        let start = std::time::Instant::now();
+        let e = db.query("SELECT 1", &[]).unwrap_err().to_string();
+        assert!(
+            start.elapsed() < Duration::from_secs(4),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(e.contains("did not answer a statement within 0.5 s"), "{e}");
+        let e = db.batch("SELECT 1").unwrap_err().to_string();
+        assert!(e.contains("connection is closed"), "{e}");
+        drop(db);
         hold.join().unwrap();
     }
 }

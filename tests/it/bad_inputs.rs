@@ -155,7 +155,11 @@ impl Case {
             .output()
             .unwrap();
         let said = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{}: storing {{run}}: {said}", self.name);
+        assert!(
+            out.status.success(),
+            "{}: storing {{run}}: {said}",
+            self.name
+        );
         let c = rusqlite::Connection::open(&db).unwrap();
         for sql in self.all("sqlite") {
             c.execute_batch(sql)

@@ -35,3 +35,4 @@ mod server_seconds;
 mod source;
 mod sqlbench;
 mod store;
+mod store_input;
