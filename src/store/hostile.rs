@@ -174,3 +174,39 @@ fn what_is_no_file_is_no_store() {
     let e = format!("{:#}", Store::read(&Location::Sqlite(empty)).err().unwrap());
     assert!(e.contains("no runs stored yet"), "{e}");
 }
+
+/// A store damaged byte by byte (a few hundred bytes changed at random places, over and
+/// over): each is read or refused, never a panic or a wait.
+#[test]
+fn a_damaged_store_file_is_read_or_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let Location::Sqlite(good) = store_with(tmp.path(), "PRAGMA journal_mode = DELETE;") else {
+        unreachable!()
+    };
+    let bytes = std::fs::read(&good).unwrap();
+    let path = tmp.path().join("damaged.db");
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let start = Instant::now();
+    let mut refused = 0;
+    for _ in 0..150 {
+        let mut damaged = bytes.clone();
+        for _ in 0..1 + next() % 8 {
+            let at = (next() as usize) % damaged.len();
+            damaged[at] = next() as u8;
+        }
+        std::fs::write(&path, &damaged).unwrap();
+        refused += usize::from(read_sqlite(&path).is_err());
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+    assert!(refused > 0, "no damage was noticed");
+}

@@ -272,6 +272,20 @@ pub(crate) fn load_runs_of(paths: &[PathBuf], matrices: &[String]) -> Result<Vec
     Ok(input::in_order(runs, paths)?)
 }
 
+/// Everything `store list`, `history` and `plan --learn-from` read of the SQLite store at
+/// `path`: the number of runs it holds, or why it is refused. Whatever the file holds, this
+/// returns (fuzz/fuzz_targets/store_sqlite.rs holds it to that).
+pub fn read_sqlite(path: &Path) -> Result<usize> {
+    let mut store = Store::read(&Location::Sqlite(path.into()))?;
+    let listed = store.list(None)?;
+    let runs = store.runs(None)?;
+    let mut learned = crate::results::estimate::Learned::default();
+    for run in &runs {
+        store.learn(&run.matrix_name, &mut learned)?;
+    }
+    Ok(listed.len().max(runs.len()))
+}
+
 #[cfg(test)]
 mod hostile;
 
