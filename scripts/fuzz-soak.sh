@@ -5,6 +5,9 @@
 #   samples_csv    a run's samples.csv, the same
 #   manifest_json  a run's manifest.json, the same
 #   run_dir        all three at once (the input split at NUL bytes)
+#   store_sqlite   a results store (a SQLite file) read as store list, history and
+#                  plan --learn-from read one (seeded with stores rmatrix made: RMATRIX, or
+#                  target/release/rmatrix, built when missing)
 # Every run target renders all six formats: OpenMetrics is then parsed line by line, BMF as JSON.
 # Prints each target's executions, coverage and verdict; exit 0 only with no crash (panic),
 # no hang (-timeout) and no memory blow-up in any. Not part of CI.
@@ -14,7 +17,7 @@ cd "$(dirname "$0")/.."
 total="${1:-900}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(matrix results_csv samples_csv manifest_json run_dir)
+[ ${#targets[@]} -gt 0 ] || targets=(matrix results_csv samples_csv manifest_json run_dir store_sqlite)
 per=$((total / ${#targets[@]}))
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # cargo-fuzz needs nightly flags; the stable toolchain takes them with RUSTC_BOOTSTRAP.
@@ -43,6 +46,15 @@ seed() { # target
           printf '\0'; cat "$d/manifest.json"; } >"$c/seed-$((i += 1))"
       done
       ;;
+    store_sqlite)
+      local bin=${RMATRIX:-target/release/rmatrix}
+      [ -x "$bin" ] || cargo build --release --quiet
+      for d in tests/fixtures/compare/base tests/fixtures/compare/slower tests/bad/rundirs/good; do
+        local f="$c/seed-$((i += 1))"
+        rm -f "$f"
+        "$bin" store import --store "$f" "$d" >/dev/null 2>&1 || true
+      done
+      ;;
   esac
 }
 
@@ -52,9 +64,12 @@ cd ..
 failed=0
 for t in "${targets[@]}"; do
   seed "$t"
+  # A store is pages of 4 KiB: its seeds are 64 KiB and more.
+  max_len=65536
+  if [ "$t" = store_sqlite ]; then max_len=262144; fi
   set +e
   (cd fuzz && cargo fuzz run --release --sanitizer none "$t" "../$work/$t/corpus" -- \
-    -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+    -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
     -artifact_prefix="../$work/$t/artifacts/" -print_final_stats=1 2>"../$work/$t/log")
   status=$?
   set -e

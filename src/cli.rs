@@ -330,7 +330,8 @@ pub(crate) struct RunArgs {
     #[arg(long, short)]
     pub(crate) quiet: bool,
     /// Also keep the run in this results store when it ends (a SQLite file, created when
-    /// missing, or a postgres:// URL; as `rmatrix store import`).
+    /// missing, or a postgres:// URL; as `rmatrix store import`). It is opened before
+    /// anything is measured: a store that cannot take the run is refused at once (exit 2).
     #[arg(long, value_name = "STORE")]
     pub(crate) store: Option<String>,
     /// A Docker engine of the pool (repeatable): unix://PATH, tcp://HOST:PORT (TLS from

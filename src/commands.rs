@@ -128,6 +128,11 @@ fn man(out: Option<&Path>) -> Result<i32> {
 /// `rmatrix run`: the matrix loaded with its parameters and selectors (and `--profile`),
 /// the pool of engines, the run.
 async fn run_matrix(a: crate::cli::RunArgs) -> Result<i32> {
+    if let Some(store) = &a.store {
+        // Opened (made or migrated) now, not hours in when the run ends: a store that cannot
+        // take the run is refused before anything is measured.
+        crate::store::Store::open(&crate::store::Location::parse(store))?;
+    }
     let only = with_regressed(a.only, a.only_regressed.as_deref())?;
     let (pool, client_engine) = engine_pool(&a.engines, a.engines_file.as_deref())?;
     let (mut loaded, selectors) = run_selectors(a.matrix.as_deref(), &a.set, &only)?;
@@ -212,7 +217,7 @@ fn store(action: crate::cli::StoreAction) -> Result<i32> {
             matrix,
             format,
         } => {
-            let mut s = Store::open(&Location::parse(&store))?;
+            let mut s = Store::read(&Location::parse(&store))?;
             let runs = s.list(matrix.as_deref())?;
             let text = match format {
                 PlanFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
@@ -562,7 +567,7 @@ fn plan(
     // A results store among them: its runs of this matrix.
     for p in &learn_from {
         if let Some(loc) = crate::store::Location::detect(p) {
-            crate::store::Store::open(&loc)?.learn(&loaded.name(), &mut learned)?;
+            crate::store::Store::read(&loc)?.learn(&loaded.name(), &mut learned)?;
         }
     }
     if output.format == crate::cli::PlanFormat::Json {

@@ -75,6 +75,7 @@ kinded_errors![
     compare::CompareError,
     compare::EnvDiffers,
     servers::docker::EngineUnavailable,
+    store::StoreError,
     run::Interrupted,
 ];
 

@@ -1,10 +1,8 @@
 //! The two databases a store lives in, behind one small interface: SQLite (one file, the
-//! embedded default) and PostgreSQL (a team's server). The store's SQL is written once, in
-//! the subset both speak, with `$1`-style parameters; SQLite gets them as `?1`.
+//! embedded default: `sqlite`) and PostgreSQL (a team's server: `postgres`). The store's SQL
+//! is written once, in the subset both speak, with `$1`-style parameters.
 
-use std::path::Path;
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 /// One value going in or coming out.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +68,14 @@ impl From<Option<u32>> for Val {
     }
 }
 
+/// Whether a store is opened to read runs back (`history`, `list`: SQLite read-only, nothing
+/// created or migrated) or to write them (`import`, `run --store`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    Read,
+    Write,
+}
+
 /// What the store asks of a database.
 pub(crate) trait Db {
     /// Statements without parameters or results (DDL, BEGIN, COMMIT).
@@ -80,222 +86,23 @@ pub(crate) trait Db {
     fn execute(&mut self, sql: &str, params: &[Val]) -> Result<u64>;
     /// The column type of an auto-numbered primary key, in this database's words.
     fn id_column(&self) -> &'static str;
+    /// What each of `tables` is, when there is one of that name: (name, `table`, `view`,
+    /// `virtual table`...), and (name, `trigger`) for each trigger on one. The names are
+    /// rmatrix's own (no quoting needed).
+    fn objects(&mut self, tables: &[&str]) -> Result<Vec<(String, String)>>;
 }
 
-/// A SQLite file (created when missing).
-pub(crate) struct Sqlite(rusqlite::Connection);
-
-impl Sqlite {
-    pub(crate) fn open(path: &Path) -> Result<Sqlite> {
-        let c = rusqlite::Connection::open(path)?;
-        // A second writer (a nightly job beside an import) waits instead of failing at once.
-        c.busy_timeout(std::time::Duration::from_secs(30))?;
-        c.execute_batch("PRAGMA foreign_keys = ON; PRAGMA journal_mode = WAL;")?;
-        Ok(Sqlite(c))
-    }
+/// `'a', 'b'`: rmatrix's own table names as an SQL list.
+pub(crate) fn name_list(tables: &[&str]) -> String {
+    (tables.iter())
+        .map(|t| format!("'{t}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
-/// `$1` -> `?1`: SQLite's numbered parameters (a `$` inside a string literal does not occur
-/// in the store's SQL).
-fn sqlite_sql(sql: &str) -> String {
-    sql.replace('$', "?")
-}
-
-fn sqlite_params(params: &[Val]) -> Vec<rusqlite::types::Value> {
-    use rusqlite::types::Value;
-    (params.iter())
-        .map(|p| match p {
-            Val::Null => Value::Null,
-            Val::Int(i) => Value::Integer(*i),
-            Val::Real(f) => Value::Real(*f),
-            Val::Text(s) => Value::Text(s.clone()),
-        })
-        .collect()
-}
-
-impl Db for Sqlite {
-    fn batch(&mut self, sql: &str) -> Result<()> {
-        Ok(self.0.execute_batch(sql)?)
-    }
-
-    fn query(&mut self, sql: &str, params: &[Val]) -> Result<Vec<Vec<Val>>> {
-        use rusqlite::types::ValueRef;
-        let mut stmt = self.0.prepare_cached(&sqlite_sql(sql))?;
-        let n = stmt.column_count();
-        let mut rows = stmt.query(rusqlite::params_from_iter(sqlite_params(params)))?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next()? {
-            let mut vals = Vec::with_capacity(n);
-            for i in 0..n {
-                vals.push(match row.get_ref(i)? {
-                    ValueRef::Null => Val::Null,
-                    ValueRef::Integer(i) => Val::Int(i),
-                    ValueRef::Real(f) => Val::Real(f),
-                    ValueRef::Text(t) => Val::Text(String::from_utf8_lossy(t).into_owned()),
-                    ValueRef::Blob(_) => anyhow::bail!("a binary value where the store keeps none"),
-                });
-            }
-            out.push(vals);
-        }
-        Ok(out)
-    }
-
-    fn execute(&mut self, sql: &str, params: &[Val]) -> Result<u64> {
-        let mut stmt = self.0.prepare_cached(&sqlite_sql(sql))?;
-        Ok(stmt.execute(rusqlite::params_from_iter(sqlite_params(params)))? as u64)
-    }
-
-    fn id_column(&self) -> &'static str {
-        // The rowid itself: numbered on insert.
-        "INTEGER PRIMARY KEY"
-    }
-}
-
-/// A PostgreSQL server. The `postgres` crate's blocking client runs a runtime of its own,
-/// which panics inside rmatrix's: every call goes to a thread outside it.
-pub(crate) struct Postgres(Option<postgres::Client>);
-
-impl Postgres {
-    /// Connect to `url`; without a password in it, `PGPASSWORD`'s (as libpq's tools do),
-    /// so that none has to be on a command line.
-    pub(crate) fn connect(url: &str) -> Result<Postgres> {
-        let mut config: postgres::Config = url
-            .parse()
-            .map_err(|e| anyhow::anyhow!("not a PostgreSQL URL: {e}"))?;
-        if config.get_password().is_none() {
-            if let Some(p) = std::env::var_os("PGPASSWORD") {
-                config.password(p.as_encoded_bytes());
-            }
-        }
-        let client = off_runtime(move || config.connect(postgres::NoTls))?;
-        Ok(Postgres(Some(client)))
-    }
-
-    fn with<T: Send>(
-        &mut self,
-        f: impl FnOnce(&mut postgres::Client) -> Result<T> + Send,
-    ) -> Result<T> {
-        let client = self
-            .0
-            .as_mut()
-            .context("the store's connection is closed")?;
-        off_runtime(move || f(client))
-    }
-}
-
-impl Drop for Postgres {
-    fn drop(&mut self) {
-        // Closing runs the client's runtime too.
-        if let Some(c) = self.0.take() {
-            off_runtime(move || drop(c));
-        }
-    }
-}
-
-/// Run `f` on a thread of its own, outside any tokio runtime.
-fn off_runtime<T: Send>(f: impl FnOnce() -> T + Send) -> T {
-    std::thread::scope(|s| match s.spawn(f).join() {
-        Ok(v) => v,
-        Err(panic) => std::panic::resume_unwind(panic),
-    })
-}
-
-impl postgres::types::ToSql for Val {
-    fn to_sql(
-        &self,
-        ty: &postgres::types::Type,
-        out: &mut bytes::BytesMut,
-    ) -> std::result::Result<postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>>
-    {
-        use postgres::types::Type;
-        match self {
-            Val::Null => Ok(postgres::types::IsNull::Yes),
-            Val::Int(i) if *ty == Type::INT4 => i32::try_from(*i)?.to_sql(ty, out),
-            Val::Int(i) if *ty == Type::FLOAT8 => (*i as f64).to_sql(ty, out),
-            Val::Int(i) => i.to_sql(ty, out),
-            Val::Real(f) => f.to_sql(ty, out),
-            Val::Text(s) => s.to_sql(ty, out),
-        }
-    }
-
-    fn accepts(_: &postgres::types::Type) -> bool {
-        true
-    }
-
-    postgres::types::to_sql_checked!();
-}
-
-fn pg_row(row: &postgres::Row) -> Result<Vec<Val>> {
-    use postgres::types::Type;
-    let mut vals = Vec::with_capacity(row.len());
-    for (i, col) in row.columns().iter().enumerate() {
-        let t = col.type_();
-        let v = if *t == Type::INT8 {
-            row.try_get::<_, Option<i64>>(i)?.map(Val::Int)
-        } else if *t == Type::INT4 {
-            row.try_get::<_, Option<i32>>(i)?
-                .map(|v| Val::Int(i64::from(v)))
-        } else if *t == Type::FLOAT8 {
-            row.try_get::<_, Option<f64>>(i)?.map(Val::Real)
-        } else {
-            row.try_get::<_, Option<String>>(i)?.map(Val::Text)
-        };
-        vals.push(v.unwrap_or(Val::Null));
-    }
-    Ok(vals)
-}
-
-fn refs(params: &[Val]) -> Vec<&(dyn postgres::types::ToSql + Sync)> {
-    params
-        .iter()
-        .map(|p| p as &(dyn postgres::types::ToSql + Sync))
-        .collect()
-}
-
-impl Db for Postgres {
-    fn batch(&mut self, sql: &str) -> Result<()> {
-        self.with(|c| Ok(c.batch_execute(sql)?))
-    }
-
-    fn query(&mut self, sql: &str, params: &[Val]) -> Result<Vec<Vec<Val>>> {
-        self.with(|c| {
-            let rows = c.query(sql, &refs(params))?;
-            rows.iter().map(pg_row).collect()
-        })
-    }
-
-    fn execute(&mut self, sql: &str, params: &[Val]) -> Result<u64> {
-        self.with(|c| Ok(c.execute(sql, &refs(params))?))
-    }
-
-    fn id_column(&self) -> &'static str {
-        "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sqlite_speaks_the_store_s_sql() {
-        let tmp = tempfile::tempdir().unwrap();
-        let mut db = Sqlite::open(&tmp.path().join("s.db")).unwrap();
-        let id = db.id_column();
-        db.batch(&format!(
-            "CREATE TABLE t (id {id}, name TEXT NOT NULL, n BIGINT, x DOUBLE PRECISION)"
-        ))
-        .unwrap();
-        let got = db
-            .query(
-                "INSERT INTO t (name, n, x) VALUES ($1, $2, $3) RETURNING id",
-                &["a".into(), Val::Int(7), Val::Null],
-            )
-            .unwrap();
-        assert_eq!(got, vec![vec![Val::Int(1)]]);
-        let rows = db
-            .query("SELECT name, n, x FROM t WHERE id = $1", &[Val::Int(1)])
-            .unwrap();
-        assert_eq!(rows, vec![vec!["a".into(), Val::Int(7), Val::Null]]);
-    }
+/// The text of an answer's values, counted against `limits::ANSWER_BYTES`.
+pub(crate) fn answer_bytes(row: &[Val]) -> u64 {
+    (row.iter())
+        .map(|v| v.text().map_or(8, |t| t.len() as u64))
+        .sum()
 }

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
 use super::db::{Db, Val};
+use super::limits::{self, Columns};
 use super::schema::now;
 use crate::compare::input::{load_run, Run};
 use crate::model::{CellKey, ResultRow};
@@ -24,6 +25,9 @@ pub(crate) enum Imported {
     /// Stored before with the same content.
     Unchanged,
 }
+
+/// The stored copy of a run being imported: its id and digest (within its cap).
+const STORED: Columns = Columns(&[("id", None), ("content_digest", Some(limits::NAME))]);
 
 /// Rows per multi-row INSERT (samples run to thousands a run).
 const BATCH: usize = 200;
@@ -49,9 +53,16 @@ pub(crate) fn import_dir(db: &mut dyn Db, dir: &Path) -> Result<Imported> {
     let done = (|| -> Result<Imported> {
         let instance = key_of(&run);
         let old = db.query(
-            "SELECT id, content_digest FROM runs WHERE run_key = $1",
+            &format!("SELECT {} FROM runs WHERE run_key = $1", STORED.sql()),
             &[instance.as_str().into()],
         )?;
+        let old = (old.iter())
+            .map(|r| {
+                STORED
+                    .check(r)
+                    .map_err(|e| anyhow::anyhow!("the run stored before: {e}"))
+            })
+            .collect::<Result<Vec<_>>>()?;
         let outcome = match old.first() {
             Some(r) if r.get(1).and_then(Val::text) == Some(digest.as_str()) => {
                 return Ok(Imported::Unchanged)

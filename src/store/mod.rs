@@ -6,19 +6,27 @@
 //! reads runs back as `compare` and `history` read a folder.
 //!
 //! Wherever those commands take run directories they take a store too: a SQLite file
-//! (recognised by its header) or a `postgres://` URL.
+//! (recognised by its header) or a `postgres://` URL. A store is untrusted input: what
+//! reading one may cost is bounded (`limits`), and one rmatrix will not read is a
+//! `StoreError` (exit code 2).
 
 pub(crate) mod db;
+mod error;
 pub(crate) mod import;
+pub(crate) mod limits;
 pub(crate) mod load;
+mod postgres;
 pub(crate) mod schema;
+pub(crate) mod sqlite;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::compare::input::{self, Run};
 use crate::error::UsageError;
+use db::Access;
+pub(crate) use error::StoreError;
 pub(crate) use import::Imported;
 
 /// Where a store is.
@@ -56,16 +64,59 @@ impl Location {
     }
 }
 
+/// A regular file that begins with SQLite's header (a FIFO is not opened: that would wait
+/// for a writer).
 fn has_sqlite_header(path: &Path) -> bool {
     let mut head = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| &head == b"SQLite format 3\0")
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+            .is_ok_and(|()| &head == b"SQLite format 3\0")
 }
 
 /// A file with content that is not a SQLite database (an empty file becomes a store).
 fn is_other_file(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.len() > 0) && !has_sqlite_header(path)
+}
+
+/// What is at a SQLite store's path when it cannot be one: a folder, a FIFO, a device, a
+/// file of something else, or (to read) nothing. `shown` is the path as messages show it.
+fn refuse_sqlite_path(path: &Path, shown: &str, access: Access) -> Result<(), UsageError> {
+    use std::os::unix::fs::FileTypeExt as _;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return match access {
+            Access::Write => Ok(()), // a new store
+            Access::Read => Err(UsageError(format!(
+                "--store {shown}: no such file; `rmatrix store import` makes a store"
+            ))),
+        };
+    };
+    let t = meta.file_type();
+    let kind = match () {
+        _ if t.is_dir() => {
+            return Err(UsageError(format!(
+                "--store {shown}: a folder; a SQLite store is a file (e.g. runs.db)"
+            )))
+        }
+        _ if t.is_file() => None,
+        _ if t.is_fifo() => Some("a FIFO"),
+        _ if t.is_char_device() => Some("a character device"),
+        _ if t.is_block_device() => Some("a block device"),
+        _ if t.is_socket() => Some("a socket"),
+        _ => Some("not a plain file"),
+    };
+    if let Some(kind) = kind {
+        return Err(UsageError(format!(
+            "--store {shown}: {kind}; a SQLite store is a regular file (e.g. runs.db)"
+        )));
+    }
+    if is_other_file(path) {
+        return Err(UsageError(format!(
+            "--store {shown}: not a SQLite database; give a store made by rmatrix or the name \
+             of a new file"
+        )));
+    }
+    Ok(())
 }
 
 /// `postgres://user:secret@host/db?password=secret` -> `postgres://user:***@host/db?password=***`:
@@ -133,36 +184,49 @@ pub(crate) struct Store {
 }
 
 impl Store {
+    /// A store to write runs into: created when new, migrated to this rmatrix's schema.
     pub(crate) fn open(location: &Location) -> Result<Store> {
+        Store::open_as(location, Access::Write)
+    }
+
+    /// A store to read runs from, as it is: a SQLite file read-only, nothing created.
+    pub(crate) fn read(location: &Location) -> Result<Store> {
+        Store::open_as(location, Access::Read)
+    }
+
+    fn open_as(location: &Location, access: Access) -> Result<Store> {
         let label = location.label();
         let shown = crate::escape::terminal(&label);
-        let mut db: Box<dyn db::Db> = match location {
-            Location::Sqlite(path) => {
-                if path.is_dir() {
-                    return Err(UsageError(format!(
-                        "--store {shown}: a folder; a SQLite store is a file (e.g. runs.db)"
-                    ))
-                    .into());
-                }
-                if is_other_file(path) {
-                    return Err(UsageError(format!(
-                        "--store {shown}: not a SQLite database; give a store made by rmatrix \
-                         or the name of a new file"
-                    ))
-                    .into());
-                }
-                Box::new(
-                    db::Sqlite::open(path)
-                        .with_context(|| format!("failed to open the store {shown}"))?,
-                )
+        if let Location::Sqlite(path) = location {
+            refuse_sqlite_path(path, &shown, access)?;
+        }
+        let opened = (|| -> Result<Box<dyn db::Db>> {
+            let mut db: Box<dyn db::Db> = match location {
+                Location::Sqlite(path) => Box::new(sqlite::Sqlite::open(path, access)?),
+                Location::Postgres(url) => Box::new(postgres::Postgres::connect(url)?),
+            };
+            schema::check(db.as_mut(), access)?;
+            if access == Access::Write {
+                schema::migrate(db.as_mut())?;
             }
-            Location::Postgres(url) => Box::new(
-                db::Postgres::connect(url)
-                    .with_context(|| format!("failed to connect to the store {shown}"))?,
-            ),
-        };
-        schema::migrate(db.as_mut()).with_context(|| format!("the store {shown}"))?;
+            Ok(db)
+        })();
+        let db = opened.map_err(|source| StoreError::Open {
+            store: shown,
+            source,
+        })?;
         Ok(Store { db, label })
+    }
+
+    /// A failure to read, with the store it is in.
+    fn reading<T>(&self, r: Result<T>) -> Result<T> {
+        r.map_err(|source| {
+            StoreError::Read {
+                store: crate::escape::terminal(&self.label),
+                source,
+            }
+            .into()
+        })
     }
 
     pub(crate) fn label(&self) -> &str {
@@ -176,7 +240,8 @@ impl Store {
 
     /// The stored runs of `matrix` (all when None), in start order.
     pub(crate) fn runs(&mut self, matrix: Option<&str>) -> Result<Vec<Run>> {
-        load::runs(self.db.as_mut(), &self.label, matrix)
+        let r = load::runs(self.db.as_mut(), &self.label, matrix);
+        self.reading(r)
     }
 
     /// Stored runs of `matrix` as a plan's estimate learns from them: each run's path (the
@@ -186,15 +251,17 @@ impl Store {
         matrix: &str,
         learned: &mut crate::results::estimate::Learned,
     ) -> Result<()> {
-        for (run, manifest) in load::with_manifests(self.db.as_mut(), &self.label, Some(matrix))? {
-            let at = PathBuf::from(format!("{}#{}", self.label, run.run_id));
+        let label = self.label.clone();
+        let r = load::each_run(self.db.as_mut(), &label, Some(matrix), |run, manifest| {
+            let at = PathBuf::from(format!("{label}#{}", run.run_id));
             learned.add_run(&at, &manifest, &run.rows);
-        }
-        Ok(())
+        });
+        self.reading(r)
     }
 
     pub(crate) fn list(&mut self, matrix: Option<&str>) -> Result<Vec<load::Listed>> {
-        load::list(self.db.as_mut(), matrix)
+        let r = load::list(self.db.as_mut(), matrix);
+        self.reading(r)
     }
 }
 
@@ -226,7 +293,7 @@ pub(crate) fn load_runs_of(paths: &[PathBuf], matrices: &[String]) -> Result<Vec
     for p in paths {
         match Location::detect(p) {
             Some(loc) => {
-                let mut store = Store::open(&loc)?;
+                let mut store = Store::read(&loc)?;
                 match matrices.is_empty() {
                     true => runs.extend(store.runs(None)?),
                     false => {
@@ -244,6 +311,23 @@ pub(crate) fn load_runs_of(paths: &[PathBuf], matrices: &[String]) -> Result<Vec
     }
     Ok(input::in_order(runs, paths)?)
 }
+
+/// Everything `store list`, `history` and `plan --learn-from` read of the SQLite store at
+/// `path`: the number of runs it holds, or why it is refused. Whatever the file holds, this
+/// returns (fuzz/fuzz_targets/store_sqlite.rs holds it to that).
+pub fn read_sqlite(path: &Path) -> Result<usize> {
+    let mut store = Store::read(&Location::Sqlite(path.into()))?;
+    let listed = store.list(None)?;
+    let runs = store.runs(None)?;
+    let mut learned = crate::results::estimate::Learned::default();
+    for run in &runs {
+        store.learn(&run.matrix_name, &mut learned)?;
+    }
+    Ok(listed.len().max(runs.len()))
+}
+
+#[cfg(test)]
+mod hostile;
 
 #[cfg(test)]
 mod tests {

@@ -17,7 +17,7 @@
 
 use anyhow::{bail, Result};
 
-use super::db::{Db, Val};
+use super::db::{Access, Db, Val};
 
 /// The migrations in order: the store is at version N when the first N have run. `{id}` is
 /// the database's auto-numbered key.
@@ -101,6 +101,56 @@ const MIGRATIONS: &[&str] = &[
 /// The version this rmatrix writes.
 pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
 
+/// Every table rmatrix reads or writes.
+pub(crate) const TABLES: [&str; 7] = [
+    "rmatrix_schema",
+    "environments",
+    "runs",
+    "cells",
+    "iterations",
+    "samples",
+    "counters",
+];
+
+/// Before a statement touches the store's rows: each of `TABLES` that is there must be a
+/// table of its own, without triggers (a view can be an endless recursion, a trigger would
+/// run the file's SQL on rmatrix's writes). To read, the store must be one rmatrix made, at
+/// this version; to write, an empty one is made by `migrate`.
+pub(crate) fn check(db: &mut dyn Db, access: Access) -> Result<()> {
+    let objects = db.objects(&TABLES)?;
+    if let Some((name, what)) = objects.iter().find(|(_, what)| what != "table") {
+        let is = match what.as_str() {
+            "trigger" => format!("`{name}` has a trigger"),
+            other => format!("`{name}` is a {other}"),
+        };
+        bail!(
+            "{is}, where rmatrix keeps a plain table: a store made by rmatrix has no views or \
+             triggers, and rmatrix reads no other"
+        );
+    }
+    if access == Access::Write {
+        return Ok(());
+    }
+    if !objects.iter().any(|(name, _)| name == "rmatrix_schema") {
+        bail!("no runs stored yet (no table rmatrix_schema): `rmatrix store import` makes a store");
+    }
+    match current(db)? {
+        at if at > VERSION => bail!(newer(at)),
+        at if at < VERSION => bail!(
+            "the store is at schema version {at}, older than this rmatrix reads ({VERSION}): \
+             `rmatrix store import` with this rmatrix migrates it"
+        ),
+        _ => Ok(()),
+    }
+}
+
+fn newer(at: i64) -> String {
+    format!(
+        "the store is at schema version {at}, newer than this rmatrix writes ({VERSION}): \
+         use a newer rmatrix"
+    )
+}
+
 /// Bring the store to `VERSION`, creating it when empty; returns the migrations applied.
 pub(crate) fn migrate(db: &mut dyn Db) -> Result<Vec<i64>> {
     db.batch(
@@ -111,10 +161,7 @@ pub(crate) fn migrate(db: &mut dyn Db) -> Result<Vec<i64>> {
     )?;
     let at = current(db)?;
     if at > VERSION {
-        bail!(
-            "the store is at schema version {at}, newer than this rmatrix writes ({VERSION}): \
-             use a newer rmatrix"
-        );
+        bail!(newer(at));
     }
     let mut applied = Vec::new();
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(at as usize) {
@@ -154,12 +201,12 @@ pub(crate) fn now() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::db::Sqlite;
+    use crate::store::sqlite::Sqlite;
 
     #[test]
     fn a_new_store_is_migrated_once_and_a_newer_one_refused() {
         let tmp = tempfile::tempdir().unwrap();
-        let mut db = Sqlite::open(&tmp.path().join("s.db")).unwrap();
+        let mut db = Sqlite::open(&tmp.path().join("s.db"), Access::Write).unwrap();
         assert_eq!(migrate(&mut db).unwrap(), (1..=VERSION).collect::<Vec<_>>());
         assert!(migrate(&mut db).unwrap().is_empty());
         assert_eq!(current(&mut db).unwrap(), VERSION);

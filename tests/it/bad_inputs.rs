@@ -8,7 +8,8 @@
 //! ```text
 //! # args: plan {}          arguments; {} is this file, {run} a copy of tests/bad/rundirs/good,
 //!                          {copy} another copy of {run} (a new one each time),
-//!                          {big} a generated 2 MiB matrix; in an argument `\n`, `\r`,
+//!                          {big} a generated 2 MiB matrix, {store} a SQLite store
+//!                          holding {run} (then changed by `# sqlite:`); in an argument `\n`, `\r`,
 //!                          `\t`, `\s` (a space), `\\` and `\u{HEX}` are that character
 //! # exit: 2                the exit code
 //! # stderr: m.yaml:4:3: …  a substring of stderr (repeatable)
@@ -20,6 +21,7 @@
 //! # truncate: results.csv 400   cut a file to N bytes,
 //! # symlink: results.csv /dev/zero   make a file a symlink,
 //! # write: results.csv     or replace it with the rest of this file (after the headers)
+//! # sqlite: DROP TABLE runs   SQL run on {store} once it holds the run (repeatable)
 //! ```
 //!
 //! Neither stream may carry a raw escape character, and a case that runs longer than
@@ -31,7 +33,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const HEADERS: [&str; 11] = [
+const HEADERS: [&str; 12] = [
     "args",
     "exit",
     "stderr",
@@ -43,6 +45,7 @@ const HEADERS: [&str; 11] = [
     "truncate",
     "symlink",
     "write",
+    "sqlite",
 ];
 
 /// The longest a case may run: every refusal comes long before.
@@ -141,6 +144,30 @@ impl Case {
         dir
     }
 
+    /// A results store holding the (damaged) template run, stored by the binary itself, then
+    /// changed by each `# sqlite:` header's SQL as any program could.
+    fn store(&self, tmp: &Path) -> PathBuf {
+        let db = tmp.join("store.db");
+        let run = self.run_dir(tmp);
+        let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+            .args(["store", "import", "--store"])
+            .args([&db, &run])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{}: storing {{run}}: {said}",
+            self.name
+        );
+        let c = rusqlite::Connection::open(&db).unwrap();
+        for sql in self.all("sqlite") {
+            c.execute_batch(sql)
+                .unwrap_or_else(|e| panic!("{}: `{sql}`: {e}", self.name));
+        }
+        db
+    }
+
     fn args(&self, tmp: &Path) -> Vec<String> {
         self.one("args")
             .split_whitespace()
@@ -158,6 +185,7 @@ impl Case {
                     }
                     copy.display().to_string()
                 }
+                "{store}" => self.store(tmp).display().to_string(),
                 "{big}" => {
                     let big = tmp.join("big.yaml");
                     let line = "# a comment line that makes this matrix far too large\n";

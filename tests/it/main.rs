@@ -36,3 +36,4 @@ mod server_seconds;
 mod source;
 mod sqlbench;
 mod store;
+mod store_input;
