@@ -227,7 +227,19 @@ fn a_signal_during_a_resumes_cleanup_stops_it_cleanly() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    // Signalled once its handlers are set (the first thing a run does; /proc then lists
+    // SIGINT among the signals it catches), not after a fixed 200 ms: before that, SIGINT
+    // ends it by the default action, with no exit code, which a loaded machine can make
+    // late enough. The signal is then taken up where the resume removes the first run's
+    // leftovers, the first step that listens for it (tokio keeps a signal that came before).
+    let pid = child.id();
+    wait_for(&mut child, 30, "rmatrix catching SIGINT", || {
+        std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|s| {
+            (s.lines().find_map(|l| l.strip_prefix("SigCgt:")))
+                .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+                .is_some_and(|mask| mask & (1 << (libc::SIGINT - 1)) != 0)
+        })
+    });
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -32,7 +32,10 @@ fn bridge_network_reaches_a_built_mariadb() {
         "--quiet",
     ]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(started.elapsed().as_secs() < 90, "{:?}", started.elapsed());
+    // No wall-clock bound: the run's time includes building the image (minutes on a fresh
+    // machine, this module run alone). A server the bridge does not reach fails its start
+    // at `start_timeout` (90 s), and exit 0 with an ok row below rules that out.
+    eprintln!("bridge run: {:.1}s", started.elapsed().as_secs_f64());
     let results = std::fs::read_to_string(out_dir.join("results.csv")).unwrap();
     assert_eq!(results.lines().count(), 2, "{results}");
     assert!(
