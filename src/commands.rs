@@ -305,7 +305,7 @@ fn run_selectors(
 /// `--only` with the cells `--only-regressed FILE` (a compare's JSON) flagged.
 fn with_regressed(mut only: Vec<String>, file: Option<&Path>) -> Result<Vec<String>> {
     if let Some(path) = file {
-        let text = crate::input::file::read_text(path, crate::input::file::MANIFEST)?;
+        let text = crate::input::file::read_text(path, crate::input::file::COMPARE_JSON)?;
         only.extend(crate::compare::rerun::regressed_only(&text)?);
     }
     Ok(only)
@@ -334,8 +334,7 @@ async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
 /// `rmatrix ratio`: per-round `A B` lines on stdin -> their ratio with its interval, as JSON.
 fn ratio(confidence: &str) -> Result<i32> {
     use crate::stats::paired;
-    let mut input = String::new();
-    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
+    let input = crate::input::file::read_stdin(crate::input::file::STDIN)?;
     let pairs = paired::parse_pairs(&input).map_err(UsageError)?;
     let ratio = paired::paired_ratio(&pairs, confidence_of(confidence, None)?)
         .expect("invariant: parse_pairs returns rounds of positive values");
@@ -561,7 +560,7 @@ fn plan(
     let mut learned = estimate::learn(&learn_from, &loaded.name());
     // A results store among them: its runs of this matrix.
     for p in &learn_from {
-        if let Some(loc) = crate::store::Location::detect(p) {
+        if let Some(loc) = crate::store::Location::detect(p)? {
             crate::store::Store::open(&loc)?.learn(&loaded.name(), &mut learned)?;
         }
     }
@@ -767,9 +766,7 @@ fn compare(
 
 /// All of stdin (a cell or a server to wait for, sent by the orchestrating process).
 fn stdin_text() -> Result<String> {
-    let mut input = String::new();
-    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
-    Ok(input)
+    Ok(crate::input::file::read_stdin(crate::input::file::STDIN)?)
 }
 
 /// Write a command's output to stdout. A reader that went away (`rmatrix report DIR | head`)

@@ -77,7 +77,7 @@ impl RunDir {
     /// in format 1 the counters in its `server_counters` column.
     pub(crate) fn record(&self, row: &ResultRow, counters: &Status) -> Result<()> {
         let path = self.file(RESULTS_CSV);
-        let header = super::stored_csv::header(&path)?;
+        let header = super::stored_csv::header(&path, crate::input::file::RESULTS)?;
         let counters = match row.is_ok() {
             true => counters.clone(),
             false => Status::new(),

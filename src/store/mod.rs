@@ -19,6 +19,7 @@ use anyhow::{Context, Result};
 
 use crate::compare::input::{self, Run};
 use crate::error::UsageError;
+use crate::input::file::FileError;
 pub(crate) use import::Imported;
 
 /// Where a store is.
@@ -38,13 +39,17 @@ impl Location {
     }
 
     /// A store among the paths `history` and `compare` take: a URL, or a file that is a
-    /// SQLite database (a folder is run directories).
-    pub(crate) fn detect(path: &Path) -> Option<Location> {
+    /// SQLite database (a folder is run directories). A FIFO or a device is refused.
+    pub(crate) fn detect(path: &Path) -> Result<Option<Location>, FileError> {
         let text = path.to_string_lossy();
         if let Location::Postgres(url) = Location::parse(&text) {
-            return Some(Location::Postgres(url));
+            return Ok(Some(Location::Postgres(url)));
         }
-        has_sqlite_header(path).then(|| Location::Sqlite(path.into()))
+        if path.is_dir() {
+            return Ok(None);
+        }
+        let sqlite = head(path)?.is_some_and(|h| h == SQLITE_HEADER);
+        Ok(sqlite.then(|| Location::Sqlite(path.into())))
     }
 
     /// For messages: the file, or the URL without its password.
@@ -56,16 +61,21 @@ impl Location {
     }
 }
 
-fn has_sqlite_header(path: &Path) -> bool {
-    let mut head = [0u8; 16];
-    std::fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| &head == b"SQLite format 3\0")
+const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
+
+/// The first bytes of the file at `path`, `None` when there is none; a FIFO or a device is
+/// refused without waiting on it.
+fn head(path: &Path) -> Result<Option<Vec<u8>>, FileError> {
+    match crate::input::file::head(path, crate::input::file::STORE_HEADER) {
+        Ok(h) => Ok(Some(h)),
+        Err(e) if e.is_missing() => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// A file with content that is not a SQLite database (an empty file becomes a store).
-fn is_other_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.len() > 0) && !has_sqlite_header(path)
+fn is_other_file(path: &Path) -> Result<bool, FileError> {
+    Ok(head(path)?.is_some_and(|h| !h.is_empty() && h != SQLITE_HEADER))
 }
 
 /// `postgres://user:secret@host/db` -> `postgres://user:***@host/db`.
@@ -104,7 +114,7 @@ impl Store {
                     ))
                     .into());
                 }
-                if is_other_file(path) {
+                if is_other_file(path)? {
                     return Err(UsageError(format!(
                         "--store {shown}: not a SQLite database; give a store made by rmatrix \
                          or the name of a new file"
@@ -184,7 +194,7 @@ pub(crate) fn load_runs_of(paths: &[PathBuf], matrices: &[String]) -> Result<Vec
     let mut runs = Vec::new();
     let mut folders = Vec::new();
     for p in paths {
-        match Location::detect(p) {
+        match Location::detect(p)? {
             Some(loc) => {
                 let mut store = Store::open(&loc)?;
                 match matrices.is_empty() {
@@ -226,12 +236,12 @@ mod tests {
         );
         // A folder of runs, or a file that is no SQLite database, is no store.
         let tmp = tempfile::tempdir().unwrap();
-        assert_eq!(Location::detect(tmp.path()), None);
+        assert_eq!(Location::detect(tmp.path()).unwrap(), None);
         std::fs::write(tmp.path().join("x.csv"), "a,b\n").unwrap();
-        assert_eq!(Location::detect(&tmp.path().join("x.csv")), None);
+        assert_eq!(Location::detect(&tmp.path().join("x.csv")).unwrap(), None);
         let db = tmp.path().join("s.db");
         Store::open(&Location::Sqlite(db.clone())).unwrap();
-        assert_eq!(Location::detect(&db), Some(Location::Sqlite(db)));
+        assert_eq!(Location::detect(&db).unwrap(), Some(Location::Sqlite(db)));
     }
 
     /// A file that is something else is a mistake of the command line (exit 2), and stays
