@@ -678,6 +678,29 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
     Ok(())
 }
 
+/// An output file that is one of `runs`' own files (their results.csv...) is refused: it would
+/// be overwritten by the report on it.
+fn refuse_run_file<'a>(
+    option: &str,
+    path: &Path,
+    runs: impl IntoIterator<Item = &'a Path>,
+) -> Result<()> {
+    let shown = |p: &Path| crate::escape::terminal(&p.display().to_string());
+    match runs
+        .into_iter()
+        .find(|run| crate::results::own_files::is_own_file(run, path))
+    {
+        Some(run) => Err(UsageError(format!(
+            "{option} {}: a file of the compared run {}; writing it would destroy the run: \
+             name a file outside the run directories",
+            shown(path),
+            shown(run)
+        ))
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// `--confidence` text or `--alpha`, checked.
 fn confidence_of(text: &str, alpha: Option<f64>) -> Result<crate::stats::Confidence> {
     use crate::compare::CompareError;
@@ -709,6 +732,13 @@ fn compare(
     input::check_dims(&ignore)?;
     let threshold_pct = join::parse_threshold(threshold)?;
     let assumed_run_noise_pct = join::parse_run_noise(assume_run_noise)?;
+    if let Some(path) = junit {
+        refuse_run_file(
+            "--junit",
+            path,
+            std::iter::once(baseline).chain(candidates.iter().map(|c| c.as_path())),
+        )?;
+    }
     let base = input::load_run(baseline)?;
     let default = [base.report_metric.as_str()];
     let metrics = input::resolve_metrics(metrics, &default)?;
