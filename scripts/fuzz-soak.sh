@@ -5,6 +5,9 @@
 #   samples_csv    a run's samples.csv, the same
 #   manifest_json  a run's manifest.json, the same
 #   run_dir        all three at once (the input split at NUL bytes)
+#   server_seconds_csv  a run's server_seconds.csv, the same (its timeline charts too)
+#   profile_folded a run's stored profile (folded stacks), the same (its flame graph too)
+#   ratio          `rmatrix ratio`'s standard input: refused, or one line of JSON
 # Every run target renders all six formats: OpenMetrics is then parsed line by line, BMF as JSON.
 # Prints each target's executions, coverage and verdict; exit 0 only with no crash (panic),
 # no hang (-timeout) and no memory blow-up in any. Not part of CI.
@@ -14,7 +17,8 @@ cd "$(dirname "$0")/.."
 total="${1:-900}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(matrix results_csv samples_csv manifest_json run_dir)
+[ ${#targets[@]} -gt 0 ] || targets=(matrix results_csv samples_csv manifest_json run_dir
+  server_seconds_csv profile_folded ratio)
 per=$((total / ${#targets[@]}))
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # cargo-fuzz needs nightly flags; the stable toolchain takes them with RUSTC_BOOTSTRAP.
@@ -31,11 +35,21 @@ seed() { # target
       cp matrices/*.yaml "$c/" 2>/dev/null || true
       cp tests/bad/*.yaml "$c/" 2>/dev/null || true
       ;;
-    results_csv | samples_csv | manifest_json)
-      local name=${1%_*}.${1#*_}
+    results_csv | samples_csv | manifest_json | server_seconds_csv)
+      local name=${1%_*}.${1##*_}
       for f in reports/examples/*/"$name" tests/bad/rundirs/*/"$name" tests/fixtures/*/*/"$name"; do
         if [ -f "$f" ]; then cp "$f" "$c/seed-$((i += 1))"; fi
       done
+      ;;
+    profile_folded)
+      for f in reports/examples/*/profiles/*.folded tests/fixtures/*/*/profiles/*.folded; do
+        if [ -f "$f" ]; then head -c 60000 "$f" >"$c/seed-$((i += 1))"; fi
+      done
+      printf 'mariadbd;do_command;write_row 10\nmariadbd;do_command;fsync 30\n' >"$c/seed-0"
+      ;;
+    ratio)
+      printf '100 101\n98 99.5\n102 100\n' >"$c/seed-1"
+      printf '1e300 1e-300\n0.5 2\n' >"$c/seed-2"
       ;;
     run_dir)
       for d in reports/examples/*/ tests/bad/rundirs/*/; do

@@ -333,13 +333,18 @@ async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
 
 /// `rmatrix ratio`: per-round `A B` lines on stdin -> their ratio with its interval, as JSON.
 fn ratio(confidence: &str) -> Result<i32> {
-    use crate::stats::paired;
     let input = crate::input::file::read_stdin(crate::input::file::STDIN)?;
-    let pairs = paired::parse_pairs(&input).map_err(UsageError)?;
+    emit(&ratio_text(&input, confidence)?)?;
+    Ok(exit::OK)
+}
+
+/// What `rmatrix ratio` prints for `input` (the fuzz target `ratio` reads through it).
+pub fn ratio_text(input: &str, confidence: &str) -> Result<String> {
+    use crate::stats::paired;
+    let pairs = paired::parse_pairs(input).map_err(UsageError)?;
     let ratio = paired::paired_ratio(&pairs, confidence_of(confidence, None)?)
         .expect("invariant: parse_pairs returns rounds of positive values");
-    emit(&format!("{}\n", serde_json::to_string(&ratio)?))?;
-    Ok(exit::OK)
+    Ok(format!("{}\n", serde_json::to_string(&ratio)?))
 }
 
 /// `rmatrix clean`: remove every rmatrix container on the engines (the default one if none).
