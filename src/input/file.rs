@@ -43,6 +43,8 @@ pub(crate) const MATRIX: Cap = cap("a matrix", super::yaml::MAX_FILE_BYTES);
 pub(crate) const HOSTS: Cap = cap("a hosts file", MIB);
 pub(crate) const TEMPLATE: Cap = cap("a template", MIB);
 pub(crate) const DOCKER_CONFIG: Cap = cap("a Docker config file", MIB);
+/// A file of a build folder or a package (`packages:`), sent to Docker whole.
+pub(crate) const BUILD_FILE: Cap = cap("a build's file", 4096 * MIB);
 /// A run directory's copy of its matrix.
 pub(crate) const MATRIX_COPY: Cap = stored("a matrix", super::yaml::MAX_FILE_BYTES);
 /// What `rmatrix ratio` reads on stdin (`A B` per round: over 500,000 rounds), and what an
