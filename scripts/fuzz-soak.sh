@@ -8,6 +8,9 @@
 #   store_sqlite   a results store (a SQLite file) read as store list, history and
 #                  plan --learn-from read one (seeded with stores rmatrix made: RMATRIX, or
 #                  target/release/rmatrix, built when missing)
+#   server_seconds_csv  a run's server_seconds.csv, the same (its timeline charts too)
+#   profile_folded a run's stored profile (folded stacks), the same (its flame graph too)
+#   ratio          `rmatrix ratio`'s standard input: refused, or one line of JSON
 # Every run target renders all six formats: OpenMetrics is then parsed line by line, BMF as JSON.
 # Prints each target's executions, coverage and verdict; exit 0 only with no crash (panic),
 # no hang (-timeout) and no memory blow-up in any. Not part of CI.
@@ -17,7 +20,8 @@ cd "$(dirname "$0")/.."
 total="${1:-900}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(matrix results_csv samples_csv manifest_json run_dir store_sqlite)
+[ ${#targets[@]} -gt 0 ] || targets=(matrix results_csv samples_csv manifest_json run_dir
+  store_sqlite server_seconds_csv profile_folded ratio)
 per=$((total / ${#targets[@]}))
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 # cargo-fuzz needs nightly flags; the stable toolchain takes them with RUSTC_BOOTSTRAP.
@@ -34,11 +38,21 @@ seed() { # target
       cp matrices/*.yaml "$c/" 2>/dev/null || true
       cp tests/bad/*.yaml "$c/" 2>/dev/null || true
       ;;
-    results_csv | samples_csv | manifest_json)
-      local name=${1%_*}.${1#*_}
+    results_csv | samples_csv | manifest_json | server_seconds_csv)
+      local name=${1%_*}.${1##*_}
       for f in reports/examples/*/"$name" tests/bad/rundirs/*/"$name" tests/fixtures/*/*/"$name"; do
         if [ -f "$f" ]; then cp "$f" "$c/seed-$((i += 1))"; fi
       done
+      ;;
+    profile_folded)
+      for f in reports/examples/*/profiles/*.folded tests/fixtures/*/*/profiles/*.folded; do
+        if [ -f "$f" ]; then head -c 60000 "$f" >"$c/seed-$((i += 1))"; fi
+      done
+      printf 'mariadbd;do_command;write_row 10\nmariadbd;do_command;fsync 30\n' >"$c/seed-0"
+      ;;
+    ratio)
+      printf '100 101\n98 99.5\n102 100\n' >"$c/seed-1"
+      printf '1e300 1e-300\n0.5 2\n' >"$c/seed-2"
       ;;
     run_dir)
       for d in reports/examples/*/ tests/bad/rundirs/*/; do
@@ -69,7 +83,7 @@ for t in "${targets[@]}"; do
   if [ "$t" = store_sqlite ]; then max_len=262144; fi
   set +e
   (cd fuzz && cargo fuzz run --release --sanitizer none "$t" "../$work/$t/corpus" -- \
-    -max_total_time="$per" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
+    -max_total_time="$per" -timeout=10 -rss_limit_mb=1024 -malloc_limit_mb=1024 -max_len="$max_len" \
     -artifact_prefix="../$work/$t/artifacts/" -print_final_stats=1 2>"../$work/$t/log")
   status=$?
   set -e

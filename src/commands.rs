@@ -310,7 +310,7 @@ fn run_selectors(
 /// `--only` with the cells `--only-regressed FILE` (a compare's JSON) flagged.
 fn with_regressed(mut only: Vec<String>, file: Option<&Path>) -> Result<Vec<String>> {
     if let Some(path) = file {
-        let text = crate::input::file::read_text(path, crate::input::file::MANIFEST)?;
+        let text = crate::input::file::read_text(path, crate::input::file::COMPARE_JSON)?;
         only.extend(crate::compare::rerun::regressed_only(&text)?);
     }
     Ok(only)
@@ -338,14 +338,18 @@ async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
 
 /// `rmatrix ratio`: per-round `A B` lines on stdin -> their ratio with its interval, as JSON.
 fn ratio(confidence: &str) -> Result<i32> {
+    let input = crate::input::file::read_stdin(crate::input::file::STDIN)?;
+    emit(&ratio_text(&input, confidence)?)?;
+    Ok(exit::OK)
+}
+
+/// What `rmatrix ratio` prints for `input` (the fuzz target `ratio` reads through it).
+pub fn ratio_text(input: &str, confidence: &str) -> Result<String> {
     use crate::stats::paired;
-    let mut input = String::new();
-    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
-    let pairs = paired::parse_pairs(&input).map_err(UsageError)?;
+    let pairs = paired::parse_pairs(input).map_err(UsageError)?;
     let ratio = paired::paired_ratio(&pairs, confidence_of(confidence, None)?)
         .expect("invariant: parse_pairs returns rounds of positive values");
-    emit(&format!("{}\n", serde_json::to_string(&ratio)?))?;
-    Ok(exit::OK)
+    Ok(format!("{}\n", serde_json::to_string(&ratio)?))
 }
 
 /// `rmatrix clean`: remove every rmatrix container on the engines (the default one if none).
@@ -566,7 +570,7 @@ fn plan(
     let mut learned = estimate::learn(&learn_from, &loaded.name());
     // A results store among them: its runs of this matrix.
     for p in &learn_from {
-        if let Some(loc) = crate::store::Location::detect(p) {
+        if let Some(loc) = crate::store::Location::detect(p)? {
             crate::store::Store::read(&loc)?.learn(&loaded.name(), &mut learned)?;
         }
     }
@@ -684,6 +688,29 @@ fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> R
     Ok(())
 }
 
+/// An output file that is one of `runs`' own files (their results.csv...) is refused: it would
+/// be overwritten by the report on it.
+fn refuse_run_file<'a>(
+    option: &str,
+    path: &Path,
+    runs: impl IntoIterator<Item = &'a Path>,
+) -> Result<()> {
+    let shown = |p: &Path| crate::escape::terminal(&p.display().to_string());
+    match runs
+        .into_iter()
+        .find(|run| crate::results::own_files::is_own_file(run, path))
+    {
+        Some(run) => Err(UsageError(format!(
+            "{option} {}: a file of the compared run {}; writing it would destroy the run: \
+             name a file outside the run directories",
+            shown(path),
+            shown(run)
+        ))
+        .into()),
+        None => Ok(()),
+    }
+}
+
 /// `--confidence` text or `--alpha`, checked.
 fn confidence_of(text: &str, alpha: Option<f64>) -> Result<crate::stats::Confidence> {
     use crate::compare::CompareError;
@@ -715,6 +742,13 @@ fn compare(
     input::check_dims(&ignore)?;
     let threshold_pct = join::parse_threshold(threshold)?;
     let assumed_run_noise_pct = join::parse_run_noise(assume_run_noise)?;
+    if let Some(path) = junit {
+        refuse_run_file(
+            "--junit",
+            path,
+            std::iter::once(baseline).chain(candidates.iter().map(|c| c.as_path())),
+        )?;
+    }
     let base = input::load_run(baseline)?;
     let default = [base.report_metric.as_str()];
     let metrics = input::resolve_metrics(metrics, &default)?;
@@ -772,9 +806,7 @@ fn compare(
 
 /// All of stdin (a cell or a server to wait for, sent by the orchestrating process).
 fn stdin_text() -> Result<String> {
-    let mut input = String::new();
-    std::io::Read::read_to_string(&mut std::io::stdin(), &mut input)?;
-    Ok(input)
+    Ok(crate::input::file::read_stdin(crate::input::file::STDIN)?)
 }
 
 /// Write a command's output to stdout. A reader that went away (`rmatrix report DIR | head`)

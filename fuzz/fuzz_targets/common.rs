@@ -37,6 +37,9 @@ pub fn run_dir(files: &[(&str, &[u8])]) -> PathBuf {
         std::fs::write(dir.join(name), text).expect("a fixture file");
     }
     for (name, bytes) in files {
+        if let Some(folder) = dir.join(name).parent() {
+            std::fs::create_dir_all(folder).expect("a fuzzed file's folder");
+        }
         std::fs::write(dir.join(name), bytes).expect("a fuzzed file");
     }
     dir

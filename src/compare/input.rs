@@ -8,7 +8,6 @@ use indexmap::IndexMap;
 
 use super::env::{self, RunEnv};
 use super::error::CompareError;
-use crate::input::file::MATRIX;
 use crate::model::metric::Metric;
 use crate::model::{CellKey, Dimension};
 use crate::results::check;
@@ -59,10 +58,11 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
     let rows = results.rows;
     // The matrix copy only for its report metric (an unknown one is refused by name later)
     // and its name.
-    let matrix = crate::input::file::read_text(&path.join(MATRIX_COPY), MATRIX)
-        .ok()
-        .and_then(|t| crate::input::yaml::from_str::<serde_json::Value>(&t).ok())
-        .unwrap_or_default();
+    let matrix =
+        crate::input::file::read_text(&path.join(MATRIX_COPY), crate::input::file::MATRIX_COPY)
+            .ok()
+            .and_then(|t| crate::input::yaml::from_str::<serde_json::Value>(&t).ok())
+            .unwrap_or_default();
     let report_metric = (matrix["report"]["metric"].as_str())
         .unwrap_or("qps")
         .to_string();

@@ -23,6 +23,9 @@ pub(crate) const MAX_VALUE_BYTES: usize = 1024;
 const MAX_PARAMS: usize = 64;
 /// Longest description, in bytes (it is quoted in messages).
 const MAX_DESCRIPTION_BYTES: usize = 256;
+/// The most bytes a matrix may have with its references substituted, as many as its file
+/// may have: a few thousand `${x}` of a long value would otherwise make hundreds of MB.
+pub(crate) const MAX_EXPANDED_BYTES: usize = super::yaml::MAX_FILE_BYTES as usize;
 
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
@@ -354,6 +357,8 @@ pub(crate) fn substitute(
     let mut parser = super::span::parser(text);
     let mut walk = Walk::default();
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    // The text's size with the edits so far made.
+    let mut size = text.len();
     // A syntax error ends the walk: the matrix's own reading reports it.
     while let Some(Ok((ev, span))) = parser.next_event() {
         match ev {
@@ -381,7 +386,12 @@ pub(crate) fn substitute(
                         ));
                     }
                     let scalar = Scalar { raw, style, pos };
-                    edits.push((start, end, scalar.rewrite(place, declared, values)?));
+                    // The rest of the text is `size - raw.len()`: what the new scalar may be.
+                    let rest = size - raw.len();
+                    let budget = MAX_EXPANDED_BYTES.saturating_sub(rest);
+                    let new = scalar.rewrite(place, declared, values, budget)?;
+                    size = rest + new.len();
+                    edits.push((start, end, new));
                 }
             }
             Event::Alias(_) => {
@@ -428,13 +438,24 @@ enum Piece<'a> {
 }
 
 impl Scalar<'_> {
-    /// What replaces the scalar in the text.
+    /// What replaces the scalar in the text, refused as soon as it is longer than `budget`.
     fn rewrite(
         &self,
         place: Place,
         declared: &Declared,
         values: &IndexMap<String, String>,
+        budget: usize,
     ) -> Result<String, ParamError> {
+        let too_large = || {
+            ParamError::At(
+                self.pos,
+                format!(
+                    "with its parameters substituted here the matrix is larger than \
+                     {MAX_EXPANDED_BYTES} bytes, the most a matrix may be: reference long \
+                     values fewer times"
+                ),
+            )
+        };
         let refuse = |m: &str| Err(ParamError::At(self.pos, m.to_string()));
         match place {
             Place::Key => {
@@ -469,7 +490,11 @@ impl Scalar<'_> {
                 .get(name)
                 .is_some_and(|d| d.ty != ParamType::String)
             {
-                return Ok(value(name).to_string());
+                let v = value(name);
+                return match v.len() > budget {
+                    true => Err(too_large()),
+                    false => Ok(v.to_string()),
+                };
             }
         }
         let mut out = String::from("\"");
@@ -483,10 +508,18 @@ impl Scalar<'_> {
                 Piece::Dollar => out.push_str("${"),
                 Piece::Ref(name) => escape_into(&mut out, value(name)),
             }
+            // The replacement below only lengthens it.
+            if out.len() > budget {
+                return Err(too_large());
+            }
         }
         out.push('"');
         // `$` is never part of an escape, so `\x24` may stand for any of them.
-        Ok(out.replace("${", "\\x24{"))
+        let out = out.replace("${", "\\x24{");
+        match out.len() > budget {
+            true => Err(too_large()),
+            false => Ok(out),
+        }
     }
 }
 

@@ -5,6 +5,9 @@ use std::collections::HashMap;
 
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, StrInput, StructureStyle};
 
+/// The most aliases and merge keys a scalar's lookup goes through.
+const MAX_HOPS: usize = 64;
+
 /// 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Pos {
@@ -17,17 +20,21 @@ pub(crate) struct Pos {
 ///
 /// Built from the same parser's events as the deserialiser reads (granit-parser), so both
 /// agree on every position. A merged key (`<<: *base`) has no place of its own in the text:
-/// it resolves to the mapping that merges it.
+/// it resolves to the mapping that merges it. An alias's scalars are looked up through it
+/// when asked for, never copied: a billion laughs costs the index what its text holds.
 #[derive(Debug, Default)]
 pub(crate) struct SpanIndex {
     map: HashMap<String, Pos>,
     /// Every node and key in document order: (start, path, "a list"/"a mapping" or None).
     order: Vec<(Pos, String, Option<&'static str>)>,
     /// Each scalar value by path, as written (so that a number can be told from a quoted
-    /// string that serde read as one). An alias's scalars are those of its anchor.
+    /// string that serde read as one).
     scalars: HashMap<String, Written>,
-    /// Scalars a mapping gets from a merge key (`<<: *base`): its own keys win over them.
-    merged: HashMap<String, Written>,
+    /// The anchored node's path of each alias, by the alias's path.
+    aliases: HashMap<String, String>,
+    /// The anchored mappings each mapping merges (`<<: *base`, `<<: [*a, *b]`), in order:
+    /// its own keys win over theirs, and an earlier one's over a later one's.
+    merges: HashMap<String, Vec<String>>,
     /// The first syntax error, where it is and what the parser says, with the flow
     /// collections still open there (innermost last).
     pub(crate) syntax: Option<Syntax>,
@@ -91,7 +98,8 @@ impl SpanIndex {
             map: rec.map,
             order: rec.order,
             scalars: rec.scalars,
-            merged: rec.merged,
+            aliases: rec.aliases,
+            merges: rec.merges,
             syntax,
         }
     }
@@ -117,7 +125,43 @@ impl SpanIndex {
     /// The scalar value at `path` as written, where the text has one there (through an
     /// alias or a merge key, the anchored scalar).
     pub(crate) fn scalar(&self, path: &str) -> Option<&Written> {
-        self.scalars.get(path).or_else(|| self.merged.get(path))
+        self.resolve(path, 0)
+    }
+
+    /// The scalar at `path`, through the deepest alias or merge key on its way. Each step
+    /// leads to an earlier anchor, so there are few; the bound only guards the recursion.
+    fn resolve(&self, path: &str, hops: usize) -> Option<&Written> {
+        if let Some(w) = self.scalars.get(path) {
+            return Some(w);
+        }
+        if hops > MAX_HOPS {
+            return None;
+        }
+        // Where each node on the way ends, deepest first.
+        let mut cuts: Vec<usize> = path.match_indices(['.', '[']).map(|(i, _)| i).collect();
+        cuts.push(path.len());
+        for &cut in cuts.iter().rev() {
+            let (head, rest) = path.split_at(cut);
+            if let Some(anchor) = self.aliases.get(head) {
+                return self.resolve(&format!("{anchor}{rest}"), hops + 1);
+            }
+            let Some(anchors) = self.merges.get(head) else {
+                continue;
+            };
+            let inside = match head.is_empty() {
+                true => rest,
+                false => rest.strip_prefix('.')?,
+            };
+            let key = inside.split(['.', '[']).next().unwrap_or_default();
+            if self.map.contains_key(&format!("{}#key", join(head, key))) {
+                // The mapping's own key, which no merge replaces.
+                return None;
+            }
+            return anchors
+                .iter()
+                .find_map(|a| self.resolve(&join(a, inside), hops + 1));
+        }
+        None
     }
 
     pub(crate) fn key(&self, path: &str) -> Pos {
@@ -193,7 +237,8 @@ struct Recorder {
     map: HashMap<String, Pos>,
     order: Vec<(Pos, String, Option<&'static str>)>,
     scalars: HashMap<String, Written>,
-    merged: HashMap<String, Written>,
+    aliases: HashMap<String, String>,
+    merges: HashMap<String, Vec<String>>,
     /// The path of each anchored node, by anchor id.
     anchors: HashMap<usize, String>,
 }
@@ -253,7 +298,7 @@ impl Recorder {
             }
             Event::Alias(id) => {
                 if let Some(p) = self.next_path(Some("*alias"), pos) {
-                    self.copy_anchored(id, &p);
+                    self.alias(id, &p);
                     self.node(p, pos, None);
                 }
             }
@@ -293,34 +338,17 @@ impl Recorder {
         }
     }
 
-    /// The scalars under the anchored node, again under `at` (an alias's path); under the
-    /// mapping itself for a merge key (`m.<<` or `m.<<[i]`).
-    fn copy_anchored(&mut self, id: usize, at: &str) {
-        let Some(from) = self.anchors.get(&id) else {
+    /// The alias at `at` stands for the anchored node; a merge key's (`m.<<` or `m.<<[i]`)
+    /// adds it to the mapping's merges.
+    fn alias(&mut self, id: usize, at: &str) {
+        let Some(anchor) = self.anchors.get(&id) else {
             return;
         };
-        let merge_into = merge_target(at);
-        let copies: Vec<(String, Written)> = (self.scalars.iter())
-            .filter_map(|(k, w)| {
-                let rest = k.strip_prefix(from.as_str())?;
-                let under = rest.is_empty() || rest.starts_with(['.', '[']);
-                let to = match merge_into {
-                    Some(m) => join(m, rest.strip_prefix('.')?),
-                    None => format!("{at}{rest}"),
-                };
-                under.then_some((to, w.clone()))
-            })
-            .collect();
-        // Bounded as the document is: an alias copies at most what the index already holds,
-        // and the index stops at the node budget.
-        for (k, w) in copies {
-            if self.scalars.len() + self.merged.len() > super::yaml::MAX_NODES {
-                break;
+        match merge_target(at) {
+            Some(m) => (self.merges.entry(m.to_string()).or_default()).push(anchor.clone()),
+            None => {
+                self.aliases.insert(at.to_string(), anchor.clone());
             }
-            match merge_into {
-                Some(_) => self.merged.entry(k).or_insert(w),
-                None => self.scalars.entry(k).or_insert(w),
-            };
         }
     }
 }
@@ -373,5 +401,25 @@ mod tests {
         assert_eq!(quoted("e.y"), Some((true, "3")));
         assert_eq!(quoted("f.x"), Some((false, "4")));
         assert_eq!(quoted("f.y"), Some((false, "2")));
+        assert_eq!(quoted("e.z"), None);
+    }
+
+    #[test]
+    fn aliases_of_aliases_are_looked_up_not_copied() {
+        let mut text = String::from("a: &a [1, '2', {x: '3'}]\n");
+        for (i, c) in ('b'..='j').enumerate() {
+            let prev = (b'a' + i as u8) as char;
+            text.push_str(&format!("{c}: &{c} [*{prev}, *{prev}, *{prev}]\n"));
+        }
+        text.push_str("m: &m {x: '3'}\nk: {<<: *m, own: 1}\n");
+        let idx = SpanIndex::build(&text);
+        // Only what the text holds: nothing of the 3^9 copies.
+        assert!(idx.scalars.len() < 10, "{}", idx.scalars.len());
+        let path = format!("j{}[1]", "[2]".repeat(9));
+        assert_eq!(idx.scalar(&path).map(|w| w.text.as_str()), Some("2"));
+        assert_eq!(idx.scalar("k.x").map(|w| w.text.as_str()), Some("3"));
+        assert_eq!(idx.scalar("k.own").map(|w| w.plain), Some(true));
+        let deep = format!("j{}[2].x", "[0]".repeat(9));
+        assert_eq!(idx.scalar(&deep).map(|w| w.plain), Some(false));
     }
 }

@@ -22,6 +22,9 @@ pub(crate) const RATE: Plausible = upto(1e10, "10^10 per second");
 pub(crate) const LATENCY_MS: Plausible = upto(1e9, "10^9 ms (11.5 days)");
 /// Seconds of wall or CPU time: 10^9 s, 31 years (CPU seconds of a whole host included).
 pub(crate) const SECONDS: Plausible = upto(1e9, "10^9 s (31 years)");
+/// A second's number in a phase (samples.csv, server_seconds.csv): 10^6, beyond the longest
+/// phase a matrix may ask for (7 days, 604,800 s); a chart of a phase allocates by it.
+pub(crate) const SECOND: Plausible = upto(1e6, "10^6 s (11.6 days)");
 /// A count of operations, events or statements: 10^15.
 pub(crate) const COUNT: Plausible = upto(1e15, "10^15");
 /// Bytes read or written: 10^18 (an exabyte).
@@ -36,7 +39,8 @@ pub(crate) fn of(column: &str) -> Option<Plausible> {
         "qps" | "tps" | "achieved_rate" | "ops_per_s" | "target_ps" => Some(RATE),
         c if c.ends_with("_ps") => Some(RATE),
         c if c.ends_with("_ms") => Some(LATENCY_MS),
-        "seconds" | "client_cpu_s" | "srv_cpu_s" | "second" => Some(SECONDS),
+        "seconds" | "client_cpu_s" | "srv_cpu_s" => Some(SECONDS),
+        "second" => Some(SECOND),
         "srv_cpu_us_per_op" => Some(upto(1e9, "10^9 µs")),
         "apdex" => Some(FRACTION),
         // Run plus runnable-wait time over the cores: above 100 when threads queue for them.
@@ -111,6 +115,7 @@ mod tests {
             ("lat_p95_ms", "1e10"),
             ("apdex", "1.5"),
             ("errors", "18446744073709551615"),
+            ("second", "999999999"),
         ] {
             let e = check(col, v).unwrap_err();
             assert!(e.contains("no measurement reaches that"), "{col} {v}: {e}");

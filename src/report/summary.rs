@@ -285,6 +285,16 @@ pub(crate) fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<St
         return Ok(drawn);
     }
     let folder = dir.file(CHARTS);
+    // A link in its place would have the stale charts' removal and the writes land outside
+    // the run.
+    if std::fs::symlink_metadata(&folder).is_ok_and(|m| !m.is_dir()) {
+        return Err(crate::error::UsageError(format!(
+            "{} is not a folder (a symbolic link or a file): the charts are written into \
+             the run directory's own charts/ only; remove it and render again",
+            crate::escape::terminal(&folder.display().to_string())
+        ))
+        .into());
+    }
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("failed to create {}", folder.display()))?;
     // Charts an earlier rendering drew under other names go (a re-render after an upgrade).

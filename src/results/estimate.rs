@@ -86,18 +86,26 @@ fn run_dirs(paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// The `name:` of a run's matrix copy (its file stem where it has none, as a run names it).
+/// A file refused by its cap or kind is said, and the run skipped.
 fn stored_name(dir: &Path) -> Option<String> {
+    use crate::input::file;
     #[derive(serde::Deserialize)]
     struct Named {
         #[serde(default)]
         name: Option<String>,
     }
-    let text =
-        crate::input::file::read_text(&dir.join(MATRIX_COPY), crate::input::file::MATRIX).ok()?;
-    let named: Named = serde_saphyr::from_str(&text).ok()?;
+    let read = |name: &str, cap| match file::read_text(&dir.join(name), cap) {
+        Ok(text) => Some(text),
+        Err(e) => {
+            if !e.is_missing() {
+                eprintln!("warning: a stored run left out of the estimate: {e}");
+            }
+            None
+        }
+    };
+    let named: Named = serde_saphyr::from_str(&read(MATRIX_COPY, file::MATRIX_COPY)?).ok()?;
     named.name.or_else(|| {
-        let man: Manifest =
-            serde_json::from_str(&std::fs::read_to_string(dir.join(MANIFEST)).ok()?).ok()?;
+        let man: Manifest = serde_json::from_str(&read(MANIFEST, file::MANIFEST)?).ok()?;
         Path::new(&man.matrix_file)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())

@@ -16,7 +16,7 @@ pub(crate) const SERVER_COUNTERS: &str = "server_counters";
 
 /// The format that results.csv has: 1 when its header has `server_counters`.
 pub(crate) fn is_legacy(results: &Path) -> Result<bool> {
-    super::stored_csv::has_column(results, SERVER_COUNTERS)
+    super::stored_csv::has_column(results, crate::input::file::RESULTS, SERVER_COUNTERS)
 }
 
 /// Each row's counter deltas from format 1's column, in file order (the rows

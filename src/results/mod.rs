@@ -7,6 +7,7 @@ pub(crate) mod legacy;
 pub(crate) mod lock;
 pub(crate) mod manifest;
 pub(crate) mod operations;
+pub(crate) mod own_files;
 pub(crate) mod profiles;
 pub(crate) mod rundir;
 pub mod samples;

@@ -77,7 +77,7 @@ impl RunDir {
     /// in format 1 the counters in its `server_counters` column.
     pub(crate) fn record(&self, row: &ResultRow, counters: &Status) -> Result<()> {
         let path = self.file(RESULTS_CSV);
-        let header = super::stored_csv::header(&path)?;
+        let header = super::stored_csv::header(&path, crate::input::file::RESULTS)?;
         let counters = match row.is_ok() {
             true => counters.clone(),
             false => Status::new(),
@@ -173,10 +173,19 @@ fn cut_torn_line(path: &Path, cap: crate::input::file::Cap) -> Result<bool> {
 }
 
 /// Write `bytes` to `path` through a temporary file and a rename, so that a kill or a full
-/// disk leaves the old file or the new one, never half of one.
+/// disk leaves the old file or the new one, never half of one. The temporary file is made
+/// new (a link of a stored run in its place is removed, not written through), and the rename
+/// replaces a link at `path` itself.
 pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write as _;
     let tmp = path.with_extension("tmp");
-    let written = fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    let _ = fs::remove_file(&tmp);
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|()| fs::rename(&tmp, path));
     if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
         return Err(e).with_context(|| format!("failed to write {}", path.display()));
@@ -272,6 +281,24 @@ pub(crate) fn read_rows(path: &Path) -> Result<Vec<ResultRow>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replaced_file_never_writes_through_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tmp.path().join("outside");
+        fs::write(&outside, "theirs").unwrap();
+        let run = tmp.path().join("run");
+        fs::create_dir(&run).unwrap();
+        std::os::unix::fs::symlink(&outside, run.join("summary.tmp")).unwrap();
+        std::os::unix::fs::symlink(&outside, run.join("report.html")).unwrap();
+        replace_file(&run.join("summary.md"), b"ours").unwrap();
+        replace_file(&run.join("report.html"), b"ours").unwrap();
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "theirs");
+        assert_eq!(fs::read_to_string(run.join("summary.md")).unwrap(), "ours");
+        assert!(!fs::symlink_metadata(run.join("report.html"))
+            .unwrap()
+            .is_symlink());
+    }
 
     #[test]
     fn appends_and_reads_back() {

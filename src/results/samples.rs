@@ -2,6 +2,8 @@
 //! appended as each iteration finishes.
 
 use std::fs::OpenOptions;
+
+use crate::input::file::SAMPLES;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -104,8 +106,8 @@ impl SampleSink {
             return Ok(());
         }
         let fresh = !path.exists();
-        let with_p99 = fresh || super::stored_csv::has_column(path, "lat_p99_ms")?;
-        let with_client = fresh || super::stored_csv::has_column(path, "client_busy_pct")?;
+        let with_p99 = fresh || super::stored_csv::has_column(path, SAMPLES, "lat_p99_ms")?;
+        let with_client = fresh || super::stored_csv::has_column(path, SAMPLES, "client_busy_pct")?;
         let file = OpenOptions::new()
             .create(true)
             .append(true)

@@ -22,13 +22,13 @@ pub(crate) fn bytes(path: &Path, cap: Cap) -> Result<Option<Vec<u8>>, Refused> {
 /// The names of the header line of the CSV file at `path`; `None` when there is no file or
 /// it is empty. A header is a few hundred bytes: no more than 64 KiB is read of whatever
 /// the file is.
-pub(crate) fn header(path: &Path) -> anyhow::Result<Option<Vec<String>>> {
+pub(crate) fn header(path: &Path, cap: Cap) -> anyhow::Result<Option<Vec<String>>> {
     use anyhow::Context as _;
     use std::io::{BufRead as _, Read as _};
-    let file = match std::fs::File::open(path) {
+    let file = match crate::input::file::open(path, cap) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("failed to read {}", path.display())),
+        Err(e) if e.is_missing() => return Ok(None),
+        Err(e) => return Err(e.into()),
     };
     let mut line = String::new();
     std::io::BufReader::new(file.take(64 * 1024))
@@ -39,8 +39,8 @@ pub(crate) fn header(path: &Path) -> anyhow::Result<Option<Vec<String>>> {
 }
 
 /// Whether the header line of the CSV file at `path` names `column`.
-pub(crate) fn has_column(path: &Path, column: &str) -> anyhow::Result<bool> {
-    Ok(header(path)?.is_some_and(|h| h.iter().any(|c| c == column)))
+pub(crate) fn has_column(path: &Path, cap: Cap, column: &str) -> anyhow::Result<bool> {
+    Ok(header(path, cap)?.is_some_and(|h| h.iter().any(|c| c == column)))
 }
 
 /// Each record of `bytes` (the file at `path`) with its line, checked (see the module).

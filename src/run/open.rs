@@ -34,7 +34,7 @@ pub(super) fn open_run(opts: &RunOptions) -> Result<Opened> {
         let dir = RunDir::open(resume)?;
         let lock = RunLock::take(&dir.path, "resume")?;
         use crate::input::file;
-        let text = file::read_text(&dir.file(MATRIX_COPY), file::MATRIX)?;
+        let text = file::read_text(&dir.file(MATRIX_COPY), file::MATRIX_COPY)?;
         let old = file::read_text(&dir.file(MANIFEST), file::MANIFEST)
             .ok()
             .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())

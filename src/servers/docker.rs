@@ -3,7 +3,6 @@
 //! removed, also after a crash.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -786,10 +785,8 @@ pub(crate) fn build_context(
     let mut builder = tar::Builder::new(Vec::new());
     for rel in &files {
         let full = dir.join(rel);
-        let mut data = Vec::new();
-        std::fs::File::open(&full)
-            .and_then(|mut f| f.read_to_end(&mut data))
-            .with_context(|| format!("failed to read {}", full.display()))?;
+        // A FIFO in the folder is refused, not waited on.
+        let data = crate::input::file::read(&full, crate::input::file::BUILD_FILE)?;
         let mode = file_mode(&full);
         hasher.update(rel.to_string_lossy().as_bytes());
         hasher.update([0]);
@@ -867,6 +864,19 @@ mod tests {
         std::fs::write(tmp.path().join("Dockerfile"), "FROM y\n").unwrap();
         let (_, h3) = build_context(tmp.path(), &none).unwrap();
         assert_ne!(h1, h3);
+    }
+
+    #[test]
+    fn a_fifo_in_a_build_folder_is_refused_not_waited_on() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("Dockerfile"), "FROM x\n").unwrap();
+        let fifo = std::ffi::CString::new(tmp.path().join("pipe").to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let e = build_context(tmp.path(), &BTreeMap::new()).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("pipe is not a regular file (a FIFO)"),
+            "{e:#}"
+        );
     }
 
     #[test]

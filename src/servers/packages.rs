@@ -32,7 +32,7 @@ pub(crate) fn add(tar: &[u8], packages: &[PathBuf], after: &str) -> Result<(Vec<
     }
     let mut dockerfile = dockerfile.context("the build folder has no Dockerfile")?;
     for (i, p) in packages.iter().enumerate() {
-        let data = std::fs::read(p).with_context(|| format!("failed to read {}", p.display()))?;
+        let data = crate::input::file::read(p, crate::input::file::BUILD_FILE)?;
         hasher.update(Sha256::digest(&data));
         // Named by position: nothing of the file's name reaches the Dockerfile.
         append(&mut out, &format!("{DIR}/{i:03}.deb"), &data, 0o644)?;

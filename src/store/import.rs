@@ -38,9 +38,8 @@ pub(crate) fn import_dir(db: &mut dyn Db, dir: &Path) -> Result<Imported> {
         Ok(crate::input::file::read_text_optional(&dir.join(name), cap)?.unwrap_or_default())
     };
     let manifest = read(MANIFEST, crate::input::file::MANIFEST)?;
-    let matrix = read(MATRIX_COPY, crate::input::file::MATRIX)?;
-    let results = std::fs::read(dir.join(RESULTS_CSV))
-        .with_context(|| format!("failed to read {}", dir.join(RESULTS_CSV).display()))?;
+    let matrix = read(MATRIX_COPY, crate::input::file::MATRIX_COPY)?;
+    let results = crate::input::file::read(&dir.join(RESULTS_CSV), crate::input::file::RESULTS)?;
     let digest = hex(&Sha256::new()
         .chain_update(&results)
         .chain_update(manifest.as_bytes())

@@ -33,16 +33,19 @@ pub(crate) const MANIFEST: Cap = file::MANIFEST;
 pub(crate) const ENVIRONMENT: Cap = Cap {
     what: "a stored environment",
     bytes: 16 * MIB,
+    stored: false,
 };
 /// One stored results.csv row (~1 KB, at most ~15 KB) or header.
 pub(crate) const ROW: Cap = Cap {
     what: "a stored results.csv line",
     bytes: MIB,
+    stored: false,
 };
 /// A run id, matrix name, date, digest or source folder.
 pub(crate) const NAME: Cap = Cap {
     what: "a stored name",
     bytes: 64 << 10,
+    stored: false,
 };
 
 /// A query's select list whose text columns are read only within their caps: a column over

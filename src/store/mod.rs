@@ -25,6 +25,7 @@ use anyhow::Result;
 
 use crate::compare::input::{self, Run};
 use crate::error::UsageError;
+use crate::input::file::FileError;
 use db::Access;
 pub(crate) use error::StoreError;
 pub(crate) use import::Imported;
@@ -46,13 +47,17 @@ impl Location {
     }
 
     /// A store among the paths `history` and `compare` take: a URL, or a file that is a
-    /// SQLite database (a folder is run directories).
-    pub(crate) fn detect(path: &Path) -> Option<Location> {
+    /// SQLite database (a folder is run directories). A FIFO or a device is refused.
+    pub(crate) fn detect(path: &Path) -> Result<Option<Location>, FileError> {
         let text = path.to_string_lossy();
         if let Location::Postgres(url) = Location::parse(&text) {
-            return Some(Location::Postgres(url));
+            return Ok(Some(Location::Postgres(url)));
         }
-        has_sqlite_header(path).then(|| Location::Sqlite(path.into()))
+        if path.is_dir() {
+            return Ok(None);
+        }
+        let sqlite = head(path)?.is_some_and(|h| h == SQLITE_HEADER);
+        Ok(sqlite.then(|| Location::Sqlite(path.into())))
     }
 
     /// For messages: the file, or the URL without its password.
@@ -64,19 +69,21 @@ impl Location {
     }
 }
 
-/// A regular file that begins with SQLite's header (a FIFO is not opened: that would wait
-/// for a writer).
-fn has_sqlite_header(path: &Path) -> bool {
-    let mut head = [0u8; 16];
-    std::fs::metadata(path).is_ok_and(|m| m.is_file())
-        && std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-            .is_ok_and(|()| &head == b"SQLite format 3\0")
+const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
+
+/// The first bytes of the file at `path`, `None` when there is none; a FIFO or a device is
+/// refused without waiting on it.
+fn head(path: &Path) -> Result<Option<Vec<u8>>, FileError> {
+    match crate::input::file::head(path, crate::input::file::STORE_HEADER) {
+        Ok(h) => Ok(Some(h)),
+        Err(e) if e.is_missing() => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// A file with content that is not a SQLite database (an empty file becomes a store).
-fn is_other_file(path: &Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.len() > 0) && !has_sqlite_header(path)
+fn is_other_file(path: &Path) -> Result<bool, FileError> {
+    Ok(head(path)?.is_some_and(|h| !h.is_empty() && h != SQLITE_HEADER))
 }
 
 /// What is at a SQLite store's path when it cannot be one: a folder, a FIFO, a device, a
@@ -110,7 +117,7 @@ fn refuse_sqlite_path(path: &Path, shown: &str, access: Access) -> Result<(), Us
             "--store {shown}: {kind}; a SQLite store is a regular file (e.g. runs.db)"
         )));
     }
-    if is_other_file(path) {
+    if is_other_file(path).map_err(|e| UsageError(format!("--store {shown}: {e}")))? {
         return Err(UsageError(format!(
             "--store {shown}: not a SQLite database; give a store made by rmatrix or the name \
              of a new file"
@@ -291,7 +298,7 @@ pub(crate) fn load_runs_of(paths: &[PathBuf], matrices: &[String]) -> Result<Vec
     let mut runs = Vec::new();
     let mut folders = Vec::new();
     for p in paths {
-        match Location::detect(p) {
+        match Location::detect(p)? {
             Some(loc) => {
                 let mut store = Store::read(&loc)?;
                 match matrices.is_empty() {
@@ -359,12 +366,12 @@ mod tests {
         );
         // A folder of runs, or a file that is no SQLite database, is no store.
         let tmp = tempfile::tempdir().unwrap();
-        assert_eq!(Location::detect(tmp.path()), None);
+        assert_eq!(Location::detect(tmp.path()).unwrap(), None);
         std::fs::write(tmp.path().join("x.csv"), "a,b\n").unwrap();
-        assert_eq!(Location::detect(&tmp.path().join("x.csv")), None);
+        assert_eq!(Location::detect(&tmp.path().join("x.csv")).unwrap(), None);
         let db = tmp.path().join("s.db");
         Store::open(&Location::Sqlite(db.clone())).unwrap();
-        assert_eq!(Location::detect(&db), Some(Location::Sqlite(db)));
+        assert_eq!(Location::detect(&db).unwrap(), Some(Location::Sqlite(db)));
     }
 
     /// A file that is something else is a mistake of the command line (exit 2), and stays

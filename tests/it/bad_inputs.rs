@@ -6,21 +6,26 @@
 //! A case is a file `tests/bad/NNN-name.EXT` whose first lines are headers:
 //!
 //! ```text
-//! # args: plan {}          arguments; {} is this file, {run} a copy of tests/bad/rundirs/good,
+//! # args: plan {}          arguments; {} is this file, {run} a copy of tests/bad/rundirs/good
+//!                          ({run}/results.csv a file of it),
 //!                          {copy} another copy of {run} (a new one each time),
 //!                          {big} a generated 2 MiB matrix, {store} a SQLite store
-//!                          holding {run} (then changed by `# sqlite:`); in an argument `\n`, `\r`,
-//!                          `\t`, `\s` (a space), `\\` and `\u{HEX}` are that character
+//!                          holding {run} (then changed by `# sqlite:`), {fifo} a FIFO
+//!                          nothing writes to; in an argument `\n`, `\r`, `\t`, `\s` (a
+//!                          space), `\\` and `\u{HEX}` are that character
 //! # exit: 2                the exit code
 //! # stderr: m.yaml:4:3: …  a substring of stderr (repeatable)
 //! # not-stderr: hunter2    a text stderr must not have (repeatable)
 //! # stdout: \[x\]          a substring of stdout (repeatable)
 //! # not-stdout: <script>   a text stdout must not have (repeatable)
 //! # env: DOCKER_HOST=…     an environment variable for the binary
+//! # stdin: 17000000 1\s2\n   standard input: the text (escaped as in an argument) repeated
+//!                          to at least that many bytes (else stdin is empty)
 //! # remove: manifest.json  damage to {run}: remove a file,
 //! # truncate: results.csv 400   cut a file to N bytes,
-//! # symlink: results.csv /dev/zero   make a file a symlink,
-//! # write: results.csv     or replace it with the rest of this file (after the headers)
+//! # symlink: results.csv /dev/zero   make a file a symlink (its folders made),
+//! # write: results.csv     or replace it with the rest of this file (after the headers;
+//!                          its folders made)
 //! # sqlite: DROP TABLE runs   SQL run on {store} once it holds the run (repeatable)
 //! ```
 //!
@@ -33,7 +38,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const HEADERS: [&str; 12] = [
+const HEADERS: [&str; 13] = [
     "args",
     "exit",
     "stderr",
@@ -41,6 +46,7 @@ const HEADERS: [&str; 12] = [
     "stdout",
     "not-stdout",
     "env",
+    "stdin",
     "remove",
     "truncate",
     "symlink",
@@ -136,9 +142,11 @@ impl Case {
         for spec in self.all("symlink") {
             let (file, target) = spec.split_once(' ').unwrap();
             let _ = std::fs::remove_file(dir.join(file));
+            std::fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
             std::os::unix::fs::symlink(target, dir.join(file)).unwrap();
         }
         for file in self.all("write") {
+            std::fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
             std::fs::write(dir.join(file), &self.body).unwrap();
         }
         dir
@@ -168,6 +176,18 @@ impl Case {
         db
     }
 
+    /// Standard input: the `# stdin:` header's text repeated to its size, or nothing.
+    fn stdin(&self, tmp: &Path) -> std::process::Stdio {
+        let Some(spec) = self.all("stdin").next() else {
+            return std::process::Stdio::null();
+        };
+        let (size, text) = spec.split_once(' ').unwrap();
+        let (size, text): (usize, String) = (size.parse().unwrap(), unescape(text));
+        let path = tmp.join("stdin");
+        std::fs::write(&path, text.repeat(size.div_ceil(text.len()))).unwrap();
+        std::fs::File::open(path).unwrap().into()
+    }
+
     fn args(&self, tmp: &Path) -> Vec<String> {
         self.one("args")
             .split_whitespace()
@@ -191,6 +211,15 @@ impl Case {
                     let line = "# a comment line that makes this matrix far too large\n";
                     std::fs::write(&big, line.repeat(2 * 1024 * 1024 / line.len() + 1)).unwrap();
                     big.display().to_string()
+                }
+                "{fifo}" => {
+                    let fifo = tmp.join("fifo");
+                    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+                    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+                    fifo.display().to_string()
+                }
+                other if other.starts_with("{run}/") => {
+                    format!("{}{}", self.run_dir(tmp).display(), &other["{run}".len()..])
                 }
                 other => unescape(other),
             })
@@ -231,7 +260,7 @@ fn run(case: &Case, args: &[String], tmp: &Path) -> (Option<i32>, String, String
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rmatrix"));
     cmd.args(args)
         .env("DOCKER_HOST", "unix:///nonexistent/rmatrix-bad-inputs.sock")
-        .stdin(std::process::Stdio::null())
+        .stdin(case.stdin(tmp))
         .stdout(std::fs::File::create(&out).unwrap())
         .stderr(std::fs::File::create(&err).unwrap());
     for spec in case.all("env") {

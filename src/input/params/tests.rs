@@ -349,3 +349,32 @@ fn an_unquoted_reference_in_a_flow_collection_is_recognised() {
     let syntax = SpanIndex::build(text).syntax.expect("a syntax error");
     assert!(!unquoted_reference(text, syntax.pos));
 }
+
+#[test]
+fn an_expansion_past_the_cap_is_refused_at_the_scalar_that_passes_it() {
+    let text = |refs: usize, lines: usize| {
+        let one = |i| format!("k{i}: \"{}\"\n", "${v}".repeat(refs));
+        let body: String = (0..lines).map(one).collect();
+        format!("params: {{v: {{default: {}}}}}\n{body}", "x".repeat(1000))
+    };
+    let run = |t: &str| {
+        let d = decl(t).unwrap();
+        let v = values(&d, &[], &no_env).unwrap();
+        substitute(t, &d, &v)
+    };
+    // 1,000 references of 1,000 bytes: about 1 MB, within the cap.
+    assert!(run(&text(100, 10)).is_ok());
+    // Many scalars, each small: refused at the one that passes the cap.
+    match run(&text(100, 20)).unwrap_err() {
+        ParamError::At(pos, m) => {
+            assert_eq!(pos.line, 12, "{m}");
+            assert!(m.contains("larger than 1048576 bytes"), "{m}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // One scalar of 250,000 references (250 MB) is refused without being built whole.
+    match run(&text(250_000, 1)).unwrap_err() {
+        ParamError::At(pos, _) => assert_eq!(pos.line, 2),
+        other => panic!("{other:?}"),
+    }
+}

@@ -20,6 +20,8 @@ const RUNS_COMMANDS: &[&str] = &[
 const NOT_FROM_A_MATRIX: &[&str] = &[
     "archive_library",
     "dynamic_library_path",
+    // The JIT provider is a library the server loads by that name.
+    "jit_provider",
     "local_preload_libraries",
     "session_preload_libraries",
     "config_file",
