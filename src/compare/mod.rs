@@ -1,6 +1,6 @@
 //! Baseline vs candidate: join the cells of stored run directories by their dimensions and
 //! decide, per metric, whether the candidate improved, regressed, stayed the same, or whether
-//! the iterations are too noisy to tell. Also the history of many runs with change points.
+//! the iterations cannot tell. Also the history of many runs with change points.
 //!
 //! # Which test, and why
 //!
@@ -27,7 +27,7 @@
 //! With `change = (candidate - baseline) / |baseline|` and its `1 - alpha` interval:
 //! - **improved / regressed**: p < alpha and |change| >= threshold, in the metric's direction;
 //! - **unchanged**: the interval lies inside ±threshold, or p < alpha but |change| < threshold;
-//! - **too noisy to tell**: anything else (not significant, yet the interval reaches past the
+//! - **cannot tell**: anything else (not significant, yet the interval reaches past the
 //!   threshold), or fewer than two iterations on a side.
 //!
 //! Only `regressed` fails a comparison (exit code 4). See docs/compare.md.
