@@ -366,8 +366,8 @@ esac
     let lines: Vec<&str> = seen.lines().collect();
     let at = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix));
     let fill = at("store import --store runs.db store/good").unwrap_or_else(|| panic!("{seen}"));
-    let compare =
-        at("compare --noise-from runs.db store/last-good").unwrap_or_else(|| panic!("{seen}"));
+    let compare = at("compare --noise-from runs.db --fail-on-cannot-tell store/last-good")
+        .unwrap_or_else(|| panic!("{seen}"));
     let history =
         at(&format!("history runs.db store/runs/{fourth}")).unwrap_or_else(|| panic!("{seen}"));
     let stored = at(&format!("store import --store runs.db store/runs/{fourth}"))
