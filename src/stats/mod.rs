@@ -18,7 +18,8 @@
 //!   and geometric mean with its interval (`rmatrix ratio`).
 //! - [`paired_change`]: deployments measured in the same rounds, judged on the per-round
 //!   log-ratios: Hodges-Lehmann with the signed-rank interval ([`signed_rank`]), the median
-//!   with the sign test's ([`sign`]), the paired mean's t interval ([`located`] their shape).
+//!   with the sign test's ([`sign`]), the paired mean's t interval ([`located`] their shape);
+//!   [`jumps`] flags the rounds whose host CPU pressure jumped.
 //! - [`apdex`], [`knee`], [`drift`]: what a load study asks of its curves: Apdex[T], the knee
 //!   of a sweep and the maximum sustainable load, drift between the ends of a long run.
 
@@ -29,6 +30,7 @@ pub(crate) mod changepoint;
 pub(crate) mod dist;
 pub(crate) mod drift;
 pub(crate) mod edivisive;
+pub(crate) mod jumps;
 pub(crate) mod knee;
 pub(crate) mod level;
 pub(crate) mod located;
