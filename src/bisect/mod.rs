@@ -49,34 +49,7 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
     let loaded = crate::matrix::load_file_set(&st.args.matrix, &st.args.set)?;
     let server = source_server(&loaded, st.args.server.as_deref())?;
     let repo = loaded.sources[&server].repo.clone();
-    let revision = |flag: &str, rev: &str| {
-        git::resolve(&repo, rev).map(|c| c.commit).map_err(|e| {
-            UsageError(format!(
-                "{flag}: {}",
-                crate::escape::terminal(&e.to_string())
-            ))
-        })
-    };
-    let good = revision("--good", &st.args.good)?;
-    let bad = revision("--bad", &st.args.bad)?;
-    if good == bad {
-        return Err(UsageError(format!(
-            "--good {} and --bad {} are the same commit ({}): bisect needs a good commit \
-             before a bad one",
-            crate::escape::terminal(&st.args.good),
-            crate::escape::terminal(&st.args.bad),
-            &good[..12]
-        ))
-        .into());
-    }
-    if !git::is_ancestor(&repo, &good, &bad) {
-        return Err(UsageError(format!(
-            "--good {} is not an ancestor of --bad {}: bisect needs good before bad",
-            crate::escape::terminal(&st.args.good),
-            crate::escape::terminal(&st.args.bad)
-        ))
-        .into());
-    }
+    let (good, bad) = ends_of(&repo, &st.args)?;
     if !resuming {
         st.start(&dir)?;
     }
@@ -167,6 +140,40 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
             }
         }
     }
+}
+
+/// The commits `--good` and `--bad` name, refused (exit 2) unless good comes before bad.
+fn ends_of(repo: &Path, args: &Args) -> Result<(String, String)> {
+    let revision = |flag: &str, rev: &str| {
+        git::resolve(repo, rev).map(|c| c.commit).map_err(|e| {
+            UsageError(format!(
+                "{flag}: {}",
+                crate::escape::terminal(&e.to_string())
+            ))
+        })
+    };
+    let good = revision("--good", &args.good)?;
+    let bad = revision("--bad", &args.bad)?;
+    let shown = |rev: &str| crate::escape::terminal(rev);
+    if good == bad {
+        return Err(UsageError(format!(
+            "--good {} and --bad {} are the same commit ({}): bisect needs a good commit \
+             before a bad one",
+            shown(&args.good),
+            shown(&args.bad),
+            &good[..12]
+        ))
+        .into());
+    }
+    if !git::is_ancestor(repo, &good, &bad) {
+        return Err(UsageError(format!(
+            "--good {} is not an ancestor of --bad {}: bisect needs good before bad",
+            shown(&args.good),
+            shown(&args.bad)
+        ))
+        .into());
+    }
+    Ok((good, bad))
 }
 
 /// The two ends' runs, their comparison and the changes it regressed (the targets).
