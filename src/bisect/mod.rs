@@ -81,12 +81,7 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
     let mut rechecked = false;
     loop {
         if ends.targets.is_empty() {
-            if state::ends_cannot_tell(&ends.cmp) {
-                println!("{}", state::cannot_tell(&ends.cmp));
-                return Ok(exit::CANNOT_TELL);
-            }
-            println!("{}", state::not_reproduced(&ends.cmp));
-            return Ok(exit::NOT_REPRODUCED);
+            return Ok(state::nothing_to_bisect(&ends.cmp));
         }
         let (outcome, steps) = ctx
             .search(&mut st, &commits, &only, &opts, &ends, &mut runs)

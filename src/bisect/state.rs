@@ -170,6 +170,18 @@ pub(crate) fn cannot_tell(ends: &Comparison) -> String {
     )
 }
 
+/// The ends regressed nothing: print why and return the exit code, 8 when some change cannot
+/// be told ("cannot tell" is not "no regression"), else 6.
+pub(crate) fn nothing_to_bisect(ends: &Comparison) -> i32 {
+    if ends_cannot_tell(ends) {
+        println!("{}", cannot_tell(ends));
+        crate::error::exit::CANNOT_TELL
+    } else {
+        println!("{}", not_reproduced(ends));
+        crate::error::exit::NOT_REPRODUCED
+    }
+}
+
 /// Whether the ends' comparison ends a bisection with "cannot tell" (exit 8) rather than
 /// "no regression" (exit 6): nothing regressed and some change could not be told.
 pub(crate) fn ends_cannot_tell(ends: &Comparison) -> bool {

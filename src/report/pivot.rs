@@ -119,6 +119,9 @@ pub(crate) struct Section {
     pub(crate) change: Option<Table>,
 }
 
+/// One iteration's value, its round (the iteration number) and its host CPU pressure.
+type Measured = (f64, u32, Option<f64>);
+
 /// Group ok rows by cell (all dimensions) in matrix order and summarise `metric`.
 /// `series` holds the per-second samples of the metric (for cells measured once).
 pub(crate) fn cell_stats(
@@ -128,7 +131,7 @@ pub(crate) fn cell_stats(
     series: &Series,
     conf: Confidence,
 ) -> Vec<CellStats> {
-    let mut groups: IndexMap<Vec<String>, Vec<(f64, u32, Option<f64>)>> = IndexMap::new();
+    let mut groups: IndexMap<Vec<String>, Vec<Measured>> = IndexMap::new();
     for r in rows.iter().filter(|r| r.is_ok()) {
         if let Some(v) = metric.value(r) {
             let key: Vec<String> = Dimension::ALL.iter().map(|d| r.dim(*d)).collect();
