@@ -25,6 +25,8 @@
 #   GITHUB_STEP_SUMMARY  where the Markdown goes (default: stdout)
 #
 # Exit codes: 0 run promoted (first run, or no regression); 4 regression, not promoted;
+# 8 cannot tell (no regression, but some change's interval reaches past the threshold: a run
+# the gate could not judge never becomes the baseline), not promoted;
 # 1/2/3/130 the run failed (rmatrix run's codes), 2 compare could not use the runs, 5 the
 # environments differ (with COMPARE_ARGS=--require-same-env): baseline kept; 6 set-up failed or
 # no rmatrix binary (a code rmatrix itself does not use).
@@ -92,8 +94,8 @@ confirm_regression() {
         return
     fi
     echo "### Confirmation run (the regressed cells measured again)" >> "$SUMMARY"
-    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${compare_args[@]+"${compare_args[@]}"} \
-        "$STORE/last-good" "$again" >> "$SUMMARY"
+    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${cannot[@]+"${cannot[@]}"} \
+        ${compare_args[@]+"${compare_args[@]}"} "$STORE/last-good" "$again" >> "$SUMMARY"
     status=$?
     case $status in
         0) echo "nightly: the regression did not hold on the confirmation run; the baseline is kept, $RUN is not promoted" >&2
@@ -133,8 +135,14 @@ if [ -e "$STORE/last-good" ]; then
     elif "$RMATRIX" compare --help 2>/dev/null | grep -q -- --noise-from; then
         noise=(--noise-from "$STORE/good")
     fi
-    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${compare_args[@]+"${compare_args[@]}"} \
-        "$STORE/last-good" "$RUN" >> "$SUMMARY"
+    # A run whose compare cannot tell (exit 8) is not promoted: a regression hidden by noise
+    # would otherwise become the baseline.
+    cannot=()
+    if "$RMATRIX" compare --help 2>/dev/null | grep -q -- --fail-on-cannot-tell; then
+        cannot=(--fail-on-cannot-tell)
+    fi
+    "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${cannot[@]+"${cannot[@]}"} \
+        ${compare_args[@]+"${compare_args[@]}"} "$STORE/last-good" "$RUN" >> "$SUMMARY"
     status=$?
     if [ "$status" -eq 4 ] && [ "$CONFIRM" != 0 ]; then
         confirm_regression
@@ -168,6 +176,7 @@ case $status in
         fi
         echo "nightly: $RUN promoted to $STORE/last-good" >&2 ;;
     4)  echo "nightly: performance regression against $(readlink "$STORE/last-good"); $RUN is not promoted" >&2 ;;
+    8)  echo "nightly: compare cannot tell whether $RUN regressed against $(readlink "$STORE/last-good") (intervals past the threshold); $RUN is not promoted: measure more iterations or rounds" >&2 ;;
     5)  echo "nightly: the environments of $RUN and the baseline differ; the baseline is kept" >&2 ;;
     *)  echo "nightly: compare could not use the runs (exit $status); the baseline is kept" >&2 ;;
 esac

@@ -15,7 +15,8 @@ use clap::{Parser, Subcommand};
 /// Exit codes: 0 all cells ok, 1 some cells failed, 2 bad input or usage,
 /// 3 Docker engine unavailable, 4 regression found by `compare`, 5 environments differ
 /// (`compare`/`history --require-same-env`), 6/7 `bisect` found no regression / only skipped
-/// commits, 130 interrupted.
+/// commits, 8 cannot tell (`compare --fail-on-cannot-tell`, or a `bisect` whose ends' every
+/// change is "cannot tell"), 130 interrupted.
 /// `--assume-run-noise`'s default (compare and plan): the CV of run means assumed without a
 /// store; docs/compare.md gives the runs it was chosen from.
 pub(crate) const ASSUMED_RUN_NOISE: &str = "5%";
@@ -109,6 +110,11 @@ pub(crate) enum Command {
         /// alpha of every cell.
         #[arg(long)]
         fdr: bool,
+        /// Exit with code 8 when no metric regressed but some change is "cannot tell" (its
+        /// interval reaches past the threshold): a gate that must not accept what it could
+        /// not judge (the nightly recipe's promotion).
+        #[arg(long)]
+        fail_on_cannot_tell: bool,
         /// Metric to compare (repeatable or comma list; `all`); default: the matrix's
         /// report metric.
         #[arg(long = "metric", value_name = "NAME")]
@@ -188,7 +194,8 @@ pub(crate) enum Command {
     /// Find the first commit of a `source:` server that has a regression: measure the good
     /// and bad revisions, then the middle of the commits between them, judging each with
     /// compare's model on the cells the bad end regressed. Exit codes: 0 found, 6 the bad
-    /// end is no regression, 7 only skipped commits are left (they did not build or start).
+    /// end is no regression, 7 only skipped commits are left (they did not build or start),
+    /// 8 every change between the ends is "cannot tell" (measure more).
     Bisect(BisectArgs),
     /// Remove every container rmatrix started (found by its label), e.g. after a crash.
     Clean {

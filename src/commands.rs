@@ -53,6 +53,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             noise_from,
             assume_run_noise,
             fdr,
+            fail_on_cannot_tell,
             metrics,
             ignore,
             require_same_env,
@@ -65,7 +66,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             &threshold,
             confidence_of(&confidence, alpha)?,
             &noise_from,
-            (&assume_run_noise, fdr),
+            (&assume_run_noise, fdr, fail_on_cannot_tell),
             &metrics,
             ignore,
             (require_same_env, profiles.as_deref()),
@@ -732,7 +733,7 @@ fn compare(
     threshold: &str,
     confidence: crate::stats::Confidence,
     noise_from: &[std::path::PathBuf],
-    (assume_run_noise, fdr): (&str, bool),
+    (assume_run_noise, fdr, fail_on_cannot_tell): (&str, bool, bool),
     metrics: &[String],
     ignore: Vec<String>,
     (require_same_env, profiles): (bool, Option<&Path>),
@@ -799,6 +800,8 @@ fn compare(
     emit(&text)?;
     Ok(if out.iter().any(join::Comparison::regressed) {
         exit::REGRESSION
+    } else if fail_on_cannot_tell && out.iter().any(join::Comparison::cannot_tell) {
+        exit::CANNOT_TELL
     } else {
         exit::OK
     })

@@ -55,6 +55,9 @@ pub mod exit {
     pub const NOT_REPRODUCED: i32 = 6;
     /// `rmatrix bisect`: only skipped commits are left where the first bad one is.
     pub const ONLY_SKIPPED: i32 = 7;
+    /// `rmatrix compare --fail-on-cannot-tell`: no regression, but some change's interval
+    /// reaches past the threshold; `rmatrix bisect`: every change between the ends does.
+    pub const CANNOT_TELL: i32 = 8;
 }
 
 /// An error type that knows its kind of failure.

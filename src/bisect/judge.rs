@@ -18,7 +18,7 @@ pub(crate) enum Step {
     /// end.
     Good,
     /// The iterations cannot tell: it is measured again.
-    TooNoisy,
+    CannotTell,
     /// It does not build, its server does not start, or no target cell succeeded.
     Skipped,
 }
@@ -28,7 +28,7 @@ impl std::fmt::Display for Step {
         f.write_str(match self {
             Step::Bad => "bad",
             Step::Good => "good",
-            Step::TooNoisy => "too noisy to tell",
+            Step::CannotTell => "cannot tell",
             Step::Skipped => "skipped",
         })
     }
@@ -58,7 +58,7 @@ pub(crate) fn judge(targets: &BTreeSet<Target>, ends: &Comparison, vs_good: &Com
     } else if sides.contains(&Step::Good) {
         Step::Good
     } else {
-        Step::TooNoisy
+        Step::CannotTell
     }
 }
 
@@ -98,7 +98,7 @@ fn side(position: Option<(f64, f64)>) -> Step {
     match position {
         Some((_, hi)) if hi < 0.5 => Step::Good,
         Some((lo, _)) if lo > 0.5 => Step::Bad,
-        _ => Step::TooNoisy,
+        _ => Step::CannotTell,
     }
 }
 
@@ -140,7 +140,7 @@ mod tests {
             .iter()
             .map(|(cell, pct, lo, hi)| {
                 let mut ch =
-                    crate::compare::join::tests_support::change(cell, "qps", Verdict::TooNoisy);
+                    crate::compare::join::tests_support::change(cell, "qps", Verdict::CannotTell);
                 (ch.change_pct, ch.ci_low_pct, ch.ci_high_pct) = (Some(*pct), Some(*lo), Some(*hi));
                 ch
             })
@@ -169,9 +169,9 @@ mod tests {
         // Its interval reaches the middle (-22.5% on the log scale): measure again.
         assert_eq!(
             side_of(Some(-40.0), Some(-30.0), Some(-10.0)),
-            Step::TooNoisy
+            Step::CannotTell
         );
-        assert_eq!(side_of(Some(-40.0), None, None), Step::TooNoisy);
+        assert_eq!(side_of(Some(-40.0), None, None), Step::CannotTell);
         // A metric where higher is worse (latency up 50%): the same positions.
         assert_eq!(side_of(Some(50.0), Some(40.0), Some(60.0)), Step::Bad);
         assert_eq!(side_of(Some(50.0), Some(-5.0), Some(5.0)), Step::Good);
@@ -191,7 +191,7 @@ mod tests {
             j(&[("get", 0.0, -5.0, 5.0), ("set", -10.0, -25.0, 5.0)]),
             Step::Good
         );
-        assert_eq!(j(&[("get", -20.0, -30.0, -10.0)]), Step::TooNoisy);
+        assert_eq!(j(&[("get", -20.0, -30.0, -10.0)]), Step::CannotTell);
         assert_eq!(j(&[("other", -40.0, -45.0, -35.0)]), Step::Skipped);
     }
 

@@ -25,7 +25,7 @@ pub(crate) use state::{Args, State};
 
 use crate::error::exit;
 
-/// Times a step whose verdict is "too noisy to tell" is measured again before it counts as
+/// Times a step whose verdict is "cannot tell" is measured again before it counts as
 /// skipped (and a step far beyond the ends before its verdict counts).
 const REMEASURES: u32 = 2;
 
@@ -81,8 +81,7 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
     let mut rechecked = false;
     loop {
         if ends.targets.is_empty() {
-            println!("{}", state::not_reproduced(&ends.cmp));
-            return Ok(exit::NOT_REPRODUCED);
+            return Ok(state::nothing_to_bisect(&ends.cmp));
         }
         let (outcome, steps) = ctx
             .search(&mut st, &commits, &only, &opts, &ends, &mut runs)
@@ -243,7 +242,7 @@ impl Ctx<'_> {
                     let vs_good = join::compare(&ends.good, run, opts)?;
                     match judge::judge(&ends.targets, &ends.cmp, &vs_good) {
                         // Its measurements are spent: a commit still undecided is passed over.
-                        Step::TooNoisy => (Step::Skipped, Some(vs_good)),
+                        Step::CannotTell => (Step::Skipped, Some(vs_good)),
                         s => (s, Some(vs_good)),
                     }
                 }
@@ -264,7 +263,7 @@ impl Ctx<'_> {
         }
     }
 
-    /// Measure `commit` and judge it, again while it is too noisy to tell.
+    /// Measure `commit` and judge it, again while it is cannot tell.
     async fn step(
         &self,
         st: &mut State,
@@ -285,16 +284,16 @@ impl Ctx<'_> {
             let vs_good = join::compare(&ends.good, &run, opts)?;
             let step = judge::judge(&ends.targets, &ends.cmp, &vs_good);
             let far = judge::beyond_ends(&ends.targets, &ends.cmp, &vs_good);
-            match far && step != Step::TooNoisy {
+            match far && step != Step::CannotTell {
                 true => eprintln!(
                     "bisect: {}: {step}, but far beyond the ends (did the machine change?)",
                     &commit[..12]
                 ),
                 false => eprintln!("bisect: {}: {step}", &commit[..12]),
             }
-            if (step != Step::TooNoisy && !far) || attempt == REMEASURES {
+            if (step != Step::CannotTell && !far) || attempt == REMEASURES {
                 let step = match step {
-                    Step::TooNoisy => Step::Skipped,
+                    Step::CannotTell => Step::Skipped,
                     s => s,
                 };
                 return Ok((step, Some(vs_good), Some(run)));

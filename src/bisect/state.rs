@@ -147,13 +147,58 @@ pub(crate) fn default_dir(args: &Args) -> PathBuf {
 
 /// Why there is nothing to bisect: the ends' changes.
 pub(crate) fn not_reproduced(ends: &Comparison) -> String {
-    let mut out = String::from(
+    ends_table(
         "No regression: the bad end regressed nothing against the good end, so there is \
-         nothing to bisect.\n\n| cell | metric | change | verdict |\n|---|---|---:|---|\n",
+         nothing to bisect.",
+        ends,
+    )
+}
+
+/// The ends compared, no change regressed, and some cannot be told: not "no regression".
+pub(crate) fn cannot_tell(ends: &Comparison) -> String {
+    ends_table(
+        &format!(
+            "Cannot tell: no change between the ends is a regression beyond {}%, but the \
+             intervals of {} of {} reach past it, so the measurements cannot say whether the \
+             bad end regressed. Measure more (more iterations or rounds, `--noise-from`, \
+             measuring both ends in the same rounds) and bisect again.",
+            ends.threshold_pct,
+            ends.counts.cannot_tell,
+            ends.changes.len()
+        ),
+        ends,
+    )
+}
+
+/// The ends regressed nothing: print why and return the exit code, 8 when some change cannot
+/// be told ("cannot tell" is not "no regression"), else 6.
+pub(crate) fn nothing_to_bisect(ends: &Comparison) -> i32 {
+    if ends_cannot_tell(ends) {
+        println!("{}", cannot_tell(ends));
+        crate::error::exit::CANNOT_TELL
+    } else {
+        println!("{}", not_reproduced(ends));
+        crate::error::exit::NOT_REPRODUCED
+    }
+}
+
+/// Whether the ends' comparison ends a bisection with "cannot tell" (exit 8) rather than
+/// "no regression" (exit 6): nothing regressed and some change could not be told.
+pub(crate) fn ends_cannot_tell(ends: &Comparison) -> bool {
+    !ends.regressed() && ends.cannot_tell()
+}
+
+fn ends_table(head: &str, ends: &Comparison) -> String {
+    let mut out = format!(
+        "{head}\n\n| cell | metric | change | interval | verdict |\n|---|---|---:|---:|---|\n"
     );
     for ch in &ends.changes {
+        let interval = match (ch.ci_low_pct, ch.ci_high_pct) {
+            (Some(lo), Some(hi)) => format!("[{lo:+.1}%, {hi:+.1}%]"),
+            _ => "-".into(),
+        };
         out.push_str(&format!(
-            "| {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {interval} | {} |\n",
             md(&ch.cell),
             md(&ch.metric),
             pct(ch.change_pct),
@@ -275,5 +320,49 @@ impl Report<'_> {
             })
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::join::tests_support::{change, empty_comparison};
+    use crate::compare::join::Verdict;
+
+    fn ends(verdicts: &[Verdict]) -> Comparison {
+        let mut c = empty_comparison();
+        for (i, v) in verdicts.iter().enumerate() {
+            let mut ch = change(&format!("c{i}"), "qps", *v);
+            (ch.change_pct, ch.ci_low_pct, ch.ci_high_pct) = (Some(-25.6), Some(-51.0), Some(13.1));
+            c.changes.push(ch);
+            match v {
+                Verdict::CannotTell => c.counts.cannot_tell += 1,
+                Verdict::Regressed => c.counts.regressed += 1,
+                _ => c.counts.unchanged += 1,
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn cannot_tell_is_not_no_regression() {
+        let c = ends(&[Verdict::CannotTell, Verdict::CannotTell]);
+        assert!(ends_cannot_tell(&c));
+        let text = cannot_tell(&c);
+        assert!(text.starts_with("Cannot tell: "), "{text}");
+        assert!(!text.contains("No regression"), "{text}");
+        assert!(
+            text.contains("| c0 | qps | -25.6% | [-51.0%, +13.1%] | cannot tell |"),
+            "{text}"
+        );
+        assert!(!ends_cannot_tell(&ends(&[
+            Verdict::Unchanged,
+            Verdict::Unchanged
+        ])));
+        assert!(!ends_cannot_tell(&ends(&[
+            Verdict::Regressed,
+            Verdict::CannotTell
+        ])));
+        assert!(not_reproduced(&ends(&[Verdict::Unchanged])).starts_with("No regression"));
     }
 }

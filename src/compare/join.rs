@@ -107,8 +107,13 @@ pub(crate) fn parse_threshold(text: &str) -> Result<f64, CompareError> {
 pub(crate) enum Verdict {
     Improved,
     Regressed,
+    /// Significant, but its interval lies inside ±threshold: a real change too small to count.
+    Small,
+    /// Not significant and its interval lies inside ±threshold.
     Unchanged,
-    TooNoisy,
+    /// The interval reaches past the threshold yet the change is not beyond it (or nothing
+    /// could be tested): the measurements cannot tell.
+    CannotTell,
 }
 
 impl fmt::Display for Verdict {
@@ -116,8 +121,9 @@ impl fmt::Display for Verdict {
         f.write_str(match self {
             Verdict::Improved => "improved",
             Verdict::Regressed => "regressed",
+            Verdict::Small => "small",
             Verdict::Unchanged => "unchanged",
-            Verdict::TooNoisy => "too noisy to tell",
+            Verdict::CannotTell => "cannot tell",
         })
     }
 }
@@ -212,8 +218,9 @@ pub(crate) struct MetricChange {
 pub(crate) struct Counts {
     pub(crate) improved: usize,
     pub(crate) regressed: usize,
+    pub(crate) small: usize,
     pub(crate) unchanged: usize,
-    pub(crate) too_noisy: usize,
+    pub(crate) cannot_tell: usize,
 }
 
 /// A candidate run against the baseline run.
@@ -258,6 +265,11 @@ pub(crate) struct Comparison {
 impl Comparison {
     pub(crate) fn regressed(&self) -> bool {
         self.counts.regressed > 0
+    }
+
+    /// Some change cannot be told (`--fail-on-cannot-tell`).
+    pub(crate) fn cannot_tell(&self) -> bool {
+        self.counts.cannot_tell > 0
     }
 
     /// Record the environment difference and mark the changes it touches: all of them when
@@ -342,8 +354,9 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
         match ch.verdict {
             Verdict::Improved => counts.improved += 1,
             Verdict::Regressed => counts.regressed += 1,
+            Verdict::Small => counts.small += 1,
             Verdict::Unchanged => counts.unchanged += 1,
-            Verdict::TooNoisy => counts.too_noisy += 1,
+            Verdict::CannotTell => counts.cannot_tell += 1,
         }
     }
     Ok(Comparison {
@@ -440,7 +453,7 @@ fn judge(
         mde_pct: mde.map(|m| m.pct),
         sees_threshold: mde.map(|m| m.sees_threshold),
         p_adjusted: None,
-        verdict: Verdict::TooNoisy,
+        verdict: Verdict::CannotTell,
         env_differs: false,
         client_bound: false,
     };
@@ -453,21 +466,35 @@ fn decide(ch: &MetricChange, p: Option<f64>, opts: &Options) -> Verdict {
     let (Some(pct), Some(lo), Some(hi), Some(p)) =
         (ch.change_pct, ch.ci_low_pct, ch.ci_high_pct, p)
     else {
-        return Verdict::TooNoisy;
+        return Verdict::CannotTell;
     };
-    let significant = opts.confidence.significant(p);
-    let beyond = pct.abs() >= opts.threshold_pct;
-    let inside = lo > -opts.threshold_pct && hi < opts.threshold_pct;
-    if significant && beyond {
-        if (pct > 0.0) == ch.higher_is_better {
-            Verdict::Improved
-        } else {
-            Verdict::Regressed
-        }
-    } else if inside || significant {
-        Verdict::Unchanged
-    } else {
-        Verdict::TooNoisy
+    verdict_of(
+        pct,
+        (lo, hi),
+        opts.confidence.significant(p),
+        opts.threshold_pct,
+        ch.higher_is_better,
+    )
+}
+
+/// Beyond the threshold and significant: improved or regressed. Inside ±threshold: small
+/// when significant (a real change, too small to count), else unchanged. Otherwise the
+/// interval straddles the threshold: cannot tell.
+fn verdict_of(
+    pct: f64,
+    (lo, hi): (f64, f64),
+    significant: bool,
+    threshold_pct: f64,
+    higher_is_better: bool,
+) -> Verdict {
+    let beyond = pct.abs() >= threshold_pct;
+    let inside = lo > -threshold_pct && hi < threshold_pct;
+    match (significant, beyond, inside) {
+        (true, true, _) if (pct > 0.0) == higher_is_better => Verdict::Improved,
+        (true, true, _) => Verdict::Regressed,
+        (true, false, true) => Verdict::Small,
+        (false, _, true) => Verdict::Unchanged,
+        _ => Verdict::CannotTell,
     }
 }
 
@@ -607,6 +634,26 @@ mod tests {
     }
 
     #[test]
+    fn verdicts_say_what_the_interval_knows() {
+        use Verdict::*;
+        let v = |pct, lo, hi, sig| verdict_of(pct, (lo, hi), sig, 5.0, true);
+        assert_eq!(v(-6.5, -8.2, -4.8, true), Regressed);
+        assert_eq!(v(6.5, 4.8, 8.2, true), Improved);
+        // Significant yet inside ±5%: small, not unchanged.
+        assert_eq!(v(-2.0, -3.0, -1.0, true), Small);
+        assert_eq!(v(-0.6, -2.5, 1.3, false), Unchanged);
+        // Significant, under the threshold, its interval past it (issue 52: -3.7% [-6.7%,
+        // -0.7%]): cannot tell, not unchanged.
+        assert_eq!(v(-3.7, -6.7, -0.7, true), CannotTell);
+        assert_eq!(v(-5.8, -18.3, 8.7, false), CannotTell);
+        assert_eq!(v(-25.6, -51.0, 13.1, false), CannotTell);
+        // Lower is better (latency): a significant rise beyond the threshold regressed.
+        assert_eq!(verdict_of(8.0, (6.0, 10.0), true, 5.0, false), Regressed);
+        assert_eq!(Small.to_string(), "small");
+        assert_eq!(CannotTell.to_string(), "cannot tell");
+    }
+
+    #[test]
     fn verdicts_follow_direction_threshold_and_noise() {
         let base = run(
             "a",
@@ -638,10 +685,10 @@ mod tests {
         let want = [
             ("slower", "qps", Regressed),
             ("slower", "lat_p99_ms", Regressed),
-            ("small", "qps", Unchanged),
-            ("small", "lat_p99_ms", Unchanged),
-            ("noisy", "qps", TooNoisy),
-            ("noisy", "lat_p99_ms", TooNoisy),
+            ("small", "qps", Small),
+            ("small", "lat_p99_ms", Small),
+            ("noisy", "qps", CannotTell),
+            ("noisy", "lat_p99_ms", CannotTell),
             ("faster", "qps", Improved),
             ("faster", "lat_p99_ms", Improved),
         ];
@@ -687,7 +734,7 @@ mod tests {
         ));
         let mut o = opts();
         o.ignore = vec!["engine".into()];
-        assert_eq!(compare(&a, &b, &o).unwrap().counts.too_noisy, 2);
+        assert_eq!(compare(&a, &b, &o).unwrap().counts.cannot_tell, 2);
     }
 
     /// The issue's A/A case: two runs of one config, 5 iterations each, 11.5% apart (their
@@ -708,7 +755,7 @@ mod tests {
         };
         assert_eq!(verdicts(&o), [Verdict::Regressed, Verdict::Regressed]);
         o.assumed_run_noise_pct = 5.0;
-        assert_eq!(verdicts(&o), [Verdict::TooNoisy, Verdict::Regressed]);
+        assert_eq!(verdicts(&o), [Verdict::CannotTell, Verdict::Regressed]);
         let c = compare(&base, &cand, &o).unwrap();
         assert_eq!(c.changes[0].basis, Some(Basis::IterationsAndAssumedRuns));
         // The MDE is the one stats::power gives for this change, and it exceeds 11.5%.
@@ -752,7 +799,7 @@ mod tests {
         // The smallest of 10 p-values (the others near 1): adjusted to 10 p, no longer < 0.05.
         assert!((adj - p * 10.0).abs() < 1e-12, "p {p} adj {adj}");
         assert!(
-            adj >= 0.05 && c.changes[0].verdict == Verdict::TooNoisy,
+            adj >= 0.05 && c.changes[0].verdict == Verdict::CannotTell,
             "{adj}"
         );
         assert!(c.fdr && c.changes.iter().all(|ch| ch.p_adjusted.is_some()));

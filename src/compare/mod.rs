@@ -1,6 +1,6 @@
 //! Baseline vs candidate: join the cells of stored run directories by their dimensions and
 //! decide, per metric, whether the candidate improved, regressed, stayed the same, or whether
-//! the iterations are too noisy to tell. Also the history of many runs with change points.
+//! the iterations cannot tell. Also the history of many runs with change points.
 //!
 //! # Which test, and why
 //!
@@ -26,11 +26,13 @@
 //!
 //! With `change = (candidate - baseline) / |baseline|` and its `1 - alpha` interval:
 //! - **improved / regressed**: p < alpha and |change| >= threshold, in the metric's direction;
-//! - **unchanged**: the interval lies inside ±threshold, or p < alpha but |change| < threshold;
-//! - **too noisy to tell**: anything else (not significant, yet the interval reaches past the
-//!   threshold), or fewer than two iterations on a side.
+//! - **small**: p < alpha and the interval lies inside ±threshold (real, too small to count);
+//! - **unchanged**: not significant and the interval lies inside ±threshold;
+//! - **cannot tell**: anything else (the interval reaches past the threshold while the change
+//!   is not a significant one beyond it), or fewer than two iterations on a side.
 //!
-//! Only `regressed` fails a comparison (exit code 4). See docs/compare.md.
+//! Only `regressed` fails a comparison (exit code 4); `--fail-on-cannot-tell` makes "cannot
+//! tell" exit 8. See docs/compare.md.
 
 pub(crate) mod env;
 pub(crate) mod error;

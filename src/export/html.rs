@@ -112,8 +112,9 @@ pub(crate) fn change_chart(c: &Comparison) -> BarChart {
                 let verdict = match ch.verdict {
                     Verdict::Regressed => bars::Verdict::Regressed,
                     Verdict::Improved => bars::Verdict::Improved,
+                    Verdict::Small => bars::Verdict::Small,
                     Verdict::Unchanged => bars::Verdict::Unchanged,
-                    Verdict::TooNoisy => bars::Verdict::TooNoisy,
+                    Verdict::CannotTell => bars::Verdict::CannotTell,
                 };
                 Some(Bar {
                     label: crate::escape::terminal(&label),

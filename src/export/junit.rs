@@ -109,7 +109,9 @@ fn suite(id: usize, c: &Comparison, ctx: &Context) -> String {
                 failures += 1;
                 let _ = write!(cases, ">\n{}    </testcase>\n", failure(c, ch));
             }
-            Verdict::Improved | Verdict::Unchanged | Verdict::TooNoisy => cases.push_str("/>\n"),
+            Verdict::Improved | Verdict::Small | Verdict::Unchanged | Verdict::CannotTell => {
+                cases.push_str("/>\n")
+            }
         }
     }
     let mut metrics: Vec<&str> = c.changes.iter().map(|ch| ch.metric.as_str()).collect();

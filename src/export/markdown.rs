@@ -179,13 +179,16 @@ fn comparison_summary(out: &mut String, c: &Comparison, conf: Confidence) {
         "0 regressed".into()
     };
     out.push_str(&format!(
-        "{regressed}, {} improved, {} unchanged, {} too noisy to tell. A verdict needs a \
-         change of at least {}% that is significant at {conf} confidence: the change is the \
+        "{regressed}, {} improved, {} small, {} unchanged, {} cannot tell. A verdict needs a \
+         change of at least {}% that is significant at {conf} confidence (small: significant, \
+         its interval inside ±{}%): the change is the \
          ratio of geometric means, its {conf} interval from Welch's test on the logarithms \
          of the iterations{}. {}. Values: mean ±{conf} interval (iterations).\n",
         k.improved,
+        k.small,
         k.unchanged,
-        k.too_noisy,
+        k.cannot_tell,
+        c.threshold_pct,
         c.threshold_pct,
         match (c.noise_runs_read > 0, c.assumed_run_noise_pct > 0.0) {
             (true, _) => ", plus the run-to-run variance of the cell learned from earlier runs",

@@ -289,11 +289,12 @@ fn change_labels(c: &Comparison, ch: &MetricChange) -> Labels {
     labels
 }
 
-const VERDICTS: [(Verdict, &str); 4] = [
+const VERDICTS: [(Verdict, &str); 5] = [
     (Verdict::Regressed, "regressed"),
     (Verdict::Improved, "improved"),
+    (Verdict::Small, "small"),
     (Verdict::Unchanged, "unchanged"),
-    (Verdict::TooNoisy, "too_noisy"),
+    (Verdict::CannotTell, "cannot_tell"),
 ];
 
 /// `rmatrix compare ... --format openmetrics`: each change, its interval, p-value and

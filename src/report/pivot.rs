@@ -6,11 +6,14 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use crate::matrix::model::Matrix;
+use crate::matrix::model::Order;
 use crate::model::metric::Metric;
 use crate::model::Dimension;
 use crate::results::samples::Series;
 use crate::results::ResultRow;
-use crate::stats::{batch_means, change, change_batches, summarize, Basis, Confidence};
+use crate::stats::jumps::jumped_rounds;
+use crate::stats::paired_change::paired_change;
+use crate::stats::{batch_means, change, change_batches, summarize, Basis, Change, Confidence};
 
 /// Where a cell's interval comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -40,6 +43,11 @@ pub(crate) struct CellStats {
     pub(crate) spread: Spread,
     /// With `Spread::BatchMeans`: the batch means that stand in for iterations.
     pub(crate) batches: Vec<f64>,
+    /// Each value's round (its iteration) and host CPU pressure, in `values`' order.
+    pub(crate) rounds: Vec<(u32, Option<f64>)>,
+    /// The matrix ran its cells in shared rounds (`repeat.order` interleaved or shuffled):
+    /// two cells' values of one round were measured together and are compared paired.
+    pub(crate) paired: bool,
 }
 
 impl CellStats {
@@ -77,6 +85,8 @@ impl CellStats {
             } else {
                 Vec::new()
             },
+            rounds: Vec::new(),
+            paired: false,
         })
     }
 }
@@ -109,6 +119,9 @@ pub(crate) struct Section {
     pub(crate) change: Option<Table>,
 }
 
+/// One iteration's value, its round (the iteration number) and its host CPU pressure.
+type Measured = (f64, u32, Option<f64>);
+
 /// Group ok rows by cell (all dimensions) in matrix order and summarise `metric`.
 /// `series` holds the per-second samples of the metric (for cells measured once).
 pub(crate) fn cell_stats(
@@ -118,13 +131,15 @@ pub(crate) fn cell_stats(
     series: &Series,
     conf: Confidence,
 ) -> Vec<CellStats> {
-    let mut groups: IndexMap<Vec<String>, Vec<(f64, u32)>> = IndexMap::new();
+    let mut groups: IndexMap<Vec<String>, Vec<Measured>> = IndexMap::new();
     for r in rows.iter().filter(|r| r.is_ok()) {
         if let Some(v) = metric.value(r) {
             let key: Vec<String> = Dimension::ALL.iter().map(|d| r.dim(*d)).collect();
-            groups.entry(key).or_default().push((v, r.iteration));
+            let round = (v, r.iteration, r.host_cpu_pressure_pct);
+            groups.entry(key).or_default().push(round);
         }
     }
+    let paired = matrix.repeat.order != Order::Sequential;
     groups.sort_by(|a, _, b, _| order_key(matrix, a).cmp(&order_key(matrix, b)));
     groups
         .into_iter()
@@ -140,7 +155,10 @@ pub(crate) fn cell_stats(
                 .map(|d| d.to_string())
                 .zip(key)
                 .collect();
-            CellStats::new(dims, values.iter().map(|v| v.0).collect(), one, conf)
+            let mut s = CellStats::new(dims, values.iter().map(|v| v.0).collect(), one, conf)?;
+            s.rounds = values.iter().map(|v| (v.1, v.2)).collect();
+            s.paired = paired;
+            Some(s)
         })
         .collect()
 }
@@ -307,7 +325,10 @@ pub(crate) fn change_text(
     if b.dims == s.dims {
         return "baseline".into();
     }
-    let tested = if b.spread == Spread::Iterations && s.spread == Spread::Iterations {
+    let paired = paired_text(b, s, conf);
+    let tested = if let Some((c, _)) = &paired {
+        Some(*c)
+    } else if b.spread == Spread::Iterations && s.spread == Spread::Iterations {
         change(&b.values, &s.values, None, conf)
     } else if b.spread == Spread::BatchMeans && s.spread == Spread::BatchMeans {
         change_batches(b.mean, &b.batches, s.mean, &s.batches, conf)
@@ -321,7 +342,7 @@ pub(crate) fn change_text(
             } else {
                 ""
             };
-            if conf.significant(c.p) {
+            let judged = if conf.significant(c.p) {
                 format!(
                     "{}{tag} {} {}",
                     c.text(),
@@ -330,6 +351,10 @@ pub(crate) fn change_text(
                 )
             } else {
                 format!("{}{tag} ~", c.text())
+            };
+            match paired {
+                Some((_, note)) => format!("{judged} ({note})"),
+                None => judged,
             }
         }
         None if b.mean != 0.0 => format!(
@@ -339,6 +364,49 @@ pub(crate) fn change_text(
         ),
         None => "n/a".into(),
     }
+}
+
+/// The paired change of two cells measured in the same rounds, and the note that says so:
+/// which analysis, how many rounds, the paired mean beside a Hodges-Lehmann change, and the
+/// rounds whose host pressure jumped (`stats::jumps`). None unless both cells ran in shared
+/// rounds and at least 2 rounds hold both.
+fn paired_text(b: &CellStats, s: &CellStats, conf: Confidence) -> Option<(Change, String)> {
+    if !(b.paired && s.paired) {
+        return None;
+    }
+    let mut pairs = Vec::new();
+    let mut pressure = Vec::new();
+    for (i, (round, bp)) in b.rounds.iter().enumerate() {
+        let Some(j) = s.rounds.iter().position(|r| r.0 == *round) else {
+            continue;
+        };
+        pairs.push((b.values[i], s.values[j]));
+        if let Some(p) = [*bp, s.rounds[j].1].into_iter().flatten().reduce(f64::max) {
+            pressure.push((*round, p));
+        }
+    }
+    let pc = paired_change(&pairs, conf)?;
+    let c = pc.change()?;
+    let mut note = match c.basis {
+        Basis::PairedHodgesLehmann => format!("paired Hodges-Lehmann, {} rounds", pc.rounds),
+        _ => format!("paired mean, {} rounds", pc.rounds),
+    };
+    if let (Basis::PairedHodgesLehmann, Some(m)) = (c.basis, pc.mean) {
+        if let (Some(lo), Some(hi)) = (m.low, m.high) {
+            let pct = |x: f64| x.exp_m1() * 100.0;
+            let (e, lo, hi) = (pct(m.estimate), pct(lo), pct(hi));
+            note.push_str(&format!("; mean {e:+.1}% [{lo:+.1}%, {hi:+.1}%]"));
+        }
+    }
+    let jumped = jumped_rounds(&pressure);
+    if !jumped.is_empty() {
+        let list: Vec<String> = jumped.iter().map(u32::to_string).collect();
+        note.push_str(&format!(
+            "; host pressure jumped in round {}",
+            list.join(", ")
+        ));
+    }
+    Some((c, note))
 }
 
 #[cfg(test)]
@@ -423,6 +491,39 @@ mod tests {
     /// `expm1(mean(log b) - mean(log a))`, interval `expm1(r.confidence_interval(0.95))`:
     /// [100, 102, 98] -> [80, 82, 79]: p = 0.000164, -19.67% [-23.14%, -16.03%];
     /// -> [101, 97, 103]: p = 0.890, +0.32% [-5.76%, +6.79%].
+    #[test]
+    fn cells_of_shared_rounds_are_compared_paired() {
+        use crate::stats::paired_change::tests::{BASE, CAND};
+        let cell = |engine: &str, v: &[f64]| {
+            let dims = [("engine", engine)]
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let mut s = CellStats::new(dims, v.to_vec(), None, Confidence::default()).unwrap();
+            // Round 7 (the wild one of BASE/CAND) ran while the host was busy.
+            let busy = |r: u32| if r == 7 { 60.0 } else { 5.0 };
+            s.rounds = (1..=v.len() as u32).map(|r| (r, Some(busy(r)))).collect();
+            s.paired = true;
+            s
+        };
+        let (base, cand) = (cell("a", &BASE), cell("b", &CAND));
+        let qps = Metric::find("qps").unwrap();
+        // tests/ref/paired_intervals.py, "12 rounds": Hodges-Lehmann -0.04972 [-0.05466,
+        // -0.04337] (p = 0.034) and mean -0.03402 [-0.07185, +0.00381] on the log scale.
+        assert_eq!(
+            change_text(qps, &cand, Some(&base), Confidence::default()),
+            "-4.9% [-5.3%, -4.2%] * worse (paired Hodges-Lehmann, 12 rounds; mean -3.3% \
+             [-6.9%, +0.4%]; host pressure jumped in round 7)"
+        );
+        // Without shared rounds the same values are compared unpaired (Welch).
+        let unpaired = CellStats {
+            paired: false,
+            ..cand.clone()
+        };
+        let text = change_text(qps, &unpaired, Some(&base), Confidence::default());
+        assert!(!text.contains("paired"), "{text}");
+    }
+
     #[test]
     fn change_marks_significance_and_direction() {
         let cell = |engine: &str, v: &[f64]| {

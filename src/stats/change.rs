@@ -86,6 +86,12 @@ pub(crate) enum Basis {
     IterationsAndRuns,
     /// The iterations plus an assumed run-to-run variance (no earlier runs to learn from).
     IterationsAndAssumedRuns,
+    /// Per-round ratios of deployments measured in the same rounds: Hodges-Lehmann shift
+    /// with the Wilcoxon signed-rank interval (`stats::paired_change`).
+    PairedHodgesLehmann,
+    /// Per-round ratios: the paired t interval of their mean (too few rounds for a rank
+    /// interval).
+    PairedMean,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -102,6 +108,8 @@ pub(crate) struct Change {
     pub(crate) basis: Basis,
     /// The run-to-run noise that went into the interval, when `basis` says so.
     pub(crate) noise_runs: Option<usize>,
+    /// The rounds a paired change rests on.
+    pub(crate) rounds: Option<usize>,
 }
 
 impl Change {
@@ -248,6 +256,7 @@ fn finish(
         log_scale: linear_base.is_none(),
         basis,
         noise_runs,
+        rounds: None,
     })
 }
 

@@ -1,4 +1,5 @@
-//! Student's t distribution: the one implementation of its CDF and quantiles in rmatrix.
+//! Student's t distribution: the one implementation of its CDF and quantiles in rmatrix;
+//! and the standard normal's, for the large-sample rank tests (`signed_rank`).
 //!
 //! The t CDF goes through the regularized incomplete beta function
 //! (`P(|T| > t) = I_{df/(df+t^2)}(df/2, 1/2)`), evaluated with the Lentz continued fraction
@@ -145,6 +146,55 @@ pub(crate) fn t_quantile(p: f64, df: f64) -> f64 {
     0.5 * (lo + hi)
 }
 
+/// P(Z <= z) for the standard normal, through the complementary error function of
+/// Numerical Recipes (2nd ed., `erfcc`: fractional error below 1.2e-7, ample for a p-value
+/// or a rank's critical value).
+pub(crate) fn normal_cdf(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.5 * x);
+    let poly = [
+        -1.265_512_23,
+        1.000_023_68,
+        0.374_091_96,
+        0.096_784_18,
+        -0.186_288_06,
+        0.278_868_07,
+        -1.135_203_98,
+        1.488_515_87,
+        -0.822_152_23,
+        0.170_872_77,
+    ]
+    .iter()
+    .rev()
+    .fold(0.0, |acc, c| c + t * acc);
+    let erfc = t * (-x * x + poly).exp();
+    if z >= 0.0 {
+        1.0 - 0.5 * erfc
+    } else {
+        0.5 * erfc
+    }
+}
+
+/// The z with P(Z <= z) = p, for 0 < p < 1 (bisection on [`normal_cdf`]).
+pub(crate) fn normal_quantile(p: f64) -> f64 {
+    if p <= 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if p >= 1.0 {
+        return f64::INFINITY;
+    }
+    let (mut lo, mut hi) = (-40.0, 40.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if normal_cdf(mid) < p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +220,15 @@ mod tests {
         assert!(close(t_quantile(0.975, 4.0), 2.7764451051977934, 1e-9));
         assert!(close(t_quantile(0.995, 2.5), 7.163728138948783, 1e-9));
         assert!(close(t_quantile(0.975, 1e6), 1.959966356814107, 1e-9));
+    }
+
+    // scipy.stats.norm.cdf / norm.ppf.
+    #[test]
+    fn normal_matches_scipy() {
+        assert!(close(normal_cdf(1.0), 0.8413447460685429, 1e-7));
+        assert!(close(normal_cdf(-2.5), 0.006209665325776132, 1e-6));
+        assert!(close(normal_cdf(0.0), 0.5, 1e-7));
+        assert!(close(normal_quantile(0.975), 1.959963984540054, 1e-6));
+        assert!(close(normal_quantile(0.005), -2.5758293035489004, 1e-6));
     }
 }

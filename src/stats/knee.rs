@@ -361,6 +361,7 @@ fn gain(levels: &[Level], d: &Depths, a: usize, b: usize, conf: Confidence) -> O
             log_scale: true,
             basis: Basis::Iterations,
             noise_runs: None,
+            rounds: None,
         });
     }
     match (na, nb, &levels[a].batches, &levels[b].batches) {

@@ -16,6 +16,10 @@
 //! - [`multiple`]: many cells at once: how alpha adds up, Benjamini-Hochberg adjustment.
 //! - [`paired`]: two tools measured in the same rounds: the per-round ratios, their median
 //!   and geometric mean with its interval (`rmatrix ratio`).
+//! - [`paired_change`]: deployments measured in the same rounds, judged on the per-round
+//!   log-ratios: Hodges-Lehmann with the signed-rank interval ([`signed_rank`]), the median
+//!   with the sign test's ([`sign`]), the paired mean's t interval ([`located`] their shape);
+//!   [`jumps`] flags the rounds whose host CPU pressure jumped.
 //! - [`apdex`], [`knee`], [`drift`]: what a load study asks of its curves: Apdex[T], the knee
 //!   of a sweep and the maximum sustainable load, drift between the ends of a long run.
 
@@ -26,11 +30,16 @@ pub(crate) mod changepoint;
 pub(crate) mod dist;
 pub(crate) mod drift;
 pub(crate) mod edivisive;
+pub(crate) mod jumps;
 pub(crate) mod knee;
 pub(crate) mod level;
+pub(crate) mod located;
 pub(crate) mod multiple;
 pub(crate) mod paired;
+pub(crate) mod paired_change;
 pub(crate) mod power;
+pub(crate) mod sign;
+pub(crate) mod signed_rank;
 pub(crate) mod summary;
 
 pub(crate) use batch::batch_means;

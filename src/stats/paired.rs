@@ -2,7 +2,9 @@
 //! scripts/bench/): the per-round ratios A / B, their median, and their geometric mean with
 //! its interval. A round's two runs share the machine's state, so the ratio is taken per
 //! round and the interval is one-sample Student's t on the logarithms of the ratios (the
-//! interval of a mean, [`summarize`]), never below 0.
+//! interval of a mean, [`summarize`]), never below 0. Beside them the robust ones
+//! (`stats::paired_change`): the median's sign-test interval and the Hodges-Lehmann ratio with
+//! its signed-rank interval, which an outlier round cannot blow up.
 
 use serde::Serialize;
 
@@ -22,6 +24,14 @@ pub(crate) struct PairedRatio {
     pub(crate) high: Option<f64>,
     /// Its level, as a fraction (0.95).
     pub(crate) confidence: f64,
+    /// The median's interval (sign test); none under 6 rounds at 95%.
+    pub(crate) median_low: Option<f64>,
+    pub(crate) median_high: Option<f64>,
+    /// The Hodges-Lehmann ratio (exp of the median Walsh average of the log-ratios) and its
+    /// Wilcoxon signed-rank interval; none under 6 rounds at 95%.
+    pub(crate) hodges_lehmann: f64,
+    pub(crate) hodges_lehmann_low: Option<f64>,
+    pub(crate) hodges_lehmann_high: Option<f64>,
 }
 
 /// None for no rounds, or a value that is not a positive finite number (no ratio exists).
@@ -33,6 +43,10 @@ pub(crate) fn paired_ratio(pairs: &[(f64, f64)], conf: Confidence) -> Option<Pai
     let mut ratios: Vec<f64> = pairs.iter().map(|&(a, b)| a / b).collect();
     let logs: Vec<f64> = ratios.iter().map(|r| r.ln()).collect();
     let s = summarize(&logs, conf)?;
+    // paired_change judges ln(second / first): B then A gives ln(A / B).
+    let swapped: Vec<(f64, f64)> = pairs.iter().map(|&(a, b)| (b, a)).collect();
+    let robust = super::paired_change::paired_change(&swapped, conf)?;
+    let (m, h) = (robust.median, robust.hodges_lehmann);
     ratios.sort_by(f64::total_cmp);
     let mid = ratios.len() / 2;
     let median = if ratios.len() % 2 == 1 {
@@ -47,6 +61,11 @@ pub(crate) fn paired_ratio(pairs: &[(f64, f64)], conf: Confidence) -> Option<Pai
         low: s.half_width.map(|h| (s.mean - h).exp()),
         high: s.half_width.map(|h| (s.mean + h).exp()),
         confidence: conf.level(),
+        median_low: m.low.map(f64::exp),
+        median_high: m.high.map(f64::exp),
+        hodges_lehmann: h.estimate.exp(),
+        hodges_lehmann_low: h.low.map(f64::exp),
+        hodges_lehmann_high: h.high.map(f64::exp),
     })
 }
 
@@ -105,6 +124,37 @@ mod tests {
         assert!(close(r.high.unwrap(), 1.137809422269083), "{r:?}");
         assert!(close(r.median, 1.05), "{r:?}");
         assert_eq!(r.confidence, 0.95);
+    }
+
+    // tests/ref/paired_intervals.py, "12 rounds" (A = CAND, B = BASE): the median and the
+    // Hodges-Lehmann log-ratio with their intervals, exponentiated.
+    #[test]
+    fn twelve_rounds_have_robust_intervals() {
+        use crate::stats::paired_change::tests::{BASE, CAND};
+        let pairs: Vec<(f64, f64)> = CAND.iter().copied().zip(BASE.iter().copied()).collect();
+        let r = paired_ratio(&pairs, Confidence::default()).unwrap();
+        assert!(
+            close(r.median_low.unwrap(), (-0.05779611350502723f64).exp()),
+            "{r:?}"
+        );
+        assert!(
+            close(r.median_high.unwrap(), (-0.04463636659572582f64).exp()),
+            "{r:?}"
+        );
+        assert!(
+            close(r.hodges_lehmann, (-0.04972041139882381f64).exp()),
+            "{r:?}"
+        );
+        assert!(close(
+            r.hodges_lehmann_low.unwrap(),
+            (-0.05465789049301671f64).exp()
+        ));
+        assert!(close(
+            r.hodges_lehmann_high.unwrap(),
+            (-0.04337392597292633f64).exp()
+        ));
+        // The median of the ratios themselves (the mean of the middle two, not of their logs).
+        assert!(r.median > r.median_low.unwrap() && r.median < r.median_high.unwrap());
     }
 
     #[test]

@@ -44,7 +44,7 @@ fn same_config_again_is_unchanged() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(out
         .stdout
-        .contains("0 regressed, 0 improved, 6 unchanged, 0 too noisy"));
+        .contains("0 regressed, 0 improved, 0 small, 6 unchanged, 0 cannot tell"));
     // By default only the matrix's report metric (qps) is compared.
     let out = compare("same", &[]);
     assert!(out.stdout.contains(" 3 unchanged"), "{}", out.stdout);
@@ -96,17 +96,20 @@ fn faster_writes_improve_and_pass() {
 
 #[test]
 fn threshold_and_alpha_decide_small_changes() {
-    // -3%, p = 0.0005: real but under the default 5% threshold.
+    // -3% [-4.2%, -1.8%], p = 0.0005: real but inside the default ±5%: small, not unchanged.
     let out = compare("small", &[]);
     assert_eq!(out.code, 0, "{}", out.stdout);
     let qps = row(&out.stdout, "InnoDB / write", "qps");
-    assert!(qps.contains("| -3.0% |") && qps.contains("***") && qps.ends_with("| unchanged |"));
+    assert!(
+        qps.contains("| -3.0% |") && qps.contains("***") && qps.ends_with("| small |"),
+        "{qps}"
+    );
     assert_eq!(compare("small", &["--threshold", "2%"]).code, REGRESSION);
     assert_eq!(compare("small", &["--threshold", "2"]).code, REGRESSION);
     // A stricter alpha than the p-value: not significant, so not a regression.
     let out = compare("small", &["--threshold", "2%", "--alpha", "0.0001"]);
     assert_eq!(out.code, 0, "{}", out.stdout);
-    assert!(row(&out.stdout, "InnoDB / write", "qps").ends_with("| too noisy to tell |"));
+    assert!(row(&out.stdout, "InnoDB / write", "qps").ends_with("| cannot tell |"));
 }
 
 #[test]
@@ -118,9 +121,7 @@ fn noise_is_not_a_regression() {
     // numpy: expm1(mean(log [700,1200,850,1100,650]) - mean(log [1000,1012,990,1005,995]))
     // = -12.61%.
     assert!(
-        qps.contains("| -12.6% |")
-            && qps.contains(" ~ |")
-            && qps.ends_with("| too noisy to tell |"),
+        qps.contains("| -12.6% |") && qps.contains(" ~ |") && qps.ends_with("| cannot tell |"),
         "{qps}"
     );
 }
@@ -496,7 +497,7 @@ fn run_to_run_noise_from_history_widens_the_verdict() {
     // The MDE from the same se and df (scipy 1.17.1): se = |log step| / 0.8555 = 0.08483,
     // (t.ppf(0.975, 4.0032) + t.ppf(0.8, 4.0032)) * se = 0.31526, a drop of 27.04%.
     assert!(
-        qps.contains("| iterations + runs (5) | drops of 27.0% or more | too noisy to tell |"),
+        qps.contains("| iterations + runs (5) | drops of 27.0% or more | cannot tell |"),
         "{qps}"
     );
     assert!(!out.stdout.contains("Run-to-run noise unknown"));
@@ -645,7 +646,7 @@ fn without_a_store_a_run_noise_is_assumed_and_said() {
     let qps = row(&out.stdout, "InnoDB / write", "qps");
     assert!(
         qps.contains("| iterations + run noise assumed (no store) |")
-            && qps.ends_with("| too noisy to tell |"),
+            && qps.ends_with("| cannot tell |"),
         "{qps}"
     );
     assert!(out
@@ -661,7 +662,7 @@ fn without_a_store_a_run_noise_is_assumed_and_said() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let ch = &v[0]["changes"][0];
     assert_eq!(ch["basis"], "iterations_and_assumed_runs");
-    assert_eq!(ch["verdict"], "too_noisy");
+    assert_eq!(ch["verdict"], "cannot_tell");
     assert_eq!(ch["sees_threshold"], false);
     assert!(ch["p_value"].as_f64().unwrap() > 0.05);
     let mde = ch["mde_pct"].as_f64().unwrap();

@@ -235,7 +235,8 @@ fn compare_gets_the_good_runs_as_noise_and_decides_the_promotion() {
             r#"#!/usr/bin/env bash
 echo "$*" >> '{0}'
 case "$1 $2" in
-    "compare --help") echo "  --noise-from <PATH>...  runs whose spread is the noise" ;;
+    "compare --help") echo "  --noise-from <PATH>...  runs whose spread is the noise"
+        echo "  --fail-on-cannot-tell" ;;
     run\ *) mkdir -p "$4" && echo "summary of $4" > "$4/summary.md" && touch "$4/results.csv" ;;
     compare\ *) echo "compared"
         # The confirmation run's compare may answer otherwise (confirm-exit).
@@ -277,7 +278,10 @@ esac
         .unwrap_or_else(|| panic!("{}", calls()));
     assert_eq!(
         compare,
-        format!("compare --noise-from store/good store/last-good store/runs/{second}")
+        format!(
+            "compare --noise-from store/good --fail-on-cannot-tell store/last-good \
+             store/runs/{second}"
+        )
     );
     assert!(n
         .summary
@@ -311,6 +315,14 @@ esac
     std::fs::remove_file(cwd.join("confirm-exit")).unwrap();
     assert_eq!(run_ids(&store).len(), 6);
 
+    // A compare that cannot tell (exit 8 of --fail-on-cannot-tell): not promoted, 8 passed on.
+    set_compare_exit(8).unwrap();
+    let n = nightly(cwd, "store", &m, fake, "");
+    assert_eq!(n.code, Some(8), "{}", n.stderr);
+    assert!(n.stderr.contains("cannot tell"), "{}", n.stderr);
+    assert_eq!(last_good(&store), second);
+    assert_eq!(good(&store), vec![first.clone(), second.clone()]);
+
     // COMPARE_ARGS go to compare, after the noise and before the runs.
     set_compare_exit(0).unwrap();
     let n = nightly(
@@ -329,7 +341,7 @@ esac
         .map(str::to_string);
     assert_eq!(
         compare.as_deref(),
-        Some(format!("compare --noise-from store/good --threshold 10% --metric qps,lat_p99_ms store/last-good store/runs/{third}").as_str())
+        Some(format!("compare --noise-from store/good --fail-on-cannot-tell --threshold 10% --metric qps,lat_p99_ms store/last-good store/runs/{third}").as_str())
     );
 
     // A store from before good/ existed (last-good an absolute link): its baseline joins good/.
@@ -354,8 +366,8 @@ esac
     let lines: Vec<&str> = seen.lines().collect();
     let at = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix));
     let fill = at("store import --store runs.db store/good").unwrap_or_else(|| panic!("{seen}"));
-    let compare =
-        at("compare --noise-from runs.db store/last-good").unwrap_or_else(|| panic!("{seen}"));
+    let compare = at("compare --noise-from runs.db --fail-on-cannot-tell store/last-good")
+        .unwrap_or_else(|| panic!("{seen}"));
     let history =
         at(&format!("history runs.db store/runs/{fourth}")).unwrap_or_else(|| panic!("{seen}"));
     let stored = at(&format!("store import --store runs.db store/runs/{fourth}"))

@@ -15,8 +15,9 @@ use crate::report::pivot::CellStats;
 pub(crate) enum Verdict {
     Regressed,
     Improved,
+    Small,
     Unchanged,
-    TooNoisy,
+    CannotTell,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -43,8 +44,9 @@ impl Verdict {
         match self {
             Verdict::Regressed => RGBColor(214, 39, 40),
             Verdict::Improved => RGBColor(44, 160, 44),
+            Verdict::Small => RGBColor(31, 119, 180),
             Verdict::Unchanged => RGBColor(150, 150, 150),
-            Verdict::TooNoisy => RGBColor(255, 187, 120),
+            Verdict::CannotTell => RGBColor(255, 187, 120),
         }
     }
 
@@ -52,8 +54,9 @@ impl Verdict {
         [
             ("regressed", Verdict::Regressed),
             ("improved", Verdict::Improved),
+            ("small", Verdict::Small),
             ("unchanged", Verdict::Unchanged),
-            ("too noisy to tell", Verdict::TooNoisy),
+            ("cannot tell", Verdict::CannotTell),
         ]
         .into_iter()
         .map(|(l, v)| (l.to_string(), v.fill()))
