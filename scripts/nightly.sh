@@ -115,7 +115,21 @@ bisect_regression() {
     fi
     echo "nightly: bisecting $good..$bad ($STORE/bisect/$ID)" >&2
     mkdir -p "$STORE/bisect"
+    # The steps are judged as tonight's compare judged: its noise and the options of
+    # COMPARE_ARGS that bisect takes too (the others are compare's own).
+    local judge=() i=0 a
+    while [ $i -lt ${#compare_args[@]} ]; do
+        a=${compare_args[$i]}
+        case $a in
+            --threshold=* | --confidence=* | --metric=* | --assume-run-noise=*) judge+=("$a") ;;
+            --threshold | --confidence | --metric | --assume-run-noise)
+                judge+=("$a" "${compare_args[$((i + 1))]:-}")
+                i=$((i + 1)) ;;
+        esac
+        i=$((i + 1))
+    done
     "$RMATRIX" bisect "$MATRIX" --good "$good" --bad "$bad" --out "$STORE/bisect/$ID" \
+        ${noise[@]+"${noise[@]}"} ${judge[@]+"${judge[@]}"} \
         ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
 }
 
