@@ -134,6 +134,9 @@ bisect_regression() {
 }
 
 if [ -e "$STORE/last-good" ]; then
+    # compare's options, read whole once: piped into `grep -q`, a help longer than the match
+    # would end in SIGPIPE, which pipefail counts as "no such option".
+    compare_help=$("$RMATRIX" compare --help 2>/dev/null || true)
     # A store from before good/ existed: its baseline is the first promoted run.
     base=$(readlink "$STORE/last-good")
     case $base in /*) ;; *) base="../$base" ;; esac
@@ -146,13 +149,13 @@ if [ -e "$STORE/last-good" ]; then
                 echo "nightly: could not fill $RESULTS_DB from $STORE/good" >&2
         fi
         noise=(--noise-from "$RESULTS_DB")
-    elif "$RMATRIX" compare --help 2>/dev/null | grep -q -- --noise-from; then
+    elif grep -q -- --noise-from <<<"$compare_help"; then
         noise=(--noise-from "$STORE/good")
     fi
     # A run whose compare cannot tell (exit 8) is not promoted: a regression hidden by noise
     # would otherwise become the baseline.
     cannot=()
-    if "$RMATRIX" compare --help 2>/dev/null | grep -q -- --fail-on-cannot-tell; then
+    if grep -q -- --fail-on-cannot-tell <<<"$compare_help"; then
         cannot=(--fail-on-cannot-tell)
     fi
     "$RMATRIX" compare ${noise[@]+"${noise[@]}"} ${cannot[@]+"${cannot[@]}"} \
