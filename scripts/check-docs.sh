@@ -58,7 +58,7 @@ for f in "${docs[@]}"; do
         continue
       fi
     fi
-    if [[ -n $anchor && $dest == *.md && -f $dest ]] && ! anchors "$dest" | grep -qxF -- "$anchor"; then
+    if [[ -n $anchor && $dest == *.md && -f $dest ]] && ! grep -qxF -- "$anchor" <<<"$(anchors "$dest")"; then
       fail "$f: link to $target: no heading with that anchor in $dest"
     fi
   done < <(prose "$f" | grep -oE '\]\([^) ]+\)' | sed -E 's/^\]\((.*)\)$/\1/')

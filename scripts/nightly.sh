@@ -144,7 +144,8 @@ if [ -e "$STORE/last-good" ]; then
     noise=()
     if [ -n "$RESULTS_DB" ]; then
         # A new store starts with the promoted runs kept so far.
-        if ! "$RMATRIX" store list --store "$RESULTS_DB" 2>/dev/null | grep -q '^[0-9]'; then
+        stored=$("$RMATRIX" store list --store "$RESULTS_DB" 2>/dev/null || true)
+        if ! grep -q '^[0-9]' <<<"$stored"; then
             "$RMATRIX" store import --store "$RESULTS_DB" "$STORE/good" >&2 ||
                 echo "nightly: could not fill $RESULTS_DB from $STORE/good" >&2
         fi

@@ -18,7 +18,9 @@ as_postgres() { runuser -u postgres -- "$@"; }
 answers() { pg_isready -q -h 127.0.0.1 -p "$port" 2>/dev/null; }
 
 start() {
-  if ! pg_lsclusters -h 2>/dev/null | awk '{print $1" "$2}' | grep -qx "$version $name"; then
+  # Read whole, not piped into grep -q: an early exit's SIGPIPE would fail the pipeline.
+  clusters=$(pg_lsclusters -h 2>/dev/null | awk '{print $1" "$2}' || true)
+  if ! grep -qx "$version $name" <<<"$clusters"; then
     say "creating cluster $version/$name on 127.0.0.1:$port"
     pg_createcluster "$version" "$name" -p "$port" >/dev/null
     conf=/etc/postgresql/$version/$name/postgresql.conf
