@@ -348,8 +348,13 @@ fn ratio(confidence: &str) -> Result<i32> {
 pub fn ratio_text(input: &str, confidence: &str) -> Result<String> {
     use crate::stats::paired;
     let pairs = paired::parse_pairs(input).map_err(UsageError)?;
-    let ratio = paired::paired_ratio(&pairs, confidence_of(confidence, None)?)
-        .expect("invariant: parse_pairs returns rounds of positive values");
+    let ratio =
+        paired::paired_ratio(&pairs, confidence_of(confidence, None)?).ok_or_else(|| {
+            UsageError(
+                "every round's A / B must be a positive finite ratio (e.g. not 1e300 / 1e-300)"
+                    .into(),
+            )
+        })?;
     Ok(format!("{}\n", serde_json::to_string(&ratio)?))
 }
 

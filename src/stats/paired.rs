@@ -34,10 +34,14 @@ pub(crate) struct PairedRatio {
     pub(crate) hodges_lehmann_high: Option<f64>,
 }
 
-/// None for no rounds, or a value that is not a positive finite number (no ratio exists).
+/// None for no rounds, or a value or ratio that is not a positive finite number (no ratio
+/// exists, or it is beyond f64: 1e300 / 1e-300).
 pub(crate) fn paired_ratio(pairs: &[(f64, f64)], conf: Confidence) -> Option<PairedRatio> {
     let valid = |x: f64| x.is_finite() && x > 0.0;
-    if pairs.iter().any(|&(a, b)| !valid(a) || !valid(b)) {
+    if pairs
+        .iter()
+        .any(|&(a, b)| !valid(a) || !valid(b) || !valid(a / b))
+    {
         return None;
     }
     let mut ratios: Vec<f64> = pairs.iter().map(|&(a, b)| a / b).collect();
