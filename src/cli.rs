@@ -197,6 +197,12 @@ pub(crate) enum Command {
     /// end is no regression, 7 only skipped commits are left (they did not build or start),
     /// 8 every change between the ends is "cannot tell" (measure more).
     Bisect(BisectArgs),
+    /// Two builds of one server side by side: revisions of its `source:` work tree (or two
+    /// images of an `image:` server) run as `<server>-a` and `<server>-b` of one matrix, in
+    /// shuffled rounds with a fresh server each iteration, each cell judged B against A on
+    /// its per-round ratios; rounds are added where a cell cannot tell yet. Writes ab.md and
+    /// ab.json. Exit codes: 0 no regression, 4 a regression, 8 some cell cannot tell.
+    Ab(AbArgs),
     /// Remove every container rmatrix started (found by its label), e.g. after a crash.
     Clean {
         /// Clean these engines (repeatable, as `run --engine`) instead of the default one.
@@ -354,6 +360,56 @@ pub(crate) struct RunArgs {
     /// in the matrix does. Not with --resume.
     #[arg(long, value_name = "HZ", num_args = 0..=1, default_missing_value = "99", conflicts_with = "resume")]
     pub(crate) profile: Option<u32>,
+}
+
+/// `rmatrix ab`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct AbArgs {
+    /// The matrix (YAML) whose server is compared.
+    pub(crate) matrix: PathBuf,
+    /// Side A, the reference: a revision of the server's `source:` work tree, or an image.
+    #[arg(long)]
+    pub(crate) a: String,
+    /// Side B, the candidate, judged against A.
+    #[arg(long)]
+    pub(crate) b: String,
+    /// The server to compare, when the matrix has several.
+    #[arg(long)]
+    pub(crate) server: Option<String>,
+    /// Measure only these cells (as `run --only`); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) only: Vec<String>,
+    /// A matrix parameter (as `run --set`); repeatable.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub(crate) set: Vec<String>,
+    /// Directory of the A/B (default: reports/ab/<time>-<matrix>).
+    #[arg(long)]
+    pub(crate) out: Option<PathBuf>,
+    /// Rounds of the first batch, and of each batch added (6: the fewest with a 95% rank
+    /// interval).
+    #[arg(long, default_value_t = 6)]
+    pub(crate) rounds: u32,
+    /// Most rounds of a cell over all batches.
+    #[arg(long, default_value_t = 30)]
+    pub(crate) max_rounds: u32,
+    /// No batch is added that would end after this much time from the start, e.g. `20m`.
+    #[arg(long, value_name = "DURATION")]
+    pub(crate) budget: Option<String>,
+    /// As compare's --threshold.
+    #[arg(long, default_value = "5%")]
+    pub(crate) threshold: String,
+    /// As compare's --confidence.
+    #[arg(long, default_value = "95%")]
+    pub(crate) confidence: String,
+    /// As compare's --metric (default: the matrix's report metric and srv_cpu_us_per_op).
+    #[arg(long = "metric", value_name = "NAME")]
+    pub(crate) metrics: Vec<String>,
+    /// A B A B rounds instead of each round in a random order.
+    #[arg(long)]
+    pub(crate) interleaved: bool,
+    /// Seed of the shuffled order (default: drawn at random and recorded in ab.json).
+    #[arg(long)]
+    pub(crate) seed: Option<u64>,
 }
 
 /// `rmatrix bisect`'s options.

@@ -16,6 +16,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Run(a) => run_matrix(a).await,
         Command::Bisect(a) => bisect(a).await,
+        Command::Ab(a) => ab(a).await,
         Command::DriveCell => {
             crate::drive::drive_cell(&stdin_text()?).await?;
             Ok(exit::OK)
@@ -318,6 +319,27 @@ fn with_regressed(mut only: Vec<String>, file: Option<&Path>) -> Result<Vec<Stri
 }
 
 /// `rmatrix bisect`: its options as the bisection keeps them (for `--resume`).
+async fn ab(a: crate::cli::AbArgs) -> Result<i32> {
+    crate::ab::ab(crate::ab::Args {
+        matrix: a.matrix,
+        a: a.a,
+        b: a.b,
+        server: a.server,
+        only: a.only,
+        set: crate::matrix::parse_set(&a.set)?,
+        out: a.out,
+        rounds: a.rounds,
+        max_rounds: a.max_rounds,
+        budget: a.budget,
+        threshold: a.threshold,
+        confidence: a.confidence,
+        metrics: a.metrics,
+        interleaved: a.interleaved,
+        seed: a.seed,
+    })
+    .await
+}
+
 async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
     let args = crate::bisect::Args {
         matrix: a.matrix.unwrap_or_default(),

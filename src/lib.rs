@@ -29,6 +29,7 @@ pub mod compare;
 pub mod export;
 pub mod store;
 // Layer 9: the application.
+pub mod ab;
 pub mod bisect;
 pub mod cli;
 pub mod commands;

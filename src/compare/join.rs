@@ -480,7 +480,7 @@ fn decide(ch: &MetricChange, p: Option<f64>, opts: &Options) -> Verdict {
 /// Beyond the threshold and significant: improved or regressed. Inside ±threshold: small
 /// when significant (a real change, too small to count), else unchanged. Otherwise the
 /// interval straddles the threshold: cannot tell.
-fn verdict_of(
+pub(crate) fn verdict_of(
     pct: f64,
     (lo, hi): (f64, f64),
     significant: bool,

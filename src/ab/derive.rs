@@ -1,0 +1,158 @@
+//! The matrix an A/B run measures: the chosen server twice, `<server>-a` at one revision (or
+//! image) and `<server>-b` at the other, in shuffled rounds with a fresh server for every
+//! iteration, so that whatever slows a round slows both sides of it. The derived matrix is
+//! written as JSON (a YAML document) and read back through the loader: every check a matrix
+//! gets, the derived one gets too, and the run stores the matrix it really measured.
+
+use anyhow::Result;
+use indexmap::IndexMap;
+
+use crate::error::UsageError;
+use crate::matrix::{LoadedMatrix, Order};
+
+/// One side of the A/B: what its server is built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// A revision of the server's `source:` work tree.
+    Rev(String),
+    /// An image, for a server given by `image:`.
+    Image(String),
+}
+
+/// How the rounds are laid out.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Rounds {
+    pub(crate) count: u32,
+    pub(crate) order: Order,
+    pub(crate) seed: u64,
+}
+
+/// The names of the two sides' servers.
+pub(crate) fn side_names(server: &str) -> (String, String) {
+    (format!("{server}-a"), format!("{server}-b"))
+}
+
+/// `loaded` with `server` replaced, in its place, by its two sides, measured in `rounds`.
+pub(crate) fn derive(
+    loaded: &LoadedMatrix,
+    server: &str,
+    (a, b): (&Side, &Side),
+    rounds: Rounds,
+) -> Result<LoadedMatrix> {
+    let mut m = loaded.matrix.clone();
+    let (name_a, name_b) = side_names(server);
+    for taken in [&name_a, &name_b] {
+        if m.servers.contains_key(taken) {
+            return Err(UsageError(format!(
+                "the matrix already has a server `{}`: the A/B sides of `{}` need that name",
+                crate::escape::terminal(taken),
+                crate::escape::terminal(server)
+            ))
+            .into());
+        }
+    }
+    let mut servers = IndexMap::new();
+    for (name, spec) in std::mem::take(&mut m.servers) {
+        if name != server {
+            servers.insert(name, spec);
+            continue;
+        }
+        for (side_name, side) in [(&name_a, a), (&name_b, b)] {
+            let mut s = spec.clone();
+            match (side, s.source.as_mut()) {
+                (Side::Rev(rev), Some(src)) => src.rev = rev.clone(),
+                (Side::Image(image), None) if s.image.is_some() => s.image = Some(image.clone()),
+                _ => unreachable!("invariant: the sides were chosen for the server's kind"),
+            }
+            servers.insert(side_name.clone(), s);
+        }
+    }
+    m.servers = servers;
+    // Selectors that name the server name both sides.
+    for sel in m.exclude.iter_mut().chain(m.include.iter_mut()) {
+        if let Some(values) = sel.get_mut("server") {
+            let mut out = Vec::new();
+            for v in &values.0 {
+                match v == server {
+                    true => out.extend([name_a.clone(), name_b.clone()]),
+                    false => out.push(v.clone()),
+                }
+            }
+            values.0 = out;
+        }
+    }
+    m.report.baseline = IndexMap::from([("server".to_string(), name_a.clone())]);
+    if !m.report.columns.iter().any(|c| c == "server")
+        && !m.report.rows.iter().any(|c| c == "server")
+    {
+        m.report.columns.insert(0, "server".into());
+    }
+    m.iterations = rounds.count;
+    m.repeat.restart = true;
+    m.repeat.order = rounds.order;
+    m.repeat.seed = Some(rounds.seed);
+    m.repeat.until_cv = None;
+    m.repeat.max_iterations = None;
+    m.repeat.max_time = None;
+    // The text's parameters were substituted when it was read; the copy refers to none.
+    m.params = IndexMap::new();
+    let text = serde_json::to_string_pretty(&m)?;
+    Ok(crate::matrix::load_resumed(&text, &loaded.path)?)
+}
+
+/// Which kind of side `--a`/`--b` name for `server`: revisions of a `source:` server, images
+/// of an `image:` one.
+pub(crate) fn sides_of(
+    loaded: &LoadedMatrix,
+    server: &str,
+    a: &str,
+    b: &str,
+) -> Result<(Side, Side)> {
+    let spec = &loaded.matrix.servers[server];
+    match (&spec.source, &spec.image) {
+        (Some(_), _) => Ok((Side::Rev(a.into()), Side::Rev(b.into()))),
+        (None, Some(_)) => Ok((Side::Image(a.into()), Side::Image(b.into()))),
+        _ => Err(UsageError(format!(
+            "server `{}` is neither `source:` nor `image:`: ab compares two revisions of a \
+             source server or two images",
+            crate::escape::terminal(server)
+        ))
+        .into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Every shipped matrix survives the trip through JSON unchanged: the derived copy is the
+    /// matrix as written, with only what the A/B changes changed.
+    #[test]
+    fn a_matrix_read_back_from_its_json_is_the_same_matrix() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("matrices");
+        let mut seen = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_none_or(|x| x != "yaml") {
+                continue;
+            }
+            let Ok(loaded) = crate::matrix::load_file(&path) else {
+                continue;
+            };
+            let mut m = loaded.matrix.clone();
+            m.params = IndexMap::new();
+            let json = serde_json::to_string_pretty(&m).unwrap();
+            let back = crate::matrix::load_str(&json, &path)
+                .unwrap_or_else(|e| panic!("{}: {e}\n{json}", path.display()));
+            assert_eq!(
+                serde_json::to_string_pretty(&back.matrix).unwrap(),
+                json,
+                "{}",
+                path.display()
+            );
+            seen += 1;
+        }
+        assert!(seen >= 10, "{seen}");
+    }
+}

@@ -1,0 +1,367 @@
+//! `rmatrix ab`: two builds of one server (revisions of a `source:` work tree, or two images)
+//! measured side by side. The matrix is derived with the server twice, `<server>-a` and
+//! `<server>-b` (`derive`), and run in shuffled rounds with a fresh server each iteration;
+//! each cell is judged B against A on its per-round ratios (`judge`). While a cell's interval
+//! still straddles the threshold, another batch of rounds measures just those cells, within
+//! `--max-rounds` and `--budget`; the rounds of every batch are pooled. `report` writes
+//! ab.md and ab.json.
+
+mod derive;
+mod judge;
+mod report;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::compare::join::{self, Verdict};
+use crate::compare::{input, CompareError};
+use crate::error::{exit, UsageError};
+use crate::matrix::{LoadedMatrix, Order};
+use crate::model::metric::Metric;
+use crate::servers::git;
+use crate::stats::Confidence;
+use derive::{Rounds, Side};
+use report::{Batch, Report, SideInfo};
+
+/// What `rmatrix ab` was asked.
+#[derive(Debug, Clone)]
+pub(crate) struct Args {
+    pub(crate) matrix: PathBuf,
+    pub(crate) a: String,
+    pub(crate) b: String,
+    pub(crate) server: Option<String>,
+    pub(crate) only: Vec<String>,
+    pub(crate) set: Vec<(String, String)>,
+    pub(crate) out: Option<PathBuf>,
+    pub(crate) rounds: u32,
+    pub(crate) max_rounds: u32,
+    pub(crate) budget: Option<String>,
+    pub(crate) threshold: String,
+    pub(crate) confidence: String,
+    pub(crate) metrics: Vec<String>,
+    pub(crate) interleaved: bool,
+    pub(crate) seed: Option<u64>,
+}
+
+/// The arguments once checked.
+struct Plan {
+    threshold_pct: f64,
+    conf: Confidence,
+    metrics: Vec<&'static Metric>,
+    budget: Option<Duration>,
+    order: Order,
+    seed: u64,
+}
+
+/// The fewest rounds a batch may have: a paired interval needs two (the rank interval at 95%
+/// needs six, `--rounds`' default).
+const MIN_ROUNDS: u32 = 2;
+
+impl Args {
+    /// Everything checked before anything is built: a refusal after the builds would cost
+    /// the most.
+    fn check(&self, loaded: &LoadedMatrix) -> Result<Plan> {
+        let conf = Confidence::parse(&self.confidence)
+            .ok_or_else(|| CompareError::BadConfidence(self.confidence.clone()))?;
+        let threshold_pct = join::parse_threshold(&self.threshold)?;
+        let default = [loaded.matrix.report.metric.as_str(), "srv_cpu_us_per_op"];
+        let metrics = input::resolve_metrics(&self.metrics, &default)?;
+        if self.rounds < MIN_ROUNDS {
+            return Err(UsageError(format!(
+                "--rounds {}: a paired interval needs at least {MIN_ROUNDS} rounds (6 for the \
+                 rank interval at 95%)",
+                self.rounds
+            ))
+            .into());
+        }
+        if self.max_rounds < self.rounds || self.max_rounds > 10_000 {
+            return Err(UsageError(format!(
+                "--max-rounds {}: between --rounds ({}) and 10000",
+                self.max_rounds, self.rounds
+            ))
+            .into());
+        }
+        let budget = (self.budget.as_deref())
+            .map(|b| {
+                crate::input::length::parse_duration(b).map_err(|e| {
+                    UsageError(format!("--budget {}: {e}", crate::escape::terminal(b)))
+                })
+            })
+            .transpose()?;
+        Ok(Plan {
+            threshold_pct,
+            conf,
+            metrics,
+            budget,
+            order: match self.interleaved {
+                true => Order::Interleaved,
+                false => Order::Shuffled,
+            },
+            seed: self.seed.unwrap_or_else(rand::random),
+        })
+    }
+}
+
+/// Run the A/B; its exit code: 0 nothing regressed and every cell could tell, 4 a regression,
+/// 8 nothing regressed but some cell cannot tell.
+pub(crate) async fn ab(args: Args) -> Result<i32> {
+    let loaded = crate::matrix::load_file_set(&args.matrix, &args.set)?;
+    let plan = args.check(&loaded)?;
+    let server = server_of(&loaded, args.server.as_deref())?;
+    let (a, b) = derive::sides_of(&loaded, &server, &args.a, &args.b)?;
+    let infos = side_infos(&loaded, &server, (&a, &b))?;
+    // Checked once at the start: a wrong --only or a derived matrix the loader refuses.
+    let first = rounds(&plan, 0, args.rounds);
+    let derived = derive::derive(&loaded, &server, (&a, &b), first)?;
+    crate::matrix::only::parse_only(&derived, &args.only)?;
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_dir(&args.matrix));
+    if dir.exists() {
+        return Err(UsageError(format!(
+            "--out {}: exists already; an A/B writes a new folder",
+            crate::escape::terminal(&dir.display().to_string())
+        ))
+        .into());
+    }
+    std::fs::create_dir_all(dir.join("runs"))
+        .with_context(|| format!("failed to create {}", dir.display()))?;
+    eprintln!(
+        "ab: {} against {}; runs in {}",
+        crate::escape::terminal(&args.b),
+        crate::escape::terminal(&args.a),
+        crate::escape::terminal(&dir.display().to_string())
+    );
+    let names = derive::side_names(&server);
+    let start = Instant::now();
+    let mut batches: Vec<(u32, input::Run)> = Vec::new();
+    let mut done_batches: Vec<Batch> = Vec::new();
+    let mut only = args.only.clone();
+    let mut count = args.rounds;
+    let mut done = 0;
+    let mut stopped = String::new();
+    let changes = loop {
+        let k = batches.len() + 1;
+        let derived = derive::derive(&loaded, &server, (&a, &b), rounds(&plan, k as u64, count))?;
+        let out = dir.join("runs").join(format!("batch-{k}"));
+        let began = Instant::now();
+        measure(derived, &out, &only).await?;
+        let seconds = began.elapsed().as_secs_f64();
+        let run = match input::load_run(&out) {
+            Ok(run) => run,
+            Err(CompareError::NoResults { .. }) if batches.is_empty() => {
+                eprintln!("ab: no cell succeeded: nothing to compare");
+                return Ok(exit::CELLS_FAILED);
+            }
+            Err(CompareError::NoResults { .. }) => {
+                stopped = format!("batch {k} had no successful cell");
+                break judge_all(&batches, &names, &plan);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        done_batches.push(Batch {
+            run: format!("runs/batch-{k}"),
+            rounds: count,
+            only: only.clone(),
+            seconds,
+        });
+        batches.push((done, run));
+        done += count;
+        let changes = judge_all(&batches, &names, &plan);
+        let open: Vec<&judge::CellChange> = changes
+            .iter()
+            .filter(|c| c.verdict == Verdict::CannotTell && c.rounds >= 2)
+            .collect();
+        if open.is_empty() {
+            break changes;
+        }
+        let left = args.max_rounds.saturating_sub(done);
+        if left == 0 {
+            stopped = format!("--max-rounds {} reached", args.max_rounds);
+            break changes;
+        }
+        let next = args.rounds.min(left);
+        // The next batch's time, from this one's per round and per cell measured.
+        let cells_now = cells_of(&changes, false).len().max(1) as f64;
+        let open_cells = cells_of(&changes, true);
+        let estimate = seconds / count as f64 * next as f64 * open_cells.len() as f64 / cells_now;
+        if let Some(budget) = plan.budget {
+            if start.elapsed().as_secs_f64() + estimate > budget.as_secs_f64() {
+                stopped = format!(
+                    "--budget {} would be spent (another {next} rounds take about {:.0} s)",
+                    args.budget.as_deref().unwrap_or_default(),
+                    estimate
+                );
+                break changes;
+            }
+        }
+        eprintln!(
+            "ab: {} cell(s) cannot tell yet: {next} more rounds",
+            open_cells.len()
+        );
+        only = crate::compare::rerun::only_args(open_cells.iter());
+        count = next;
+    };
+    let report = Report {
+        format_version: report::AB_FORMAT_VERSION,
+        matrix: loaded.name(),
+        a: infos.0,
+        b: infos.1,
+        order: format!("{:?}", plan.order).to_lowercase(),
+        seed: plan.seed,
+        threshold_pct: plan.threshold_pct,
+        confidence: plan.conf.level(),
+        test: "paired: Hodges-Lehmann of the per-round log-ratios with the Wilcoxon signed-rank \
+               interval; the paired t interval under 6 rounds",
+        batches: done_batches,
+        stopped,
+        changes,
+    };
+    write(&dir, &report)?;
+    println!("{}", report.markdown());
+    Ok(match (report.regressed(), report.cannot_tell()) {
+        (true, _) => exit::REGRESSION,
+        (false, true) => exit::CANNOT_TELL,
+        (false, false) => exit::OK,
+    })
+}
+
+fn rounds(plan: &Plan, batch: u64, count: u32) -> Rounds {
+    Rounds {
+        count,
+        order: plan.order,
+        seed: plan.seed.wrapping_add(batch),
+    }
+}
+
+fn judge_all(
+    batches: &[(u32, input::Run)],
+    (a, b): &(String, String),
+    plan: &Plan,
+) -> Vec<judge::CellChange> {
+    judge::Pooled::new(batches, (a, b), &plan.metrics).judge(
+        &plan.metrics,
+        plan.threshold_pct,
+        plan.conf,
+    )
+}
+
+/// The cells (their dimensions) of `changes`, each once; only those that cannot tell yet
+/// when `open`.
+fn cells_of(changes: &[judge::CellChange], open: bool) -> Vec<indexmap::IndexMap<String, String>> {
+    let mut out: Vec<indexmap::IndexMap<String, String>> = Vec::new();
+    for c in changes {
+        if open && !(c.verdict == Verdict::CannotTell && c.rounds >= 2) {
+            continue;
+        }
+        if !out.contains(&c.dims) {
+            out.push(c.dims.clone());
+        }
+    }
+    out
+}
+
+async fn measure(loaded: LoadedMatrix, out: &Path, only: &[String]) -> Result<()> {
+    let selectors = crate::matrix::only::parse_only(&loaded, only)?;
+    crate::run::run(crate::run::RunOptions {
+        matrix: Some(loaded),
+        out: Some(out.to_path_buf()),
+        resume: None,
+        only: selectors,
+        only_text: only.to_vec(),
+        template: None,
+        quiet: true,
+        engines: Vec::new(),
+        client_engine: None,
+    })
+    .await?;
+    Ok(())
+}
+
+fn write(dir: &Path, report: &Report) -> Result<()> {
+    let json = serde_json::to_string_pretty(report)?;
+    for (name, text) in [("ab.json", json + "\n"), ("ab.md", report.markdown())] {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .with_context(|| format!("failed to write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// What each side is: the revision given and the commit it names (source servers), or the
+/// image.
+fn side_infos(
+    loaded: &LoadedMatrix,
+    server: &str,
+    (a, b): (&Side, &Side),
+) -> Result<(SideInfo, SideInfo)> {
+    let (name_a, name_b) = derive::side_names(server);
+    let info = |flag: &str, name: String, side: &Side| -> Result<SideInfo> {
+        Ok(match side {
+            Side::Rev(rev) => {
+                let repo = &loaded.sources[server].repo;
+                let c = git::resolve(repo, rev).map_err(|e| {
+                    UsageError(format!(
+                        "{flag}: {}",
+                        crate::escape::terminal(&e.to_string())
+                    ))
+                })?;
+                SideInfo {
+                    server: name,
+                    given: rev.clone(),
+                    commit: Some(c.commit),
+                    subject: Some(c.subject),
+                }
+            }
+            Side::Image(image) => SideInfo {
+                server: name,
+                given: image.clone(),
+                commit: None,
+                subject: None,
+            },
+        })
+    };
+    let ia = info("--a", name_a, a)?;
+    let ib = info("--b", name_b, b)?;
+    if ia.given == ib.given || (ia.commit.is_some() && ia.commit == ib.commit) {
+        eprintln!("ab: --a and --b name the same build: an A/A run (every change should be none)");
+    }
+    Ok((ia, ib))
+}
+
+/// The server whose builds are compared: the one `--server` names, else the matrix's only
+/// `source:` server, else its only server.
+fn server_of(loaded: &LoadedMatrix, named: Option<&str>) -> Result<String> {
+    let servers = &loaded.matrix.servers;
+    let names: Vec<&str> = servers.keys().map(String::as_str).collect();
+    let sources: Vec<&str> = (servers.iter())
+        .filter(|(_, s)| s.source.is_some())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    match (named, sources.as_slice(), names.as_slice()) {
+        (Some(n), _, _) if servers.contains_key(n) => Ok(n.to_string()),
+        (Some(n), _, _) => Err(UsageError(format!(
+            "--server: `{}` is not a server of the matrix; those are: {}",
+            crate::escape::terminal(n),
+            names.join(", ")
+        ))
+        .into()),
+        (None, [one], _) | (None, [], [one]) => Ok(one.to_string()),
+        (None, _, _) => Err(UsageError(format!(
+            "the matrix has several servers: choose the one to compare with --server ({})",
+            names.join(", ")
+        ))
+        .into()),
+    }
+}
+
+fn default_dir(matrix: &Path) -> PathBuf {
+    let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+    let stem = (matrix.file_stem())
+        .map(|s| crate::matrix::plan::slug(&s.to_string_lossy()))
+        .unwrap_or_else(|| "matrix".into());
+    Path::new("reports/ab").join(format!("{stamp}-{stem}"))
+}

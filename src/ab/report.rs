@@ -1,0 +1,160 @@
+//! What an A/B says: `ab.json` (everything, for tools) and `ab.md` (the table a person reads),
+//! each cell's verdict with its interval, the rounds it rests on and the smallest regression
+//! those rounds could see.
+
+use serde::Serialize;
+
+use super::judge::CellChange;
+use crate::compare::join::Verdict;
+use crate::escape::{md_cell, md_code, md_text};
+
+/// Bumped when a field changes meaning or goes away.
+pub(crate) const AB_FORMAT_VERSION: u32 = 1;
+
+/// One side as measured: what the user named and what it resolved to.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SideInfo {
+    /// `<server>-a` or `<server>-b`.
+    pub(crate) server: String,
+    /// The revision or image as given.
+    pub(crate) given: String,
+    /// The commit it resolved to, and its subject (source servers).
+    pub(crate) commit: Option<String>,
+    pub(crate) subject: Option<String>,
+}
+
+/// One batch of rounds: its run directory, its rounds and why it ran.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Batch {
+    pub(crate) run: String,
+    pub(crate) rounds: u32,
+    /// The cells it measured (`--only` selections); empty for all of them.
+    pub(crate) only: Vec<String>,
+    pub(crate) seconds: f64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Report {
+    pub(crate) format_version: u32,
+    pub(crate) matrix: String,
+    pub(crate) a: SideInfo,
+    pub(crate) b: SideInfo,
+    pub(crate) order: String,
+    pub(crate) seed: u64,
+    pub(crate) threshold_pct: f64,
+    pub(crate) confidence: f64,
+    pub(crate) test: &'static str,
+    pub(crate) batches: Vec<Batch>,
+    /// Why no more rounds were added while some cell could not tell (empty otherwise).
+    pub(crate) stopped: String,
+    pub(crate) changes: Vec<CellChange>,
+}
+
+impl Report {
+    pub(crate) fn regressed(&self) -> bool {
+        self.changes.iter().any(|c| c.verdict == Verdict::Regressed)
+    }
+
+    pub(crate) fn cannot_tell(&self) -> bool {
+        self.changes
+            .iter()
+            .any(|c| c.verdict == Verdict::CannotTell)
+    }
+
+    pub(crate) fn markdown(&self) -> String {
+        let mut s = format!(
+            "# A/B of {}: {} against {}\n\n",
+            md_text(&self.matrix),
+            md_code(&self.b.server),
+            md_code(&self.a.server)
+        );
+        for (label, side) in [("A", &self.a), ("B", &self.b)] {
+            s.push_str(&format!("- {label}: {}", md_code(&side.given)));
+            if let Some(c) = &side.commit {
+                s.push_str(&format!(" = commit {}", md_code(&c[..c.len().min(12)])));
+            }
+            if let Some(subj) = &side.subject {
+                s.push_str(&format!(" \"{}\"", md_text(subj)));
+            }
+            s.push('\n');
+        }
+        let total: u32 = self.batches.iter().map(|b| b.rounds).sum();
+        s.push_str(&format!(
+            "- Rounds: {} order (seed {}), a fresh server for every iteration; {} in {} \
+             batch{}",
+            self.order,
+            self.seed,
+            total,
+            self.batches.len(),
+            if self.batches.len() == 1 { "" } else { "es" }
+        ));
+        let added: Vec<String> = (self.batches.iter().skip(1))
+            .map(|b| format!("{} for {}", b.rounds, md_text(&b.only.join(" "))))
+            .collect();
+        if !added.is_empty() {
+            s.push_str(&format!(
+                " (rounds added where an interval still straddled ±{}%: {})",
+                self.threshold_pct,
+                added.join("; ")
+            ));
+        }
+        s.push_str(".\n");
+        if !self.stopped.is_empty() {
+            s.push_str(&format!("- No more rounds: {}.\n", md_text(&self.stopped)));
+        }
+        s.push_str(&format!(
+            "- Each change is B against A on the per-round ratios B / A, the round as a block: \
+             Hodges-Lehmann with the Wilcoxon signed-rank {:.0}% interval (the paired mean's \
+             t interval under 6 rounds; the note says which), threshold ±{}%. \"Sees\" is the \
+             smallest regression these rounds detect 80% of the time.\n\n",
+            self.confidence * 100.0,
+            self.threshold_pct
+        ));
+        s.push_str(
+            "| cell | metric | A | B | change [interval] | verdict | rounds | sees | note |\n\
+             |---|---|---:|---:|---:|---|---:|---:|---|\n",
+        );
+        for c in &self.changes {
+            s.push_str(&row(c));
+        }
+        s
+    }
+}
+
+fn row(c: &CellChange) -> String {
+    let num = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{v:.2}"));
+    let change = match (c.change_pct, c.ci_low_pct, c.ci_high_pct) {
+        (Some(p), Some(lo), Some(hi)) => format!("{p:+.1}% [{lo:+.1}%, {hi:+.1}%]"),
+        _ => "n/a".into(),
+    };
+    let verdict = match c.verdict {
+        Verdict::Regressed => "**regressed**".to_string(),
+        v => v.to_string(),
+    };
+    let mut note = Vec::new();
+    match c.basis {
+        Some(crate::stats::Basis::PairedHodgesLehmann) => {
+            note.push("paired Hodges-Lehmann".to_string());
+            if let (Some(m), Some(lo), Some(hi)) = (c.mean_pct, c.mean_low_pct, c.mean_high_pct) {
+                note.push(format!("mean {m:+.1}% [{lo:+.1}%, {hi:+.1}%]"));
+            }
+        }
+        Some(_) => note.push("paired mean".to_string()),
+        None if c.rounds < 2 => note.push("fewer than 2 rounds with both sides".to_string()),
+        None => {}
+    }
+    if !c.jumped_rounds.is_empty() {
+        let list: Vec<String> = c.jumped_rounds.iter().map(u32::to_string).collect();
+        note.push(format!("host pressure jumped in round {}", list.join(", ")));
+    }
+    format!(
+        "| {} | {} | {} | {} | {change} | {verdict} | {} | {} | {} |\n",
+        md_cell(&c.cell),
+        md_cell(&c.metric),
+        num(c.a_median),
+        num(c.b_median),
+        c.rounds,
+        c.mde_pct.map_or("n/a".into(), |m| format!("{m:.1}%")),
+        note.join("; ")
+    )
+}
