@@ -148,7 +148,14 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
         let derived = derive::derive(&loaded, &server, (&a, &b), rounds(&plan, k as u64, count))?;
         let out = dir.join("runs").join(format!("batch-{k}"));
         let began = Instant::now();
-        measure(derived, &out, &only).await?;
+        if let Err(e) = measure(derived, &out, &only).await {
+            // A first batch that never started (no engine) leaves nothing behind to block
+            // the retry.
+            if batches.is_empty() && !out.exists() {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            return Err(e);
+        }
         let seconds = began.elapsed().as_secs_f64();
         let run = match input::load_run(&out) {
             Ok(run) => run,
@@ -180,7 +187,7 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
         }
         let left = args.max_rounds.saturating_sub(done);
         if left == 0 {
-            stopped = format!("--max-rounds {} reached", args.max_rounds);
+            stopped = format!("the cells reached --max-rounds ({})", args.max_rounds);
             break changes;
         }
         let next = args.rounds.min(left);
@@ -191,9 +198,9 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
         if let Some(budget) = plan.budget {
             if start.elapsed().as_secs_f64() + estimate > budget.as_secs_f64() {
                 stopped = format!(
-                    "--budget {} would be spent (another {next} rounds take about {:.0} s)",
-                    args.budget.as_deref().unwrap_or_default(),
-                    estimate
+                    "another {next} rounds (about {:.0} s) would overrun --budget {}",
+                    estimate,
+                    args.budget.as_deref().unwrap_or_default()
                 );
                 break changes;
             }
@@ -316,12 +323,16 @@ fn side_infos(
                     subject: Some(c.subject),
                 }
             }
-            Side::Image(image) => SideInfo {
-                server: name,
-                given: image.clone(),
-                commit: None,
-                subject: None,
-            },
+            Side::Image(image) => {
+                crate::input::untrusted::image_reference(image)
+                    .map_err(|e| UsageError(format!("{flag}: {}", crate::escape::terminal(&e))))?;
+                SideInfo {
+                    server: name,
+                    given: image.clone(),
+                    commit: None,
+                    subject: None,
+                }
+            }
         })
     };
     let ia = info("--a", name_a, a)?;

@@ -70,7 +70,7 @@ impl Report {
         );
         for (label, side) in [("A", &self.a), ("B", &self.b)] {
             s.push_str(&format!("- {label}: {}", md_code(&side.given)));
-            if let Some(c) = &side.commit {
+            if let Some(c) = side.commit.as_ref().filter(|c| !c.starts_with(&side.given)) {
                 s.push_str(&format!(" = commit {}", md_code(&c[..c.len().min(12)])));
             }
             if let Some(subj) = &side.subject {
@@ -79,14 +79,16 @@ impl Report {
             s.push('\n');
         }
         let total: u32 = self.batches.iter().map(|b| b.rounds).sum();
+        let seconds: f64 = self.batches.iter().map(|b| b.seconds).sum();
         s.push_str(&format!(
             "- Rounds: {} order (seed {}), a fresh server for every iteration; {} in {} \
-             batch{}",
+             batch{}, {:.0} s",
             self.order,
             self.seed,
             total,
             self.batches.len(),
-            if self.batches.len() == 1 { "" } else { "es" }
+            if self.batches.len() == 1 { "" } else { "es" },
+            seconds
         ));
         let added: Vec<String> = (self.batches.iter().skip(1))
             .map(|b| format!("{} for {}", b.rounds, md_text(&b.only.join(" "))))

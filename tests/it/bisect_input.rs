@@ -121,3 +121,79 @@ fn a_source_matrix_plans_from_any_folder() {
     assert_eq!(o.status.code(), Some(0), "{stderr}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("r"), "{stderr}");
 }
+
+fn ab(matrix: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .arg("ab")
+        .arg(matrix)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (o.status.code().unwrap(), stderr)
+}
+
+/// `rmatrix ab` refuses bad arguments before it builds or writes anything.
+#[test]
+fn bad_ab_arguments_are_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = setup(tmp.path());
+    let out = tmp.path().join("ab");
+    let cases: [(&[&str], &str); 10] = [
+        (&["--a", "nope", "--b", "three"], "--a: no commit `nope`"),
+        (&["--a", "one", "--b=--upload-pack=x"], "--b: revision"),
+        (
+            &["--a", "one", "--b", "three", "--rounds", "1"],
+            "--rounds 1",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--max-rounds", "3"],
+            "--max-rounds 3",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--budget", "soon"],
+            "--budget soon",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--threshold", "lots"],
+            "threshold",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--metric", "speed"],
+            "speed",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--confidence", "150%"],
+            "150%",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--server", "nope"],
+            "`nope` is not a server of the matrix; those are: r",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--only", "workload=nope"],
+            "nope",
+        ),
+    ];
+    for (args, says) in cases {
+        let (code, stderr) = ab(&matrix, &out, args);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    }
+    // The corrected command gets past every check and stops at the engine (exit 3),
+    // leaving nothing that would block its retry.
+    let (code, stderr) = ab(&matrix, &out, &["--a", "one", "--b", "three"]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("ab: three against one"), "{stderr}");
+    assert!(!out.exists(), "{stderr}");
+    // An A/B writes a new folder: one there already is refused, not mixed with a new run.
+    std::fs::create_dir(&out).unwrap();
+    let (code, stderr) = ab(&matrix, &out, &["--a", "one", "--b", "three"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("exists already"), "{stderr}");
+}

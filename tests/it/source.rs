@@ -306,3 +306,52 @@ fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
     assert!(line("get").contains("**regressed**"), "{}", cmp.stdout);
     assert!(!line("set").contains("regressed"), "{}", cmp.stdout);
 }
+
+/// `rmatrix ab` of the first commit and the culprit: both built, run as `redis-a` and
+/// `redis-b` of one shuffled matrix, judged on paired rounds: GET regressed, SET not.
+#[test]
+fn ab_flags_get_and_not_set_on_paired_rounds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(tmp.path());
+    let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
+    let m = matrix(tmp.path(), &repo, "HEAD");
+    let dir = tmp.path().join("ab");
+    let out = rmatrix(&[
+        "ab",
+        m.to_str().unwrap(),
+        "--a",
+        &commits[0].0,
+        "--b",
+        &culprit.0,
+        "--metric",
+        "qps",
+        "--rounds",
+        "6",
+        "--max-rounds",
+        "6",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 4, "{}\n{}", out.stdout, out.stderr);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("ab.json")).unwrap()).unwrap();
+    let verdict = |w: &str| {
+        let c = (v["changes"].as_array().unwrap().iter())
+            .find(|c| c["dims"]["workload"] == w && c["metric"] == "qps")
+            .unwrap_or_else(|| panic!("{v}"));
+        assert_eq!(c["rounds"], 6, "{c}");
+        c["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(verdict("get"), "regressed", "{}", out.stdout);
+    assert_ne!(verdict("set"), "regressed", "{}", out.stdout);
+    assert!(
+        out.stdout.contains("redis-b` against `redis-a"),
+        "{}",
+        out.stdout
+    );
+    // The run measured both commits, each under its side's name.
+    let man = std::fs::read_to_string(dir.join("runs/batch-1/manifest.json")).unwrap();
+    let man: serde_json::Value = serde_json::from_str(&man).unwrap();
+    assert_eq!(man["images"]["redis-a"]["source"]["commit"], commits[0].0);
+    assert_eq!(man["images"]["redis-b"]["source"]["commit"], culprit.0);
+}
