@@ -63,18 +63,18 @@ impl Report {
 
     pub(crate) fn markdown(&self) -> String {
         let mut s = format!(
-            "# A/B of {}: {} against {}\n\n",
+            "# A/B of {}: `{}` against `{}`\n\n",
             md_text(&self.matrix),
             md_code(&self.b.server),
             md_code(&self.a.server)
         );
         for (label, side) in [("A", &self.a), ("B", &self.b)] {
-            s.push_str(&format!("- {label}: {}", md_code(&side.given)));
+            s.push_str(&format!("- {label}: `{}`", md_code(&side.given)));
             if let Some(c) = side.commit.as_ref().filter(|c| !c.starts_with(&side.given)) {
-                s.push_str(&format!(" = commit {}", md_code(&c[..c.len().min(12)])));
+                s.push_str(&format!(" = commit `{}`", md_code(&c[..c.len().min(12)])));
             }
             if let Some(subj) = &side.subject {
-                s.push_str(&format!(" \"{}\"", md_text(subj)));
+                s.push_str(&format!(" \"{}\"", md_cell(subj)));
             }
             s.push('\n');
         }
@@ -159,4 +159,43 @@ fn row(c: &CellChange) -> String {
         c.mde_pct.map_or("n/a".into(), |m| format!("{m:.1}%")),
         note.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository's commit subject and a revision as given are untrusted: neither starts
+    /// a heading, ends a code span or breaks the table.
+    #[test]
+    fn what_a_repository_says_stays_text() {
+        let side = |server: &str, given: &str, subject: &str| SideInfo {
+            server: server.into(),
+            given: given.into(),
+            commit: Some("0123456789abcdef".into()),
+            subject: Some(subject.into()),
+        };
+        let r = Report {
+            format_version: AB_FORMAT_VERSION,
+            matrix: "# m".into(),
+            a: side("r-a", "v1`x", "fix | <b>bold</b>\n# head"),
+            b: side("r-b", "v2", "[link](http://x)"),
+            order: "shuffled".into(),
+            seed: 1,
+            threshold_pct: 5.0,
+            confidence: 0.95,
+            test: "",
+            batches: Vec::new(),
+            stopped: String::new(),
+            changes: Vec::new(),
+        };
+        let md = r.markdown();
+        assert!(
+            md.starts_with("# A/B of \\# m: `r-b` against `r-a`\n"),
+            "{md}"
+        );
+        assert!(md.contains("- A: `v1'x` = commit `0123456789ab`"), "{md}");
+        assert!(!md.contains("<b>") && !md.contains("\n# head"), "{md}");
+        assert!(md.contains("\\[link\\]"), "{md}");
+    }
 }
