@@ -22,6 +22,13 @@
 #              on the regressed cells only ($STORE/confirm/<id>) and fails only if it holds
 #   BISECT   1: when a confirmed regression's matrix has a source: server, bisect between the
 #              baseline's commit and tonight's ($STORE/bisect/<id>, docs/bisect.md)
+#   REV      tonight's revision of the matrix's source: server: the night measures it side by
+#              side with the last good revision ($STORE/last-good-rev) in one run, `rmatrix ab`
+#              ($STORE/ab/<id>), instead of comparing a run of its own with a stored one. The
+#              first night is an A/A of REV (it records the commit). A regression is not
+#              measured again (ab adds rounds where a cell cannot tell); COMPARE_ARGS'
+#              --threshold, --confidence and --metric go to ab and to bisect
+#   AB_ARGS  extra options for rmatrix ab, e.g. "--rounds 8 --max-rounds 40 --budget 30m"
 #   GITHUB_STEP_SUMMARY  where the Markdown goes (default: stdout)
 #
 # Exit codes: 0 run promoted (first run, or no regression); 4 regression, not promoted;
@@ -44,6 +51,8 @@ CONFIRM=${CONFIRM:-1}
 BISECT=${BISECT:-0}
 SUMMARY=${GITHUB_STEP_SUMMARY:-/dev/stdout}
 RESULTS_DB=${RESULTS_DB:-}
+REV=${REV:-}
+read -ra ab_args <<< "${AB_ARGS:-}"
 
 if [ "$SETUP" != 0 ]; then
     # Its progress goes to stderr: stdout may be the summary.
@@ -71,13 +80,76 @@ link() {
     ln -sfn "$2" "$tmp" && mv -Tf "$tmp" "$STORE/$1"
 }
 
-"$RMATRIX" run "$MATRIX" --out "$RUN" --quiet ${set_args[@]+"${set_args[@]}"}
-status=$?
-[ -f "$RUN/summary.md" ] && cat "$RUN/summary.md" >> "$SUMMARY"
-if [ "$status" -ne 0 ]; then
-    echo "nightly: rmatrix run failed (exit $status); the baseline is kept" >&2
-    exit "$status"                             # 1 cells failed, 2 bad matrix, 3 no Docker
-fi
+# The options of COMPARE_ARGS that judge a change (--threshold, --confidence, --metric, and
+# the ones given as arguments), into the array `judge`.
+judge_args() {
+    local i=0 a more=" $* "
+    while [ $i -lt ${#compare_args[@]} ]; do
+        a=${compare_args[$i]}
+        case $a in
+            --threshold=* | --confidence=* | --metric=*) judge+=("$a") ;;
+            --threshold | --confidence | --metric)
+                judge+=("$a" "${compare_args[$((i + 1))]:-}")
+                i=$((i + 1)) ;;
+            *=*) [[ $more == *" ${a%%=*} "* ]] && judge+=("$a") ;;
+            *) if [[ $more == *" $a "* ]]; then
+                   judge+=("$a" "${compare_args[$((i + 1))]:-}")
+                   i=$((i + 1))
+               fi ;;
+        esac
+        i=$((i + 1))
+    done
+}
+
+# The night on the A/B design (REV): the last good revision and tonight's in one run.
+nightly_ab() {
+    local dir="$STORE/ab/$ID" good status commit judge=()
+    mkdir -p "$STORE/ab" || exit 6
+    judge_args
+    if [ -s "$STORE/last-good-rev" ]; then
+        good=$(cat "$STORE/last-good-rev")
+        if ! [[ $good =~ ^[0-9a-f]{40}$ ]]; then
+            echo "nightly: $STORE/last-good-rev holds no commit hash; the store is damaged" >&2
+            exit 6
+        fi
+    else
+        echo "First night: an A/A run of $REV (every change should be none); its commit becomes the last good revision." >> "$SUMMARY"
+        good=$REV
+    fi
+    "$RMATRIX" ab "$MATRIX" --a "$good" --b "$REV" --out "$dir" \
+        ${judge[@]+"${judge[@]}"} ${ab_args[@]+"${ab_args[@]}"} ${set_args[@]+"${set_args[@]}"}
+    status=$?
+    [ -f "$dir/ab.md" ] && cat "$dir/ab.md" >> "$SUMMARY"
+    # Every night's rounds are kept in the results store: the history of both sides.
+    if [ -n "$RESULTS_DB" ] && [ -d "$dir/runs" ]; then
+        "$RMATRIX" store import --store "$RESULTS_DB" "$dir/runs" >&2 ||
+            echo "nightly: could not store $dir/runs in $RESULTS_DB" >&2
+        "$RMATRIX" history "$RESULTS_DB" >> "$SUMMARY" || true
+    fi
+    # Tonight's commit as ab resolved it: the "b" side's in ab.json.
+    commit=$(awk '/^  "b": \{/ {b = 1} b && /"commit"/ {print; exit}' "$dir/ab.json" 2>/dev/null |
+        grep -o '[0-9a-f]\{40\}' || true)
+    [ ! -s "$STORE/last-good-rev" ] && [ "$status" -ne 1 ] && [ "$status" -ne 2 ] &&
+        [ "$status" -ne 3 ] && [ "$status" -ne 130 ] && status=0
+    case $status in
+        0)  if [ -z "$commit" ]; then
+                echo "nightly: ab named no commit for $REV; nothing promoted" >&2
+                exit 6
+            fi
+            echo "$commit" > "$STORE/.last-good-rev.new" && mv -f "$STORE/.last-good-rev.new" "$STORE/last-good-rev" || exit 6
+            echo "nightly: $commit promoted to $STORE/last-good-rev" >&2 ;;
+        4)  echo "nightly: performance regression of $REV against $good (side by side, $dir); not promoted" >&2
+            if [ "$BISECT" = 1 ] && [ -n "$commit" ]; then
+                echo "nightly: bisecting $good..$commit ($STORE/bisect/$ID)" >&2
+                mkdir -p "$STORE/bisect"
+                "$RMATRIX" bisect "$MATRIX" --good "$good" --bad "$commit" --out "$STORE/bisect/$ID" \
+                    ${judge[@]+"${judge[@]}"} ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
+            fi ;;
+        8)  echo "nightly: ab cannot tell whether $REV regressed against $good within its rounds; not promoted: give it more (AB_ARGS=\"--max-rounds ... --budget ...\")" >&2 ;;
+        *)  echo "nightly: rmatrix ab failed (exit $status); the last good revision is kept" >&2 ;;
+    esac
+    exit "$status"
+}
 
 # A regression is measured once more, on the regressed cells only, and fails the night only
 # when the second run regresses too (the first may have met a noisy neighbour). Sets status.
@@ -117,21 +189,22 @@ bisect_regression() {
     mkdir -p "$STORE/bisect"
     # The steps are judged as tonight's compare judged: its noise and the options of
     # COMPARE_ARGS that bisect takes too (the others are compare's own).
-    local judge=() i=0 a
-    while [ $i -lt ${#compare_args[@]} ]; do
-        a=${compare_args[$i]}
-        case $a in
-            --threshold=* | --confidence=* | --metric=* | --assume-run-noise=*) judge+=("$a") ;;
-            --threshold | --confidence | --metric | --assume-run-noise)
-                judge+=("$a" "${compare_args[$((i + 1))]:-}")
-                i=$((i + 1)) ;;
-        esac
-        i=$((i + 1))
-    done
+    local judge=()
+    judge_args --assume-run-noise
     "$RMATRIX" bisect "$MATRIX" --good "$good" --bad "$bad" --out "$STORE/bisect/$ID" \
         ${noise[@]+"${noise[@]}"} ${judge[@]+"${judge[@]}"} \
         ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
 }
+
+[ -n "$REV" ] && nightly_ab
+
+"$RMATRIX" run "$MATRIX" --out "$RUN" --quiet ${set_args[@]+"${set_args[@]}"}
+status=$?
+[ -f "$RUN/summary.md" ] && cat "$RUN/summary.md" >> "$SUMMARY"
+if [ "$status" -ne 0 ]; then
+    echo "nightly: rmatrix run failed (exit $status); the baseline is kept" >&2
+    exit "$status"                             # 1 cells failed, 2 bad matrix, 3 no Docker
+fi
 
 if [ -e "$STORE/last-good" ]; then
     # compare's options, read whole once: piped into `grep -q`, a help longer than the match

@@ -377,3 +377,104 @@ esac
         "{seen}"
     );
 }
+
+/// The night on the A/B design (REV): with a stand-in rmatrix, `ab` gets the last good
+/// revision and tonight's with the judging options of COMPARE_ARGS and AB_ARGS; its exit code
+/// decides: 0 promotes the commit ab resolved, 4 bisects (BISECT=1), 8 is never promoted.
+#[test]
+fn a_night_side_by_side_promotes_only_what_ab_could_tell() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let log = cwd.join("calls.log");
+    let fake = cwd.join("rmatrix");
+    // `ab ... --out DIR`: writes DIR/ab.md and an ab.json whose B side resolved to the commit
+    // in `commit`, exits with `ab-exit`.
+    std::fs::write(
+        &fake,
+        format!(
+            r#"#!/usr/bin/env bash
+echo "$*" >> '{log}'
+if [ "$1" = ab ]; then
+    while [ $# -gt 0 ]; do [ "$1" = --out ] && out=$2; shift; done
+    mkdir -p "$out/runs/batch-1"
+    echo "ab of tonight" > "$out/ab.md"
+    printf '{{\n  "a": {{\n    "commit": "%s"\n  }},\n  "b": {{\n    "server": "r-b",\n    "commit": "%s"\n  }}\n}}\n' \
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "$(cat '{dir}/commit')" > "$out/ab.json"
+    exit "$(cat '{dir}/ab-exit')"
+fi
+"#,
+            log = log.display(),
+            dir = cwd.display()
+        ),
+    )
+    .unwrap();
+    Command::new("chmod").arg("+x").arg(&fake).status().unwrap();
+    let night = |ab_exit: i32, commit: &str| {
+        std::fs::write(cwd.join("ab-exit"), ab_exit.to_string()).unwrap();
+        std::fs::write(cwd.join("commit"), commit).unwrap();
+        let out = Command::new("bash")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/nightly.sh"))
+            .current_dir(cwd)
+            .env("STORE", "store")
+            .env("MATRIX", "m.yaml")
+            .env("RMATRIX", &fake)
+            .env("SETUP", "0")
+            .env("REV", "HEAD")
+            .env("AB_ARGS", "--rounds 8 --budget 20m")
+            .env("COMPARE_ARGS", "--threshold 3% --fdr --metric qps")
+            .env("BISECT", "1")
+            .env("GITHUB_STEP_SUMMARY", cwd.join("summary.md"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), stderr)
+    };
+    let last_good = || std::fs::read_to_string(cwd.join("store/last-good-rev")).unwrap();
+    let last_call = || {
+        let calls = std::fs::read_to_string(&log).unwrap();
+        calls.lines().last().unwrap().to_string()
+    };
+    let (c1, c2, c3) = ("1".repeat(40), "2".repeat(40), "3".repeat(40));
+
+    // The first night is an A/A of REV: its commit is the last good one, whatever it says.
+    let (code, stderr) = night(8, &c1);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(last_good().trim(), c1);
+    let call = last_call();
+    assert!(
+        call.starts_with("ab m.yaml --a HEAD --b HEAD --out store/ab/"),
+        "{call}"
+    );
+    assert!(
+        call.ends_with(" --threshold 3% --metric qps --rounds 8 --budget 20m"),
+        "{call}"
+    );
+    // A night ab could tell: tonight's commit is promoted.
+    let (code, stderr) = night(0, &c2);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(last_call().starts_with(&format!("ab m.yaml --a {c1} --b HEAD ")));
+    assert_eq!(last_good().trim(), c2);
+    // Cannot tell: exit 8, not promoted.
+    let (code, stderr) = night(8, &c3);
+    assert_eq!(code, Some(8), "{stderr}");
+    assert!(stderr.contains("cannot tell"), "{stderr}");
+    assert_eq!(last_good().trim(), c2);
+    // A regression: exit 4, not promoted, bisected between the two commits.
+    let (code, stderr) = night(4, &c3);
+    assert_eq!(code, Some(4), "{stderr}");
+    assert_eq!(last_good().trim(), c2);
+    let call = last_call();
+    assert!(
+        call.starts_with(&format!(
+            "bisect m.yaml --good {c2} --bad {c3} --out store/bisect/"
+        )),
+        "{call}"
+    );
+    assert!(call.ends_with(" --threshold 3% --metric qps"), "{call}");
+    let summary = std::fs::read_to_string(cwd.join("summary.md")).unwrap();
+    assert!(summary.contains("ab of tonight"), "{summary}");
+    // A damaged store is refused, not passed to git.
+    std::fs::write(cwd.join("store/last-good-rev"), "--upload-pack=x\n").unwrap();
+    let (code, stderr) = night(0, &c3);
+    assert_eq!(code, Some(6), "{stderr}");
+}
