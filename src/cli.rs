@@ -454,6 +454,16 @@ pub(crate) struct BisectArgs {
     /// As compare's --assume-run-noise.
     #[arg(long, value_name = "PCT", default_value = ASSUMED_RUN_NOISE)]
     pub(crate) assume_run_noise: String,
+    /// Measure each commit side by side with the good end in shuffled rounds (as `rmatrix
+    /// ab`), judged on the per-round ratios; rounds are added while a step cannot tell.
+    #[arg(long, conflicts_with = "resume")]
+    pub(crate) paired: bool,
+    /// With --paired: rounds of each batch.
+    #[arg(long, default_value_t = 6)]
+    pub(crate) rounds: u32,
+    /// With --paired: most rounds of a cell per commit.
+    #[arg(long, default_value_t = 30)]
+    pub(crate) max_rounds: u32,
     /// As compare's --metric (default: the matrix's report metric).
     #[arg(long = "metric", value_name = "NAME")]
     pub(crate) metrics: Vec<String>,

@@ -354,6 +354,9 @@ async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
         noise_from: a.noise_from,
         assume_run_noise: a.assume_run_noise,
         metrics: a.metrics,
+        paired: a.paired,
+        rounds: a.rounds,
+        max_rounds: a.max_rounds,
         out: a.out,
     };
     crate::bisect::bisect(args, a.resume).await

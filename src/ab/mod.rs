@@ -9,21 +9,24 @@
 mod derive;
 mod judge;
 mod report;
+mod rounds;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::compare::join::{self, Verdict};
+use crate::compare::join;
 use crate::compare::{input, CompareError};
 use crate::error::{exit, UsageError};
 use crate::matrix::{LoadedMatrix, Order};
 use crate::model::metric::Metric;
 use crate::servers::git;
 use crate::stats::Confidence;
-use derive::{Rounds, Side};
-use report::{Batch, Report, SideInfo};
+pub(crate) use derive::Side;
+pub(crate) use judge::CellChange;
+use report::{Report, SideInfo};
+pub(crate) use rounds::{side_by_side, Outcome, Sides};
 
 /// What `rmatrix ab` was asked.
 #[derive(Debug, Clone)]
@@ -45,14 +48,19 @@ pub(crate) struct Args {
     pub(crate) seed: Option<u64>,
 }
 
-/// The arguments once checked.
-struct Plan {
-    threshold_pct: f64,
-    conf: Confidence,
-    metrics: Vec<&'static Metric>,
-    budget: Option<Duration>,
-    order: Order,
-    seed: u64,
+/// The arguments once checked: how the sides are measured and judged.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub(crate) threshold_pct: f64,
+    pub(crate) conf: Confidence,
+    pub(crate) metrics: Vec<&'static Metric>,
+    /// The time budget, and as it was written (for the message that it ran out).
+    pub(crate) budget: Option<(Duration, String)>,
+    pub(crate) order: Order,
+    pub(crate) seed: u64,
+    /// Rounds of the first batch and of each one added, and the most of a cell.
+    pub(crate) rounds: u32,
+    pub(crate) max_rounds: u32,
 }
 
 /// The fewest rounds a batch may have: a paired interval needs two (the rank interval at 95%
@@ -85,9 +93,11 @@ impl Args {
         }
         let budget = (self.budget.as_deref())
             .map(|b| {
-                crate::input::length::parse_duration(b).map_err(|e| {
-                    UsageError(format!("--budget {}: {e}", crate::escape::terminal(b)))
-                })
+                crate::input::length::parse_duration(b)
+                    .map(|d| (d, b.to_string()))
+                    .map_err(|e| {
+                        UsageError(format!("--budget {}: {e}", crate::escape::terminal(b)))
+                    })
             })
             .transpose()?;
         Ok(Plan {
@@ -100,6 +110,8 @@ impl Args {
                 false => Order::Shuffled,
             },
             seed: self.seed.unwrap_or_else(rand::random),
+            rounds: self.rounds,
+            max_rounds: self.max_rounds,
         })
     }
 }
@@ -113,7 +125,7 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
     let (a, b) = derive::sides_of(&loaded, &server, &args.a, &args.b)?;
     let infos = side_infos(&loaded, &server, (&a, &b))?;
     // Checked once at the start: a wrong --only or a derived matrix the loader refuses.
-    let first = rounds(&plan, 0, args.rounds);
+    let first = rounds::layout(&plan, 0, plan.rounds);
     let derived = derive::derive(&loaded, &server, (&a, &b), first)?;
     crate::matrix::only::parse_only(&derived, &args.only)?;
     let dir = args
@@ -135,82 +147,15 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
         crate::escape::terminal(&args.a),
         crate::escape::terminal(&dir.display().to_string())
     );
-    let names = derive::side_names(&server);
-    let start = Instant::now();
-    let mut batches: Vec<(u32, input::Run)> = Vec::new();
-    let mut done_batches: Vec<Batch> = Vec::new();
-    let mut only = args.only.clone();
-    let mut count = args.rounds;
-    let mut done = 0;
-    let mut stopped = String::new();
-    let changes = loop {
-        let k = batches.len() + 1;
-        let derived = derive::derive(&loaded, &server, (&a, &b), rounds(&plan, k as u64, count))?;
-        let out = dir.join("runs").join(format!("batch-{k}"));
-        let began = Instant::now();
-        if let Err(e) = measure(derived, &out, &only).await {
-            // A first batch that never started (no engine) leaves nothing behind to block
-            // the retry.
-            if batches.is_empty() && !out.exists() {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            return Err(e);
-        }
-        let seconds = began.elapsed().as_secs_f64();
-        let run = match input::load_run(&out) {
-            Ok(run) => run,
-            Err(CompareError::NoResults { .. }) if batches.is_empty() => {
-                eprintln!("ab: no cell succeeded: nothing to compare");
-                return Ok(exit::CELLS_FAILED);
-            }
-            Err(CompareError::NoResults { .. }) => {
-                stopped = format!("batch {k} had no successful cell");
-                break judge_all(&batches, &names, &plan);
-            }
-            Err(e) => return Err(e.into()),
-        };
-        done_batches.push(Batch {
-            run: format!("runs/batch-{k}"),
-            rounds: count,
-            only: only.clone(),
-            seconds,
-        });
-        batches.push((done, run));
-        done += count;
-        let changes = judge_all(&batches, &names, &plan);
-        let open: Vec<&judge::CellChange> = changes
-            .iter()
-            .filter(|c| c.verdict == Verdict::CannotTell && c.rounds >= 2)
-            .collect();
-        if open.is_empty() {
-            break changes;
-        }
-        let left = args.max_rounds.saturating_sub(done);
-        if left == 0 {
-            stopped = format!("the cells reached --max-rounds ({})", args.max_rounds);
-            break changes;
-        }
-        let next = args.rounds.min(left);
-        // The next batch's time, from this one's per round and per cell measured.
-        let cells_now = cells_of(&changes, false).len().max(1) as f64;
-        let open_cells = cells_of(&changes, true);
-        let estimate = seconds / count as f64 * next as f64 * open_cells.len() as f64 / cells_now;
-        if let Some(budget) = plan.budget {
-            if start.elapsed().as_secs_f64() + estimate > budget.as_secs_f64() {
-                stopped = format!(
-                    "another {next} rounds (about {:.0} s) would overrun --budget {}",
-                    estimate,
-                    args.budget.as_deref().unwrap_or_default()
-                );
-                break changes;
-            }
-        }
-        eprintln!(
-            "ab: {} cell(s) cannot tell yet: {next} more rounds",
-            open_cells.len()
-        );
-        only = crate::compare::rerun::only_args(open_cells.iter());
-        count = next;
+    let sides = Sides {
+        loaded: &loaded,
+        server: &server,
+        a: &a,
+        b: &b,
+    };
+    let Some(outcome) = rounds::side_by_side(&sides, &plan, &dir, &args.only, "ab").await? else {
+        eprintln!("ab: no cell succeeded: nothing to compare");
+        return Ok(exit::CELLS_FAILED);
     };
     let report = Report {
         format_version: report::AB_FORMAT_VERSION,
@@ -223,9 +168,9 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
         confidence: plan.conf.level(),
         test: "paired: Hodges-Lehmann of the per-round log-ratios with the Wilcoxon signed-rank \
                interval; the paired t interval under 6 rounds",
-        batches: done_batches,
-        stopped,
-        changes,
+        batches: outcome.batches,
+        stopped: outcome.stopped,
+        changes: outcome.changes,
     };
     write(&dir, &report)?;
     println!("{}", report.markdown());
@@ -234,58 +179,6 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
         (false, true) => exit::CANNOT_TELL,
         (false, false) => exit::OK,
     })
-}
-
-fn rounds(plan: &Plan, batch: u64, count: u32) -> Rounds {
-    Rounds {
-        count,
-        order: plan.order,
-        seed: plan.seed.wrapping_add(batch),
-    }
-}
-
-fn judge_all(
-    batches: &[(u32, input::Run)],
-    (a, b): &(String, String),
-    plan: &Plan,
-) -> Vec<judge::CellChange> {
-    judge::Pooled::new(batches, (a, b), &plan.metrics).judge(
-        &plan.metrics,
-        plan.threshold_pct,
-        plan.conf,
-    )
-}
-
-/// The cells (their dimensions) of `changes`, each once; only those that cannot tell yet
-/// when `open`.
-fn cells_of(changes: &[judge::CellChange], open: bool) -> Vec<indexmap::IndexMap<String, String>> {
-    let mut out: Vec<indexmap::IndexMap<String, String>> = Vec::new();
-    for c in changes {
-        if open && !(c.verdict == Verdict::CannotTell && c.rounds >= 2) {
-            continue;
-        }
-        if !out.contains(&c.dims) {
-            out.push(c.dims.clone());
-        }
-    }
-    out
-}
-
-async fn measure(loaded: LoadedMatrix, out: &Path, only: &[String]) -> Result<()> {
-    let selectors = crate::matrix::only::parse_only(&loaded, only)?;
-    crate::run::run(crate::run::RunOptions {
-        matrix: Some(loaded),
-        out: Some(out.to_path_buf()),
-        resume: None,
-        only: selectors,
-        only_text: only.to_vec(),
-        template: None,
-        quiet: true,
-        engines: Vec::new(),
-        client_engine: None,
-    })
-    .await?;
-    Ok(())
 }
 
 fn write(dir: &Path, report: &Report) -> Result<()> {

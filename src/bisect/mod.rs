@@ -6,6 +6,7 @@
 //! steps so far live under one directory (`state`), so an interrupted bisection resumes.
 
 mod judge;
+mod paired;
 mod search;
 mod state;
 
@@ -50,6 +51,32 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
     let server = source_server(&loaded, st.args.server.as_deref())?;
     let repo = loaded.sources[&server].repo.clone();
     let (good, bad) = ends_of(&repo, &st.args)?;
+    if st.args.paired {
+        paired::check(&st.args, resuming)?;
+        crate::matrix::only::parse_only(&loaded, &st.args.only)?;
+        if dir.exists() {
+            return Err(UsageError(format!(
+                "--out {}: exists already; a paired bisection writes a new folder",
+                crate::escape::terminal(&dir.display().to_string())
+            ))
+            .into());
+        }
+        let commits = git::between(&repo, &good, &bad, st.args.first_parent)?;
+        eprintln!(
+            "bisect: {} commits after {} up to {}, paired; runs in {}",
+            commits.len(),
+            &good[..12],
+            &bad[..12],
+            crate::escape::terminal(&dir.display().to_string())
+        );
+        let p = paired::Paired {
+            loaded: &loaded,
+            server: &server,
+            repo: &repo,
+            dir: &dir,
+        };
+        return p.bisect(&st.args, (&good, &bad), &commits).await;
+    }
     if !resuming {
         st.start(&dir)?;
     }

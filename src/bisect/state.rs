@@ -30,8 +30,24 @@ pub(crate) struct Args {
     pub(crate) noise_from: Vec<PathBuf>,
     pub(crate) assume_run_noise: String,
     pub(crate) metrics: Vec<String>,
+    /// Each step side by side with the good end (`paired`), in batches of `rounds` rounds up
+    /// to `max_rounds`.
+    #[serde(default)]
+    pub(crate) paired: bool,
+    #[serde(default = "default_rounds")]
+    pub(crate) rounds: u32,
+    #[serde(default = "default_max_rounds")]
+    pub(crate) max_rounds: u32,
     #[serde(skip)]
     pub(crate) out: Option<PathBuf>,
+}
+
+fn default_rounds() -> u32 {
+    6
+}
+
+fn default_max_rounds() -> u32 {
+    30
 }
 
 impl Args {

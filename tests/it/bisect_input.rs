@@ -88,6 +88,17 @@ fn bad_bisect_arguments_are_refused_before_anything_is_written() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
         assert!(!out.join("bisect.json").exists(), "{args:?} left its state");
     }
+    for (args, says) in [
+        (&["--paired", "--rounds", "1"][..], "--paired: --rounds 1"),
+        (&["--paired", "--max-rounds", "3"][..], "--max-rounds 3"),
+        (&["--paired", "--only", "workload=nope"][..], "nope"),
+    ] {
+        let all = [&["--good", "one", "--bad", "three"][..], args].concat();
+        let (code, stderr) = bisect(&matrix, &out, &all);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!out.exists(), "{args:?} wrote {}", out.display());
+    }
     for (flag, value) in [
         ("--confidence", "150%"),
         ("--assume-run-noise", "-3%"),

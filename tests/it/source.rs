@@ -355,3 +355,59 @@ fn ab_flags_get_and_not_set_on_paired_rounds() {
     assert_eq!(man["images"]["redis-a"]["source"]["commit"], commits[0].0);
     assert_eq!(man["images"]["redis-b"]["source"]["commit"], culprit.0);
 }
+
+/// `rmatrix bisect --paired`: the ends and every step measured side by side with the good end
+/// (as `rmatrix ab`); the same first bad commit, in at most three steps, each commit built
+/// once (their images are the ones the unpaired bisection built, tagged by tree).
+#[test]
+fn a_paired_bisection_names_the_commit_that_slowed_get() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(tmp.path());
+    let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
+    let m = matrix(tmp.path(), &repo, "HEAD");
+    let out_dir = tmp.path().join("bisect");
+    let out = rmatrix(&[
+        "bisect",
+        m.to_str().unwrap(),
+        "--paired",
+        "--good",
+        &commits[0].0,
+        "--bad",
+        &commits[7].0,
+        "--max-rounds",
+        "12",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains(&format!("First bad commit: slow GET `{}`", culprit.0)),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("Bisected: plain / get / c4 qps"),
+        "{}",
+        out.stdout
+    );
+    let steps = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with("step-")
+        })
+        .count();
+    assert!(steps <= 3, "{steps} steps\n{}", out.stdout);
+    // Steps measure only the regressed cell.
+    let first_step = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("step-1-"))
+        .unwrap();
+    let rows = std::fs::read_to_string(first_step.join("runs/batch-1/results.csv")).unwrap();
+    assert!(!rows.contains(",set,"), "{rows}");
+}

@@ -1,0 +1,295 @@
+//! `rmatrix bisect --paired`: every measurement is an A/B against the good end
+//! (`ab::side_by_side`), the two commits in shuffled rounds of one run, so that a host that
+//! changed between steps moves both sides alike. The ends' A/B names the targets (the cells
+//! and metrics the bad end regressed). A step is bad when a target regressed against the
+//! good end by more than half of the ends' change, good when its change is told to be less
+//! than that, and skipped when its rounds ran out before it could tell. The next commit is the
+//! middle of what is left (`search`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Result;
+
+use super::judge::Step;
+use super::search::{self, Next};
+use super::Args;
+use crate::ab::{self, CellChange, Side, Sides};
+use crate::compare::join::Verdict;
+use crate::error::{exit, UsageError};
+use crate::escape::md_cell as md;
+use crate::matrix::LoadedMatrix;
+use crate::servers::git;
+
+/// A bisected change: the cell (without its server), the metric and the ends' change in
+/// percent.
+struct Target {
+    change: CellChange,
+}
+
+/// What the bisection measures with: the matrix, its server and where the runs go.
+pub(super) struct Paired<'a> {
+    pub(super) loaded: &'a LoadedMatrix,
+    pub(super) server: &'a str,
+    pub(super) repo: &'a Path,
+    pub(super) dir: &'a Path,
+}
+
+impl Paired<'_> {
+    pub(super) async fn bisect(
+        &self,
+        args: &Args,
+        (good, bad): (&str, &str),
+        commits: &[String],
+    ) -> Result<i32> {
+        let plan = self.plan(args)?;
+        let ends = self.measure(&plan, good, bad, "ends", &args.only).await?;
+        let Some(ends) = ends else {
+            eprintln!("bisect: the ends have no successful cell: nothing to compare");
+            return Ok(exit::NOT_REPRODUCED);
+        };
+        let targets: Vec<Target> = (ends.changes.iter())
+            .filter(|c| c.verdict == Verdict::Regressed)
+            .map(|c| Target { change: c.clone() })
+            .collect();
+        if targets.is_empty() {
+            println!("{}", nothing_to_bisect(&ends.changes));
+            return Ok(
+                match ends
+                    .changes
+                    .iter()
+                    .any(|c| c.verdict == Verdict::CannotTell)
+                {
+                    true => exit::CANNOT_TELL,
+                    false => exit::NOT_REPRODUCED,
+                },
+            );
+        }
+        // A step is judged against half of the smallest targeted change (on the log scale):
+        // beyond it, the step is nearer the bad end.
+        let mut step_plan = plan.clone();
+        step_plan.threshold_pct = (targets.iter())
+            .filter_map(|t| t.change.change_pct)
+            .map(|p| ((p / 100.0).ln_1p() / 2.0).exp_m1().abs() * 100.0)
+            .fold(f64::INFINITY, f64::min);
+        step_plan
+            .metrics
+            .retain(|m| targets.iter().any(|t| t.change.metric == m.name));
+        let only = crate::compare::rerun::only_args(targets.iter().map(|t| &t.change.dims));
+        let mut known = BTreeMap::from([(commits.len() - 1, Step::Bad)]);
+        let mut steps: Vec<(usize, Step, Vec<CellChange>)> = Vec::new();
+        let outcome = loop {
+            let i = match search::next(commits.len(), &known) {
+                Next::Measure(i) => i,
+                done => break done,
+            };
+            let label = format!("step-{}-{}", steps.len() + 1, &commits[i][..12]);
+            let measured = self
+                .measure(&step_plan, good, &commits[i], &label, &only)
+                .await?;
+            let (step, changes) = match measured {
+                None => (Step::Skipped, Vec::new()),
+                Some(o) => (judge(&targets, &o.changes), o.changes),
+            };
+            eprintln!("bisect: {}: {step}", &commits[i][..12]);
+            known.insert(i, step);
+            steps.push((i, step, changes));
+        };
+        println!(
+            "{}",
+            self.report(&outcome, commits, &targets, &steps, step_plan.threshold_pct)?
+        );
+        Ok(match outcome {
+            Next::Found(_) => exit::OK,
+            _ => exit::ONLY_SKIPPED,
+        })
+    }
+
+    /// The A/B plan of the bisection's options: its threshold, confidence and metrics (the
+    /// matrix's report metric by default), its rounds.
+    fn plan(&self, args: &Args) -> Result<ab::Plan> {
+        let conf = crate::stats::Confidence::parse(&args.confidence)
+            .ok_or_else(|| crate::compare::CompareError::BadConfidence(args.confidence.clone()))?;
+        let default = [self.loaded.matrix.report.metric.as_str()];
+        Ok(ab::Plan {
+            threshold_pct: crate::compare::join::parse_threshold(&args.threshold)?,
+            conf,
+            metrics: crate::compare::input::resolve_metrics(&args.metrics, &default)?,
+            budget: None,
+            order: crate::matrix::Order::Shuffled,
+            seed: rand::random(),
+            rounds: args.rounds,
+            max_rounds: args.max_rounds,
+        })
+    }
+
+    /// `b` side by side with `a` into `dir/<label>`.
+    async fn measure(
+        &self,
+        plan: &ab::Plan,
+        a: &str,
+        b: &str,
+        label: &str,
+        only: &[String],
+    ) -> Result<Option<ab::Outcome>> {
+        let (a, b) = (Side::Rev(a.to_string()), Side::Rev(b.to_string()));
+        let sides = Sides {
+            loaded: self.loaded,
+            server: self.server,
+            a: &a,
+            b: &b,
+        };
+        eprintln!("bisect: {label}: building and measuring side by side");
+        ab::side_by_side(&sides, plan, &self.dir.join(label), only, "bisect").await
+    }
+
+    fn report(
+        &self,
+        outcome: &Next,
+        commits: &[String],
+        targets: &[Target],
+        steps: &[(usize, Step, Vec<CellChange>)],
+        half_pct: f64,
+    ) -> Result<String> {
+        let names: Vec<String> = (targets.iter())
+            .map(|t| format!("{} {}", md(&t.change.cell), md(&t.change.metric)))
+            .collect();
+        let mut out = format!(
+            "Bisected: {} (paired: each commit side by side with the good end; bad beyond \
+             {half_pct:.1}%, half the ends' change).\n\n",
+            names.join(", ")
+        );
+        match outcome {
+            Next::Found(i) => {
+                let c = git::resolve(self.repo, &commits[*i])?;
+                out.push_str(&format!(
+                    "**First bad commit: {} `{}`** ({})\n\n",
+                    md(&c.subject),
+                    &c.commit,
+                    md(&c.describe)
+                ));
+            }
+            Next::OnlySkipped(skipped, bad) => {
+                out.push_str(
+                    "**Only skipped commits are left**: the first bad commit is one of these \
+                     (they did not build, their server did not start, or their rounds ran out \
+                     before they could tell):\n\n",
+                );
+                for i in skipped.iter().chain(std::iter::once(bad)) {
+                    let c = git::resolve(self.repo, &commits[*i])?;
+                    out.push_str(&format!("- `{}` {}\n", &c.commit[..12], md(&c.subject)));
+                }
+                out.push('\n');
+            }
+            Next::Measure(_) => unreachable!("invariant: the search ended"),
+        }
+        out.push_str(
+            "| # | commit | subject | verdict | change vs good [interval], rounds |\n\
+             |---:|---|---|---|---|\n",
+        );
+        let ends: Vec<CellChange> = targets.iter().map(|t| t.change.clone()).collect();
+        out.push_str(&format!(
+            "| - | `{}` | (the bad end) | bad | {} |\n",
+            &commits[commits.len() - 1][..12],
+            changes_text(targets, &ends)
+        ));
+        for (n, (i, step, changes)) in steps.iter().enumerate() {
+            let c = git::resolve(self.repo, &commits[*i])?;
+            out.push_str(&format!(
+                "| {} | `{}` | {} | {step} | {} |\n",
+                n + 1,
+                &c.commit[..12],
+                md(&c.subject),
+                changes_text(targets, changes)
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// A step from its changes against the good end: any target regressed (beyond half the
+/// ends' change) is bad; else a target told to be less than that is good; else skipped.
+fn judge(targets: &[Target], changes: &[CellChange]) -> Step {
+    let of_targets: Vec<&CellChange> = (changes.iter()).filter(|c| is_target(targets, c)).collect();
+    if of_targets.iter().any(|c| c.verdict == Verdict::Regressed) {
+        return Step::Bad;
+    }
+    match of_targets.iter().any(|c| c.verdict != Verdict::CannotTell) {
+        true => Step::Good,
+        false => Step::Skipped,
+    }
+}
+
+fn is_target(targets: &[Target], c: &CellChange) -> bool {
+    (targets.iter()).any(|t| t.change.cell == c.cell && t.change.metric == c.metric)
+}
+
+fn changes_text(targets: &[Target], changes: &[CellChange]) -> String {
+    let parts: Vec<String> = (changes.iter())
+        .filter(|c| is_target(targets, c))
+        .map(|c| match (c.change_pct, c.ci_low_pct, c.ci_high_pct) {
+            (Some(p), Some(lo), Some(hi)) => format!(
+                "{} {}: {p:+.1}% [{lo:+.1}%, {hi:+.1}%], {}",
+                md(&c.cell),
+                md(&c.metric),
+                c.rounds
+            ),
+            _ => format!("{} {}: n/a, {}", md(&c.cell), md(&c.metric), c.rounds),
+        })
+        .collect();
+    match parts.is_empty() {
+        true => "-".into(),
+        false => parts.join("; "),
+    }
+}
+
+/// Why there is nothing to bisect: the ends' changes with their intervals.
+fn nothing_to_bisect(changes: &[CellChange]) -> String {
+    let cannot = changes.iter().any(|c| c.verdict == Verdict::CannotTell);
+    let mut out = match cannot {
+        true => "Cannot tell: the bad end regressed nothing the side-by-side rounds could tell, \
+                 but some change's interval reaches past the threshold. Measure more \
+                 (--max-rounds).\n\n"
+            .to_string(),
+        false => "No regression: the bad end, side by side with the good end, regressed \
+                  nothing.\n\n"
+            .to_string(),
+    };
+    out.push_str(
+        "| cell | metric | change [interval] | verdict | rounds |\n|---|---|---:|---|---:|\n",
+    );
+    for c in changes {
+        let change = match (c.change_pct, c.ci_low_pct, c.ci_high_pct) {
+            (Some(p), Some(lo), Some(hi)) => format!("{p:+.1}% [{lo:+.1}%, {hi:+.1}%]"),
+            _ => "n/a".into(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {change} | {} | {} |\n",
+            md(&c.cell),
+            md(&c.metric),
+            c.verdict,
+            c.rounds
+        ));
+    }
+    out
+}
+
+/// `--paired` refuses what it does not do yet.
+pub(super) fn check(args: &Args, resuming: bool) -> Result<()> {
+    let refuse = |why: &str| Err(UsageError(format!("--paired: {why}")).into());
+    if resuming {
+        return refuse("a paired bisection does not resume; start it again with a new --out");
+    }
+    if !args.noise_from.is_empty() {
+        return refuse(
+            "--noise-from has no use: each step is judged on its own rounds side by side",
+        );
+    }
+    if args.rounds < 2 || args.max_rounds < args.rounds || args.max_rounds > 10_000 {
+        return refuse(&format!(
+            "--rounds {} and --max-rounds {}: at least 2 rounds, and at most 10000 in all",
+            args.rounds, args.max_rounds
+        ));
+    }
+    Ok(())
+}
