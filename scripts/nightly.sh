@@ -27,7 +27,7 @@
 #              ($STORE/ab/<id>), instead of comparing a run of its own with a stored one. The
 #              first night is an A/A of REV (it records the commit). A regression is not
 #              measured again (ab adds rounds where a cell cannot tell); COMPARE_ARGS'
-#              --threshold, --confidence and --metric go to ab and to bisect
+#              --threshold, --confidence and --metric go to ab and to bisect (--paired)
 #   AB_ARGS  extra options for rmatrix ab, e.g. "--rounds 8 --max-rounds 40 --budget 30m"
 #   GITHUB_STEP_SUMMARY  where the Markdown goes (default: stdout)
 #
@@ -143,7 +143,7 @@ nightly_ab() {
                 echo "nightly: bisecting $good..$commit ($STORE/bisect/$ID)" >&2
                 mkdir -p "$STORE/bisect"
                 "$RMATRIX" bisect "$MATRIX" --good "$good" --bad "$commit" --out "$STORE/bisect/$ID" \
-                    ${judge[@]+"${judge[@]}"} ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
+                    --paired ${judge[@]+"${judge[@]}"} ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
             fi ;;
         8)  echo "nightly: ab cannot tell whether $REV regressed against $good within its rounds; not promoted: give it more (AB_ARGS=\"--max-rounds ... --budget ...\")" >&2 ;;
         *)  echo "nightly: rmatrix ab failed (exit $status); the last good revision is kept" >&2 ;;

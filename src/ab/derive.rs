@@ -126,6 +126,44 @@ mod tests {
     use super::*;
     use std::path::Path;
 
+    /// The server becomes its two sides in its place; selectors naming it name both; the
+    /// rounds are shuffled with a fresh server each, and the A side is the report's baseline.
+    #[test]
+    fn the_server_becomes_two_sides_measured_in_rounds() {
+        let text = "servers:\n  x: {image: \"valkey:8\"}\n  r: {image: \"redis:7\"}\n\
+                    workloads:\n  get: {redis: {test: get}}\n  set: {redis: {test: set}}\n\
+                    exclude:\n  - {server: r, workload: set}\n\
+                    iterations: 3\nrepeat: {until_cv: 3}\nlength: 1s\n";
+        let loaded = crate::matrix::load_str(text, Path::new("m.yaml")).unwrap();
+        let (a, b) = sides_of(&loaded, "r", "redis:7.0", "redis:7.2").unwrap();
+        let rounds = Rounds {
+            count: 8,
+            order: Order::Shuffled,
+            seed: 42,
+        };
+        let d = derive(&loaded, "r", (&a, &b), rounds).unwrap();
+        let m = &d.matrix;
+        let names: Vec<&str> = m.servers.keys().map(String::as_str).collect();
+        assert_eq!(names, ["x", "r-a", "r-b"]);
+        assert_eq!(m.servers["r-a"].image.as_deref(), Some("redis:7.0"));
+        assert_eq!(m.servers["r-b"].image.as_deref(), Some("redis:7.2"));
+        assert_eq!(m.exclude[0]["server"].0, ["r-a", "r-b"]);
+        assert_eq!(m.iterations, 8);
+        assert!(m.repeat.restart && m.repeat.order == Order::Shuffled);
+        assert_eq!((m.repeat.seed, m.repeat.until_cv), (Some(42), None));
+        assert_eq!(m.report.baseline["server"], "r-a");
+        // The run stores the matrix it measured.
+        assert!(d.text.contains("\"r-b\"") && !d.text.contains("\"r\":"));
+        // A side's name taken by another server is refused, not overwritten.
+        let taken = text.replace("  x:", "  r-a:");
+        let loaded = crate::matrix::load_str(&taken, Path::new("m.yaml")).unwrap();
+        let err = derive(&loaded, "r", (&a, &b), rounds).unwrap_err();
+        assert!(
+            err.to_string().contains("already has a server `r-a`"),
+            "{err}"
+        );
+    }
+
     /// Every shipped matrix survives the trip through JSON unchanged: the derived copy is the
     /// matrix as written, with only what the A/B changes changed.
     #[test]

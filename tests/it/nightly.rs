@@ -470,7 +470,10 @@ fi
         )),
         "{call}"
     );
-    assert!(call.ends_with(" --threshold 3% --metric qps"), "{call}");
+    assert!(
+        call.ends_with(" --paired --threshold 3% --metric qps"),
+        "{call}"
+    );
     let summary = std::fs::read_to_string(cwd.join("summary.md")).unwrap();
     assert!(summary.contains("ab of tonight"), "{summary}");
     // A damaged store is refused, not passed to git.

@@ -406,7 +406,12 @@ fn a_paired_bisection_names_the_commit_that_slowed_get() {
     let first_step = std::fs::read_dir(&out_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("step-1-"))
+        .find(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("step-1-")
+        })
         .unwrap();
     let rows = std::fs::read_to_string(first_step.join("runs/batch-1/results.csv")).unwrap();
     assert!(!rows.contains(",set,"), "{rows}");
