@@ -117,7 +117,8 @@ impl Args {
 }
 
 /// Run the A/B; its exit code: 0 nothing regressed and every cell could tell, 4 a regression,
-/// 8 nothing regressed but some cell cannot tell.
+/// 1 none, but some cell has fewer than 2 rounds in which both sides succeeded, 8 nothing
+/// regressed but some cell cannot tell.
 pub(crate) async fn ab(args: Args) -> Result<i32> {
     let loaded = crate::matrix::load_file_set(&args.matrix, &args.set)?;
     let plan = args.check(&loaded)?;
@@ -174,10 +175,14 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
     };
     write(&dir, &report)?;
     println!("{}", report.markdown());
-    Ok(match (report.regressed(), report.cannot_tell()) {
-        (true, _) => exit::REGRESSION,
-        (false, true) => exit::CANNOT_TELL,
-        (false, false) => exit::OK,
+    // A cell a side failed (a build that broke, a server that did not start) is a failure,
+    // not a "cannot tell" that more rounds would settle.
+    let failed = report.changes.iter().any(|c| c.rounds < 2);
+    Ok(match (report.regressed(), failed, report.cannot_tell()) {
+        (true, _, _) => exit::REGRESSION,
+        (false, true, _) => exit::CELLS_FAILED,
+        (false, false, true) => exit::CANNOT_TELL,
+        (false, false, false) => exit::OK,
     })
 }
 
