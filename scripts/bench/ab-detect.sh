@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # How often `rmatrix ab` tells a small planted slowdown: Debian's Redis source as a repository
 # (scripts/redis-source-repo.sh) with `slow GET` spinning SPIN_US microseconds per GET, its
-# first commit against the culprit, TRIES times. Each try must flag GET and not SET (SET's code
-# is unchanged: a within-run control). Prints one row per try and the count.
+# first commit against the culprit, TRIES times. Each try must flag GET regressed and SET
+# neither regressed nor improved (SET's code is unchanged: a within-run control). Prints one
+# row per try and the count.
 #
 # Usage: scripts/bench/ab-detect.sh
 # Env: RMATRIX (default target/release/rmatrix), OUT (default /tmp/rmatrix-ab-detect; deleted
@@ -60,7 +61,10 @@ for i in $(seq 1 "$TRIES"); do
   get=$(verdict "$OUT/try-$i/ab.json" get 2>/dev/null || echo "none")
   set_=$(verdict "$OUT/try-$i/ab.json" set 2>/dev/null || echo "none")
   ok=no
-  if [[ $get == regressed* && $set_ != regressed* ]]; then ok=yes; told=$((told + 1)); fi
+  if [[ $get == regressed* && $set_ != regressed* && $set_ != improved* ]]; then
+    ok=yes
+    told=$((told + 1))
+  fi
   echo "| $i | $code | $secs | $get | $set_ | $ok |"
 done
 echo
