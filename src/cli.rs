@@ -379,6 +379,11 @@ pub(crate) struct AbArgs {
     /// Measure only these cells (as `run --only`); repeatable.
     #[arg(long, value_name = "KEY=VALUE")]
     pub(crate) only: Vec<String>,
+    /// A control cell (KEY=VALUE, as --only; repeatable, all must match): one the change
+    /// cannot touch (`workload=set` when only GET changed). If it regresses or improves, the
+    /// host or the design moved the sides apart, and the run cannot tell (exit 8).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) control: Vec<String>,
     /// A matrix parameter (as `run --set`); repeatable.
     #[arg(long, value_name = "NAME=VALUE")]
     pub(crate) set: Vec<String>,

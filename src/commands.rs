@@ -326,6 +326,7 @@ async fn ab(a: crate::cli::AbArgs) -> Result<i32> {
         b: a.b,
         server: a.server,
         only: a.only,
+        control: a.control,
         set: crate::matrix::parse_set(&a.set)?,
         out: a.out,
         rounds: a.rounds,

@@ -56,6 +56,8 @@ pub(crate) struct CellChange {
     pub(crate) verdict: Verdict,
     /// Rounds whose host pressure jumped (`stats::jumps`): read the change with care.
     pub(crate) jumped_rounds: Vec<u32>,
+    /// A control cell (`--control`): one the change cannot touch, which must not move.
+    pub(crate) control: bool,
 }
 
 /// Rounds per cell (without its server) and metric over every batch; the key keeps the
@@ -203,6 +205,7 @@ fn judge_cell(
         }),
         verdict,
         jumped_rounds: jumped_rounds(&pressure),
+        control: false,
     }
 }
 

@@ -36,6 +36,8 @@ pub(crate) struct Args {
     pub(crate) b: String,
     pub(crate) server: Option<String>,
     pub(crate) only: Vec<String>,
+    /// Cells the change cannot touch (`--control KEY=VALUE`), which must not move.
+    pub(crate) control: Vec<String>,
     pub(crate) set: Vec<(String, String)>,
     pub(crate) out: Option<PathBuf>,
     pub(crate) rounds: u32,
@@ -129,6 +131,7 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
     let first = rounds::layout(&plan, 0, plan.rounds);
     let derived = derive::derive(&loaded, &server, (&a, &b), first)?;
     crate::matrix::only::parse_only(&derived, &args.only)?;
+    let control = control_of(&derived, &args.control)?;
     let dir = args
         .out
         .clone()
@@ -158,6 +161,10 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
         eprintln!("ab: no cell succeeded: nothing to compare");
         return Ok(exit::CELLS_FAILED);
     };
+    let mut changes = outcome.changes;
+    for c in changes.iter_mut() {
+        c.control = is_control(&control, &c.dims);
+    }
     let report = Report {
         format_version: report::AB_FORMAT_VERSION,
         matrix: loaded.name(),
@@ -171,19 +178,49 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
                interval; the paired t interval under 6 rounds",
         batches: outcome.batches,
         stopped: outcome.stopped,
-        changes: outcome.changes,
+        changes,
     };
     write(&dir, &report)?;
     println!("{}", report.markdown());
     // A cell a side failed (a build that broke, a server that did not start) is a failure,
     // not a "cannot tell" that more rounds would settle.
     let failed = report.changes.iter().any(|c| c.rounds < 2);
+    if report.control_moved() {
+        eprintln!("ab: a control cell moved: this run cannot tell (exit 8)");
+        return Ok(exit::CANNOT_TELL);
+    }
     Ok(match (report.regressed(), failed, report.cannot_tell()) {
         (true, _, _) => exit::REGRESSION,
         (false, true, _) => exit::CELLS_FAILED,
         (false, false, true) => exit::CANNOT_TELL,
         (false, false, false) => exit::OK,
     })
+}
+
+/// `--control KEY=VALUE` as selectors of cells without their server, checked as `--only`'s.
+fn control_of(derived: &LoadedMatrix, control: &[String]) -> Result<Vec<crate::matrix::Selector>> {
+    if let Some(c) = control.iter().find(|c| c.starts_with("server=")) {
+        return Err(UsageError(format!(
+            "--control {}: a control cell is one of the sides' shared cells; name it without \
+             its server",
+            crate::escape::terminal(c)
+        ))
+        .into());
+    }
+    crate::matrix::only::parse_only(derived, control)
+        .map_err(|e| UsageError(e.to_string().replacen("--only", "--control", 2)).into())
+}
+
+/// Whether a cell (its dimensions without the server) is one every control selector keeps.
+fn is_control(
+    control: &[crate::matrix::Selector],
+    dims: &indexmap::IndexMap<String, String>,
+) -> bool {
+    !control.is_empty()
+        && control.iter().all(|sel| {
+            sel.iter()
+                .all(|(k, values)| dims.get(k).is_some_and(|v| values.0.contains(v)))
+        })
 }
 
 fn write(dir: &Path, report: &Report) -> Result<()> {

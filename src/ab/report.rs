@@ -51,8 +51,15 @@ pub(crate) struct Report {
 }
 
 impl Report {
+    /// A cell that is no control regressed.
     pub(crate) fn regressed(&self) -> bool {
-        self.changes.iter().any(|c| c.verdict == Verdict::Regressed)
+        (self.changes.iter()).any(|c| !c.control && c.verdict == Verdict::Regressed)
+    }
+
+    /// A control cell moved (regressed or improved): the run itself is suspect.
+    pub(crate) fn control_moved(&self) -> bool {
+        (self.changes.iter())
+            .any(|c| c.control && matches!(c.verdict, Verdict::Regressed | Verdict::Improved))
     }
 
     pub(crate) fn cannot_tell(&self) -> bool {
@@ -101,6 +108,13 @@ impl Report {
             ));
         }
         s.push_str(".\n");
+        if self.control_moved() {
+            s.push_str(
+                "- **A control cell moved**: a cell the change cannot touch changed between the \
+                 sides, so the host or the design moved them apart; no verdict of this run can \
+                 be trusted (exit 8).\n",
+            );
+        }
         if !self.stopped.is_empty() {
             s.push_str(&format!("- No more rounds: {}.\n", md_text(&self.stopped)));
         }
@@ -134,6 +148,9 @@ fn row(c: &CellChange) -> String {
         v => v.to_string(),
     };
     let mut note = Vec::new();
+    if c.control {
+        note.push("control".to_string());
+    }
     match c.basis {
         Some(crate::stats::Basis::PairedHodgesLehmann) => {
             note.push("paired Hodges-Lehmann".to_string());
@@ -197,5 +214,70 @@ mod tests {
         assert!(md.contains("- A: `v1'x` = commit `0123456789ab`"), "{md}");
         assert!(!md.contains("<b>") && !md.contains("\n# head"), "{md}");
         assert!(md.contains("\\[link\\]"), "{md}");
+    }
+
+    /// A control cell that moved makes the run suspect; a regression of it is no regression
+    /// of the build.
+    #[test]
+    fn a_control_cell_that_moved_is_no_regression_and_says_so() {
+        let change = |cell: &str, verdict: Verdict, control: bool| CellChange {
+            cell: cell.into(),
+            dims: Default::default(),
+            metric: "qps".into(),
+            unit: "queries/s".into(),
+            higher_is_better: true,
+            rounds: 10,
+            a_median: Some(100.0),
+            b_median: Some(90.0),
+            change_pct: Some(-10.0),
+            ci_low_pct: Some(-12.0),
+            ci_high_pct: Some(-8.0),
+            p_value: Some(0.002),
+            basis: None,
+            mean_pct: None,
+            mean_low_pct: None,
+            mean_high_pct: None,
+            mde_pct: None,
+            verdict,
+            jumped_rounds: Vec::new(),
+            control,
+        };
+        let mut r = Report {
+            format_version: AB_FORMAT_VERSION,
+            matrix: "m".into(),
+            a: SideInfo {
+                server: "r-a".into(),
+                given: "a".into(),
+                commit: None,
+                subject: None,
+            },
+            b: SideInfo {
+                server: "r-b".into(),
+                given: "b".into(),
+                commit: None,
+                subject: None,
+            },
+            order: "shuffled".into(),
+            seed: 1,
+            threshold_pct: 5.0,
+            confidence: 0.95,
+            test: "",
+            batches: Vec::new(),
+            stopped: String::new(),
+            changes: vec![
+                change("get", Verdict::Unchanged, false),
+                change("set", Verdict::Regressed, true),
+            ],
+        };
+        assert!(!r.regressed() && r.control_moved());
+        let md = r.markdown();
+        assert!(md.contains("A control cell moved"), "{md}");
+        assert!(
+            md.contains("| set | qps |") && md.contains("| control"),
+            "{md}"
+        );
+        r.changes[1].verdict = Verdict::Unchanged;
+        r.changes[0].verdict = Verdict::Regressed;
+        assert!(r.regressed() && !r.control_moved());
     }
 }

@@ -157,18 +157,6 @@ fn cells_in(run: &input::Run) -> usize {
 }
 
 async fn measure(loaded: LoadedMatrix, out: &Path, only: &[String]) -> Result<()> {
-    let selectors = crate::matrix::only::parse_only(&loaded, only)?;
-    crate::run::run(crate::run::RunOptions {
-        matrix: Some(loaded),
-        out: Some(out.to_path_buf()),
-        resume: None,
-        only: selectors,
-        only_text: only.to_vec(),
-        template: None,
-        quiet: true,
-        engines: Vec::new(),
-        client_engine: None,
-    })
-    .await?;
+    crate::run::run(crate::run::RunOptions::quiet_into(loaded, out, only)?).await?;
     Ok(())
 }

@@ -346,23 +346,12 @@ impl Ctx<'_> {
                     .with_context(|| format!("failed to remove {}", out.display()))?;
             }
             let loaded = at_commit(self.loaded, self.server, self.repo, commit)?;
-            let selectors = crate::matrix::only::parse_only(&loaded, only)?;
+            let opts = crate::run::RunOptions::quiet_into(loaded, &out, only)?;
             eprintln!(
                 "bisect: {} ({label}): building and measuring",
                 &commit[..12]
             );
-            crate::run::run(crate::run::RunOptions {
-                matrix: Some(loaded),
-                out: Some(out.clone()),
-                resume: None,
-                only: selectors,
-                only_text: only.to_vec(),
-                template: None,
-                quiet: true,
-                engines: Vec::new(),
-                client_engine: None,
-            })
-            .await?;
+            crate::run::run(opts).await?;
             st.finish(self.dir, &out)?;
         }
         match input::load_run(&out) {

@@ -64,6 +64,29 @@ pub(crate) struct RunOptions {
     pub(crate) client_engine: Option<String>,
 }
 
+impl RunOptions {
+    /// A quiet run of `loaded` into `out`, only the cells `only` selects: what a command
+    /// that runs matrices of its own (`bisect`, `ab`) asks for.
+    pub(crate) fn quiet_into(
+        loaded: LoadedMatrix,
+        out: &std::path::Path,
+        only: &[String],
+    ) -> Result<Self> {
+        let selectors = crate::matrix::only::parse_only(&loaded, only)?;
+        Ok(RunOptions {
+            matrix: Some(loaded),
+            out: Some(out.to_path_buf()),
+            resume: None,
+            only: selectors,
+            only_text: only.to_vec(),
+            template: None,
+            quiet: true,
+            engines: Vec::new(),
+            client_engine: None,
+        })
+    }
+}
+
 /// How a run ended (an interrupted one is an error, `Interrupted`).
 pub(crate) struct RunOutcome {
     /// Iterations whose current row failed: the exit code says so.

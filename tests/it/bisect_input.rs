@@ -42,18 +42,25 @@ fn setup(tmp: &Path) -> std::path::PathBuf {
     matrix
 }
 
-fn bisect(matrix: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rmatrix"));
-    cmd.arg("bisect")
+/// `rmatrix COMMAND MATRIX --out OUT EXTRA...` with Docker pointed nowhere: its exit code and
+/// stderr, which must hold no panic.
+fn command(command: &str, matrix: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .arg(command)
         .arg(matrix)
         .arg("--out")
         .arg(out)
         .args(extra)
-        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock");
-    let o = cmd.output().unwrap();
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!stderr.contains("panicked"), "{stderr}");
     (o.status.code().unwrap(), stderr)
+}
+
+fn bisect(matrix: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
+    command("bisect", matrix, out, extra)
 }
 
 #[test]
@@ -134,18 +141,7 @@ fn a_source_matrix_plans_from_any_folder() {
 }
 
 fn ab(matrix: &Path, out: &Path, extra: &[&str]) -> (i32, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
-        .arg("ab")
-        .arg(matrix)
-        .arg("--out")
-        .arg(out)
-        .args(extra)
-        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (o.status.code().unwrap(), stderr)
+    command("ab", matrix, out, extra)
 }
 
 /// `rmatrix ab` refuses bad arguments before it builds or writes anything.
@@ -154,7 +150,7 @@ fn bad_ab_arguments_are_refused_before_anything_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let matrix = setup(tmp.path());
     let out = tmp.path().join("ab");
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 12] = [
         (&["--a", "nope", "--b", "three"], "--a: no commit `nope`"),
         (&["--a", "one", "--b=--upload-pack=x"], "--b: revision"),
         (
@@ -188,6 +184,14 @@ fn bad_ab_arguments_are_refused_before_anything_is_written() {
         (
             &["--a", "one", "--b", "three", "--only", "workload=nope"],
             "nope",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--control", "workload=nope"],
+            "--control: unknown workload `nope`",
+        ),
+        (
+            &["--a", "one", "--b", "three", "--control", "server=r"],
+            "without its server",
         ),
     ];
     for (args, says) in cases {
