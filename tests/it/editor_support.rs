@@ -6,7 +6,7 @@ use std::process::Command;
 use crate::common::rmatrix;
 
 /// The visible commands, each of which completion and the man pages must offer.
-const COMMANDS: [&str; 12] = [
+const COMMANDS: [&str; 13] = [
     "run",
     "plan",
     "report",
@@ -14,6 +14,7 @@ const COMMANDS: [&str; 12] = [
     "history",
     "ratio",
     "bisect",
+    "ab",
     "clean",
     "store",
     "schema",
