@@ -33,16 +33,7 @@ const REMEASURES: u32 = 2;
 /// Run (or resume) a bisection; its exit code.
 pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
     let resuming = resume.is_some();
-    let (mut st, dir) = match resume {
-        Some(dir) => (State::read(&dir)?, dir),
-        None => {
-            let dir = args
-                .out
-                .clone()
-                .unwrap_or_else(|| state::default_dir(&args));
-            (State::new(args), dir)
-        }
-    };
+    let (mut st, dir) = state_of(args, resume)?;
     // Everything the arguments name is checked before the state is written and anything is
     // built: a refusal hours in, or a state left behind that blocks the corrected retry,
     // would cost the user the most.
@@ -52,30 +43,13 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
     let repo = loaded.sources[&server].repo.clone();
     let (good, bad) = ends_of(&repo, &st.args)?;
     if st.args.paired {
-        paired::check(&st.args, resuming)?;
-        crate::matrix::only::parse_only(&loaded, &st.args.only)?;
-        if dir.exists() {
-            return Err(UsageError(format!(
-                "--out {}: exists already; a paired bisection writes a new folder",
-                crate::escape::terminal(&dir.display().to_string())
-            ))
-            .into());
-        }
-        let commits = git::between(&repo, &good, &bad, st.args.first_parent)?;
-        eprintln!(
-            "bisect: {} commits after {} up to {}, paired; runs in {}",
-            commits.len(),
-            &good[..12],
-            &bad[..12],
-            crate::escape::terminal(&dir.display().to_string())
-        );
         let p = paired::Paired {
             loaded: &loaded,
             server: &server,
             repo: &repo,
             dir: &dir,
         };
-        return p.bisect(&st.args, (&good, &bad), &commits).await;
+        return p.start(&st.args, resuming, (&good, &bad)).await;
     }
     if !resuming {
         st.start(&dir)?;
@@ -162,6 +136,17 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
             }
         }
     }
+}
+
+/// The state and directory of a bisection: read from `resume`, or new.
+fn state_of(args: Args, resume: Option<PathBuf>) -> Result<(State, PathBuf)> {
+    Ok(match resume {
+        Some(dir) => (State::read(&dir)?, dir),
+        None => {
+            let dir = (args.out.clone()).unwrap_or_else(|| state::default_dir(&args));
+            (State::new(args), dir)
+        }
+    })
 }
 
 /// The commits `--good` and `--bad` name, refused (exit 2) unless good comes before bad.

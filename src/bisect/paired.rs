@@ -36,7 +36,34 @@ pub(super) struct Paired<'a> {
 }
 
 impl Paired<'_> {
-    pub(super) async fn bisect(
+    /// Check what only a paired bisection refuses, list the commits, and bisect them.
+    pub(super) async fn start(
+        &self,
+        args: &Args,
+        resuming: bool,
+        (good, bad): (&str, &str),
+    ) -> Result<i32> {
+        check(args, resuming)?;
+        crate::matrix::only::parse_only(self.loaded, &args.only)?;
+        if self.dir.exists() {
+            return Err(UsageError(format!(
+                "--out {}: exists already; a paired bisection writes a new folder",
+                crate::escape::terminal(&self.dir.display().to_string())
+            ))
+            .into());
+        }
+        let commits = git::between(self.repo, good, bad, args.first_parent)?;
+        eprintln!(
+            "bisect: {} commits after {} up to {}, paired; runs in {}",
+            commits.len(),
+            &good[..12],
+            &bad[..12],
+            crate::escape::terminal(&self.dir.display().to_string())
+        );
+        self.bisect(args, (good, bad), &commits).await
+    }
+
+    async fn bisect(
         &self,
         args: &Args,
         (good, bad): (&str, &str),
@@ -275,7 +302,7 @@ fn nothing_to_bisect(changes: &[CellChange]) -> String {
 }
 
 /// `--paired` refuses what it does not do yet.
-pub(super) fn check(args: &Args, resuming: bool) -> Result<()> {
+fn check(args: &Args, resuming: bool) -> Result<()> {
     let refuse = |why: &str| Err(UsageError(format!("--paired: {why}")).into());
     if resuming {
         return refuse("a paired bisection does not resume; start it again with a new --out");
