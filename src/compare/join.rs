@@ -18,8 +18,9 @@ use crate::stats::power::{self, Regression};
 use crate::stats::{change, summarize, Basis, Confidence, RunNoise};
 
 /// Version of the JSON and CSV that `compare` and `history` print. 2: one confidence level
-/// (`confidence`), log-scale changes, the interval's `basis` and `noise_runs`.
-pub(crate) const COMPARE_FORMAT_VERSION: u32 = 2;
+/// (`confidence`), log-scale changes, the interval's `basis` and `noise_runs`. 3: the verdict
+/// `too_noisy` became `cannot_tell` (and its count), `small` was added.
+pub(crate) const COMPARE_FORMAT_VERSION: u32 = 3;
 
 #[derive(Debug, Clone)]
 pub(crate) struct Options {

@@ -185,7 +185,7 @@ fn csv_and_json_carry_the_same_verdicts() {
     assert_eq!(out.code, REGRESSION);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let c = &v[0];
-    assert_eq!(c["format_version"], 2);
+    assert_eq!(c["format_version"], 3);
     assert_eq!(c["confidence"], 0.95);
     assert_eq!(c["changes"][0]["basis"], "iterations");
     assert_eq!(c["counts"]["regressed"], 2);
