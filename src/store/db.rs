@@ -29,6 +29,17 @@ impl Val {
     }
 }
 
+/// The first two columns of each row as texts (a NULL or a number as empty): the shape of the
+/// "which objects does the store hold" queries.
+pub(crate) fn text_pairs(rows: Vec<Vec<Val>>) -> Vec<(String, String)> {
+    rows.into_iter()
+        .map(|r| {
+            let text = |i: usize| r.get(i).and_then(Val::text).unwrap_or_default().to_string();
+            (text(0), text(1))
+        })
+        .collect()
+}
+
 impl From<&str> for Val {
     fn from(s: &str) -> Val {
         Val::Text(s.to_string())

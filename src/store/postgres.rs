@@ -247,13 +247,7 @@ impl Db for Postgres {
                 &[],
             )
             .context("listing the store's tables")?;
-        Ok(rows
-            .into_iter()
-            .map(|r| {
-                let text = |i: usize| r[i].text().unwrap_or_default().to_string();
-                (text(0), text(1))
-            })
-            .collect())
+        Ok(super::db::text_pairs(rows))
     }
 }
 

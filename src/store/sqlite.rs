@@ -179,13 +179,7 @@ impl Db for Sqlite {
             ),
             &[],
         )?;
-        Ok(rows
-            .into_iter()
-            .map(|r| {
-                let text = |i: usize| r[i].text().unwrap_or_default().to_string();
-                (text(0), text(1))
-            })
-            .collect())
+        Ok(super::db::text_pairs(rows))
     }
 }
 
