@@ -182,21 +182,22 @@ fn row(c: &CellChange) -> String {
 mod tests {
     use super::*;
 
-    /// A repository's commit subject and a revision as given are untrusted: neither starts
-    /// a heading, ends a code span or breaks the table.
-    #[test]
-    fn what_a_repository_says_stays_text() {
-        let side = |server: &str, given: &str, subject: &str| SideInfo {
+    fn side(server: &str, given: &str, subject: Option<&str>) -> SideInfo {
+        SideInfo {
             server: server.into(),
             given: given.into(),
-            commit: Some("0123456789abcdef".into()),
-            subject: Some(subject.into()),
-        };
-        let r = Report {
+            commit: subject.map(|_| "0123456789abcdef".into()),
+            subject: subject.map(Into::into),
+        }
+    }
+
+    /// A report of `matrix` with sides `a` and `b` and these changes.
+    fn report(matrix: &str, a: SideInfo, b: SideInfo, changes: Vec<CellChange>) -> Report {
+        Report {
             format_version: AB_FORMAT_VERSION,
-            matrix: "# m".into(),
-            a: side("r-a", "v1`x", "fix | <b>bold</b>\n# head"),
-            b: side("r-b", "v2", "[link](http://x)"),
+            matrix: matrix.into(),
+            a,
+            b,
             order: "shuffled".into(),
             seed: 1,
             threshold_pct: 5.0,
@@ -204,8 +205,20 @@ mod tests {
             test: "",
             batches: Vec::new(),
             stopped: String::new(),
-            changes: Vec::new(),
-        };
+            changes,
+        }
+    }
+
+    /// A repository's commit subject and a revision as given are untrusted: neither starts
+    /// a heading, ends a code span or breaks the table.
+    #[test]
+    fn what_a_repository_says_stays_text() {
+        let r = report(
+            "# m",
+            side("r-a", "v1`x", Some("fix | <b>bold</b>\n# head")),
+            side("r-b", "v2", Some("[link](http://x)")),
+            Vec::new(),
+        );
         let md = r.markdown();
         assert!(
             md.starts_with("# A/B of \\# m: `r-b` against `r-a`\n"),
@@ -242,33 +255,15 @@ mod tests {
             jumped_rounds: Vec::new(),
             control,
         };
-        let mut r = Report {
-            format_version: AB_FORMAT_VERSION,
-            matrix: "m".into(),
-            a: SideInfo {
-                server: "r-a".into(),
-                given: "a".into(),
-                commit: None,
-                subject: None,
-            },
-            b: SideInfo {
-                server: "r-b".into(),
-                given: "b".into(),
-                commit: None,
-                subject: None,
-            },
-            order: "shuffled".into(),
-            seed: 1,
-            threshold_pct: 5.0,
-            confidence: 0.95,
-            test: "",
-            batches: Vec::new(),
-            stopped: String::new(),
-            changes: vec![
+        let mut r = report(
+            "m",
+            side("r-a", "a", None),
+            side("r-b", "b", None),
+            vec![
                 change("get", Verdict::Unchanged, false),
                 change("set", Verdict::Regressed, true),
             ],
-        };
+        );
         assert!(!r.regressed() && r.control_moved());
         let md = r.markdown();
         assert!(md.contains("A control cell moved"), "{md}");
