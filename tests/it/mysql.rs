@@ -143,7 +143,8 @@ async fn deadlock_count(dep: &Deployed) -> u64 {
         )
         .await
         .unwrap();
-    let _ = conn.disconnect().await;
+    // Remembered: the next phase waits until the server has taken its quit.
+    rmatrix::servers::mysql::quits::close(conn).await;
     let (n, status) = n.expect("lock_deadlocks in INNODB_METRICS");
     assert_eq!(status, "enabled");
     n as u64

@@ -6,6 +6,7 @@ pub(crate) mod dataset;
 pub(crate) mod flavor;
 pub(crate) mod mycnf;
 pub(crate) mod per_second;
+pub mod quits;
 pub(crate) mod thread_pool;
 pub(crate) mod verify;
 

@@ -151,6 +151,10 @@ pub async fn run_iteration(
     })
     .await?;
     let mut control = endpoint.connect(Some(&spec.db)).await?;
+    let own: Vec<u32> = (workers.iter_mut())
+        .filter_map(|w| w.session().map(|s| s.connection_id()))
+        .collect();
+    mysql::quits::settle(&mut control, &own).await;
     let ids = match schema::takes_unique_ids(&spec) {
         true => unique::resume(&mut control).await?,
         false => Ids::fresh(),
@@ -202,7 +206,7 @@ pub async fn run_iteration(
     })
     .await?;
     mysql::wait_disconnected(&mut control, &ids).await;
-    let _ = control.disconnect().await;
+    mysql::quits::close(control).await;
 
     // As in sysbench, an error that is neither ignorable nor a lost connection ends the run:
     // the numbers of the clients left would not be the cell's.

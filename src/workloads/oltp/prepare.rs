@@ -55,7 +55,7 @@ pub async fn ensure(
     if have.as_deref() == Some(sig.as_str()) {
         // Closed here, not dropped: a dropped connection is cleaned up in the background
         // and its statements could land inside the measured window.
-        conn.disconnect().await?;
+        crate::servers::mysql::quits::close(conn).await;
         return Ok(Prepared::Kept);
     }
     conn.query_drop(format!("DROP TABLE IF EXISTS {MARKER}"))
@@ -82,7 +82,7 @@ pub async fn ensure(
                         .with_context(|| format!("failed to index sbtest{n}"))?;
                     ops.fetch_add(1, Ordering::Relaxed);
                 }
-                c.disconnect().await?;
+                crate::servers::mysql::quits::close(c).await;
                 anyhow::Ok(())
             }
         });
@@ -97,7 +97,7 @@ pub async fn ensure(
     if schema::takes_unique_ids(spec) {
         super::unique::start(&mut conn).await?;
     }
-    conn.disconnect().await?;
+    crate::servers::mysql::quits::close(conn).await;
     Ok(Prepared::Loaded)
 }
 
@@ -137,7 +137,7 @@ async fn load(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<(
                     first = last + 1;
                 }
             }
-            c.disconnect().await?;
+            crate::servers::mysql::quits::close(c).await;
             anyhow::Ok(())
         }
     });
