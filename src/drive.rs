@@ -14,9 +14,9 @@ use crate::matrix::{Cell, Matrix};
 use crate::measure::cgroup::{Cgroup, Window};
 use crate::measure::interval::Sample;
 use crate::measure::operation::Operation;
-use crate::measure::profile;
 use crate::measure::seconds::Live;
 use crate::measure::server_seconds::ServerSecond;
+use crate::measure::{counted, profile};
 use crate::model::ResultRow;
 use crate::servers::check::Check;
 use crate::servers::docker::{ContainerSpec, Engine};
@@ -89,18 +89,7 @@ pub(crate) async fn measure(
     let workload = &m.workloads[&cell.workload];
     let row = ResultRow::for_cell(cell, workload.kind(), iteration);
     let family = m.servers[&cell.server].kind().family();
-    let mut window = Window::new(deployed.cgroup.clone());
-    if workload.reads_server_seconds() {
-        open_counters(family, deployed).await;
-        window = window.with_counters(deployed.counters.clone());
-    }
-    if let Some(spec) = m.profile {
-        match (deployed.pid, profile::available()) {
-            (Some(pid), Ok(())) => window = window.with_profile(pid, spec.cpu),
-            (None, _) => profile::say_once("the server is no container rmatrix started here"),
-            (_, Err(why)) => profile::say_once(&why),
-        }
-    }
+    let window = window_for(m, cell, deployed).await;
     let ctx = Ctx {
         server: deployed,
         kind: m.servers[&cell.server].kind(),
@@ -165,6 +154,7 @@ pub(crate) async fn measure(
             row.srv_write_bytes = Some(used.write_bytes);
             row.srv_ctx_switches = used.ctx_switches;
         }
+        row = with_counted(row, &ctx.window);
         // Only from a histogram: an external tool's summary cannot say.
         let t = m.report.apdex_t_ms(&cell.workload);
         if let (Some(t), true) = (t, meas.latency.count() > 0) {
@@ -185,6 +175,61 @@ pub(crate) async fn measure(
         server_seconds: ctx.window.take_server_seconds(),
         profile: folded_profile(&ctx.window).await,
         loaded: meas.loaded,
+    }
+}
+
+/// The measured phase's window on `deployed`: its cgroup, and where the matrix asks for
+/// them its per-second counters, its profile, its counted instructions.
+async fn window_for(m: &Matrix, cell: &Cell, deployed: &Deployed) -> Window {
+    let family = m.servers[&cell.server].kind().family();
+    let mut window = Window::new(deployed.cgroup.clone());
+    // A counted phase has no per-second reads: each would add its instructions.
+    if m.workloads[&cell.workload].reads_server_seconds() && m.counted.is_none() {
+        open_counters(family, deployed).await;
+        window = window.with_counters(deployed.counters.clone());
+    }
+    if let Some(spec) = m.profile {
+        match (deployed.pid, profile::available()) {
+            (Some(pid), Ok(())) => window = window.with_profile(pid, spec.cpu),
+            (None, _) => profile::say_once("the server is no container rmatrix started here"),
+            (_, Err(why)) => profile::say_once(&why),
+        }
+    }
+    match (m.counted, counted_plan(m, cell, deployed)) {
+        (_, Some(plan)) => window = window.with_counted(Ok(plan)),
+        (Some(_), None) => {
+            let why = "the server's process is not on this host (a client container or a pool)";
+            window = window.with_counted(Err(why.into()));
+        }
+        (None, None) => {}
+    }
+    window
+}
+
+/// What a counted matrix counts in `cell`'s measured phase: its server's process, where
+/// its dumps land, its family's timer work.
+fn counted_plan(m: &Matrix, cell: &Cell, deployed: &Deployed) -> Option<counted::Plan> {
+    m.counted?;
+    let family = m.servers[&cell.server].kind().family();
+    Some(counted::Plan {
+        pid: deployed.pid?,
+        dumps: deployed.dumps.clone()?,
+        timer_roots: family.counted()?.timer_roots,
+    })
+}
+
+/// The row with the phase's counted instructions, or failed when they could not be counted
+/// (the point of a counted run).
+fn with_counted(mut row: ResultRow, window: &Window) -> ResultRow {
+    match window.take_counted() {
+        Some(Ok(i)) => {
+            row.srv_instructions = Some(i.total);
+            row.srv_timer_instructions = Some(i.timer);
+            row.srv_instr_per_op = row.queries.and_then(|q| i.per_op(q));
+            row
+        }
+        Some(Err(why)) => row.failed(&format!("counted mode: {why}")),
+        None => row,
     }
 }
 
@@ -263,6 +308,7 @@ pub(crate) async fn drive_cell(input: &str) -> Result<()> {
         counters: Default::default(),
         pid: None,
         data_volume: None,
+        dumps: None,
     };
     let out = measure(
         m,
@@ -568,6 +614,7 @@ impl HostSide for OnEngineHost<'_> {
                 counters: Default::default(),
                 pid: None,
                 data_volume: None,
+                dumps: None,
             })
         })
     }

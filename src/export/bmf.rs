@@ -85,6 +85,7 @@ fn measure(metric: &Metric) -> (String, i32) {
         "lat_max_ms" => ("latency-max".into(), ns_from_ms),
         // Microseconds to nanoseconds, as the latencies.
         "srv_cpu_us_per_op" => ("server-cpu-ns-per-op".into(), 3),
+        "srv_instr_per_op" => ("server-instructions-per-op".into(), 0),
         other => (other.replace('_', "-"), 0),
     }
 }

@@ -151,6 +151,17 @@ const COLUMNS: &[Column] = &[
         value: |r| r.srv_cpu_us_per_op.map(|v| shifted(v, US)),
     },
     Column {
+        name: "rmatrix_server_instructions",
+        help: "Instructions the server executed in the measured phase, counted (srv_instructions).",
+        value: |r| r.srv_instructions.map(|v| v as f64),
+    },
+    Column {
+        name: "rmatrix_server_instructions_per_operation",
+        help:
+            "Server instructions per successful operation, timer work set apart (srv_instr_per_op).",
+        value: |r| r.srv_instr_per_op,
+    },
+    Column {
         name: "rmatrix_server_read_bytes",
         help: "Bytes the server container read from block devices (srv_read_bytes).",
         value: |r| r.srv_read_bytes.map(|v| v as f64),

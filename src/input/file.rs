@@ -72,6 +72,8 @@ pub(crate) const COUNTERS: Cap = stored("a counters.csv", 256 * MIB);
 pub(crate) const PROFILE: Cap = stored("a profile", 64 * MIB);
 /// server_seconds.csv: ~80 bytes per counter that moved in a second (a few dozen a second).
 pub(crate) const SERVER_SECONDS: Cap = stored("a server_seconds.csv", 512 * MIB);
+/// A callgrind dump without per-instruction lines: one to a few hundred KB per phase.
+pub(crate) const CALLGRIND: Cap = stored("a callgrind dump", 256 * MIB);
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum FileError {

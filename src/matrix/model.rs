@@ -71,6 +71,10 @@ pub struct Matrix {
     /// measured phase (`perf record -e cpu-clock -g`), a flame graph per cell.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) profile: Option<ProfileSpec>,
+    /// `counted: callgrind`: run each server under callgrind and count the instructions it
+    /// executes in each measured phase (`srv_instr_per_op`), the same on every run of a build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) counted: Option<Counted>,
     /// `datasets: {reuse: true}`: keep the tables a deployment's server prepared in a
     /// Docker volume, and start each later server of the same image, tables and on-disk
     /// settings on a copy of it (`servers::dataset`).
@@ -260,6 +264,15 @@ pub(crate) struct ReportSpec {
 pub(crate) struct ProfileSpec {
     /// Samples per second of each of the server's threads on a CPU (perf's `-F`).
     pub(crate) cpu: u32,
+}
+
+/// `counted:`: how the server's instructions are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Counted {
+    /// valgrind's callgrind, on any machine (no hardware counters needed); the server runs
+    /// tens of times slower while a phase is counted.
+    Callgrind,
 }
 
 /// `datasets:`: whether prepared tables are kept across servers, and how a copy is checked.

@@ -184,6 +184,7 @@ pub struct Window {
     counters: CounterSlot,
     server: Mutex<ServerPhase>,
     profile: Mutex<super::profile::Phase>,
+    counted: Mutex<super::counted::Phase>,
 }
 
 /// The server's side: its counters once a second (`server_seconds`), in the warm-up and
@@ -242,6 +243,23 @@ impl Window {
     pub(crate) fn with_profile(self, pid: u32, hz: u32) -> Window {
         self.lock_profile().plan = Some(super::profile::Plan { pid, hz });
         self
+    }
+
+    /// Count the server's instructions over the measured phase (`counted`), or say why
+    /// they cannot be (the iteration then fails).
+    pub(crate) fn with_counted(self, plan: Result<super::counted::Plan, String>) -> Window {
+        self.lock_counted().plan(plan);
+        self
+    }
+
+    fn lock_counted(&self) -> std::sync::MutexGuard<'_, super::counted::Phase> {
+        self.counted.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The measured phase's instructions once closed, or why it has none; None when not
+    /// counted.
+    pub(crate) fn take_counted(&self) -> Option<Result<super::counted::Instructions, String>> {
+        self.lock_counted().take()
     }
 
     fn lock_profile(&self) -> std::sync::MutexGuard<'_, super::profile::Phase> {
@@ -310,6 +328,8 @@ impl Window {
         // profiler's start too (perf takes some milliseconds to attach).
         self.begin(Phase::Measured);
         self.lock_profile().open();
+        // Last: the counts start at zero right before the clients do.
+        self.lock_counted().open();
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.start.lock().unwrap_or_else(|e| e.into_inner()) = now;
         let start = client::Snapshot::now();
@@ -321,6 +341,8 @@ impl Window {
     }
 
     pub(crate) fn close(&self) {
+        // First: the counts end as the clients do.
+        self.lock_counted().close();
         let now = self.cgroup.as_ref().and_then(Cgroup::read);
         *self.end.lock().unwrap_or_else(|e| e.into_inner()) = now;
         let mut c = self.client.lock().unwrap_or_else(|e| e.into_inner());

@@ -1,7 +1,9 @@
 //! Measurement: latency histograms, per-second intervals, server counters, CPU time.
 
+pub(crate) mod callgrind;
 pub mod cgroup;
 pub(crate) mod client;
+pub(crate) mod counted;
 pub(crate) mod counters;
 pub(crate) mod cpu;
 pub(crate) mod interval;

@@ -94,6 +94,14 @@ pub(crate) const METRICS: &[Metric] = &[
         get: |r| r.srv_cpu_us_per_op,
     },
     Metric {
+        name: "srv_instr_per_op",
+        title: "Server instructions per operation",
+        unit: "instructions",
+        higher_is_better: false,
+        decimals: 0,
+        get: |r| r.srv_instr_per_op,
+    },
+    Metric {
         name: "errors",
         title: "Errors",
         unit: "errors",

@@ -42,6 +42,9 @@ pub(crate) fn of(column: &str) -> Option<Plausible> {
         "seconds" | "client_cpu_s" | "srv_cpu_s" => Some(SECONDS),
         "second" => Some(SECOND),
         "srv_cpu_us_per_op" => Some(upto(1e9, "10^9 µs")),
+        "srv_instructions" | "srv_timer_instructions" | "srv_instr_per_op" => {
+            Some(upto(1e18, "10^18 instructions"))
+        }
         "apdex" => Some(FRACTION),
         // Run plus runnable-wait time over the cores: above 100 when threads queue for them.
         "client_busy_pct" => Some(upto(1e6, "10^6 %")),

@@ -111,6 +111,12 @@ pub struct ResultRow {
     /// intended start (the client fell behind; `late_starts` also counts waits for a free
     /// connection, which are the server's). Empty for sysbench.
     pub(crate) pacer_late: Option<u64>,
+    /// Counted mode (`counted: callgrind`): every instruction the server executed over the
+    /// measured phase, those of its timer work (e.g. Redis's `serverCron`), and the rest per
+    /// successful operation.
+    pub(crate) srv_instructions: Option<u64>,
+    pub(crate) srv_timer_instructions: Option<u64>,
+    pub(crate) srv_instr_per_op: Option<f64>,
 }
 
 impl ResultRow {

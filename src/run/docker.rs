@@ -240,6 +240,21 @@ impl DockerBackend<'_> {
             }
             _ => Err(anyhow::anyhow!("server {server} has no image")),
         };
+        let counted = self
+            .loaded
+            .matrix
+            .counted
+            .and(spec.kind().family().counted());
+        let res = match (res, counted) {
+            (Ok((base, source)), Some(c)) => {
+                self.progress
+                    .status(format!("{server}: preparing its counted image"));
+                crate::servers::counted::ensure(&engine, &base.reference, &base.id, &c)
+                    .await
+                    .map(|info| (info, source))
+            }
+            (res, _) => res,
+        };
         let r = match res {
             Ok((info, source)) => {
                 if let Some(s) = &source {
@@ -363,6 +378,7 @@ impl DockerBackend<'_> {
             copy_files: !matches!(self.client, Client::Process),
             host_side: None,
             data_volume,
+            counted: m.counted.is_some(),
         }
     }
 

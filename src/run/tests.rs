@@ -118,6 +118,7 @@ fn deployed(slug: String, mismatch: bool) -> Deployed {
         counters: Default::default(),
         pid: None,
         data_volume: None,
+        dumps: None,
     }
 }
 

@@ -107,6 +107,8 @@ pub struct Deployed {
     pub(crate) pid: Option<u32>,
     /// The volume its datadir is (a copy of a kept data set), removed with the container.
     pub(crate) data_volume: Option<String>,
+    /// Where its callgrind dumps land on this host (a counted server, `servers::counted`).
+    pub(crate) dumps: Option<std::path::PathBuf>,
 }
 
 impl Deployed {
@@ -152,6 +154,9 @@ pub struct Launch<'a> {
     /// The volume mounted at the family's datadir (a copy of a kept data set,
     /// `servers::dataset`); None: the image's own, empty one.
     pub data_volume: Option<String>,
+    /// Run the server under callgrind (`counted: callgrind`): its dumps go to a folder of
+    /// the deployment's directory.
+    pub counted: bool,
 }
 
 impl Launch<'_> {

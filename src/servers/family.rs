@@ -128,6 +128,12 @@ pub trait Family: Sync {
     /// containers/builds.yaml.
     fn build_example(&self) -> &'static str;
 
+    /// What counting its server's instructions needs (`counted: callgrind`); None: the
+    /// family cannot be counted yet.
+    fn counted(&self) -> Option<super::counted::CountedServer> {
+        None
+    }
+
     /// A shell command run after a build's own packages were installed into the family's
     /// image (`packages:`), e.g. emptying the datadir their scripts initialised.
     fn after_packages(&self) -> &'static str {
@@ -269,7 +275,15 @@ pub async fn start(
         Some(h) => h.free_port().await?,
         None => free_port()?,
     };
-    let setup = family.setup(launch, config, dir, port)?;
+    let mut setup = family.setup(launch, config, dir, port)?;
+    let dumps = match launch.counted {
+        true => Some(super::counted::dump_dir(dir)?),
+        false => None,
+    };
+    if let Some(d) = &dumps {
+        let in_container = super::counted::DUMP_DIR_IN_CONTAINER.to_string();
+        setup.writable.push((d.clone(), in_container));
+    }
     let (copied, mounts): (Vec<_>, Vec<_>) = setup
         .mounts
         .into_iter()
@@ -312,6 +326,7 @@ pub async fn start(
     };
     deployed.container = Some(id);
     deployed.socket = setup.socket;
+    deployed.dumps = dumps;
     Ok(deployed)
 }
 

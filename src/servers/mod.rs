@@ -4,6 +4,7 @@ pub(crate) mod address;
 pub(crate) mod build;
 pub(crate) mod check;
 pub(crate) mod config;
+pub(crate) mod counted;
 pub mod dataset;
 pub(crate) mod deployed;
 pub mod docker;

@@ -52,6 +52,15 @@ impl ServerKind {
             .unwrap_or(ServerKind::ALL[0])
     }
 
+    /// The families whose servers can be counted (`counted:`), for messages: "redis".
+    pub(crate) fn countable() -> String {
+        let names: Vec<&str> = (ServerKind::ALL.iter())
+            .filter(|k| k.family().counted().is_some())
+            .map(|k| k.name())
+            .collect();
+        names.join(", ")
+    }
+
     /// A build name and its folder for examples in messages: the registry's first family's.
     pub(crate) fn build_example() -> (&'static str, &'static str) {
         let name = ServerKind::ALL[0].family().build_example();

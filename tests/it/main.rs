@@ -10,6 +10,7 @@ mod client_bound;
 mod compare;
 mod compare_docker;
 mod compare_input;
+mod counted;
 mod datasets;
 mod editor_support;
 mod end_to_end;

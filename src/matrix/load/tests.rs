@@ -517,3 +517,28 @@ fn build_folders_stay_under_the_matrix_and_hold_no_links() {
     let e = load("fam").unwrap_err();
     assert!(e.message.contains("is a symbolic link"), "{e}");
 }
+
+#[test]
+fn counted_mode_needs_a_count_and_a_family_it_can_count() {
+    let redis = "servers:\n  r: {image: redis:7}\nconfigs:\n  c: {}\nworkloads:\n  \
+                 get: {redis: {test: get}}\nlength: 2000\ncounted: callgrind\n";
+    let m = load_str(redis, Path::new("m.yaml")).unwrap();
+    assert_eq!(
+        m.matrix.counted,
+        Some(crate::matrix::model::Counted::Callgrind)
+    );
+    let e = err(&redis.replace("length: 2000", "length: 2s"));
+    assert_eq!((e.line, e.col), (8, 10), "{e}");
+    assert!(e.message.contains("give `length` as a count"), "{e}");
+    let e = err(&format!("{GOOD}counted: callgrind\n"));
+    assert_eq!(
+        e.message,
+        "server db is of the mysql family, which rmatrix cannot count yet (families it can: \
+         redis)"
+    );
+    let e = err(&redis.replace("callgrind", "perf"));
+    assert!(
+        e.message.contains("callgrind"),
+        "lists the valid choice: {e}"
+    );
+}

@@ -71,6 +71,7 @@ impl Validator<'_> {
                 ),
             ));
         }
+        self.check_counted()?;
         if m.repeat.max_iterations == Some(0) {
             return Err(self.err(
                 "repeat.max_iterations",
@@ -128,5 +129,40 @@ impl Validator<'_> {
             )),
             _ => Ok(()),
         }
+    }
+}
+
+impl Validator<'_> {
+    /// `counted:` needs a phase sized in operations (under valgrind a duration holds tens
+    /// of times fewer) and servers rmatrix starts, of a family it can count.
+    pub(crate) fn check_counted(&self) -> Result<(), MatrixError> {
+        let m = self.m;
+        if m.counted.is_none() {
+            return Ok(());
+        }
+        if !matches!(m.length, Some(Length::Queries(_))) {
+            return Err(self.err(
+                "counted",
+                "counted mode sizes the measured phase in operations: give `length` as a \
+                 count (e.g. length: 20000)"
+                    .into(),
+            ));
+        }
+        for (name, spec) in &m.servers {
+            let why = match (&spec.external, spec.kind().family().counted()) {
+                (Some(_), _) => "is external: rmatrix does not start it".to_string(),
+                (None, None) => format!(
+                    "is of the {} family, which rmatrix cannot count yet (families it can: {})",
+                    spec.kind().name(),
+                    crate::servers::spec::ServerKind::countable()
+                ),
+                (None, Some(_)) => continue,
+            };
+            return Err(self.err(
+                "counted",
+                format!("server {} {why}", crate::escape::terminal(name)),
+            ));
+        }
+        Ok(())
     }
 }

@@ -270,6 +270,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         counters: Default::default(),
         pid: None,
         data_volume: None,
+        dumps: None,
     })
 }
 

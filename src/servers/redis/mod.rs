@@ -49,6 +49,15 @@ impl Family for Redis {
         "redis-7.0"
     }
 
+    fn counted(&self) -> Option<crate::servers::counted::CountedServer> {
+        // serverCron runs `hz` times a second (and more with many clients): its share of a
+        // phase follows the phase's length under valgrind.
+        Some(crate::servers::counted::CountedServer {
+            binaries: &["redis-server", "valkey-server"],
+            timer_roots: &["serverCron"],
+        })
+    }
+
     fn recipes(&self) -> &'static [Recipe] {
         // Valkey's tree builds as Redis's does; the entrypoint starts whichever it finds.
         const R: &[Recipe] = &[
@@ -250,6 +259,7 @@ async fn read_back(endpoint: Endpoint, config: &ConfigSpec) -> Result<Deployed> 
         counters: Default::default(),
         pid: None,
         data_volume: None,
+        dumps: None,
     })
 }
 

@@ -257,5 +257,6 @@ fn local_launch<'a>(
         copy_files: false,
         host_side: None,
         data_volume: None,
+        counted: false,
     }
 }

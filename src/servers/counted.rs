@@ -1,0 +1,130 @@
+//! The image of a counted server (`counted: callgrind`): the server's image with valgrind
+//! installed from its own Debian suite, and each of the family's server binaries replaced by
+//! a wrapper that runs it under callgrind with instrumentation off until a measured phase
+//! opens (`measure::counted` turns it on and off).
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use sha2::{Digest, Sha256};
+
+use super::docker::{Engine, ImageInfo};
+use crate::measure::counted::{DUMP_PREFIX, VGDB_PREFIX};
+
+/// What counting a family's server needs: the binaries to wrap, and the functions whose
+/// instructions are timer work (run every so many milliseconds, so their count follows the
+/// phase's wall time under valgrind, not its operations).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CountedServer {
+    /// Program names looked up on the image's PATH; those present are wrapped.
+    pub(crate) binaries: &'static [&'static str],
+    pub(crate) timer_roots: &'static [&'static str],
+}
+
+/// Where the deployment's dump folder is mounted in the container.
+pub(crate) const DUMP_DIR_IN_CONTAINER: &str = "/run/rmatrix-callgrind";
+/// The folder of a deployment's directory its dumps go to.
+pub(crate) const DUMP_DIR: &str = "callgrind";
+
+/// The deployment's dump folder, made for the server to write: any user may (MariaDB,
+/// MySQL and PostgreSQL drop root), so it is made anew, empty, under the run's own directory.
+pub(crate) fn dump_dir(deployment: &std::path::Path) -> Result<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = deployment.join(DUMP_DIR);
+    // A restarted server's dumps number from 1 again: an earlier start's go first.
+    match std::fs::remove_dir_all(&dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        _ => {}
+    }
+    std::fs::create_dir_all(&dir)?;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777))?;
+    Ok(dir.canonicalize()?)
+}
+
+/// The wrapper installed over each server binary (the binary itself moved to
+/// `<path>.uncounted`). The names vgdb meets callgrind by include the user and host from the
+/// environment, which some servers overwrite (Redis rewrites its environment for its
+/// process title): emptied here and on vgdb's side, both sides agree on them.
+fn wrapper() -> String {
+    format!(
+        "#!/bin/sh\n\
+         # rmatrix counted mode: the server under callgrind, instrumentation off until a\n\
+         # measured phase turns it on.\n\
+         exec env -u HOSTNAME -u HOST -u USER -u LOGNAME valgrind --tool=callgrind \\\n  \
+         --instr-atstart=no --dump-instr=no --vgdb=yes --vgdb-prefix={VGDB_PREFIX} \\\n  \
+         --callgrind-out-file={DUMP_DIR_IN_CONTAINER}/{DUMP_PREFIX}%p \"$0.uncounted\" \"$@\"\n"
+    )
+}
+
+/// The Dockerfile over `base`: valgrind from the image's own suite, the binaries wrapped
+/// (at least one must be there).
+fn dockerfile(base: &str, server: &CountedServer) -> String {
+    format!(
+        "FROM {base}\n\
+         RUN apt-get update \\\n \
+         && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends valgrind \\\n \
+         && rm -rf /var/lib/apt/lists/*\n\
+         COPY rmatrix-counted /usr/local/lib/rmatrix-counted\n\
+         RUN set -e; n=0; for b in {}; do \\\n \
+         p=$(command -v \"$b\" || true); [ -n \"$p\" ] || continue; \\\n \
+         mv \"$p\" \"$p.uncounted\"; ln -s /usr/local/lib/rmatrix-counted \"$p\"; n=$((n+1)); \\\n \
+         done; [ \"$n\" -gt 0 ] || {{ echo 'no server binary to count' >&2; exit 1; }}\n",
+        server.binaries.join(" ")
+    )
+}
+
+/// The counted image of `base` (id `base_id`): built once per base and recipe.
+pub(crate) async fn ensure(
+    engine: &Engine,
+    base: &str,
+    base_id: &str,
+    server: &CountedServer,
+) -> Result<ImageInfo> {
+    let (dockerfile, wrapper) = (dockerfile(base, server), wrapper());
+    let hash = Sha256::digest(format!("{base_id}\0{dockerfile}\0{wrapper}").as_bytes());
+    let reference = format!("rmatrix/counted:{:.12}", format!("{hash:x}"));
+    if let Some(id) = engine.image_id(&reference).await {
+        return Ok(ImageInfo {
+            reference,
+            id,
+            origin: "cached".into(),
+            digest: None,
+        });
+    }
+    let mut tar = tar::Builder::new(Vec::new());
+    for (name, text, mode) in [
+        ("Dockerfile", &dockerfile, 0o644),
+        ("rmatrix-counted", &wrapper, 0o755),
+    ] {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(mode);
+        header.set_cksum();
+        tar.append_data(&mut header, name, text.as_bytes())?;
+    }
+    let from = format!("the counted recipe over {base}");
+    engine
+        .build_tar(&reference, tar.into_inner()?, &BTreeMap::new(), &from)
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_recipe_wraps_each_binary_present_and_needs_one() {
+        let server = CountedServer {
+            binaries: &["redis-server", "valkey-server"],
+            timer_roots: &["serverCron"],
+        };
+        let d = dockerfile("rmatrix/redis-7.0:abc", &server);
+        assert!(d.starts_with("FROM rmatrix/redis-7.0:abc\n"), "{d}");
+        assert!(d.contains("for b in redis-server valkey-server; do"), "{d}");
+        assert!(d.contains("[ \"$n\" -gt 0 ]"), "{d}");
+        let w = wrapper();
+        assert!(w.contains("--instr-atstart=no"), "{w}");
+        assert!(w.contains("/run/rmatrix-callgrind/callgrind.out.%p"), "{w}");
+        assert!(w.contains("\"$0.uncounted\" \"$@\""), "{w}");
+    }
+}
