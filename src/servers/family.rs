@@ -283,6 +283,10 @@ pub async fn start(
     if let Some(d) = &dumps {
         let in_container = super::counted::DUMP_DIR_IN_CONTAINER.to_string();
         setup.writable.push((d.clone(), in_container));
+        let random = super::counted::fixed_random(dir)?;
+        for device in ["/dev/urandom", "/dev/random"] {
+            setup.mounts.push((random.clone(), device.to_string()));
+        }
     }
     let (copied, mounts): (Vec<_>, Vec<_>) = setup
         .mounts
