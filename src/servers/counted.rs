@@ -19,6 +19,8 @@ pub struct CountedServer {
     /// Program names looked up on the image's PATH; those present are wrapped.
     pub(crate) binaries: &'static [&'static str],
     pub(crate) timer_roots: &'static [&'static str],
+    /// Arguments added after the server's own, for what valgrind cannot run.
+    pub(crate) args: &'static [&'static str],
 }
 
 /// Where the deployment's dump folder is mounted in the container.
@@ -71,14 +73,16 @@ const RANDOM_FILE: &str = "callgrind-random";
 /// `<path>.uncounted`). The names vgdb meets callgrind by include the user and host from the
 /// environment, which some servers overwrite (Redis rewrites its environment for its
 /// process title): emptied here and on vgdb's side, both sides agree on them.
-fn wrapper() -> String {
+fn wrapper(server: &CountedServer) -> String {
+    let args: String = server.args.iter().map(|a| format!(" {a}")).collect();
     format!(
         "#!/bin/sh\n\
          # rmatrix counted mode: the server under callgrind, instrumentation off until a\n\
-         # measured phase turns it on.\n\
+         # measured phase turns it on. A bootstrap run (mariadb-install-db) is not the server.\n\
+         case \" $* \" in *\" --bootstrap \"*) exec \"$0.uncounted\" \"$@\" ;; esac\n\
          exec env -u HOSTNAME -u HOST -u USER -u LOGNAME valgrind --tool=callgrind \\\n  \
          --instr-atstart=no --dump-instr=no --vgdb=yes --vgdb-prefix={VGDB_PREFIX} \\\n  \
-         --callgrind-out-file={DUMP_DIR_IN_CONTAINER}/{DUMP_PREFIX}%p \"$0.uncounted\" \"$@\"\n"
+         --callgrind-out-file={DUMP_DIR_IN_CONTAINER}/{DUMP_PREFIX}%p \"$0.uncounted\" \"$@\"{args}\n"
     )
 }
 
@@ -106,7 +110,7 @@ pub(crate) async fn ensure(
     base_id: &str,
     server: &CountedServer,
 ) -> Result<ImageInfo> {
-    let (dockerfile, wrapper) = (dockerfile(base, server), wrapper());
+    let (dockerfile, wrapper) = (dockerfile(base, server), wrapper(server));
     let hash = Sha256::digest(format!("{base_id}\0{dockerfile}\0{wrapper}").as_bytes());
     let reference = format!("rmatrix/counted:{:.12}", format!("{hash:x}"));
     if let Some(id) = engine.image_id(&reference).await {
@@ -143,14 +147,15 @@ mod tests {
         let server = CountedServer {
             binaries: &["redis-server", "valkey-server"],
             timer_roots: &["serverCron"],
+            args: &["--extra"],
         };
         let d = dockerfile("rmatrix/redis-7.0:abc", &server);
         assert!(d.starts_with("FROM rmatrix/redis-7.0:abc\n"), "{d}");
         assert!(d.contains("for b in redis-server valkey-server; do"), "{d}");
         assert!(d.contains("[ \"$n\" -gt 0 ]"), "{d}");
-        let w = wrapper();
+        let w = wrapper(&server);
         assert!(w.contains("--instr-atstart=no"), "{w}");
         assert!(w.contains("/run/rmatrix-callgrind/callgrind.out.%p"), "{w}");
-        assert!(w.contains("\"$0.uncounted\" \"$@\""), "{w}");
+        assert!(w.contains("\"$0.uncounted\" \"$@\" --extra\n"), "{w}");
     }
 }

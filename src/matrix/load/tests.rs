@@ -530,10 +530,11 @@ fn counted_mode_needs_a_count_and_a_family_it_can_count() {
     let e = err(&redis.replace("length: 2000", "length: 2s"));
     assert_eq!((e.line, e.col), (8, 10), "{e}");
     assert!(e.message.contains("give `length` as a count"), "{e}");
-    let e = err(&format!("{GOOD}counted: callgrind\n"));
+    let pg = redis.replace("redis:7", "postgres:17");
+    let e = err(&pg);
     assert_eq!(
         e.message,
-        "server db is of the mysql family, which rmatrix cannot count yet (families it can: \
+        "server r is of the postgres family, which rmatrix cannot count yet (families it can: \
          redis)"
     );
     let e = err(&redis.replace("callgrind", "perf"));

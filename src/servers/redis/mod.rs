@@ -55,6 +55,7 @@ impl Family for Redis {
         Some(crate::servers::counted::CountedServer {
             binaries: &["redis-server", "valkey-server"],
             timer_roots: &["serverCron"],
+            args: &[],
         })
     }
 
