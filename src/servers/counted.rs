@@ -78,7 +78,7 @@ fn wrapper(server: &CountedServer) -> String {
     format!(
         "#!/bin/sh\n\
          # rmatrix counted mode: the server under callgrind, instrumentation off until a\n\
-         # measured phase turns it on. A bootstrap run (mariadb-install-db) is not the server.\n\
+         # measured phase turns it on. A bootstrap run (a database install step) is not the server.\n\
          case \" $* \" in *\" --bootstrap \"*) exec \"$0.uncounted\" \"$@\" ;; esac\n\
          exec env -u HOSTNAME -u HOST -u USER -u LOGNAME valgrind --tool=callgrind \\\n  \
          --instr-atstart=no --dump-instr=no --vgdb=yes --vgdb-prefix={VGDB_PREFIX} \\\n  \
