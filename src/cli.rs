@@ -21,6 +21,11 @@ use clap::{Parser, Subcommand};
 /// store; docs/compare.md gives the runs it was chosen from.
 pub(crate) const ASSUMED_RUN_NOISE: &str = "5%";
 
+/// `--counted-threshold`'s default (compare and bisect): well above what one build's counted
+/// instructions vary by between runs (docs/counted.md: a CV of run means near 0.1% for Redis
+/// GET, so an A/A difference of 0.5% lies beyond three of its standard deviations).
+pub(crate) const COUNTED_THRESHOLD: &str = "0.5%";
+
 #[derive(Debug, Parser)]
 #[command(name = "rmatrix", version, about, long_about)]
 pub struct Cli {
@@ -86,6 +91,11 @@ pub(crate) enum Command {
         /// Smallest change of a mean that counts, in percent of the baseline (`5%` or `5`).
         #[arg(long, default_value = "5%")]
         threshold: String,
+        /// Smallest change of a counted metric (`srv_instr_per_op`, `counted: callgrind`)
+        /// that counts: counts have no run-to-run noise to test, so a change at least this
+        /// large whose two sides' counts do not overlap is flagged.
+        #[arg(long, value_name = "PCT", default_value = COUNTED_THRESHOLD)]
+        counted_threshold: String,
         /// Confidence level of every interval (`95`, `95%` or `0.95`); the tests run at
         /// alpha = 1 - level, so "significant" means "the interval excludes no change".
         #[arg(long, default_value = "95%", conflicts_with = "alpha")]
@@ -450,6 +460,9 @@ pub(crate) struct BisectArgs {
     /// As compare's --threshold.
     #[arg(long, default_value = "5%")]
     pub(crate) threshold: String,
+    /// As compare's --counted-threshold (a counted metric needs one run per step).
+    #[arg(long, value_name = "PCT", default_value = COUNTED_THRESHOLD)]
+    pub(crate) counted_threshold: String,
     /// As compare's --confidence.
     #[arg(long, default_value = "95%")]
     pub(crate) confidence: String,

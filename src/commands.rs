@@ -49,6 +49,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             baseline,
             candidates,
             threshold,
+            counted_threshold,
             confidence,
             alpha,
             noise_from,
@@ -64,7 +65,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         } => compare(
             &baseline,
             &candidates,
-            &threshold,
+            (&threshold, &counted_threshold),
             confidence_of(&confidence, alpha)?,
             &noise_from,
             (&assume_run_noise, fdr, fail_on_cannot_tell),
@@ -351,6 +352,7 @@ async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
         set: crate::matrix::parse_set(&a.set)?,
         first_parent: a.first_parent,
         threshold: a.threshold,
+        counted_threshold: a.counted_threshold,
         confidence: a.confidence,
         noise_from: a.noise_from,
         assume_run_noise: a.assume_run_noise,
@@ -761,7 +763,7 @@ fn confidence_of(text: &str, alpha: Option<f64>) -> Result<crate::stats::Confide
 fn compare(
     baseline: &Path,
     candidates: &[std::path::PathBuf],
-    threshold: &str,
+    (threshold, counted_threshold): (&str, &str),
     confidence: crate::stats::Confidence,
     noise_from: &[std::path::PathBuf],
     (assume_run_noise, fdr, fail_on_cannot_tell): (&str, bool, bool),
@@ -773,6 +775,7 @@ fn compare(
     use crate::compare::{env, input, join, noise};
     input::check_dims(&ignore)?;
     let threshold_pct = join::parse_threshold(threshold)?;
+    let counted_threshold_pct = join::parse_threshold(counted_threshold)?;
     let assumed_run_noise_pct = join::parse_run_noise(assume_run_noise)?;
     if let Some(path) = junit {
         refuse_run_file(
@@ -805,6 +808,7 @@ fn compare(
         noise,
         assumed_run_noise_pct,
         fdr,
+        counted_threshold_pct,
     };
     base.require_metrics(&opts.metrics)?;
     // Before joining: were the runs measured on the same host, images and settings?

@@ -26,6 +26,9 @@ pub(crate) struct Args {
     pub(crate) set: Vec<(String, String)>,
     pub(crate) first_parent: bool,
     pub(crate) threshold: String,
+    /// The threshold of counted metrics (compare's `--counted-threshold`).
+    #[serde(default = "default_counted_threshold")]
+    pub(crate) counted_threshold: String,
     pub(crate) confidence: String,
     pub(crate) noise_from: Vec<PathBuf>,
     pub(crate) assume_run_noise: String,
@@ -40,6 +43,10 @@ pub(crate) struct Args {
     pub(crate) max_rounds: u32,
     #[serde(skip)]
     pub(crate) out: Option<PathBuf>,
+}
+
+fn default_counted_threshold() -> String {
+    crate::cli::COUNTED_THRESHOLD.into()
 }
 
 fn default_rounds() -> u32 {
@@ -57,6 +64,7 @@ impl Args {
         crate::stats::Confidence::parse(&self.confidence)
             .ok_or_else(|| crate::compare::CompareError::BadConfidence(self.confidence.clone()))?;
         join::parse_threshold(&self.threshold)?;
+        join::parse_threshold(&self.counted_threshold)?;
         join::parse_run_noise(&self.assume_run_noise)?;
         crate::compare::input::resolve_metrics(&self.metrics, &[])?;
         if !self.noise_from.is_empty() {
@@ -82,6 +90,7 @@ impl Args {
             ignore: Vec::new(),
             assumed_run_noise_pct: join::parse_run_noise(&self.assume_run_noise)?,
             fdr: false,
+            counted_threshold_pct: join::parse_threshold(&self.counted_threshold)?,
         })
     }
 }

@@ -15,7 +15,7 @@ use crate::model::CellKey;
 use crate::report::client_bound;
 use crate::stats::multiple::{bh_adjust, family_rate, FamilyRate};
 use crate::stats::power::{self, Regression};
-use crate::stats::{change, summarize, Basis, Confidence, RunNoise};
+use crate::stats::{change, counted, summarize, Basis, Confidence, RunNoise};
 
 /// Version of the JSON and CSV that `compare` and `history` print. 2: one confidence level
 /// (`confidence`), log-scale changes, the interval's `basis` and `noise_runs`. 3: the verdict
@@ -38,12 +38,19 @@ pub(crate) struct Options {
     pub(crate) assumed_run_noise_pct: f64,
     /// Judge significance on Benjamini-Hochberg adjusted p-values (`--fdr`).
     pub(crate) fdr: bool,
+    /// Smallest change of a counted metric that counts, in percent (`--counted-threshold`).
+    pub(crate) counted_threshold_pct: f64,
 }
 
 impl Options {
     pub(crate) fn check(&self) -> Result<(), CompareError> {
         if !(self.threshold_pct >= 0.0 && self.threshold_pct.is_finite()) {
             return Err(CompareError::BadThreshold(self.threshold_pct.to_string()));
+        }
+        if !(self.counted_threshold_pct >= 0.0 && self.counted_threshold_pct.is_finite()) {
+            return Err(CompareError::BadThreshold(
+                self.counted_threshold_pct.to_string(),
+            ));
         }
         if !(self.assumed_run_noise_pct >= 0.0 && self.assumed_run_noise_pct.is_finite()) {
             return Err(CompareError::BadRunNoise(
@@ -232,6 +239,8 @@ pub(crate) struct Comparison {
     pub(crate) baseline: RunInfo,
     pub(crate) candidate: RunInfo,
     pub(crate) threshold_pct: f64,
+    /// The threshold of counted metrics (basis `counted`).
+    pub(crate) counted_threshold_pct: f64,
     /// Confidence level of the intervals, e.g. 0.95; `alpha` = 1 - confidence.
     pub(crate) confidence: f64,
     pub(crate) alpha: f64,
@@ -266,6 +275,14 @@ pub(crate) struct Comparison {
 impl Comparison {
     pub(crate) fn regressed(&self) -> bool {
         self.counts.regressed > 0
+    }
+
+    /// The threshold `ch` was judged against: the counted one for a counted change.
+    pub(crate) fn threshold_of(&self, ch: &MetricChange) -> f64 {
+        match ch.basis {
+            Some(Basis::Counted) => self.counted_threshold_pct,
+            _ => self.threshold_pct,
+        }
     }
 
     /// Some change cannot be told (`--fail-on-cannot-tell`).
@@ -366,6 +383,7 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
         baseline: base.into(),
         candidate: cand.into(),
         threshold_pct: opts.threshold_pct,
+        counted_threshold_pct: opts.counted_threshold_pct,
         confidence: opts.confidence.level(),
         alpha: opts.confidence.alpha(),
         noise_runs_read: opts.noise.runs,
@@ -426,6 +444,9 @@ fn judge(
     let conf = opts.confidence;
     let baseline = Side::of(base, conf)?;
     let candidate = Side::of(cand, conf)?;
+    if metric.counted {
+        return Some(judge_counted(dims, metric, baseline, candidate, opts));
+    }
     let noise = opts.run_noise(metric.name, key);
     let c = change(base, cand, noise.as_ref(), conf);
     let mde = c.map(|c| {
@@ -460,6 +481,59 @@ fn judge(
     };
     ch.verdict = decide(&ch, ch.p_value, opts);
     Some(ch)
+}
+
+/// A counted metric's change (`stats::counted`): no test and no power, a verdict from the
+/// counted threshold and whether the counts overlap.
+fn judge_counted(
+    dims: &IndexMap<String, String>,
+    metric: &Metric,
+    baseline: Side,
+    candidate: Side,
+    opts: &Options,
+) -> MetricChange {
+    let c = counted::change(&baseline.values, &candidate.values);
+    let verdict = c.map_or(Verdict::CannotTell, |c| {
+        counted_verdict(&c, opts.counted_threshold_pct, metric.higher_is_better)
+    });
+    MetricChange {
+        cell: cell_name(dims),
+        dims: dims.clone(),
+        metric: metric.name.into(),
+        unit: metric.unit.into(),
+        higher_is_better: metric.higher_is_better,
+        baseline,
+        candidate,
+        change_pct: c.map(|c| c.pct),
+        ci_low_pct: c.map(|c| c.lo_pct),
+        ci_high_pct: c.map(|c| c.hi_pct),
+        p_value: None,
+        log_scale: false,
+        basis: c.map(|_| Basis::Counted),
+        noise_runs: None,
+        mde_pct: None,
+        sees_threshold: None,
+        p_adjusted: None,
+        verdict,
+        env_differs: false,
+        client_bound: false,
+    }
+}
+
+/// Under the threshold: unchanged (the same build moves by that much). At or beyond it with
+/// counts that do not overlap: improved or regressed. Beyond it with overlapping counts (one
+/// side's iterations spread wider than the threshold): cannot tell.
+pub(crate) fn counted_verdict(
+    c: &counted::CountedChange,
+    threshold_pct: f64,
+    higher_is_better: bool,
+) -> Verdict {
+    match (c.pct.abs() >= threshold_pct, c.separated()) {
+        (false, _) => Verdict::Unchanged,
+        (true, true) if (c.pct > 0.0) == higher_is_better => Verdict::Improved,
+        (true, true) => Verdict::Regressed,
+        (true, false) => Verdict::CannotTell,
+    }
 }
 
 /// The verdict of a change from its estimate, interval and the p-value it is judged on.
@@ -566,6 +640,7 @@ pub(crate) mod tests_support {
             baseline: info(),
             candidate: info(),
             threshold_pct: 5.0,
+            counted_threshold_pct: 0.5,
             confidence: 0.95,
             alpha: 0.05,
             noise_runs_read: 0,
@@ -631,6 +706,7 @@ mod tests {
             ignore: vec![],
             assumed_run_noise_pct: 0.0,
             fdr: false,
+            counted_threshold_pct: 0.5,
         }
     }
 
@@ -652,6 +728,54 @@ mod tests {
         assert_eq!(verdict_of(8.0, (6.0, 10.0), true, 5.0, false), Regressed);
         assert_eq!(Small.to_string(), "small");
         assert_eq!(CannotTell.to_string(), "cannot tell");
+    }
+
+    /// Counted instructions per operation: a 1% rise is flagged, 0.1% is not, whatever
+    /// the iterations say; counts that overlap cannot tell; no test, no p-value.
+    #[test]
+    fn counted_metrics_are_judged_on_the_counted_threshold() {
+        let counted = |name: &str, cells: &[(&str, &[f64])]| {
+            let mut r = run(name, cells);
+            for row in &mut r.rows {
+                row.srv_instr_per_op = row.qps;
+            }
+            r
+        };
+        let base = counted(
+            "a",
+            &[
+                ("get", &[5025.0, 5027.0, 5024.0]),
+                ("set", &[6108.0, 6109.0, 6107.0]),
+                ("wide", &[5000.0, 5100.0, 5200.0]),
+            ],
+        );
+        let cand = counted(
+            "b",
+            &[
+                ("get", &[5076.0, 5077.0, 5075.0]),
+                ("set", &[6114.0, 6113.0, 6112.0]),
+                ("wide", &[5150.0, 5250.0, 5050.0]),
+            ],
+        );
+        let mut o = opts();
+        o.metrics = vec![Metric::find("srv_instr_per_op").unwrap()];
+        let c = compare(&base, &cand, &o).unwrap();
+        let of = |e: &str| {
+            (c.changes.iter())
+                .find(|ch| ch.dims["engine"] == e)
+                .unwrap()
+        };
+        let get = of("get");
+        assert_eq!(get.verdict, Verdict::Regressed, "{get:?}");
+        assert_eq!((get.basis, get.p_value), (Some(Basis::Counted), None));
+        assert!((get.change_pct.unwrap() - 1.0).abs() < 0.01, "{get:?}");
+        assert_eq!(c.threshold_of(get), 0.5);
+        assert_eq!(of("set").verdict, Verdict::Unchanged);
+        assert_eq!(of("wide").verdict, Verdict::CannotTell);
+        // The same counts under a 2% counted threshold: nothing flagged.
+        o.counted_threshold_pct = 2.0;
+        let c = compare(&base, &cand, &o).unwrap();
+        assert_eq!(c.counts.regressed, 0);
     }
 
     #[test]

@@ -116,7 +116,7 @@ pub(crate) fn comparisons(comparisons: &[Comparison]) -> anyhow::Result<String> 
                 opt(ch.ci_low_pct),
                 opt(ch.ci_high_pct),
                 opt(ch.p_value),
-                c.threshold_pct.to_string(),
+                c.threshold_of(ch).to_string(),
                 c.alpha.to_string(),
                 serde_json::to_value(ch.verdict)?
                     .as_str()

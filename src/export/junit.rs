@@ -62,7 +62,7 @@ fn failure(c: &Comparison, ch: &MetricChange) -> String {
         pct(ch.change_pct),
         pct(ch.ci_low_pct),
         pct(ch.ci_high_pct),
-        c.threshold_pct
+        c.threshold_of(ch)
     );
     let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_else(|| "n/a".into());
     let body = format!(

@@ -106,6 +106,7 @@ fn basis_text(c: &Comparison, ch: &MetricChange) -> String {
         (Some(Basis::IterationsAndAssumedRuns), _) => {
             "iterations + run noise assumed (< 3 runs in store)".into()
         }
+        (Some(Basis::Counted), _) => "counted: the range of the counts".into(),
         (Some(_), _) => "iterations only".into(),
         (None, _) => "n/a".into(),
     }
@@ -198,6 +199,7 @@ fn comparison_summary(out: &mut String, c: &Comparison, conf: Confidence) {
         conf.legend(),
     ));
     noise_notice(out, c);
+    counted_notice(out, c);
     if !c.ignored_dimensions.is_empty() {
         out.push_str(&format!(
             "Cells joined ignoring: {}.\n",
@@ -267,6 +269,21 @@ fn noise_notice(out: &mut String, c: &Comparison) {
     }
 }
 
+/// How counted metrics were judged: no test, a threshold of their own.
+fn counted_notice(out: &mut String, c: &Comparison) {
+    let n = (c.changes.iter())
+        .filter(|ch| ch.basis == Some(Basis::Counted))
+        .count();
+    if n > 0 {
+        out.push_str(&format!(
+            "
+**{n} of {} changes are counted** (instructions counted under callgrind,              docs/counted.md): the same build gives the same count on any machine, so they are              not tested. Such a change is flagged when it is at least {}%              (`--counted-threshold`) and the two sides' counts do not overlap; its interval is              the range of the counts.\n",
+            c.changes.len(),
+            c.counted_threshold_pct,
+        ));
+    }
+}
+
 /// How the per-cell alpha adds up over this compare, and what `--fdr` changed.
 fn family(out: &mut String, c: &Comparison) {
     let f = &c.family;
@@ -317,8 +334,13 @@ fn changes_table(out: &mut String, c: &Comparison, conf: Confidence) {
         if c.fdr { "---:|" } else { "" }
     ));
     for ch in &c.changes {
+        // A counted change is exact to a tenth of a percent: shown to a hundredth.
+        let pct = |v: f64| match ch.basis {
+            Some(Basis::Counted) => format!("{v:+.2}%"),
+            _ => format!("{v:+.1}%"),
+        };
         let ci = match (ch.ci_low_pct, ch.ci_high_pct) {
-            (Some(lo), Some(hi)) => format!("{lo:+.1}% .. {hi:+.1}%"),
+            (Some(lo), Some(hi)) => format!("{} .. {}", pct(lo), pct(hi)),
             _ => "n/a".into(),
         };
         let adj = match (c.fdr, ch.p_adjusted) {
@@ -332,9 +354,7 @@ fn changes_table(out: &mut String, c: &Comparison, conf: Confidence) {
             if ch.higher_is_better { "↑" } else { "↓" },
             side_text(&ch.metric, &ch.baseline),
             side_text(&ch.metric, &ch.candidate),
-            ch.change_pct
-                .map(|v| format!("{v:+.1}%"))
-                .unwrap_or_else(|| "n/a".into()),
+            ch.change_pct.map(pct).unwrap_or_else(|| "n/a".into()),
             ci,
             p_text(ch.p_value, conf),
             basis_text(c, ch),

@@ -9,6 +9,9 @@ pub(crate) struct Metric {
     pub(crate) unit: &'static str,
     pub(crate) higher_is_better: bool,
     pub(crate) decimals: usize,
+    /// Counted, not timed (`counted: callgrind`): the same build gives the same number on
+    /// any machine, judged by `stats::counted`.
+    pub(crate) counted: bool,
     get: fn(&ResultRow) -> Option<f64>,
 }
 
@@ -19,6 +22,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "queries/s",
         higher_is_better: true,
         decimals: 0,
+        counted: false,
         get: |r| r.qps,
     },
     Metric {
@@ -27,6 +31,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "trx/s",
         higher_is_better: true,
         decimals: 0,
+        counted: false,
         get: |r| r.tps,
     },
     Metric {
@@ -35,6 +40,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "s",
         higher_is_better: false,
         decimals: 3,
+        counted: false,
         get: |r| r.seconds,
     },
     Metric {
@@ -43,6 +49,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "ms",
         higher_is_better: false,
         decimals: 3,
+        counted: false,
         get: |r| r.lat_avg_ms,
     },
     Metric {
@@ -51,6 +58,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "ms",
         higher_is_better: false,
         decimals: 3,
+        counted: false,
         get: |r| r.lat_p50_ms,
     },
     Metric {
@@ -59,6 +67,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "ms",
         higher_is_better: false,
         decimals: 3,
+        counted: false,
         get: |r| r.lat_p95_ms,
     },
     Metric {
@@ -67,6 +76,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "ms",
         higher_is_better: false,
         decimals: 3,
+        counted: false,
         get: |r| r.lat_p99_ms,
     },
     Metric {
@@ -75,6 +85,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "ms",
         higher_is_better: false,
         decimals: 3,
+        counted: false,
         get: |r| r.lat_max_ms,
     },
     Metric {
@@ -83,6 +94,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "score",
         higher_is_better: true,
         decimals: 2,
+        counted: false,
         get: |r| r.apdex,
     },
     Metric {
@@ -91,6 +103,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "us",
         higher_is_better: false,
         decimals: 2,
+        counted: false,
         get: |r| r.srv_cpu_us_per_op,
     },
     Metric {
@@ -99,6 +112,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "instructions",
         higher_is_better: false,
         decimals: 0,
+        counted: true,
         get: |r| r.srv_instr_per_op,
     },
     Metric {
@@ -107,6 +121,7 @@ pub(crate) const METRICS: &[Metric] = &[
         unit: "errors",
         higher_is_better: false,
         decimals: 0,
+        counted: false,
         get: |r| r.errors.map(|e| e as f64),
     },
 ];

@@ -92,6 +92,9 @@ pub(crate) enum Basis {
     /// Per-round ratios: the paired t interval of their mean (too few rounds for a rank
     /// interval).
     PairedMean,
+    /// Counted instructions (`stats::counted`): the ratio of the means, the range of the
+    /// counts, no test.
+    Counted,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

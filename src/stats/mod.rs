@@ -8,6 +8,8 @@
 //!   once (`iterations: 1`), with their autocorrelation checked.
 //! - [`change`]: the change between two cells as a ratio, tested and bounded on the log
 //!   scale (never below -100%), optionally with a run-to-run variance learned from history.
+//! - [`counted`]: the change of a counted metric (instructions under callgrind): no noise
+//!   model, a small threshold and whether the two sides' counts overlap.
 //! - [`changepoint`]: change points of a whole history of run means (E-divisive means with a
 //!   t-test, [`edivisive`] its statistic), for `history`.
 //! - [`dist`]: Student's t distribution (the only t quantile in the crate).
@@ -27,6 +29,7 @@ pub(crate) mod apdex;
 pub(crate) mod batch;
 pub(crate) mod change;
 pub(crate) mod changepoint;
+pub(crate) mod counted;
 pub(crate) mod dist;
 pub(crate) mod drift;
 pub(crate) mod edivisive;
