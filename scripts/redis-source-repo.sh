@@ -1,19 +1,32 @@
 #!/usr/bin/env bash
 # A small git repository of Redis's real source, for the source-build and bisect tests:
 # Debian's source package of Redis (bookworm: 7.0.15, fetched once into a cache) imported
-# as the first commit, then seven commits, one of which (`slow GET`) makes every GET spin
-# for a few microseconds while SET stays as it was. Prints each commit as `<hash> <subject>`.
+# as the first commit, then seven commits, one of which (`slow GET`) makes every GET slower
+# while SET stays as it was. Prints each commit as `<hash> <subject>`.
 #
-#   scripts/redis-source-repo.sh DIR [SPIN_US]
+#   scripts/redis-source-repo.sh DIR [SPIN_US | work:N]
 #
-# DIR must not exist. SPIN_US (default 20) is the GET handler's extra time in microseconds:
-# about twice what a GET costs the server here, so that GET falls to a third, far beyond the
-# run-to-run noise of this 2-core machine (iterations 10-30% apart, whole runs 15%).
+# DIR must not exist. The slowdown is one of:
+# - SPIN_US (default 20): the GET handler's extra time in microseconds of busy CPU, about
+#   twice what a GET costs the server here, so that GET falls to a third, far beyond the
+#   run-to-run noise of this 2-core machine (iterations 10-30% apart, whole runs 15%).
+# - work:N: N rounds of a fixed loop in the GET handler (a volatile sum, so the compiler
+#   keeps it): extra instructions, the same number on every GET and every machine, for
+#   counted mode (docs/counted.md measures what N adds).
 # The source cache is $RMATRIX_SOURCE_CACHE (default /var/cache/rmatrix/source).
 set -euo pipefail
-dir=${1:?usage: redis-source-repo.sh DIR [SPIN_US]}
-spin=${2:-20}
-[[ $spin =~ ^[0-9]{1,4}$ ]] || { echo "SPIN_US must be a number of microseconds" >&2; exit 2; }
+dir=${1:?usage: redis-source-repo.sh DIR [SPIN_US | work:N]}
+slow=${2:-20}
+if [[ $slow =~ ^[0-9]{1,4}$ ]]; then
+  # GET waits SPIN_US microseconds of busy CPU before it answers.
+  slow_get="    long long spin_until = ustime() + $slow;\n    while (ustime() < spin_until) {}"
+elif [[ $slow =~ ^work:([0-9]{1,5})$ ]]; then
+  # GET does N rounds of work that nothing optimises away before it answers.
+  slow_get="    { volatile unsigned long work = 0; for (int i = 0; i < ${BASH_REMATCH[1]}; i++) work += i; }"
+else
+  echo "the slowdown must be SPIN_US (a number of microseconds) or work:N (rounds)" >&2
+  exit 2
+fi
 [ -e "$dir" ] && { echo "$dir exists" >&2; exit 2; }
 cache=${RMATRIX_SOURCE_CACHE:-/var/cache/rmatrix/source}/redis
 
@@ -51,8 +64,7 @@ sed -i 's|^void setCommand(client \*c) {|/* SET: the command this test keeps as 
 commit "t_string.c: a comment on SET"
 echo "# rmatrix test" >>redis.conf
 commit "redis.conf: a comment"
-# The slowdown: GET waits SPIN_US microseconds of busy CPU before it answers.
-sed -i "s|^void getCommand(client \*c) {|&\n    long long spin_until = ustime() + $spin;\n    while (ustime() < spin_until) {}|" src/t_string.c
+sed -i "s|^void getCommand(client \*c) {|&\n$slow_get|" src/t_string.c
 commit "slow GET"
 echo "Another line." >>README.md
 commit "README: another line"
