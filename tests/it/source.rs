@@ -8,11 +8,12 @@ use std::process::Command;
 
 use super::common::rmatrix;
 
-/// The test repository in `tmp`, its commits oldest first (hash, subject).
-fn repo(tmp: &Path) -> (PathBuf, Vec<(String, String)>) {
+/// The test repository in `tmp`, its commits oldest first (hash, subject); `slow` is the
+/// script's slowdown of GET (`20`: microseconds of spin, `work:7`: rounds of extra work).
+fn repo(tmp: &Path, slow: &str) -> (PathBuf, Vec<(String, String)>) {
     let dir = tmp.join("redis");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/redis-source-repo.sh");
-    let out = Command::new(script).arg(&dir).output().unwrap();
+    let out = Command::new(script).arg(&dir).arg(slow).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -75,7 +76,7 @@ fn builds(dir: &Path) -> Vec<(String, bool, String)> {
 #[test]
 fn bisect_names_the_commit_that_slowed_get_and_builds_each_commit_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path());
+    let (repo, commits) = repo(tmp.path(), "20");
     assert_eq!(commits.len(), 8);
     let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
     let m = matrix(tmp.path(), &repo, "HEAD");
@@ -218,7 +219,7 @@ fn a_builds_own_packages_are_installed_into_its_image() {
 #[test]
 fn a_build_that_fails_fails_its_cells_and_the_rest_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, _) = repo(tmp.path());
+    let (repo, _) = repo(tmp.path(), "20");
     let m = tmp.path().join("m.yaml");
     std::fs::write(
         &m,
@@ -262,7 +263,7 @@ fn a_build_that_fails_fails_its_cells_and_the_rest_goes_on() {
 #[test]
 fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path());
+    let (repo, commits) = repo(tmp.path(), "20");
     let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
     let m = matrix(tmp.path(), &repo, "${rev}");
     let run = |rev: &str, name: &str| {
@@ -307,12 +308,74 @@ fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
     assert!(!line("set").contains("regressed"), "{}", cmp.stdout);
 }
 
+/// Counted mode on the commits around a planted ~1% of extra instructions in GET (7 rounds of
+/// a fixed loop): compare flags GET's instructions per operation and not SET's, on one run
+/// of each side of 3,000 operations per iteration.
+#[test]
+fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, commits) = repo(tmp.path(), "work:7");
+    let planted = commits.iter().position(|(_, s)| s == "slow GET").unwrap();
+    let m = tmp.path().join("counted.yaml");
+    std::fs::write(
+        &m,
+        format!(
+            "name: src-counted\n\
+             params:\n  rev: {{type: string, default: HEAD}}\n\
+             servers:\n  redis:\n    source: {{git: {}, rev: \"${{rev}}\", recipe: redis, \
+             flags: [USE_SYSTEM_JEMALLOC=yes]}}\n\
+             configs:\n  plain: {{redis_conf: {{appendonly: \"no\", save: \"\"}}}}\n\
+             workloads:\n  get: {{redis: {{test: get, keyspace: 1000}}}}\n  \
+             set: {{redis: {{test: set, keyspace: 1000}}}}\n\
+             concurrency: [1]\niterations: 2\nwarmup: 200\nlength: 3000\n\
+             counted: callgrind\nreport: {{metric: srv_instr_per_op}}\n",
+            repo.display()
+        ),
+    )
+    .unwrap();
+    let run = |rev: &str, name: &str| {
+        let dir = tmp.path().join(name);
+        let set = format!("rev={rev}");
+        let (m, d) = (m.to_str().unwrap(), dir.to_str().unwrap());
+        let out = rmatrix(&["run", m, "--quiet", "--set", &set, "--out", d]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        dir
+    };
+    let before = run(&commits[planted - 1].0, "before");
+    let after = run(&commits[planted].0, "after");
+    let cmp = rmatrix(&[
+        "compare",
+        "--format",
+        "json",
+        before.to_str().unwrap(),
+        after.to_str().unwrap(),
+    ]);
+    assert_eq!(cmp.code, 4, "{}\n{}", cmp.stdout, cmp.stderr);
+    let v: serde_json::Value = serde_json::from_str(&cmp.stdout).unwrap();
+    let change = |w: &str| {
+        v[0]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["dims"]["workload"] == w && c["metric"] == "srv_instr_per_op")
+            .unwrap_or_else(|| panic!("{}", cmp.stdout))
+            .clone()
+    };
+    let (get, set) = (change("get"), change("set"));
+    assert_eq!(get["basis"], "counted", "{get}");
+    assert_eq!(get["verdict"], "regressed", "{get}");
+    // About 1% (7 rounds of about 7 instructions on some 4,700): not a time, a count.
+    let pct = get["change_pct"].as_f64().unwrap();
+    assert!((0.5..2.0).contains(&pct), "{get}");
+    assert_eq!(set["verdict"], "unchanged", "{set}");
+}
+
 /// `rmatrix ab` of the first commit and the culprit: both built, run as `redis-a` and
 /// `redis-b` of one shuffled matrix, judged on paired rounds: GET regressed, SET not.
 #[test]
 fn ab_flags_get_and_not_set_on_paired_rounds() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path());
+    let (repo, commits) = repo(tmp.path(), "20");
     let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
     let m = matrix(tmp.path(), &repo, "HEAD");
     let dir = tmp.path().join("ab");
@@ -362,7 +425,7 @@ fn ab_flags_get_and_not_set_on_paired_rounds() {
 #[test]
 fn a_paired_bisection_names_the_commit_that_slowed_get() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path());
+    let (repo, commits) = repo(tmp.path(), "20");
     let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
     let m = matrix(tmp.path(), &repo, "HEAD");
     let out_dir = tmp.path().join("bisect");
