@@ -44,6 +44,10 @@ pub(crate) struct CellOutput {
     /// The server's folded stacks over the measured phase (`profile:`), one line per stack.
     #[serde(default)]
     pub(crate) profile: Option<String>,
+    /// The server's instructions by function over the measured phase (`counted:`), as
+    /// `results::functions` stores them.
+    #[serde(default)]
+    pub(crate) counted_functions: Option<String>,
     /// The tables the iteration loaded before it measured (none when they were there).
     #[serde(default)]
     pub(crate) loaded: Option<crate::measure::measurement::Loaded>,
@@ -119,6 +123,7 @@ pub(crate) async fn measure(
                 operations: Vec::new(),
                 server_seconds: Vec::new(),
                 profile: None,
+                counted_functions: None,
                 loaded: None,
             }
         }
@@ -140,6 +145,7 @@ pub(crate) async fn measure(
         }
     }
     let mut row = meas.fill_row(row);
+    let mut counted_functions = None;
     if let Some(d) = client.filter(|_| row.is_ok()) {
         row.client_busy_pct = Some((d.busy_pct * 10.0).round() / 10.0);
         row.client_cores = Some(d.cores);
@@ -154,7 +160,7 @@ pub(crate) async fn measure(
             row.srv_write_bytes = Some(used.write_bytes);
             row.srv_ctx_switches = used.ctx_switches;
         }
-        row = with_counted(row, &ctx.window);
+        (row, counted_functions) = with_counted(row, &ctx.window);
         // Only from a histogram: an external tool's summary cannot say.
         let t = m.report.apdex_t_ms(&cell.workload);
         if let (Some(t), true) = (t, meas.latency.count() > 0) {
@@ -174,6 +180,7 @@ pub(crate) async fn measure(
         operations: std::mem::take(&mut meas.operations),
         server_seconds: ctx.window.take_server_seconds(),
         profile: folded_profile(&ctx.window).await,
+        counted_functions,
         loaded: meas.loaded,
     }
 }
@@ -218,18 +225,18 @@ fn counted_plan(m: &Matrix, cell: &Cell, deployed: &Deployed) -> Option<counted:
     })
 }
 
-/// The row with the phase's counted instructions, or failed when they could not be counted
-/// (the point of a counted run).
-fn with_counted(mut row: ResultRow, window: &Window) -> ResultRow {
+/// The row with the phase's counted instructions and their table by function, or failed
+/// when they could not be counted (the point of a counted run).
+fn with_counted(mut row: ResultRow, window: &Window) -> (ResultRow, Option<String>) {
     match window.take_counted() {
         Some(Ok(i)) => {
             row.srv_instructions = Some(i.total);
             row.srv_timer_instructions = Some(i.timer);
             row.srv_instr_per_op = row.queries.and_then(|q| i.per_op(q));
-            row
+            (row, Some(crate::results::functions::render(&i.functions)))
         }
-        Some(Err(why)) => row.failed(&format!("counted mode: {why}")),
-        None => row,
+        Some(Err(why)) => (row.failed(&format!("counted mode: {why}")), None),
+        None => (row, None),
     }
 }
 
@@ -627,6 +634,7 @@ mod tests {
     #[test]
     fn a_cell_output_survives_its_trip_through_json() {
         let out = CellOutput {
+            counted_functions: None,
             profile: Some("mariadbd;do_command 3\n".into()),
             loaded: Some(crate::measure::measurement::Loaded {
                 rows: 40_000,

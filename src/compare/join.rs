@@ -270,6 +270,9 @@ pub(crate) struct Comparison {
     /// Differential flame graphs of the compared cells (`--profiles`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub(crate) profiles: Vec<super::profiles::ProfileDiff>,
+    /// Exact differential profiles of the counted cells (`--profiles`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) counted_profiles: Vec<super::counted_diff::CountedDiff>,
 }
 
 impl Comparison {
@@ -407,6 +410,7 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
         environment: None,
         client_bound: client_bound_list(base, cand),
         profiles: Vec::new(),
+        counted_profiles: Vec::new(),
     })
 }
 
@@ -657,6 +661,7 @@ pub(crate) mod tests_support {
             environment: None,
             client_bound: Vec::new(),
             profiles: Vec::new(),
+            counted_profiles: Vec::new(),
         }
     }
 }

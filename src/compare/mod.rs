@@ -34,6 +34,7 @@
 //! Only `regressed` fails a comparison (exit code 4); `--fail-on-cannot-tell` makes "cannot
 //! tell" exit 8. See docs/compare.md.
 
+pub(crate) mod counted_diff;
 pub(crate) mod env;
 pub(crate) mod error;
 pub(crate) mod history;

@@ -2,7 +2,9 @@
 //! (`profiles/`, `profile:` in the matrix), the differential flame graph of the baseline's
 //! stacks against the candidate's (every ok iteration of each side, the baseline scaled to
 //! the candidate's samples), written to DIR and listed with the comparison (linked from
-//! the Markdown, inlined in the HTML).
+//! the Markdown, inlined in the HTML). For each cell both runs counted (`counted/`,
+//! `counted: callgrind`), the exact differential profile: each function's instructions per
+//! operation on both sides (`counted_diff`).
 
 use std::path::Path;
 
@@ -38,10 +40,13 @@ pub(crate) fn draw(base: &Run, cand: &Run, c: &mut Comparison, dir: &Path) -> Re
                     .iter()
                     .all(|(d, v)| Dimension::parse(d).is_none_or(|d| r.dim(d) == *v))
         };
+        let parts: Vec<&str> = dims.values().map(String::as_str).collect();
+        if let Some(diff) = super::counted_diff::of(base, cand, &matches, &cell, &parts, dir)? {
+            c.counted_profiles.push(diff);
+        }
         let (Some(before), Some(after)) = (stacks(base, &matches)?, stacks(cand, &matches)?) else {
             continue;
         };
-        let parts: Vec<&str> = dims.values().map(String::as_str).collect();
         let name = crate::report::chart::file_name(&[&["flame-diff"], &parts[..]].concat());
         let svg = flame::svg(&flame::Flame {
             title: format!("Server CPU, baseline -> candidate (red: more, blue: less): {cell}"),

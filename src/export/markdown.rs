@@ -141,8 +141,32 @@ pub(crate) fn comparisons(comparisons: &[Comparison]) -> String {
     out
 }
 
-/// The differential flame graphs of `--profiles`, one image each.
+/// The differential flame graphs of `--profiles`, one image each, and the counted cells'
+/// instructions by function.
 fn profiles(out: &mut String, c: &Comparison) {
+    for d in &c.counted_profiles {
+        out.push_str(&format!(
+            "\nInstructions per operation by function, counted: {} (the functions whose own \
+             instructions moved most; every function in [{}]({})):\n\n\
+             | function | own, baseline | own, candidate | own change | inclusive, baseline | \
+             inclusive, candidate | inclusive change |\n|---|---:|---:|---:|---:|---:|---:|\n",
+            md(&d.cell),
+            md(&d.file),
+            crate::escape::md_link_dest(&d.file)
+        ));
+        for f in &d.functions {
+            out.push_str(&format!(
+                "| {} | {:.1} | {:.1} | {:+.1} | {:.1} | {:.1} | {:+.1} |\n",
+                md(&f.function),
+                f.baseline_own,
+                f.candidate_own,
+                f.own_change(),
+                f.baseline_inclusive,
+                f.candidate_inclusive,
+                f.inclusive_change(),
+            ));
+        }
+    }
     if !c.profiles.is_empty() {
         out.push_str(
             "\nDifferential flame graphs of the server's CPU (red: the candidate spent more of \

@@ -1,5 +1,5 @@
 //! Reading a callgrind dump (valgrind's `callgrind.out` format, version 1): the instructions
-//! (`Ir`, the first event) of the whole dump and each function's inclusive count.
+//! (`Ir`, the first event) of the whole dump and each function's self and inclusive counts.
 //!
 //! The format: `fn=` names the function whose costs follow; a cost line is a position and
 //! event counts (its self cost); a `calls=` line says the next cost line is the inclusive
@@ -18,6 +18,8 @@ pub(crate) struct Dump {
     /// Instructions of each function and what it called, by name. A call of a function to
     /// itself is not added again (its costs are already in the function's own lines).
     pub(crate) inclusive: HashMap<String, u64>,
+    /// Instructions of each function's own lines (its self cost), by name.
+    pub(crate) own: HashMap<String, u64>,
 }
 
 impl Dump {
@@ -62,6 +64,7 @@ pub(crate) fn parse(text: &str) -> Result<Dump> {
             } else {
                 dump.total += ir;
                 *dump.inclusive.entry(f.clone()).or_default() += ir;
+                *dump.own.entry(f.clone()).or_default() += ir;
             }
         }
     }
@@ -123,6 +126,8 @@ mod tests {
         assert_eq!(d.inclusive["getCommand"], 550);
         assert_eq!(d.inclusive["aeMain"], 100 + 300 + 650);
         assert_eq!(d.under(&["serverCron", "absent"]), 300);
+        assert_eq!((d.own["aeMain"], d.own["getCommand"]), (100, 550));
+        assert_eq!(d.own.values().sum::<u64>(), d.total);
     }
 
     #[test]

@@ -29,13 +29,43 @@ pub(crate) struct Plan {
 }
 
 /// One measured phase's counts.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Instructions {
     /// Every instruction the server executed between the edges (all its threads).
     pub(crate) total: u64,
     /// Those under the family's timer roots (e.g. Redis's `serverCron`): time-driven, so
     /// their count follows how long the phase took, not what it did.
     pub(crate) timer: u64,
+    /// The functions that ran, most inclusive instructions first (at most
+    /// [`MAX_FUNCTIONS`]): what a differential profile of two builds reads.
+    pub(crate) functions: Vec<Function>,
+}
+
+/// One function's instructions over a phase.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Function {
+    pub(crate) name: String,
+    /// In its own lines.
+    pub(crate) own: u64,
+    /// In its own lines and what it called.
+    pub(crate) inclusive: u64,
+}
+
+/// The functions kept of a phase: a server's hot path is a few hundred.
+pub(crate) const MAX_FUNCTIONS: usize = 2000;
+
+/// The functions of `dump`, most inclusive first, at most [`MAX_FUNCTIONS`].
+fn functions(dump: &callgrind::Dump) -> Vec<Function> {
+    let mut all: Vec<Function> = (dump.inclusive.iter())
+        .map(|(name, inclusive)| Function {
+            name: name.clone(),
+            own: dump.own.get(name).copied().unwrap_or(0),
+            inclusive: *inclusive,
+        })
+        .collect();
+    all.sort_by(|a, b| b.inclusive.cmp(&a.inclusive).then(a.name.cmp(&b.name)));
+    all.truncate(MAX_FUNCTIONS);
+    all
 }
 
 impl Instructions {
@@ -83,6 +113,7 @@ impl Phase {
             .map(|dump| Instructions {
                 total: dump.total,
                 timer: dump.under(plan.timer_roots),
+                functions: functions(&dump),
             });
         self.counted = Some(read.map_err(|e| format!("{e:#}")));
     }
@@ -208,6 +239,7 @@ mod tests {
         let i = Instructions {
             total: 1_000_000,
             timer: 20_000,
+            functions: Vec::new(),
         };
         assert_eq!(i.per_op(1000), Some(980.0));
         assert_eq!(i.per_op(0), None);

@@ -17,6 +17,12 @@ pub(crate) const PROFILES: &str = "profiles";
 /// (letters, digits, `.`, `_`, `-`; re-checked here for a stored run's rows); None for a
 /// name that could not be one.
 pub(crate) fn file_name(row: &ResultRow) -> Option<String> {
+    Some(format!("{}.folded", iteration_stem(row)?))
+}
+
+/// `server__config__engine__workload__cN[__rR]__<iteration>` of a row's names checked as
+/// [`file_name`] says: the stem of every per-iteration file.
+pub(crate) fn iteration_stem(row: &ResultRow) -> Option<String> {
     use crate::input::untrusted;
     let names = [&row.server, &row.config, &row.workload];
     if names.iter().any(|n| untrusted::name("cell", n).is_err()) {
@@ -36,7 +42,7 @@ pub(crate) fn file_name(row: &ResultRow) -> Option<String> {
         parts.push(format!("r{rate}"));
     }
     parts.retain(|p| !p.is_empty());
-    Some(format!("{}__{}.folded", parts.join("__"), row.iteration))
+    Some(format!("{}__{}", parts.join("__"), row.iteration))
 }
 
 /// Write an iteration's folded stacks (whole, by a rename).

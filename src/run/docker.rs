@@ -424,6 +424,7 @@ impl DockerBackend<'_> {
         let failed = |e: String| CellOutput {
             server_seconds: Vec::new(),
             profile: None,
+            counted_functions: None,
             loaded: None,
             row: ResultRow::for_cell(cell, kind, i).failed(&e),
             counters: Default::default(),

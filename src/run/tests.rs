@@ -177,6 +177,7 @@ impl Backend for Double {
             operations: Vec::new(),
             server_seconds: Vec::new(),
             profile: None,
+            counted_functions: None,
             loaded: None,
         }
     }

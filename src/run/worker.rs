@@ -352,6 +352,7 @@ impl<B: Backend> RunCtx<'_, B> {
             operations,
             server_seconds,
             profile,
+            counted_functions,
             loaded,
         } = out;
         if let Some(l) = loaded {
@@ -385,6 +386,9 @@ impl<B: Backend> RunCtx<'_, B> {
             .write(&server_seconds)?;
         if let Some(folded) = profile.filter(|_| row.is_ok()) {
             crate::results::profiles::write(self.dir, &row, &folded)?;
+        }
+        if let Some(table) = counted_functions.filter(|_| row.is_ok()) {
+            crate::results::functions::write(self.dir, &row, &table)?;
         }
         let pos = self.progress.position() + 1;
         let on = match &self.engine_name {

@@ -310,7 +310,8 @@ fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
 
 /// Counted mode on the commits around a planted ~1% of extra instructions in GET (7 rounds of
 /// a fixed loop): compare flags GET's instructions per operation and not SET's, on one run
-/// of each side of 3,000 operations per iteration.
+/// of each side of 3,000 operations per iteration, and its differential profile puts the
+/// gain in GET's handler.
 #[test]
 fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
     let tmp = tempfile::tempdir().unwrap();
@@ -343,15 +344,27 @@ fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
     };
     let before = run(&commits[planted - 1].0, "before");
     let after = run(&commits[planted].0, "after");
+    let profiles = tmp.path().join("profiles");
     let cmp = rmatrix(&[
         "compare",
         "--format",
         "json",
+        "--profiles",
+        profiles.to_str().unwrap(),
         before.to_str().unwrap(),
         after.to_str().unwrap(),
     ]);
     assert_eq!(cmp.code, 4, "{}\n{}", cmp.stdout, cmp.stderr);
     let v: serde_json::Value = serde_json::from_str(&cmp.stdout).unwrap();
+    // The exact differential profile: the planted loop is GET's handler's own work.
+    let get_profile = (v[0]["counted_profiles"].as_array().unwrap().iter())
+        .find(|p| p["cell"].as_str().unwrap().contains("/ get /"))
+        .unwrap_or_else(|| panic!("{}", cmp.stdout));
+    let top = &get_profile["functions"][0];
+    assert_eq!(top["function"], "getCommand", "{get_profile}");
+    let gained = top["candidate_own"].as_f64().unwrap() - top["baseline_own"].as_f64().unwrap();
+    assert!((20.0..100.0).contains(&gained), "{get_profile}");
+    assert!(Path::new(get_profile["file"].as_str().unwrap()).exists());
     let change = |w: &str| {
         v[0]["changes"]
             .as_array()
