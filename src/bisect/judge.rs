@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::compare::join::{Comparison, Verdict};
+use crate::stats::Basis;
 
 /// One change the bisection follows: a cell (by name) and a metric.
 pub(crate) type Target = (String, String);
@@ -89,7 +90,12 @@ fn positions<'a>(
                 .iter()
                 .find(|e| e.cell == ch.cell && e.metric == ch.metric)
                 .and_then(|e| e.change_pct);
-            position(end, ch.ci_low_pct, ch.ci_high_pct)
+            // A counted change has no noise to bound: its point is placed, so one run per
+            // step decides (the range of its counts is the heap's layout, not doubt).
+            match ch.basis {
+                Some(Basis::Counted) => position(end, ch.change_pct, ch.change_pct),
+                _ => position(end, ch.ci_low_pct, ch.ci_high_pct),
+            }
         })
 }
 
@@ -193,6 +199,20 @@ mod tests {
         );
         assert_eq!(j(&[("get", -20.0, -30.0, -10.0)]), Step::CannotTell);
         assert_eq!(j(&[("other", -40.0, -45.0, -35.0)]), Step::Skipped);
+    }
+
+    #[test]
+    fn a_counted_step_is_placed_by_its_change_alone() {
+        let t = set(&["get"]);
+        // The bad end counts 0.9% more instructions; this step's counts span 0.3% to 0.9%
+        // (one iteration's heap layout), their means 0.7% apart from the good end's.
+        let ends = with(&[("get", 0.9, 0.8, 1.0)]);
+        let mut step = with(&[("get", 0.7, 0.3, 0.9)]);
+        assert_eq!(judge(&t, &ends, &step), Step::CannotTell);
+        step.changes[0].basis = Some(Basis::Counted);
+        assert_eq!(judge(&t, &ends, &step), Step::Bad);
+        step.changes[0].change_pct = Some(0.1);
+        assert_eq!(judge(&t, &ends, &step), Step::Good);
     }
 
     #[test]
