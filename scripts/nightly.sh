@@ -29,6 +29,13 @@
 #              measured again (ab adds rounds where a cell cannot tell); COMPARE_ARGS'
 #              --threshold, --confidence and --metric go to ab and to bisect (--paired)
 #   AB_ARGS  extra options for rmatrix ab, e.g. "--rounds 8 --max-rounds 40 --budget 30m"
+#   COUNTED_MATRIX  a counted matrix (`counted: callgrind`, docs/counted.md), run first with SET's
+#              parameters and compared on srv_instr_per_op with the last good counted run
+#              ($STORE/counted/last-good; runs in $STORE/counted/runs): the night's second gate,
+#              exact on any machine. Its table goes to the summary before the throughput gate's;
+#              a counted regression (4) or cannot tell (8) fails the night and keeps both
+#              baselines where they were, whatever the throughput gate says
+#   COUNTED_ARGS  extra options for that compare, e.g. "--counted-threshold 1%"
 #   GITHUB_STEP_SUMMARY  where the Markdown goes (default: stdout)
 #
 # Exit codes: 0 run promoted (first run, or no regression); 4 regression, not promoted;
@@ -36,7 +43,9 @@
 # the gate could not judge never becomes the baseline), not promoted;
 # 1/2/3/130 the run failed (rmatrix run's codes), 2 compare could not use the runs, 5 the
 # environments differ (with COMPARE_ARGS=--require-same-env): baseline kept; 6 set-up failed or
-# no rmatrix binary (a code rmatrix itself does not use).
+# no rmatrix binary (a code rmatrix itself does not use). With COUNTED_MATRIX, a night whose
+# throughput gate passed exits with the counted gate's code (4, 8, or its run's), and one
+# whose throughput gate could not tell (8) exits 4 when the counted gate found a regression.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 STORE=${STORE:-/var/lib/rmatrix/nightly}
@@ -53,6 +62,8 @@ SUMMARY=${GITHUB_STEP_SUMMARY:-/dev/stdout}
 RESULTS_DB=${RESULTS_DB:-}
 REV=${REV:-}
 read -ra ab_args <<< "${AB_ARGS:-}"
+COUNTED_MATRIX=${COUNTED_MATRIX:-}
+read -ra counted_args <<< "${COUNTED_ARGS:-}"
 
 if [ "$SETUP" != 0 ]; then
     # Its progress goes to stderr: stdout may be the summary.
@@ -101,6 +112,47 @@ judge_args() {
     done
 }
 
+# The counted gate (COUNTED_MATRIX): tonight's counted instructions against the last good
+# counted run's. Sets counted_status (0 passed or first run; 4 regressed; 8 cannot tell;
+# rmatrix run's codes when the run failed) and promotes the run when it passed.
+counted_status=0
+counted_gate() {
+    local run="$STORE/counted/runs/$ID"
+    mkdir -p "$STORE/counted/runs" || exit 6
+    echo "## Counted instructions ($(basename "$COUNTED_MATRIX"))" >> "$SUMMARY"
+    "$RMATRIX" run "$COUNTED_MATRIX" --out "$run" --quiet ${set_args[@]+"${set_args[@]}"}
+    counted_status=$?
+    if [ "$counted_status" -ne 0 ]; then
+        echo "nightly: the counted run failed (exit $counted_status); the counted baseline is kept" >&2
+        return
+    fi
+    if [ -e "$STORE/counted/last-good" ]; then
+        "$RMATRIX" compare --fail-on-cannot-tell --metric srv_instr_per_op \
+            ${counted_args[@]+"${counted_args[@]}"} "$STORE/counted/last-good" "$run" >> "$SUMMARY"
+        counted_status=$?
+    else
+        echo "First counted run: it becomes the counted baseline." >> "$SUMMARY"
+    fi
+    case $counted_status in
+        0) link counted/last-good "runs/$ID" || exit 6
+           echo "nightly: $run promoted to $STORE/counted/last-good" >&2 ;;
+        4) echo "nightly: counted instructions regressed against $(readlink "$STORE/counted/last-good"); nothing is promoted tonight" >&2 ;;
+        8) echo "nightly: the counted compare cannot tell (counts that overlap past the threshold); nothing is promoted tonight" >&2 ;;
+        *) echo "nightly: the counted compare could not use the runs (exit $counted_status)" >&2 ;;
+    esac
+}
+
+# The night's exit: the throughput gate's status, unless the counted gate failed while the
+# throughput gate passed, or the counted gate found a regression the throughput gate could
+# not tell.
+finish() {
+    if [ "$counted_status" -ne 0 ] && { [ "$1" -eq 0 ] ||
+        { [ "$1" -eq 8 ] && [ "$counted_status" -eq 4 ]; }; }; then
+        exit "$counted_status"
+    fi
+    exit "$1"
+}
+
 # The night on the A/B design (REV): the last good revision and tonight's in one run.
 nightly_ab() {
     local dir="$STORE/ab/$ID" good status commit judge=()
@@ -131,6 +183,10 @@ nightly_ab() {
         grep -o '[0-9a-f]\{40\}' || true)
     [ ! -s "$STORE/last-good-rev" ] && [ "$status" -ne 1 ] && [ "$status" -ne 2 ] &&
         [ "$status" -ne 3 ] && [ "$status" -ne 130 ] && status=0
+    [ "$status" -eq 0 ] && [ "$counted_status" -ne 0 ] && {
+        echo "nightly: $REV passed side by side but not the counted gate; not promoted" >&2
+        finish 0
+    }
     case $status in
         0)  if [ -z "$commit" ]; then
                 echo "nightly: ab named no commit for $REV; nothing promoted" >&2
@@ -148,7 +204,7 @@ nightly_ab() {
         8)  echo "nightly: ab cannot tell whether $REV regressed against $good within its rounds; not promoted: give it more (AB_ARGS=\"--max-rounds ... --budget ...\")" >&2 ;;
         *)  echo "nightly: rmatrix ab failed (exit $status); the last good revision is kept" >&2 ;;
     esac
-    exit "$status"
+    finish "$status"
 }
 
 # A regression is measured once more, on the regressed cells only, and fails the night only
@@ -196,6 +252,7 @@ bisect_regression() {
         ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
 }
 
+[ -n "$COUNTED_MATRIX" ] && counted_gate
 [ -n "$REV" ] && nightly_ab
 
 "$RMATRIX" run "$MATRIX" --out "$RUN" --quiet ${set_args[@]+"${set_args[@]}"}
@@ -203,7 +260,7 @@ status=$?
 [ -f "$RUN/summary.md" ] && cat "$RUN/summary.md" >> "$SUMMARY"
 if [ "$status" -ne 0 ]; then
     echo "nightly: rmatrix run failed (exit $status); the baseline is kept" >&2
-    exit "$status"                             # 1 cells failed, 2 bad matrix, 3 no Docker
+    finish "$status"                           # 1 cells failed, 2 bad matrix, 3 no Docker
 fi
 
 if [ -e "$STORE/last-good" ]; then
@@ -255,7 +312,11 @@ fi
 
 confirmed_not=${confirmed_not:-0}
 case $status in
-    0)  if [ "$confirmed_not" = 1 ]; then exit 0; fi
+    0)  if [ "$confirmed_not" = 1 ]; then finish 0; fi
+        if [ "$counted_status" -ne 0 ]; then
+            echo "nightly: $RUN passed the throughput gate but not the counted gate; not promoted" >&2
+            finish 0
+        fi
         # promote: this run is the new baseline, and one more good run for the noise
         link "good/$ID" "../runs/$ID" && link last-good "runs/$ID" || {
             echo "nightly: failed to promote $RUN" >&2
@@ -271,4 +332,4 @@ case $status in
     5)  echo "nightly: the environments of $RUN and the baseline differ; the baseline is kept" >&2 ;;
     *)  echo "nightly: compare could not use the runs (exit $status); the baseline is kept" >&2 ;;
 esac
-exit $status
+finish "$status"

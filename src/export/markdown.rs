@@ -300,8 +300,11 @@ fn counted_notice(out: &mut String, c: &Comparison) {
         .count();
     if n > 0 {
         out.push_str(&format!(
-            "
-**{n} of {} changes are counted** (instructions counted under callgrind,              docs/counted.md): the same build gives the same count on any machine, so they are              not tested. Such a change is flagged when it is at least {}%              (`--counted-threshold`) and the two sides' counts do not overlap; its interval is              the range of the counts.\n",
+            "\n**{n} of {} changes are counted** (instructions counted under callgrind, \
+             docs/counted.md): the same build gives the same count on any machine, so they are \
+             not tested. Such a change is flagged when it is at least {}% \
+             (`--counted-threshold`) and the two sides' counts do not overlap; its interval is \
+             the range of the counts.\n",
             c.changes.len(),
             c.counted_threshold_pct,
         ));

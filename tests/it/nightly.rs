@@ -481,3 +481,102 @@ fi
     let (code, stderr) = night(0, &c3);
     assert_eq!(code, Some(6), "{stderr}");
 }
+
+/// The counted gate (COUNTED_MATRIX) on Redis's real source with ~1% of extra instructions
+/// planted in GET (scripts/redis-source-repo.sh `work:7`): the night of the commit before it
+/// is both gates' baseline; the night of the planted commit passes the throughput gate (a 1%
+/// change is far inside this machine's noise) and fails the counted one: exit 4, and neither
+/// baseline moves.
+#[test]
+fn the_counted_gate_keeps_out_what_the_throughput_gate_lets_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path();
+    let repo = cwd.join("redis");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/redis-source-repo.sh");
+    let out = Command::new(script)
+        .arg(&repo)
+        .arg("work:7")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let commits: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| l[..40].to_string())
+        .collect();
+    let planted = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .position(|l| l.ends_with(" slow GET"))
+        .unwrap();
+    let server = format!(
+        "servers:\n  redis:\n    source: {{git: {}, rev: \"${{rev}}\", recipe: redis, \
+         flags: [USE_SYSTEM_JEMALLOC=yes]}}\n\
+         configs:\n  plain: {{redis_conf: {{appendonly: \"no\", save: \"\"}}}}\n",
+        repo.display()
+    );
+    let params = "params:\n  rev: {type: string, default: HEAD}\n";
+    std::fs::write(
+        cwd.join("m.yaml"),
+        format!(
+            "name: nightly-src\n{params}{server}\
+             workloads:\n  get: {{redis: {{test: get, keyspace: 1000}}}}\n\
+             concurrency: [1]\niterations: 2\nwarmup: 200ms\nlength: 1s\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join("counted.yaml"),
+        format!(
+            "name: nightly-counted\n{params}{server}\
+             workloads:\n  get: {{redis: {{test: get, keyspace: 1000}}}}\n  \
+             set: {{redis: {{test: set, keyspace: 1000}}}}\n\
+             concurrency: [1]\niterations: 2\nwarmup: 200\nlength: 3000\n\
+             counted: callgrind\n"
+        ),
+    )
+    .unwrap();
+    let night = |rev: &str| {
+        let out = Command::new("bash")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/nightly.sh"))
+            .current_dir(cwd)
+            .env("STORE", "store")
+            .env("MATRIX", cwd.join("m.yaml"))
+            .env("COUNTED_MATRIX", cwd.join("counted.yaml"))
+            .env("RMATRIX", env!("CARGO_BIN_EXE_rmatrix"))
+            .env("SETUP", "0")
+            .env("SET", format!("rev={rev}"))
+            .env("COMPARE_ARGS", SHARED_MACHINE)
+            .env("GITHUB_STEP_SUMMARY", cwd.join("summary.md"))
+            .output()
+            .unwrap();
+        let summary = std::fs::read_to_string(cwd.join("summary.md")).unwrap_or_default();
+        let _ = std::fs::remove_file(cwd.join("summary.md"));
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), format!("{stderr}\n{summary}"), summary)
+    };
+    let store = cwd.join("store");
+    let _cleanup = StoreCleanup(store.clone());
+    let _counted_cleanup = StoreCleanup(store.join("counted"));
+    let (code, said, _) = night(&commits[planted - 1]);
+    assert_eq!(code, Some(0), "{said}");
+    let (base, counted_base) = (last_good(&store), last_good(&store.join("counted")));
+    let (code, said, summary) = night(&commits[planted]);
+    assert_eq!(code, Some(4), "{said}");
+    assert!(said.contains("counted instructions regressed"), "{said}");
+    // The throughput gate passed it or could not tell (2 iterations of a second each).
+    assert!(!said.contains("nightly: performance regression"), "{said}");
+    // Its table: GET's instructions per operation regressed, SET's did not.
+    let row = |w: &str| {
+        (summary.lines())
+            .find(|l| l.starts_with(&format!("| redis / plain / {w} / c1 | srv_instr_per_op")))
+            .unwrap_or_else(|| panic!("{summary}"))
+            .to_string()
+    };
+    assert!(row("get").contains("**regressed**"), "{summary}");
+    assert!(!row("set").contains("regressed"), "{summary}");
+    assert_eq!(last_good(&store), base, "{said}");
+    assert_eq!(last_good(&store.join("counted")), counted_base, "{said}");
+}
