@@ -7,7 +7,8 @@
 # - A/A: AA pairs of runs of the commit before, compared: nothing flagged.
 # - bisect on srv_instr_per_op (one run per step) between the first and the last commit,
 #   BISECTS times: it names the planted commit.
-# Prints one line per try and a count of each at the end; the runs stay in OUT.
+# Prints one line per try, a count of each at the end, and the spread of the counts over every
+# run of the commit before (counted-table.py); the runs stay in OUT.
 #
 # Usage: scripts/bench/counted-detect.sh
 # Env: RMATRIX (default target/release/rmatrix), OUT (default /tmp/rmatrix-counted-detect;
@@ -82,3 +83,6 @@ echo
 echo "compare flagged GET and not SET: $hits of $TRIES"
 echo "A/A flagged nothing: $aa_ok of $AA"
 echo "bisect named the planted commit: $bisect_ok of $BISECTS"
+echo
+echo "The commit before, every run (compare's and A/A's):"
+"$ROOT/scripts/bench/counted-table.py" "$OUT"/before-* "$OUT"/again-*

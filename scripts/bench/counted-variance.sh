@@ -36,20 +36,4 @@ for i in $(seq "$RUNS"); do
   "$RMATRIX" run "$OUT/m.yaml" --quiet --out "$OUT/run-$i" >/dev/null
   echo "run $i of $RUNS done" >&2
 done
-python3 - "$OUT" "$RUNS" <<'PY'
-import csv, statistics as st, sys
-out, runs = sys.argv[1], int(sys.argv[2])
-per = {}
-for i in range(1, runs + 1):
-    for r in csv.DictReader(open(f"{out}/run-{i}/results.csv")):
-        assert r["status"] == "ok", r
-        per.setdefault(r["workload"], {}).setdefault(i, []).append(float(r["srv_instr_per_op"]))
-print("| workload | iterations | mean | sd | CV | min | max | CV of the runs' means |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|")
-for w, by_run in sorted(per.items()):
-    v = [x for xs in by_run.values() for x in xs]
-    means = [st.mean(xs) for xs in by_run.values()]
-    m, sd = st.mean(v), st.stdev(v)
-    cv_runs = st.stdev(means) / st.mean(means) if len(means) > 1 else float("nan")
-    print(f"| {w} | {len(v)} | {m:.1f} | {sd:.1f} | {100*sd/m:.3f}% | {min(v):.1f} | {max(v):.1f} | {100*cv_runs:.3f}% |")
-PY
+"$ROOT/scripts/bench/counted-table.py" $(for i in $(seq "$RUNS"); do echo "$OUT/run-$i"; done)
