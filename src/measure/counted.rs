@@ -129,9 +129,15 @@ impl Phase {
 /// user and host names in the environment, which the server's image runs without too.
 fn vgdb(pid: u32, command: &[&str]) -> Result<()> {
     let in_container = namespace_pid(pid)?;
+    // As the server's own user: a server that dropped root (MariaDB's `--user=mysql`) owns
+    // callgrind's pipes, and a root vgdb's ptrace of it left commands unanswered.
+    let (uid, gid) = owner(pid)?;
     let mut child = Command::new("nsenter")
         .arg(format!("--target={pid}"))
-        .args(["--mount", "--pid", "--", "vgdb"])
+        .args(["--mount", "--pid"])
+        .arg(format!("--setuid={uid}"))
+        .arg(format!("--setgid={gid}"))
+        .args(["--", "vgdb"])
         .arg(format!("--vgdb-prefix={VGDB_PREFIX}"))
         .arg(format!("--pid={in_container}"))
         .args(command)
@@ -166,6 +172,20 @@ fn vgdb(pid: u32, command: &[&str]) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// The real user and group ids of a process (`Uid:` and `Gid:` of its status).
+fn owner(pid: u32) -> Result<(u32, u32)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .with_context(|| format!("the server's process {pid} is gone"))?;
+    let id = |key: &str| {
+        (status.lines())
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|ids| ids.split_whitespace().next())
+            .and_then(|id| id.parse().ok())
+            .ok_or_else(|| anyhow::anyhow!("no {key} for process {pid}"))
+    };
+    Ok((id("Uid:")?, id("Gid:")?))
 }
 
 /// The process's id in its own (the container's) namespace: the last of `NSpid`.
@@ -246,7 +266,15 @@ mod tests {
     }
 
     #[test]
-    fn this_process_has_a_namespace_pid() {
+    fn this_process_has_a_namespace_pid_and_an_owner() {
         assert!(namespace_pid(std::process::id()).unwrap() > 0);
+        let (uid, _) = owner(std::process::id()).unwrap();
+        assert_eq!(uid, uid_of_this_process());
+    }
+
+    /// This process's uid, from the environment of the test run's `id -u`.
+    fn uid_of_this_process() -> u32 {
+        let out = Command::new("id").arg("-u").output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
     }
 }

@@ -21,6 +21,10 @@ pub struct CountedServer {
     pub(crate) timer_roots: &'static [&'static str],
     /// Arguments added after the server's own, for what valgrind cannot run.
     pub(crate) args: &'static [&'static str],
+    /// The user a server that drops root runs as (MariaDB's `--user=mysql`): valgrind starts
+    /// as that user, for the pipes vgdb reaches it by are made at valgrind's start and a
+    /// server that changed its user afterwards could not open them.
+    pub(crate) user: Option<&'static str>,
 }
 
 /// Where the deployment's dump folder is mounted in the container.
@@ -75,12 +79,15 @@ const RANDOM_FILE: &str = "callgrind-random";
 /// process title): emptied here and on vgdb's side, both sides agree on them.
 fn wrapper(server: &CountedServer) -> String {
     let args: String = server.args.iter().map(|a| format!(" {a}")).collect();
+    let as_user = server.user.map_or(String::new(), |u| {
+        format!("setpriv --reuid={u} --regid={u} --init-groups ")
+    });
     format!(
         "#!/bin/sh\n\
          # rmatrix counted mode: the server under callgrind, instrumentation off until a\n\
          # measured phase turns it on. A bootstrap run (a database install step) is not the server.\n\
          case \" $* \" in *\" --bootstrap \"*) exec \"$0.uncounted\" \"$@\" ;; esac\n\
-         exec env -u HOSTNAME -u HOST -u USER -u LOGNAME valgrind --tool=callgrind \\\n  \
+         exec {as_user}env -u HOSTNAME -u HOST -u USER -u LOGNAME valgrind --tool=callgrind \\\n  \
          --instr-atstart=no --dump-instr=no --vgdb=yes --vgdb-prefix={VGDB_PREFIX} \\\n  \
          --callgrind-out-file={DUMP_DIR_IN_CONTAINER}/{DUMP_PREFIX}%p \"$0.uncounted\" \"$@\"{args}\n"
     )
@@ -148,6 +155,7 @@ mod tests {
             binaries: &["redis-server", "valkey-server"],
             timer_roots: &["serverCron"],
             args: &["--extra"],
+            user: None,
         };
         let d = dockerfile("rmatrix/redis-7.0:abc", &server);
         assert!(d.starts_with("FROM rmatrix/redis-7.0:abc\n"), "{d}");
@@ -157,5 +165,14 @@ mod tests {
         assert!(w.contains("--instr-atstart=no"), "{w}");
         assert!(w.contains("/run/rmatrix-callgrind/callgrind.out.%p"), "{w}");
         assert!(w.contains("\"$0.uncounted\" \"$@\" --extra\n"), "{w}");
+        assert!(w.contains("exec env -u HOSTNAME"), "{w}");
+        let as_mysql = wrapper(&CountedServer {
+            user: Some("mysql"),
+            ..server
+        });
+        assert!(
+            as_mysql.contains("exec setpriv --reuid=mysql --regid=mysql --init-groups env -u"),
+            "{as_mysql}"
+        );
     }
 }

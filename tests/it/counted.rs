@@ -71,3 +71,50 @@ fn a_counted_redis_run_counts_each_phases_instructions_per_operation() {
     let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
     assert!(manifest.contains("rmatrix/counted:"), "{manifest}");
 }
+
+/// MariaDB counted: a server that drops root (valgrind starts as `mysql`, vgdb speaks to it
+/// as that user), many threads, InnoDB's background pool set apart as timer work; with binlog
+/// on, the phase's instructions by function hold the binlog's writer.
+#[test]
+fn a_counted_mariadb_write_phase_counts_the_binlogs_functions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let containers = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers");
+    let matrix = tmp.path().join("counted.yaml");
+    std::fs::write(
+        &matrix,
+        format!(
+            "name: counted-mariadb\n\
+             servers:\n  mariadb-10.11: {{build: {{dir: {}, args: {{suite: bookworm}}}}}}\n\
+             configs:\n  binlog-on: {{mycnf: {{log_bin: mysql-bin, server_id: 1}}}}\n\
+             engines: [InnoDB]\n\
+             workloads:\n  write: {{slap: {{load_type: write, number_int_cols: 2, \
+             number_char_cols: 2, primary_key: guid}}}}\n\
+             concurrency: [2]\niterations: 1\nlength: 200\ncounted: callgrind\n",
+            containers.join("mariadb").display()
+        ),
+    )
+    .unwrap();
+    let dir = tmp.path().join("counted-mariadb");
+    let _guard = Cleanup("counted-mariadb".into());
+    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+        .args(["run", matrix.to_str().unwrap(), "--quiet", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        crate::common::failed_rows(&dir)
+    );
+    let rows = crate::common::result_rows(&dir);
+    let per_op: f64 = rows[0]["srv_instr_per_op"].parse().unwrap();
+    // An INSERT of a short row costs MariaDB 10.11 some 300,000 instructions here.
+    assert!((20_000.0..5_000_000.0).contains(&per_op), "{rows:?}");
+    let table = std::fs::read_to_string(
+        dir.join("counted/mariadb-10.11__binlog-on__InnoDB__write__c2__1.tsv"),
+    )
+    .unwrap();
+    assert!(table.contains("\tMYSQL_BIN_LOG::"), "{table}");
+}

@@ -535,7 +535,7 @@ fn counted_mode_needs_a_count_and_a_family_it_can_count() {
     assert_eq!(
         e.message,
         "server r is of the postgres family, which rmatrix cannot count yet (families it can: \
-         redis)"
+         mysql, redis)"
     );
     let e = err(&redis.replace("callgrind", "perf"));
     assert!(

@@ -72,6 +72,22 @@ impl Family for Mysql {
          && chown mysql:mysql /var/lib/mysql /run/mysqld"
     }
 
+    fn counted(&self) -> Option<crate::servers::counted::CountedServer> {
+        Some(crate::servers::counted::CountedServer {
+            binaries: &["mariadbd", "mysqld"],
+            // MariaDB's background pool (InnoDB's purge, page flushing, its master task) runs
+            // on timers and on what earlier phases left: 0.001-1.8% of a write phase.
+            timer_roots: &["tpool::thread_pool_generic::worker_main(tpool::worker_data*)"],
+            // valgrind has no io_uring and cannot reserve the buffer pool's 8 TB default
+            // maximum of address space.
+            args: &[
+                "--innodb-use-native-aio=0",
+                "--loose-innodb-buffer-pool-size-max=16g",
+            ],
+            user: Some("mysql"),
+        })
+    }
+
     fn recipes(&self) -> &'static [Recipe] {
         const R: &[Recipe] = &[
             Recipe {

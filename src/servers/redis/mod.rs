@@ -56,6 +56,7 @@ impl Family for Redis {
             binaries: &["redis-server", "valkey-server"],
             timer_roots: &["serverCron"],
             args: &[],
+            user: None,
         })
     }
 
