@@ -771,8 +771,10 @@ fn two_runs_with_the_same_folder_name_keep_to_their_own_containers() {
     };
     assert_ne!(token(&dir_one), token(&dir_two));
     // The second ran beside the first: its row and summary say so; the first, which ran
-    // alone at its start and end, has a count too (0 or 1, by when the second ended).
-    assert_eq!(rows(&dir_two)[0]["beside_runs"], "1");
+    // alone at its start and end, has a count too (0 or 1, by when the second ended). At
+    // least 1: any other rmatrix run on the machine (a developer's, beside the suite) counts.
+    let beside: u32 = rows(&dir_two)[0]["beside_runs"].parse().unwrap();
+    assert!(beside >= 1, "{beside}");
     let summary = std::fs::read_to_string(dir_two.join("summary.md")).unwrap();
     assert!(summary.contains("**Shared machine**: 1 of 1"), "{summary}");
     assert!(!rows(&dir_one)[0]["beside_runs"].is_empty());
