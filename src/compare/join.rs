@@ -462,13 +462,6 @@ fn judge(
         )
     });
     let mut ch = MetricChange {
-        cell: cell_name(dims),
-        dims: dims.clone(),
-        metric: metric.name.into(),
-        unit: metric.unit.into(),
-        higher_is_better: metric.higher_is_better,
-        baseline,
-        candidate,
         change_pct: c.map(|c| c.pct),
         ci_low_pct: c.map(|c| c.lo_pct),
         ci_high_pct: c.map(|c| c.hi_pct),
@@ -478,10 +471,7 @@ fn judge(
         noise_runs: c.and_then(|c| c.noise_runs),
         mde_pct: mde.map(|m| m.pct),
         sees_threshold: mde.map(|m| m.sees_threshold),
-        p_adjusted: None,
-        verdict: Verdict::CannotTell,
-        env_differs: false,
-        client_bound: false,
+        ..MetricChange::untested(dims, metric, baseline, candidate)
     };
     ch.verdict = decide(&ch, ch.p_value, opts);
     Some(ch)
@@ -501,26 +491,46 @@ fn judge_counted(
         counted_verdict(&c, opts.counted_threshold_pct, metric.higher_is_better)
     });
     MetricChange {
-        cell: cell_name(dims),
-        dims: dims.clone(),
-        metric: metric.name.into(),
-        unit: metric.unit.into(),
-        higher_is_better: metric.higher_is_better,
-        baseline,
-        candidate,
         change_pct: c.map(|c| c.pct),
         ci_low_pct: c.map(|c| c.lo_pct),
         ci_high_pct: c.map(|c| c.hi_pct),
-        p_value: None,
-        log_scale: false,
         basis: c.map(|_| Basis::Counted),
-        noise_runs: None,
-        mde_pct: None,
-        sees_threshold: None,
-        p_adjusted: None,
         verdict,
-        env_differs: false,
-        client_bound: false,
+        ..MetricChange::untested(dims, metric, baseline, candidate)
+    }
+}
+
+impl MetricChange {
+    /// A change of `metric` in the cell `dims` with nothing tested yet: no estimate, cannot
+    /// tell.
+    fn untested(
+        dims: &IndexMap<String, String>,
+        metric: &Metric,
+        baseline: Side,
+        candidate: Side,
+    ) -> MetricChange {
+        MetricChange {
+            cell: cell_name(dims),
+            dims: dims.clone(),
+            metric: metric.name.into(),
+            unit: metric.unit.into(),
+            higher_is_better: metric.higher_is_better,
+            baseline,
+            candidate,
+            change_pct: None,
+            ci_low_pct: None,
+            ci_high_pct: None,
+            p_value: None,
+            log_scale: false,
+            basis: None,
+            noise_runs: None,
+            mde_pct: None,
+            sees_threshold: None,
+            p_adjusted: None,
+            verdict: Verdict::CannotTell,
+            env_differs: false,
+            client_bound: false,
+        }
     }
 }
 

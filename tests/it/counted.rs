@@ -8,27 +8,13 @@ use std::process::Command;
 
 use crate::common::Cleanup;
 
-#[test]
-fn a_counted_redis_run_counts_each_phases_instructions_per_operation() {
-    let tmp = tempfile::tempdir().unwrap();
-    let containers = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers");
-    let matrix = tmp.path().join("counted.yaml");
-    std::fs::write(
-        &matrix,
-        format!(
-            "name: counted\n\
-             servers:\n  redis:\n    build: {{dir: {}, args: {{suite: bookworm, package: redis-server}}}}\n\
-             configs:\n  plain: {{redis_conf: {{save: \"\"}}}}\n\
-             workloads:\n  get: {{redis: {{test: get, keyspace: 1000}}}}\n  \
-             set: {{redis: {{test: set, keyspace: 1000}}}}\n\
-             concurrency: [1]\niterations: 2\nwarmup: 200\nlength: 3000\n\
-             counted: callgrind\n",
-            containers.join("redis").display()
-        ),
-    )
-    .unwrap();
-    let dir = tmp.path().join("counted-run");
-    let _guard = Cleanup("counted-run".into());
+/// Run the counted matrix `text` (written to `tmp`) as run `name`, to its end with every
+/// cell ok; its run directory.
+fn run_counted(tmp: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let matrix = tmp.join(format!("{name}.yaml"));
+    std::fs::write(&matrix, text).unwrap();
+    let dir = tmp.join(name);
+    let _guard = Cleanup(name.into());
     let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
         .args(["run", matrix.to_str().unwrap(), "--quiet", "--out"])
         .arg(&dir)
@@ -40,6 +26,27 @@ fn a_counted_redis_run_counts_each_phases_instructions_per_operation() {
         "{}{}",
         String::from_utf8_lossy(&out.stderr),
         crate::common::failed_rows(&dir)
+    );
+    dir
+}
+
+#[test]
+fn a_counted_redis_run_counts_each_phases_instructions_per_operation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let containers = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers");
+    let dir = run_counted(
+        tmp.path(),
+        "counted-run",
+        &format!(
+            "name: counted\n\
+             servers:\n  redis:\n    build: {{dir: {}, args: {{suite: bookworm, package: redis-server}}}}\n\
+             configs:\n  plain: {{redis_conf: {{save: \"\"}}}}\n\
+             workloads:\n  get: {{redis: {{test: get, keyspace: 1000}}}}\n  \
+             set: {{redis: {{test: set, keyspace: 1000}}}}\n\
+             concurrency: [1]\niterations: 2\nwarmup: 200\nlength: 3000\n\
+             counted: callgrind\n",
+            containers.join("redis").display()
+        ),
     );
     let rows = crate::common::result_rows(&dir);
     assert_eq!(rows.len(), 4);
@@ -79,10 +86,10 @@ fn a_counted_redis_run_counts_each_phases_instructions_per_operation() {
 fn a_counted_mariadb_write_phase_counts_the_binlogs_functions() {
     let tmp = tempfile::tempdir().unwrap();
     let containers = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers");
-    let matrix = tmp.path().join("counted.yaml");
-    std::fs::write(
-        &matrix,
-        format!(
+    let dir = run_counted(
+        tmp.path(),
+        "counted-mariadb",
+        &format!(
             "name: counted-mariadb\n\
              servers:\n  mariadb-10.11: {{build: {{dir: {}, args: {{suite: bookworm}}}}}}\n\
              configs:\n  binlog-on: {{mycnf: {{log_bin: mysql-bin, server_id: 1}}}}\n\
@@ -92,21 +99,6 @@ fn a_counted_mariadb_write_phase_counts_the_binlogs_functions() {
              concurrency: [2]\niterations: 1\nlength: 200\ncounted: callgrind\n",
             containers.join("mariadb").display()
         ),
-    )
-    .unwrap();
-    let dir = tmp.path().join("counted-mariadb");
-    let _guard = Cleanup("counted-mariadb".into());
-    let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
-        .args(["run", matrix.to_str().unwrap(), "--quiet", "--out"])
-        .arg(&dir)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}{}",
-        String::from_utf8_lossy(&out.stderr),
-        crate::common::failed_rows(&dir)
     );
     let rows = crate::common::result_rows(&dir);
     let per_op: f64 = rows[0]["srv_instr_per_op"].parse().unwrap();

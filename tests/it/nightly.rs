@@ -491,26 +491,9 @@ fi
 fn the_counted_gate_keeps_out_what_the_throughput_gate_lets_through() {
     let tmp = tempfile::tempdir().unwrap();
     let cwd = tmp.path();
-    let repo = cwd.join("redis");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/redis-source-repo.sh");
-    let out = Command::new(script)
-        .arg(&repo)
-        .arg("work:7")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let commits: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| l[..40].to_string())
-        .collect();
-    let planted = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .position(|l| l.ends_with(" slow GET"))
-        .unwrap();
+    let (repo, commits) = crate::common::redis_source_repo(cwd, "work:7");
+    let planted = commits.iter().position(|(_, s)| s == "slow GET").unwrap();
+    let commits: Vec<String> = commits.into_iter().map(|(hash, _)| hash).collect();
     let server = format!(
         "servers:\n  redis:\n    source: {{git: {}, rev: \"${{rev}}\", recipe: redis, \
          flags: [USE_SYSTEM_JEMALLOC=yes]}}\n\

@@ -8,25 +8,6 @@ use std::process::Command;
 
 use super::common::rmatrix;
 
-/// The test repository in `tmp`, its commits oldest first (hash, subject); `slow` is the
-/// script's slowdown of GET (`20`: microseconds of spin, `work:7`: rounds of extra work).
-fn repo(tmp: &Path, slow: &str) -> (PathBuf, Vec<(String, String)>) {
-    let dir = tmp.join("redis");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/redis-source-repo.sh");
-    let out = Command::new(script).arg(&dir).arg(slow).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let commits = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(h, s)| (h.to_string(), s.to_string()))
-        .collect();
-    (dir, commits)
-}
-
 /// A matrix of GET and SET at 4 clients on the repository's Redis, built at `rev`, the
 /// server on CPU 1 (the client keeps the other: less of one disturbing the other).
 fn matrix(tmp: &Path, repo: &Path, rev: &str) -> PathBuf {
@@ -76,7 +57,7 @@ fn builds(dir: &Path) -> Vec<(String, bool, String)> {
 #[test]
 fn bisect_names_the_commit_that_slowed_get_and_builds_each_commit_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path(), "20");
+    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "20");
     assert_eq!(commits.len(), 8);
     let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
     let m = matrix(tmp.path(), &repo, "HEAD");
@@ -219,7 +200,7 @@ fn a_builds_own_packages_are_installed_into_its_image() {
 #[test]
 fn a_build_that_fails_fails_its_cells_and_the_rest_goes_on() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, _) = repo(tmp.path(), "20");
+    let (repo, _) = crate::common::redis_source_repo(tmp.path(), "20");
     let m = tmp.path().join("m.yaml");
     std::fs::write(
         &m,
@@ -263,7 +244,7 @@ fn a_build_that_fails_fails_its_cells_and_the_rest_goes_on() {
 #[test]
 fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path(), "20");
+    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "20");
     let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
     let m = matrix(tmp.path(), &repo, "${rev}");
     let run = |rev: &str, name: &str| {
@@ -315,7 +296,7 @@ fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
 #[test]
 fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path(), "work:7");
+    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "work:7");
     let planted = commits.iter().position(|(_, s)| s == "slow GET").unwrap();
     let m = tmp.path().join("counted.yaml");
     std::fs::write(
@@ -388,7 +369,7 @@ fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
 #[test]
 fn ab_flags_get_and_not_set_on_paired_rounds() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path(), "20");
+    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "20");
     let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
     let m = matrix(tmp.path(), &repo, "HEAD");
     let dir = tmp.path().join("ab");
@@ -438,7 +419,7 @@ fn ab_flags_get_and_not_set_on_paired_rounds() {
 #[test]
 fn a_paired_bisection_names_the_commit_that_slowed_get() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = repo(tmp.path(), "20");
+    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "20");
     let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
     let m = matrix(tmp.path(), &repo, "HEAD");
     let out_dir = tmp.path().join("bisect");

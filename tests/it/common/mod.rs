@@ -260,3 +260,26 @@ fn local_launch<'a>(
         counted: false,
     }
 }
+
+/// scripts/redis-source-repo.sh's repository in `tmp`, its commits oldest first (hash,
+/// subject); `slow` is the script's slowdown of GET (`20`: microseconds of spin, `work:7`: rounds of extra work).
+pub fn redis_source_repo(
+    tmp: &std::path::Path,
+    slow: &str,
+) -> (std::path::PathBuf, Vec<(String, String)>) {
+    let dir = tmp.join("redis");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/redis-source-repo.sh");
+    let out = Command::new(script).arg(&dir).arg(slow).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let commits = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(h, s)| (h.to_string(), s.to_string()))
+        .collect();
+    (dir, commits)
+}
