@@ -217,11 +217,12 @@ async fn window_for(m: &Matrix, cell: &Cell, deployed: &Deployed) -> Window {
 /// its dumps land, its family's timer work.
 fn counted_plan(m: &Matrix, cell: &Cell, deployed: &Deployed) -> Option<counted::Plan> {
     m.counted?;
-    let family = m.servers[&cell.server].kind().family();
+    let server = m.servers[&cell.server].kind().family().counted()?;
     Some(counted::Plan {
         pid: deployed.pid?,
+        forked: server.forks,
         dumps: deployed.dumps.clone()?,
-        timer_roots: family.counted()?.timer_roots,
+        timer_roots: server.timer_roots,
     })
 }
 

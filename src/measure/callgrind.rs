@@ -28,6 +28,21 @@ impl Dump {
     pub(crate) fn under(&self, roots: &[&str]) -> u64 {
         roots.iter().filter_map(|r| self.inclusive.get(*r)).sum()
     }
+
+    /// The dumps of several processes as one: totals and each function's counts added.
+    pub(crate) fn sum(dumps: Vec<Dump>) -> Dump {
+        let mut all = Dump::default();
+        for d in dumps {
+            all.total += d.total;
+            for (f, n) in d.inclusive {
+                *all.inclusive.entry(f).or_default() += n;
+            }
+            for (f, n) in d.own {
+                *all.own.entry(f).or_default() += n;
+            }
+        }
+        all
+    }
 }
 
 /// Parse a dump's text.
@@ -128,6 +143,15 @@ mod tests {
         assert_eq!(d.under(&["serverCron", "absent"]), 300);
         assert_eq!((d.own["aeMain"], d.own["getCommand"]), (100, 550));
         assert_eq!(d.own.values().sum::<u64>(), d.total);
+    }
+
+    #[test]
+    fn the_dumps_of_two_processes_add_up() {
+        let d = parse(DUMP).unwrap();
+        let both = Dump::sum(vec![d.clone(), d.clone()]);
+        assert_eq!(both.total, 2 * d.total);
+        assert_eq!(both.inclusive["aeMain"], 2 * d.inclusive["aeMain"]);
+        assert_eq!(both.own["getCommand"], 2 * d.own["getCommand"]);
     }
 
     #[test]

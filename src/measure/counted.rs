@@ -2,7 +2,11 @@
 //! instrumentation off (the counted image of `servers`); the phase's opening edge
 //! turns it on and zeroes the counts, the closing edge dumps them and turns it off. The
 //! commands reach callgrind through `vgdb`, run in the container's mount and process
-//! namespaces (`nsenter`), and the dump lands in a folder of the deployment's directory.
+//! namespaces (`nsenter`), and the dumps land in a folder of the deployment's directory.
+//!
+//! A server of many processes (PostgreSQL forks one per connection, each under its own
+//! callgrind) is every process under the main one: each gets the commands, at once, and
+//! the phase's count is the sum of their dumps.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -21,8 +25,13 @@ pub(crate) const VGDB_PREFIX: &str = "/tmp/rmatrix-vgdb";
 /// whose instructions are the server's timer work, not the operations'.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Plan {
-    /// The server's main process on this host.
+    /// The server's main process on this host: it and every process under it are counted.
     pub(crate) pid: u32,
+    /// The server works in processes its main one forks (PostgreSQL's postmaster only
+    /// listens and forks): only those are counted. The main process is the container's
+    /// first, and vgdb cannot stop that one to reach a callgrind blocked in a system call
+    /// (a namespace's first process ignores the stop signal ptrace sends from inside).
+    pub(crate) forked: bool,
     /// The deployment's folder the container writes its dumps to.
     pub(crate) dumps: PathBuf,
     pub(crate) timer_roots: &'static [&'static str],
@@ -92,28 +101,32 @@ impl Phase {
         }
     }
 
-    /// The measured phase opens: instrumentation on, counts zeroed.
+    /// The measured phase opens: earlier dumps (written with instrumentation off, by
+    /// processes that exited) removed, then in every process instrumentation on, counts
+    /// zeroed.
     pub(crate) fn open(&mut self) {
         let Some(plan) = &self.plan else { return };
-        match vgdb(plan.pid, &["instrumentation", "on", "-c", "zero"]) {
+        let opened = remove_dumps(&plan.dumps)
+            .and_then(|()| each_process(plan, &["instrumentation", "on", "-c", "zero"]));
+        match opened {
             Ok(()) => self.counting = true,
             Err(e) => self.counted = Some(Err(format!("{e:#}"))),
         }
     }
 
-    /// The measured phase closed: the counts dumped, instrumentation off, the dump read.
+    /// The measured phase closed: every process's counts dumped and instrumentation off,
+    /// the dumps read and summed (with those of processes that exited within the phase).
     pub(crate) fn close(&mut self) {
         let Some(plan) = &self.plan else { return };
         if !std::mem::take(&mut self.counting) {
             return;
         }
-        let before = newest_dump(&plan.dumps).ok().flatten();
-        let read = vgdb(plan.pid, &["dump", "-c", "instrumentation", "off"])
-            .and_then(|()| read_new_dump(&plan.dumps, before.as_ref().map(|d| d.1)))
-            .map(|dump| Instructions {
-                total: dump.total,
-                timer: dump.under(plan.timer_roots),
-                functions: functions(&dump),
+        let read = each_process(plan, &["dump", "-c", "instrumentation", "off"])
+            .and_then(|()| read_dumps(&plan.dumps))
+            .map(|dumps| Instructions {
+                total: dumps.iter().map(|d| d.total).sum(),
+                timer: dumps.iter().map(|d| d.under(plan.timer_roots)).sum(),
+                functions: functions(&callgrind::Dump::sum(dumps)),
             });
         self.counted = Some(read.map_err(|e| format!("{e:#}")));
     }
@@ -124,15 +137,84 @@ impl Phase {
     }
 }
 
-/// Send callgrind one or more monitor commands (`-c` between them) through `vgdb`, in the
-/// server's namespaces. Its environment is emptied: vgdb finds callgrind's pipes by the
-/// user and host names in the environment, which the server's image runs without too.
-fn vgdb(pid: u32, command: &[&str]) -> Result<()> {
+/// Send `command` to the callgrind of each of the plan's processes, all at once (a process
+/// blocked in a system call answers only when vgdb forces it, after 100 ms: one after
+/// another, the last would start its phase a second after the first). A process under the
+/// main one that exits meanwhile has nothing to count; the main one must answer.
+fn each_process(plan: &Plan, command: &[&str]) -> Result<()> {
+    let main = plan.pid;
+    let mut pids = tree(main);
+    if plan.forked {
+        pids.remove(0);
+        if pids.is_empty() {
+            bail!("the server's process {main} has no child processes to count");
+        }
+    }
+    let mut sent = Vec::new();
+    for pid in pids {
+        match vgdb(pid, command) {
+            Ok(child) => sent.push((pid, child)),
+            Err(e) if pid == main => return Err(e),
+            Err(_) => {}
+        }
+    }
+    let give_up = Instant::now() + Duration::from_secs(30);
+    let mut first_error = None;
+    for (pid, child) in sent {
+        let answered = wait_for(child, command, give_up);
+        let gone = pid != main && !Path::new(&format!("/proc/{pid}")).exists();
+        if let (Err(e), false) = (answered, gone) {
+            first_error.get_or_insert(e);
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+/// `pid` and every process under it (children, theirs, ...), from /proc's parent ids.
+fn tree(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(p) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if let Some(parent) = parent_of(p) {
+                parents.push((p, parent));
+            }
+        }
+    }
+    let mut all = vec![pid];
+    let mut i = 0;
+    while i < all.len() {
+        let of = all[i];
+        all.extend(parents.iter().filter(|(_, pp)| *pp == of).map(|(p, _)| *p));
+        i += 1;
+    }
+    all
+}
+
+/// A process's parent id: the field after the state in `/proc/PID/stat`, counted after
+/// the command name's closing parenthesis (the name may hold spaces and parentheses).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Start sending callgrind one or more monitor commands (`-c` between them) through
+/// `vgdb`, in the server's namespaces. Its environment is emptied: vgdb finds callgrind's
+/// pipes by the user and host names in the environment, which the server's image runs
+/// without too.
+fn vgdb(pid: u32, command: &[&str]) -> Result<std::process::Child> {
     let in_container = namespace_pid(pid)?;
     // As the server's own user: a server that dropped root (MariaDB's `--user=mysql`) owns
     // callgrind's pipes, and a root vgdb's ptrace of it left commands unanswered.
     let (uid, gid) = owner(pid)?;
-    let mut child = Command::new("nsenter")
+    Command::new("nsenter")
         .arg(format!("--target={pid}"))
         .args(["--mount", "--pid"])
         .arg(format!("--setuid={uid}"))
@@ -147,8 +229,11 @@ fn vgdb(pid: u32, command: &[&str]) -> Result<()> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .context("failed to run nsenter (util-linux) for vgdb")?;
-    let give_up = Instant::now() + Duration::from_secs(30);
+        .context("failed to run nsenter (util-linux) for vgdb")
+}
+
+/// Wait for a vgdb started by [`vgdb`] until `give_up`: its failure with its last line.
+fn wait_for(mut child: std::process::Child, command: &[&str], give_up: Instant) -> Result<()> {
     loop {
         if let Some(status) = child.try_wait()? {
             if status.success() {
@@ -200,38 +285,47 @@ fn namespace_pid(pid: u32) -> Result<u32> {
         .ok_or_else(|| anyhow::anyhow!("no NSpid for process {pid}"))
 }
 
-/// The dump with the highest part number in `dir` (`<prefix>.<pid>.<part>`), if any.
-fn newest_dump(dir: &Path) -> Result<Option<(PathBuf, u64)>> {
-    let mut newest: Option<(PathBuf, u64)> = None;
+/// The dump files in `dir` (`callgrind.out.<pid>[.<part>]`).
+fn dump_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("no {}", dir.display()))? {
-        let name = entry?.file_name();
-        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(DUMP_PREFIX)) else {
-            continue;
-        };
-        let part = rest
-            .rsplit_once('.')
-            .and_then(|(_, p)| p.parse::<u64>().ok());
-        if let Some(part) = part.filter(|p| newest.as_ref().is_none_or(|n| *p > n.1)) {
-            newest = Some((dir.join(&name), part));
+        let entry = entry?;
+        if entry.file_name().to_string_lossy().starts_with(DUMP_PREFIX) {
+            files.push(entry.path());
         }
     }
-    Ok(newest)
+    files.sort();
+    Ok(files)
 }
 
-/// The dump written after part `before`: callgrind has written it when vgdb returns.
-fn read_new_dump(dir: &Path, before: Option<u64>) -> Result<callgrind::Dump> {
-    let Some((path, part)) = newest_dump(dir)? else {
-        bail!("callgrind wrote no dump to {}", dir.display())
-    };
-    if before.is_some_and(|b| part <= b) {
-        bail!("callgrind wrote no new dump to {}", dir.display());
+/// Remove the dumps in `dir`: outside a phase, instrumentation is off and they count nothing.
+fn remove_dumps(dir: &Path) -> Result<()> {
+    for file in dump_files(dir)? {
+        let _ = std::fs::remove_file(file);
     }
-    // The container can write that folder: the file is read without following a link, and
-    // only up to a bound.
-    let bytes = crate::input::file::read(&path, crate::input::file::CALLGRIND)?;
-    let _ = std::fs::remove_file(&path);
-    callgrind::parse(&String::from_utf8_lossy(&bytes))
-        .with_context(|| format!("failed to read {}", path.display()))
+    Ok(())
+}
+
+/// Read and remove the phase's dumps: callgrind has written them when vgdb returns, and a
+/// process that exited within the phase wrote its own at its exit. An empty file is the
+/// one callgrind makes at a process's start, to see that it can.
+fn read_dumps(dir: &Path) -> Result<Vec<callgrind::Dump>> {
+    let mut files = dump_files(dir)?;
+    files.retain(|f| std::fs::symlink_metadata(f).is_ok_and(|m| m.len() > 0));
+    if files.is_empty() {
+        bail!("callgrind wrote no dump to {}", dir.display());
+    }
+    files
+        .iter()
+        .map(|path| {
+            // The container can write that folder: the file is read without following a
+            // link, and only up to a bound.
+            let bytes = crate::input::file::read(path, crate::input::file::CALLGRIND)?;
+            let _ = std::fs::remove_file(path);
+            callgrind::parse(&String::from_utf8_lossy(&bytes))
+                .with_context(|| format!("failed to read {}", path.display()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -239,19 +333,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_newest_dump_is_the_highest_part() {
+    fn the_dumps_are_every_callgrind_file_of_the_folder() {
         let tmp = tempfile::tempdir().unwrap();
         for name in [
             "callgrind.out.1",
             "callgrind.out.1.2",
-            "callgrind.out.1.10",
+            "callgrind.out.7.1",
             "other.3",
         ] {
             std::fs::write(tmp.path().join(name), "").unwrap();
         }
-        let (path, part) = newest_dump(tmp.path()).unwrap().unwrap();
-        assert_eq!(part, 10);
-        assert!(path.ends_with("callgrind.out.1.10"));
+        let files = dump_files(tmp.path()).unwrap();
+        assert_eq!(files.len(), 3, "{files:?}");
+        remove_dumps(tmp.path()).unwrap();
+        assert!(dump_files(tmp.path()).unwrap().is_empty());
+        assert!(tmp.path().join("other.3").exists());
+    }
+
+    #[test]
+    fn a_process_tree_holds_its_children() {
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        let me = std::process::id();
+        let all = tree(me);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(all[0], me);
+        assert!(all.contains(&child.id()), "{all:?}");
     }
 
     #[test]

@@ -25,6 +25,13 @@ pub struct CountedServer {
     /// as that user, for the pipes vgdb reaches it by are made at valgrind's start and a
     /// server that changed its user afterwards could not open them.
     pub(crate) user: Option<&'static str>,
+    /// Arguments that mark a run of the binary that is not the server (a database's
+    /// install or check step): run as it is, not counted.
+    pub(crate) not_the_server: &'static [&'static str],
+    /// The server serves its clients in forked processes (PostgreSQL): valgrind's
+    /// `--trace-children=yes` gives each child its own pipes for vgdb (and would count a
+    /// program the server executes, too).
+    pub(crate) forks: bool,
 }
 
 /// Where the deployment's dump folder is mounted in the container.
@@ -82,12 +89,27 @@ fn wrapper(server: &CountedServer) -> String {
     let as_user = server.user.map_or(String::new(), |u| {
         format!("setpriv --reuid={u} --regid={u} --init-groups ")
     });
+    let not_the_server = match server.not_the_server {
+        [] => String::new(),
+        marks => format!(
+            "case \" $* \" in {}) exec \"$0.uncounted\" \"$@\" ;; esac\n",
+            (marks.iter())
+                .map(|m| format!("*\" {m} \"*"))
+                .collect::<Vec<_>>()
+                .join("|")
+        ),
+    };
+    let children = if server.forks {
+        " --trace-children=yes"
+    } else {
+        ""
+    };
     format!(
         "#!/bin/sh\n\
          # rmatrix counted mode: the server under callgrind, instrumentation off until a\n\
-         # measured phase turns it on. A bootstrap run (a database install step) is not the server.\n\
-         case \" $* \" in *\" --bootstrap \"*) exec \"$0.uncounted\" \"$@\" ;; esac\n\
-         exec {as_user}env -u HOSTNAME -u HOST -u USER -u LOGNAME valgrind --tool=callgrind \\\n  \
+         # measured phase turns it on. An install or check step is not the server.\n\
+         {not_the_server}\
+         exec {as_user}env -u HOSTNAME -u HOST -u USER -u LOGNAME valgrind --tool=callgrind{children} \\\n  \
          --instr-atstart=no --dump-instr=no --vgdb=yes --vgdb-prefix={VGDB_PREFIX} \\\n  \
          --callgrind-out-file={DUMP_DIR_IN_CONTAINER}/{DUMP_PREFIX}%p \"$0.uncounted\" \"$@\"{args}\n"
     )
@@ -156,6 +178,8 @@ mod tests {
             timer_roots: &["serverCron"],
             args: &["--extra"],
             user: None,
+            not_the_server: &[],
+            forks: false,
         };
         let d = dockerfile("rmatrix/redis-7.0:abc", &server);
         assert!(d.starts_with("FROM rmatrix/redis-7.0:abc\n"), "{d}");
@@ -166,12 +190,23 @@ mod tests {
         assert!(w.contains("/run/rmatrix-callgrind/callgrind.out.%p"), "{w}");
         assert!(w.contains("\"$0.uncounted\" \"$@\" --extra\n"), "{w}");
         assert!(w.contains("exec env -u HOSTNAME"), "{w}");
+        assert!(!w.contains("case"), "{w}");
         let as_mysql = wrapper(&CountedServer {
             user: Some("mysql"),
+            not_the_server: &["--boot", "-V"],
+            forks: true,
             ..server
         });
         assert!(
+            as_mysql.contains("case \" $* \" in *\" --boot \"*|*\" -V \"*) exec \"$0.uncounted\""),
+            "{as_mysql}"
+        );
+        assert!(
             as_mysql.contains("exec setpriv --reuid=mysql --regid=mysql --init-groups env -u"),
+            "{as_mysql}"
+        );
+        assert!(
+            as_mysql.contains("--tool=callgrind --trace-children=yes"),
             "{as_mysql}"
         );
     }

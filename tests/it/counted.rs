@@ -110,3 +110,35 @@ fn a_counted_mariadb_write_phase_counts_the_binlogs_functions() {
     .unwrap();
     assert!(table.contains("\tMYSQL_BIN_LOG::"), "{table}");
 }
+
+/// PostgreSQL counted: a server of one process per connection. Each backend the postmaster
+/// forks runs under its own callgrind; the phase's count is the sum of their dumps, the
+/// background processes' timer work set apart.
+#[test]
+fn a_counted_postgres_phase_sums_its_backends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = run_counted(
+        tmp.path(),
+        "counted-postgres",
+        "name: counted-postgres\n\
+         servers:\n  postgres-15: {build: postgres-15}\n\
+         configs:\n  default: {postgresql_conf: {autovacuum: \"off\"}}\n\
+         workloads:\n  ps: {oltp: {test: oltp_point_select, tables: 1, table_size: 1000}}\n\
+         concurrency: [2]\niterations: 1\nwarmup: 100\nlength: 600\ncounted: callgrind\n",
+    );
+    let rows = crate::common::result_rows(&dir);
+    let per_op: f64 = rows[0]["srv_instr_per_op"].parse().unwrap();
+    // A primary-key SELECT costs PostgreSQL 15 about 41,000 instructions; one of the two
+    // backends alone would count about half of that per operation.
+    assert!((28_000.0..100_000.0).contains(&per_op), "{rows:?}");
+    let table =
+        std::fs::read_to_string(dir.join("counted/postgres-15__default__ps__c2__1.tsv")).unwrap();
+    // The backends' work is almost all of the phase's.
+    let postgres_main = (table.lines())
+        .find_map(|l| l.strip_suffix("\tPostgresMain"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(table.contains("\t_bt_first\n"), "{table}");
+    let inclusive: f64 = postgres_main.split('\t').nth(1).unwrap().parse().unwrap();
+    let all: f64 = rows[0]["srv_instructions"].parse().unwrap();
+    assert!(inclusive > all * 0.8, "{postgres_main} of {all}");
+}

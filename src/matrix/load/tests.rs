@@ -530,12 +530,15 @@ fn counted_mode_needs_a_count_and_a_family_it_can_count() {
     let e = err(&redis.replace("length: 2000", "length: 2s"));
     assert_eq!((e.line, e.col), (8, 10), "{e}");
     assert!(e.message.contains("give `length` as a count"), "{e}");
-    let pg = redis.replace("redis:7", "postgres:17");
-    let e = err(&pg);
-    assert_eq!(
-        e.message,
-        "server r is of the postgres family, which rmatrix cannot count yet (families it can: \
-         mysql, redis)"
+    // Every family can be counted: PostgreSQL's backends are summed.
+    let pg = (redis.replace("redis:7", "postgres:17"))
+        .replace("{redis: {test: get}}", "{oltp: {test: oltp_point_select}}");
+    assert!(load_str(&pg, Path::new("m.yaml")).is_ok());
+    let external = redis.replace("{image: redis:7}", "{external: {port: 6379}, kind: redis}");
+    let e = err(&external);
+    assert!(
+        e.message.contains("is external: rmatrix does not start it"),
+        "{e}"
     );
     let e = err(&redis.replace("callgrind", "perf"));
     assert!(

@@ -85,6 +85,8 @@ impl Family for Mysql {
                 "--loose-innodb-buffer-pool-size-max=16g",
             ],
             user: Some("mysql"),
+            not_the_server: &["--bootstrap"],
+            forks: false,
         })
     }
 

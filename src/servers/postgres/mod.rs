@@ -57,6 +57,34 @@ impl Family for Postgres {
          && chown -R postgres:postgres /var/lib/postgresql"
     }
 
+    fn counted(&self) -> Option<crate::servers::counted::CountedServer> {
+        Some(crate::servers::counted::CountedServer {
+            // Not on PATH: where containers/postgres/Dockerfile links the version's binaries.
+            binaries: &["/usr/lib/postgresql/bin/postgres"],
+            // The postmaster forks its background processes; each wakes on its own timer
+            // (the checkpointer, the writers, autovacuum, the archiver). Backends, which serve
+            // the clients, are under none of them.
+            timer_roots: &[
+                "CheckpointerMain",
+                "BackgroundWriterMain",
+                "WalWriterMain",
+                "AutoVacLauncherMain",
+                "AutoVacWorkerMain",
+                "PgArchiverMain",
+                "PgstatCollectorMain",
+                "ApplyLauncherMain",
+                "WalSummarizerMain",
+            ],
+            args: &[],
+            // The entrypoint runs it as postgres already.
+            user: None,
+            // initdb's version check, bootstrap and single-user steps, and the check runs
+            // that size its defaults.
+            not_the_server: &["-V", "--version", "--boot", "--single", "--check", "-C"],
+            forks: true,
+        })
+    }
+
     fn config_block(&self) -> ConfigBlock {
         POSTGRESQL_CONF
     }

@@ -57,6 +57,8 @@ impl Family for Redis {
             timer_roots: &["serverCron"],
             args: &[],
             user: None,
+            not_the_server: &[],
+            forks: false,
         })
     }
 
