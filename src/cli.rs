@@ -165,6 +165,10 @@ pub(crate) enum Command {
         /// Smallest shift of the mean that counts as a change point (`5%` or `5`).
         #[arg(long, default_value = "5%")]
         threshold: String,
+        /// The same for a counted metric (`srv_instr_per_op`): counts barely move between
+        /// runs of one build.
+        #[arg(long, value_name = "PCT", default_value = COUNTED_THRESHOLD)]
+        counted_threshold: String,
         /// Confidence level of the test of each change point and of its interval
         /// (alpha = 1 - level).
         #[arg(long, default_value = "95%", conflicts_with = "alpha")]

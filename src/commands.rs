@@ -79,6 +79,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             matrices,
             metrics,
             threshold,
+            counted_threshold,
             confidence,
             alpha,
             last,
@@ -90,7 +91,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
         } => history(
             (&dirs, &matrices),
             &metrics,
-            &threshold,
+            (&threshold, &counted_threshold),
             (&confidence, alpha),
             (last, window, min_points),
             ignore,
@@ -429,7 +430,7 @@ async fn clean(engines: &[String], datasets: bool, images: bool) -> Result<i32> 
 fn history(
     (dirs, matrices): (&[std::path::PathBuf], &[String]),
     metrics: &[String],
-    threshold: &str,
+    (threshold, counted_threshold): (&str, &str),
     (confidence, alpha): (&str, Option<f64>),
     (last, window, min_points): (usize, Option<usize>, usize),
     ignore: Vec<String>,
@@ -461,6 +462,7 @@ fn history(
             input::resolve_metrics(metrics, &[])?
         },
         threshold_pct: join::parse_threshold(threshold)?,
+        counted_threshold_pct: join::parse_threshold(counted_threshold)?,
         confidence: confidence_of(confidence, alpha)?,
         last,
         min_points,

@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::matrix::model::Counted;
 use crate::matrix::{Cell, Matrix};
 use crate::measure::cgroup::{Cgroup, Window};
 use crate::measure::interval::Sample;
@@ -216,13 +217,18 @@ async fn window_for(m: &Matrix, cell: &Cell, deployed: &Deployed) -> Window {
 /// What a counted matrix counts in `cell`'s measured phase: its server's process, where
 /// its dumps land, its family's timer work.
 fn counted_plan(m: &Matrix, cell: &Cell, deployed: &Deployed) -> Option<counted::Plan> {
-    m.counted?;
     let server = m.servers[&cell.server].kind().family().counted()?;
+    let by = match m.counted? {
+        Counted::Callgrind => counted::By::Callgrind {
+            dumps: deployed.dumps.clone()?,
+            timer_roots: server.timer_roots,
+        },
+        Counted::Perf => counted::By::Perf,
+    };
     Some(counted::Plan {
         pid: deployed.pid?,
         forked: server.forks,
-        dumps: deployed.dumps.clone()?,
-        timer_roots: server.timer_roots,
+        by,
     })
 }
 

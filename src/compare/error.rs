@@ -61,6 +61,18 @@ pub(crate) enum CompareError {
         candidate: PathBuf,
         metrics: String,
     },
+    #[error(
+        "{metric} is not compared: the baseline's instructions were counted by `{}`, the \
+         candidate's by `{}` (callgrind leaves timer work out, the CPU's counter does not); \
+         run both with the same `counted:`",
+        crate::escape::terminal(baseline),
+        crate::escape::terminal(candidate)
+    )]
+    CountedApart {
+        metric: String,
+        baseline: String,
+        candidate: String,
+    },
     #[error("bad --min-points {0}: a segment of a history needs at least 2 runs (for a variance)")]
     BadMinPoints(usize),
     #[error("no run directories found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
@@ -85,6 +97,7 @@ impl crate::error::Kinded for CompareError {
             | BadMinPoints(_)
             | NothingInCommon { .. }
             | NothingCompared { .. }
+            | CountedApart { .. }
             | NoRuns { .. } => crate::error::ErrorKind::BadInput,
         }
     }

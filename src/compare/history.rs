@@ -28,6 +28,9 @@ pub(crate) struct HistoryOptions {
     /// Metrics to follow; empty: each run's own report metric.
     pub(crate) metrics: Vec<&'static Metric>,
     pub(crate) threshold_pct: f64,
+    /// The smallest shift of a counted metric's mean that counts (`--counted-threshold`):
+    /// counts barely move between runs of one build, so 1% is a change.
+    pub(crate) counted_threshold_pct: f64,
     pub(crate) confidence: Confidence,
     /// Runs shown as columns in the compact Markdown view.
     pub(crate) last: usize,
@@ -79,6 +82,7 @@ pub(crate) struct History {
     pub(crate) format_version: u32,
     pub(crate) method: &'static str,
     pub(crate) threshold_pct: f64,
+    pub(crate) counted_threshold_pct: f64,
     pub(crate) confidence: f64,
     pub(crate) alpha: f64,
     /// Runs shown in the compact Markdown view.
@@ -116,10 +120,9 @@ pub(crate) fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, Co
     if opts.min_points < 2 {
         return Err(CompareError::BadMinPoints(opts.min_points));
     }
-    let rules = Rules {
-        min_points: opts.min_points,
-        conf,
-        threshold_pct: opts.threshold_pct,
+    let threshold_of = |m: &Metric| match m.counted {
+        true => opts.counted_threshold_pct,
+        false => opts.threshold_pct,
     };
     // (metric, cell key) -> dims and points, in first-seen order.
     type Key = (&'static str, crate::model::CellKey);
@@ -160,6 +163,11 @@ pub(crate) fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, Co
                 var: p.stddev * p.stddev / p.n as f64,
             })
             .collect();
+        let rules = Rules {
+            min_points: opts.min_points,
+            conf,
+            threshold_pct: threshold_of(metric),
+        };
         for shift in changepoint::change_points(&means, &rules) {
             points[shift.at].change_point = Some(ChangePoint::new(&shift, metric.higher_is_better));
         }
@@ -173,7 +181,7 @@ pub(crate) fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, Co
                 &means.iter().map(|m| m.mean).collect::<Vec<f64>>(),
                 opts.min_points,
                 conf,
-                opts.threshold_pct,
+                threshold_of(metric),
                 crate::stats::power::Regression::of(metric.higher_is_better),
             )
             .map(|m| m.pct),
@@ -192,6 +200,7 @@ pub(crate) fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, Co
         format_version: COMPARE_FORMAT_VERSION,
         method: "e-divisive means with student-t on logarithms",
         threshold_pct: opts.threshold_pct,
+        counted_threshold_pct: opts.counted_threshold_pct,
         confidence: conf.level(),
         alpha: conf.alpha(),
         last: opts.last.max(1),
@@ -199,4 +208,57 @@ pub(crate) fn history(runs: &[Run], opts: &HistoryOptions) -> Result<History, Co
         runs: runs.iter().map(RunInfo::from).collect(),
         series,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ResultRow, Status};
+
+    /// A run whose one cell counted `per_op` instructions in three iterations a few apart.
+    fn counted_run(i: usize, per_op: f64) -> Run {
+        let rows = (0..3)
+            .map(|it| ResultRow {
+                server: "s".into(),
+                workload: "get".into(),
+                concurrency: 1,
+                iteration: it + 1,
+                status: Status::Ok,
+                qps: Some(1000.0),
+                srv_instr_per_op: Some(per_op + it as f64),
+                ..Default::default()
+            })
+            .collect();
+        Run {
+            path: format!("r{i}").into(),
+            run_id: format!("r{i}"),
+            rows,
+            ..Run::default()
+        }
+    }
+
+    /// Counted instructions 1% up from the fifth run: a change point under the counted
+    /// threshold (0.5%), none under the usual 5%.
+    #[test]
+    fn a_counted_series_changes_at_the_counted_threshold() {
+        let per_op = [
+            5000.0, 5001.0, 4999.5, 5000.5, 5050.0, 5051.0, 5049.5, 5050.5,
+        ];
+        let runs: Vec<Run> = (per_op.iter().enumerate())
+            .map(|(i, v)| counted_run(i, *v))
+            .collect();
+        let mut opts = HistoryOptions {
+            metrics: vec![Metric::find("srv_instr_per_op").unwrap()],
+            threshold_pct: 5.0,
+            counted_threshold_pct: 0.5,
+            confidence: Confidence::default(),
+            last: 8,
+            min_points: 3,
+            ignore: Vec::new(),
+        };
+        let at = |h: &History| (h.series[0].points.iter()).position(|p| p.change_point.is_some());
+        assert_eq!(at(&history(&runs, &opts).unwrap()), Some(4));
+        opts.counted_threshold_pct = 5.0;
+        assert_eq!(at(&history(&runs, &opts).unwrap()), None);
+    }
 }

@@ -26,6 +26,8 @@ pub(crate) struct Run {
     pub(crate) report_metric: String,
     /// The matrix's `name` (empty when its copy cannot be read).
     pub(crate) matrix_name: String,
+    /// What counted its instructions (`counted:` callgrind or perf; empty: not counted).
+    pub(crate) counted_by: String,
     pub(crate) rows: Vec<ResultRow>,
     /// The columns of results.csv's header (an older file lacks the newer ones).
     pub(crate) columns: Vec<String>,
@@ -67,6 +69,11 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
         .unwrap_or("qps")
         .to_string();
     let matrix_name = matrix["name"].as_str().unwrap_or_default().to_string();
+    // Older runs' manifests do not say: their matrix does.
+    let counted_by = (manifest["counted"].as_str())
+        .or(matrix["counted"].as_str())
+        .unwrap_or_default()
+        .to_string();
     let dir_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -87,6 +94,7 @@ pub(crate) fn load_run(path: &Path) -> Result<Run, CompareError> {
         started_at,
         report_metric,
         matrix_name,
+        counted_by,
         rows,
         columns: results.columns,
         env,

@@ -325,6 +325,7 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
             candidate: cand.path.clone(),
         });
     }
+    same_counter(base, cand, opts)?;
     let per_metric: Vec<_> = opts
         .metrics
         .iter()
@@ -415,6 +416,22 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
 }
 
 /// The client-bound cells of both runs, each with its side and figure.
+/// Counts of two counters are not one quantity: a counted metric is compared only between
+/// runs counted alike (a run counted by neither has no counts to refuse).
+fn same_counter(base: &Run, cand: &Run, opts: &Options) -> Result<(), CompareError> {
+    let (b, c) = (&base.counted_by, &cand.counted_by);
+    match opts.metrics.iter().find(|m| m.counted) {
+        Some(metric) if !b.is_empty() && !c.is_empty() && b != c => {
+            Err(CompareError::CountedApart {
+                metric: metric.name.to_string(),
+                baseline: b.clone(),
+                candidate: c.clone(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 fn client_bound_list(base: &Run, cand: &Run) -> Vec<String> {
     [("baseline", base), ("candidate", cand)]
         .iter()
@@ -791,6 +808,18 @@ mod tests {
         o.counted_threshold_pct = 2.0;
         let c = compare(&base, &cand, &o).unwrap();
         assert_eq!(c.counts.regressed, 0);
+        // Counts of two counters are not compared; a run counted by neither has none.
+        let (mut by_callgrind, mut by_perf) = (base.clone(), cand.clone());
+        by_callgrind.counted_by = "callgrind".into();
+        by_perf.counted_by = "perf".into();
+        let e = compare(&by_callgrind, &by_perf, &o)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("counted by `callgrind`, the candidate's by `perf`"),
+            "{e}"
+        );
+        assert!(compare(&by_callgrind, &cand, &o).is_ok());
     }
 
     #[test]

@@ -273,6 +273,9 @@ pub(crate) enum Counted {
     /// valgrind's callgrind, on any machine (no hardware counters needed); the server runs
     /// tens of times slower while a phase is counted.
     Callgrind,
+    /// The CPU's own instruction counter (`perf stat -e instructions:u`), at full speed:
+    /// only where the machine has one (bare metal, most whole-host cloud machines).
+    Perf,
 }
 
 /// `datasets:`: whether prepared tables are kept across servers, and how a copy is checked.

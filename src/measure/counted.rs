@@ -1,4 +1,5 @@
-//! Counted instructions over a measured phase: the server runs under callgrind with its
+//! Counted instructions over a measured phase, by callgrind or by the CPU's counter
+//! (`perf_count`). Under callgrind the server runs with its
 //! instrumentation off (the counted image of `servers`); the phase's opening edge
 //! turns it on and zeroes the counts, the closing edge dumps them and turns it off. The
 //! commands reach callgrind through `vgdb`, run in the container's mount and process
@@ -14,15 +15,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
-use super::callgrind;
+use super::{callgrind, perf_count};
 
 /// The dumps' file names: `callgrind.out.<pid>.<part>`.
 pub(crate) const DUMP_PREFIX: &str = "callgrind.out.";
 /// callgrind's and vgdb's pipes, in the container's own /tmp.
 pub(crate) const VGDB_PREFIX: &str = "/tmp/rmatrix-vgdb";
 
-/// What a window counts: the server's process, where its dumps land, and the functions
-/// whose instructions are the server's timer work, not the operations'.
+/// What a window counts: the server's processes, and how.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Plan {
     /// The server's main process on this host: it and every process under it are counted.
@@ -32,9 +32,20 @@ pub(crate) struct Plan {
     /// first, and vgdb cannot stop that one to reach a callgrind blocked in a system call
     /// (a namespace's first process ignores the stop signal ptrace sends from inside).
     pub(crate) forked: bool,
-    /// The deployment's folder the container writes its dumps to.
-    pub(crate) dumps: PathBuf,
-    pub(crate) timer_roots: &'static [&'static str],
+    pub(crate) by: By,
+}
+
+/// What counts the instructions.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum By {
+    /// The server runs under callgrind: its dumps land in the deployment's folder `dumps`;
+    /// the functions `timer_roots` are its timer work, not the operations'.
+    Callgrind {
+        dumps: PathBuf,
+        timer_roots: &'static [&'static str],
+    },
+    /// The CPU's instruction counter, through `perf stat` (no timer work set apart).
+    Perf,
 }
 
 /// One measured phase's counts.
@@ -89,6 +100,8 @@ impl Instructions {
 pub(crate) struct Phase {
     plan: Option<Plan>,
     counting: bool,
+    /// The perf stat counting the phase, and the folder its counts are written to.
+    perf: Option<(perf_count::Counting, PathBuf)>,
     counted: Option<Result<Instructions, String>>,
 }
 
@@ -101,33 +114,53 @@ impl Phase {
         }
     }
 
-    /// The measured phase opens: earlier dumps (written with instrumentation off, by
-    /// processes that exited) removed, then in every process instrumentation on, counts
-    /// zeroed.
+    /// The measured phase opens: counting starts in every process of the server.
     pub(crate) fn open(&mut self) {
         let Some(plan) = &self.plan else { return };
-        let opened = remove_dumps(&plan.dumps)
-            .and_then(|()| each_process(plan, &["instrumentation", "on", "-c", "zero"]));
+        let opened = match &plan.by {
+            // Earlier dumps (written with instrumentation off, by processes that exited) go,
+            // then in every process instrumentation on, counts zeroed.
+            By::Callgrind { dumps, .. } => remove_dumps(dumps)
+                .and_then(|()| each_process(plan, &["instrumentation", "on", "-c", "zero"])),
+            By::Perf => start_perf(plan.pid).map(|p| self.perf = Some(p)),
+        };
         match opened {
             Ok(()) => self.counting = true,
             Err(e) => self.counted = Some(Err(format!("{e:#}"))),
         }
     }
 
-    /// The measured phase closed: every process's counts dumped and instrumentation off,
-    /// the dumps read and summed (with those of processes that exited within the phase).
+    /// The measured phase closed: the counts read. Under callgrind every process's counts
+    /// dumped and instrumentation off, the dumps read and summed (with those of processes
+    /// that exited within the phase).
     pub(crate) fn close(&mut self) {
         let Some(plan) = &self.plan else { return };
         if !std::mem::take(&mut self.counting) {
             return;
         }
-        let read = each_process(plan, &["dump", "-c", "instrumentation", "off"])
-            .and_then(|()| read_dumps(&plan.dumps))
-            .map(|dumps| Instructions {
-                total: dumps.iter().map(|d| d.total).sum(),
-                timer: dumps.iter().map(|d| d.under(plan.timer_roots)).sum(),
-                functions: functions(&callgrind::Dump::sum(dumps)),
-            });
+        let read = match &plan.by {
+            By::Callgrind { dumps, timer_roots } => {
+                each_process(plan, &["dump", "-c", "instrumentation", "off"])
+                    .and_then(|()| read_dumps(dumps))
+                    .map(|dumps| Instructions {
+                        total: dumps.iter().map(|d| d.total).sum(),
+                        timer: dumps.iter().map(|d| d.under(timer_roots)).sum(),
+                        functions: functions(&callgrind::Dump::sum(dumps)),
+                    })
+            }
+            By::Perf => match self.perf.take() {
+                Some((counting, dir)) => {
+                    let total = counting.stop();
+                    let _ = std::fs::remove_dir_all(dir);
+                    total.map(|total| Instructions {
+                        total,
+                        timer: 0,
+                        functions: Vec::new(),
+                    })
+                }
+                None => Err(anyhow::anyhow!("perf stat was not started")),
+            },
+        };
         self.counted = Some(read.map_err(|e| format!("{e:#}")));
     }
 
@@ -168,6 +201,20 @@ fn each_process(plan: &Plan, command: &[&str]) -> Result<()> {
         }
     }
     first_error.map_or(Ok(()), Err)
+}
+
+/// Start counting the instructions of `main` and every process under it, written to a
+/// folder only this user can enter.
+fn start_perf(main: u32) -> Result<(perf_count::Counting, PathBuf)> {
+    let dir = super::profile::private_dir()?;
+    let output = dir.join("counts");
+    match perf_count::Counting::start(&tree(main), perf_count::INSTRUCTIONS, &output) {
+        Ok(counting) => Ok((counting, dir)),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Err(e)
+        }
+    }
 }
 
 /// `pid` and every process under it (children, theirs, ...), from /proc's parent ids.

@@ -11,6 +11,7 @@ pub(crate) mod latency;
 pub mod measurement;
 pub(crate) mod operation;
 pub(crate) mod pause;
+pub(crate) mod perf_count;
 pub(crate) mod pressure;
 pub(crate) mod profile;
 pub(crate) mod seconds;

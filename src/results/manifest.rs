@@ -31,6 +31,10 @@ pub(crate) struct Manifest {
     pub(crate) dir_identity: String,
     pub(crate) matrix_file: String,
     pub(crate) matrix_sha256: String,
+    /// What counted the servers' instructions (`counted:` callgrind or perf); absent when
+    /// nothing did. Counts of two counters are not compared.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub(crate) counted: String,
     /// The matrix's parameters as the run resolved them (`--set`, the environment, the
     /// defaults), in their declared order; absent without `params:`. A resume keeps them.
     #[serde(skip_serializing_if = "IndexMap::is_empty")]

@@ -11,6 +11,7 @@ use anyhow::Result;
 
 use super::backend::{Backend, Started};
 use super::*;
+use crate::matrix::model::Counted;
 
 /// One worker's engine (None when no deployment needs Docker) and where its load runs.
 pub(super) struct DockerBackend<'a> {
@@ -240,11 +241,9 @@ impl DockerBackend<'_> {
             }
             _ => Err(anyhow::anyhow!("server {server} has no image")),
         };
-        let counted = self
-            .loaded
-            .matrix
-            .counted
-            .and(spec.kind().family().counted());
+        // Under callgrind the server runs from an image of its own; perf counts it as it is.
+        let under_callgrind = self.loaded.matrix.counted == Some(Counted::Callgrind);
+        let counted = (spec.kind().family().counted()).filter(|_| under_callgrind);
         let res = match (res, counted) {
             (Ok((base, source)), Some(c)) => {
                 self.progress
@@ -378,7 +377,7 @@ impl DockerBackend<'_> {
             copy_files: !matches!(self.client, Client::Process),
             host_side: None,
             data_volume,
-            counted: m.counted.is_some(),
+            counted: m.counted == Some(Counted::Callgrind),
         }
     }
 

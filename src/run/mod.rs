@@ -122,6 +122,10 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         return nothing_to_resume(dir, m, &opts);
     }
 
+    // The CPU's counter is there before anything is written (`counted: perf`).
+    if m.counted == Some(crate::matrix::model::Counted::Perf) {
+        crate::measure::perf_count::available().map_err(crate::error::UsageError)?;
+    }
     // The engine answers before anything is written: a run that cannot start leaves no
     // folder behind (a new run) and its stored files as they were (a resumed one).
     let needs_docker = (plan.deployments.iter().zip(&has_work))

@@ -210,6 +210,9 @@ pub(super) fn manifest_for(
             dir_identity,
             matrix_file: loaded.path.display().to_string(),
             matrix_sha256: loaded.sha256.clone(),
+            counted: (m.counted)
+                .map(|c| format!("{c:?}").to_lowercase())
+                .unwrap_or_default(),
             params: loaded.params.clone(),
             started_at: manifest::now(),
             host: Host::probe(),

@@ -126,6 +126,7 @@ fn read_run(
         started_at: text(5),
         report_metric: text(4),
         matrix_name: text(3),
+        counted_by: (manifest["counted"].as_str().unwrap_or_default()).to_string(),
         rows: results.rows,
         columns,
         env,

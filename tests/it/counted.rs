@@ -142,3 +142,47 @@ fn a_counted_postgres_phase_sums_its_backends() {
     let all: f64 = rows[0]["srv_instructions"].parse().unwrap();
     assert!(inclusive > all * 0.8, "{postgres_main} of {all}");
 }
+
+/// `counted: perf`: the CPU's own counter where the machine has one (the phase counted at
+/// full speed), and where it has none (this project's VMs) a refusal before anything
+/// starts, naming the counter that works everywhere.
+#[test]
+fn counted_perf_counts_where_the_cpu_can_and_says_so_where_it_cannot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let containers = Path::new(env!("CARGO_MANIFEST_DIR")).join("containers");
+    let text = format!(
+        "name: counted-perf\n\
+         servers:\n  redis:\n    build: {{dir: {}, args: {{suite: bookworm, package: redis-server}}}}\n\
+         configs:\n  plain: {{redis_conf: {{save: \"\"}}}}\n\
+         workloads:\n  get: {{redis: {{test: get, keyspace: 1000}}}}\n\
+         concurrency: [1]\niterations: 1\nwarmup: 200\nlength: 20000\ncounted: perf\n",
+        containers.join("redis").display()
+    );
+    let probe = Command::new("perf")
+        .args(["stat", "-x,", "-e", "instructions:u", "true"])
+        .output()
+        .unwrap();
+    if String::from_utf8_lossy(&probe.stderr).contains("<not supported>") {
+        let matrix = tmp.path().join("m.yaml");
+        std::fs::write(&matrix, &text).unwrap();
+        let dir = tmp.path().join("run");
+        let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+            .args(["run", matrix.to_str().unwrap(), "--quiet", "--out"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("this machine has no hardware instruction counter")
+                && stderr.contains("`counted: callgrind` counts on any machine"),
+            "{stderr}"
+        );
+        assert!(!dir.exists(), "nothing was started or written");
+        return;
+    }
+    let dir = run_counted(tmp.path(), "counted-perf", &text);
+    let rows = crate::common::result_rows(&dir);
+    let per_op: f64 = rows[0]["srv_instr_per_op"].parse().unwrap();
+    assert!((1_000.0..100_000.0).contains(&per_op), "{rows:?}");
+}

@@ -534,15 +534,32 @@ fn counted_mode_needs_a_count_and_a_family_it_can_count() {
     let pg = (redis.replace("redis:7", "postgres:17"))
         .replace("{redis: {test: get}}", "{oltp: {test: oltp_point_select}}");
     assert!(load_str(&pg, Path::new("m.yaml")).is_ok());
+    // A peer tool connects inside the phase: its backends would start uncounted.
+    let pgbench = pg.replace(
+        "{oltp: {test: oltp_point_select}}",
+        "{pgbench: {builtin: select-only}}",
+    );
+    let e = err(&pgbench);
+    assert!(
+        e.message
+            .starts_with("server r serves each connection in a process of its own")
+            && e.message.contains("workload get runs pgbench"),
+        "{e}"
+    );
     let external = redis.replace("{image: redis:7}", "{external: {port: 6379}, kind: redis}");
     let e = err(&external);
     assert!(
         e.message.contains("is external: rmatrix does not start it"),
         "{e}"
     );
-    let e = err(&redis.replace("callgrind", "perf"));
+    let perf = load_str(&redis.replace("callgrind", "perf"), Path::new("m.yaml")).unwrap();
+    assert_eq!(
+        perf.matrix.counted,
+        Some(crate::matrix::model::Counted::Perf)
+    );
+    let e = err(&redis.replace("callgrind", "cachegrind"));
     assert!(
-        e.message.contains("callgrind"),
-        "lists the valid choice: {e}"
+        e.message.contains("callgrind") && e.message.contains("perf"),
+        "lists the valid choices: {e}"
     );
 }

@@ -133,6 +133,21 @@ impl Validator<'_> {
 }
 
 impl Validator<'_> {
+    /// Why a server that serves each connection in a forked process cannot be counted
+    /// with one of the matrix's workloads: one that runs an external program connects inside
+    /// the phase, and a process forked then starts with counting off.
+    fn tool_in_phase(&self, spec: &crate::servers::spec::ServerSpec) -> Option<String> {
+        let (name, w) = (self.m.workloads.iter())
+            .find(|(_, w)| w.tool().is_some() && w.families().contains(&spec.kind()))?;
+        Some(format!(
+            "serves each connection in a process of its own, and counted mode counts those \
+             open when the measured phase opens: workload {} runs {}, which connects inside \
+             the phase (rmatrix's own `oltp` connects before the warm-up)",
+            crate::escape::terminal(name),
+            w.tool()?.default
+        ))
+    }
+
     /// `counted:` needs a phase sized in operations (under valgrind a duration holds tens
     /// of times fewer) and servers rmatrix starts, of a family it can count.
     pub(crate) fn check_counted(&self) -> Result<(), MatrixError> {
@@ -156,6 +171,10 @@ impl Validator<'_> {
                     spec.kind().name(),
                     crate::servers::spec::ServerKind::countable()
                 ),
+                (None, Some(c)) if c.forks => match self.tool_in_phase(spec) {
+                    Some(why) => why,
+                    None => continue,
+                },
                 (None, Some(_)) => continue,
             };
             return Err(self.err(
