@@ -142,7 +142,7 @@ impl Validator<'_> {
         Some(format!(
             "serves each connection in a process of its own, and counted mode counts those \
              open when the measured phase opens: workload {} runs {}, which connects inside \
-             the phase (rmatrix's own `oltp` connects before the warm-up)",
+             the phase (rmatrix's own clients connect before the warm-up)",
             crate::escape::terminal(name),
             w.tool()?.default
         ))
