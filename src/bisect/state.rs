@@ -219,22 +219,30 @@ fn ends_table(head: &str, ends: &Comparison) -> String {
     );
     for ch in &ends.changes {
         let interval = match (ch.ci_low_pct, ch.ci_high_pct) {
-            (Some(lo), Some(hi)) => format!("[{lo:+.1}%, {hi:+.1}%]"),
+            (Some(_), Some(_)) => {
+                format!("[{}, {}]", pct(ch, ch.ci_low_pct), pct(ch, ch.ci_high_pct))
+            }
             _ => "-".into(),
         };
         out.push_str(&format!(
             "| {} | {} | {} | {interval} | {} |\n",
             md(&ch.cell),
             md(&ch.metric),
-            pct(ch.change_pct),
+            pct(ch, ch.change_pct),
             ch.verdict
         ));
     }
     out
 }
 
-fn pct(p: Option<f64>) -> String {
-    p.map_or("-".into(), |p| format!("{p:+.1}%"))
+/// A percentage of `ch`: two decimals for a counted metric (its threshold is 0.5%), one
+/// for the others.
+fn pct(ch: &join::MetricChange, p: Option<f64>) -> String {
+    let decimals = match ch.basis {
+        Some(crate::stats::Basis::Counted) => 2,
+        _ => 1,
+    };
+    p.map_or("-".into(), |p| format!("{p:+.decimals$}%"))
 }
 
 /// The end of a bisection as Markdown: the first bad commit (or the skipped ones it is
@@ -317,9 +325,9 @@ impl Report<'_> {
                 "- {} {}: {} (interval {} to {}), {}\n",
                 md(&ch.cell),
                 md(&ch.metric),
-                pct(ch.change_pct),
-                pct(ch.ci_low_pct),
-                pct(ch.ci_high_pct),
+                pct(ch, ch.change_pct),
+                pct(ch, ch.ci_low_pct),
+                pct(ch, ch.ci_high_pct),
                 ch.verdict
             ));
         }
@@ -341,7 +349,7 @@ impl Report<'_> {
                 } else {
                     ""
                 };
-                format!("{}{mark}", pct(c.change_pct))
+                format!("{}{mark}", pct(c, c.change_pct))
             })
             .collect::<Vec<_>>()
             .join(", ")

@@ -122,8 +122,8 @@ pub(crate) fn of(
     };
     let all = join(&b, &c);
     std::fs::create_dir_all(dir).with_context(|| format!("failed to create {}", dir.display()))?;
-    let name = crate::report::chart::file_name(&[&["instructions-diff"], parts].concat())
-        .replace(".svg", ".csv");
+    let name =
+        crate::report::chart::file_name_with(&[&["instructions-diff"], parts].concat(), "csv");
     let path = dir.join(name);
     let mut w = csv::Writer::from_writer(Vec::new());
     for f in &all {

@@ -246,9 +246,15 @@ pub(crate) fn title_tail(workload: &str, engine: &str) -> String {
     }
 }
 
+/// A chart's file name: its non-empty parts joined by `-`.
 pub(crate) fn file_name(parts: &[&str]) -> String {
+    file_name_with(parts, "svg")
+}
+
+/// The same name for a file of another kind beside the chart (`csv`).
+pub(crate) fn file_name_with(parts: &[&str], extension: &str) -> String {
     let parts: Vec<&str> = parts.iter().copied().filter(|p| !p.is_empty()).collect();
-    format!("{}.svg", parts.join("-"))
+    format!("{}.{extension}", parts.join("-"))
 }
 
 #[cfg(test)]

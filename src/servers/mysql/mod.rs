@@ -85,7 +85,7 @@ impl Family for Mysql {
                 "--loose-innodb-buffer-pool-size-max=16g",
             ],
             user: Some("mysql"),
-            not_the_server: &["--bootstrap"],
+            not_the_server: &["--bootstrap", "--initialize-insecure", "--initialize"],
             forks: false,
         })
     }
