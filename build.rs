@@ -6,7 +6,14 @@ use std::process::Command;
 
 fn main() {
     let git = |args: &[&str]| -> Option<String> {
-        let out = Command::new("git").args(args).output().ok()?;
+        // No optional locks: `git status` would otherwise refresh and rewrite the index,
+        // which is one of the files below, so the next build would run this again and
+        // compile the whole crate a second time.
+        let out = Command::new("git")
+            .arg("--no-optional-locks")
+            .args(args)
+            .output()
+            .ok()?;
         out.status
             .success()
             .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
