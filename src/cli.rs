@@ -7,16 +7,6 @@ use std::path::PathBuf;
 use crate::export::Format;
 use clap::{Parser, Subcommand};
 
-/// Declarative benchmark matrices for MariaDB/MySQL servers in Docker: expand a YAML matrix
-/// into cells, start a fresh server per server x config, verify the variant, drive the
-/// workload, record throughput, latency and the server's own counters, and render CSV and
-/// Markdown comparison tables.
-///
-/// Exit codes: 0 all cells ok, 1 some cells failed, 2 bad input or usage,
-/// 3 Docker engine unavailable, 4 regression found by `compare`, 5 environments differ
-/// (`compare`/`history --require-same-env`), 6/7 `bisect` found no regression / only skipped
-/// commits, 8 cannot tell (`compare --fail-on-cannot-tell`, or a `bisect` whose ends' every
-/// change is "cannot tell"), 130 interrupted.
 /// `--assume-run-noise`'s default (compare and plan): the CV of run means assumed without a
 /// store; docs/compare.md gives the runs it was chosen from.
 pub(crate) const ASSUMED_RUN_NOISE: &str = "5%";
@@ -26,6 +16,17 @@ pub(crate) const ASSUMED_RUN_NOISE: &str = "5%";
 /// GET, so an A/A difference of 0.5% lies beyond three of its standard deviations).
 pub(crate) const COUNTED_THRESHOLD: &str = "0.5%";
 
+/// Declarative benchmark matrices for MariaDB/MySQL, PostgreSQL and Redis servers in Docker.
+///
+/// Expand a YAML matrix into cells, start a fresh server per server x config, verify the
+/// variant, drive the workload, record throughput, latency and the server's own counters,
+/// and render CSV and Markdown comparison tables.
+///
+/// Exit codes: 0 all cells ok, 1 some cells failed, 2 bad input or usage,
+/// 3 Docker engine unavailable, 4 regression found by `compare`, 5 environments differ
+/// (`compare`/`history --require-same-env`), 6/7 `bisect` found no regression / only skipped
+/// commits, 8 cannot tell (`compare --fail-on-cannot-tell`, or a `bisect` whose ends' every
+/// change is "cannot tell"), 130 interrupted.
 #[derive(Debug, Parser)]
 #[command(name = "rmatrix", version, about, long_about)]
 pub struct Cli {

@@ -72,7 +72,9 @@ fn the_bash_completion_offers_the_commands_and_the_shells() {
             "{command} not in {offered:?}"
         );
     }
-    // clap_complete's bash script offers the hidden internal commands (drive-cell, ...) too.
+    for internal in ["drive-cell", "await-server", "engine-port"] {
+        assert!(!offered.iter().any(|o| o == internal), "{internal} offered");
+    }
     let shells = bash_completes(&script, &["rmatrix", "completions", ""]);
     for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
         assert!(
@@ -120,7 +122,9 @@ fn the_man_pages_render_without_warnings() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     let (warnings, text) = render(out.stdout.as_bytes());
     assert_eq!(warnings, "", "groff warns about rmatrix.1");
-    for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "SUBCOMMANDS"] {
+    let sections = ["NAME", "SYNOPSIS", "DESCRIPTION", "SUBCOMMANDS"];
+    let ours = ["EXIT STATUS", "ENVIRONMENT", "FILES", "EXAMPLES"];
+    for section in sections.iter().chain(&ours) {
         assert!(text.contains(section), "{section} missing:\n{text}");
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -142,6 +146,9 @@ fn the_man_pages_render_without_warnings() {
         let (warnings, text) = render(&std::fs::read(dir.join(page)).unwrap());
         assert_eq!(warnings, "", "groff warns about {page}");
         assert!(text.contains("SYNOPSIS"), "{page}");
+        if page == "rmatrix.1" {
+            assert!(ours.iter().all(|s| text.contains(s)), "{text}");
+        }
         assert!(
             out.stderr.contains(page.as_str()),
             "{page} not named: {}",
