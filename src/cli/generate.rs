@@ -55,77 +55,7 @@ pub(crate) fn man_page() -> std::io::Result<String> {
 
 /// EXIT STATUS, ENVIRONMENT, FILES and EXAMPLES of rmatrix(1). The exit codes are those of
 /// `crate::error::exit` (a test holds them to it).
-const MAN_SECTIONS: &str = r#".SH "EXIT STATUS"
-.TP
-\fB0\fR
-Success: every cell measured; nothing regressed.
-.TP
-\fB1\fR
-Some cells failed (the others' results are kept), or another failure.
-.TP
-\fB2\fR
-Bad input: a matrix (with file:line:column), a flag, a stored run or store.
-.TP
-\fB3\fR
-No Docker engine answered.
-.TP
-\fB4\fR
-\fBcompare\fR: a metric regressed beyond the threshold.
-.TP
-\fB5\fR
-\fBcompare\fR, \fBhistory\fR with \fB\-\-require\-same\-env\fR: the runs' environments differ.
-.TP
-\fB6\fR
-\fBbisect\fR: the bad end is no regression of the good end.
-.TP
-\fB7\fR
-\fBbisect\fR: only skipped commits are left where the first bad one is.
-.TP
-\fB8\fR
-\fBcompare \-\-fail\-on\-cannot\-tell\fR, \fBbisect\fR: no regression, but a change could not be told from noise.
-.TP
-\fB130\fR
-Stopped by Ctrl\-C (the run directory can be resumed with \fB\-\-resume\fR).
-.SH ENVIRONMENT
-.TP
-\fBRMATRIX_PARAM_\fR\fINAME\fR
-The value of the matrix parameter \fIname\fR (\fBparams:\fR), below \fB\-\-set\fR.
-.TP
-\fBRMATRIX_BUILD_DIRS\fR
-Colon\-separated folders a matrix's \fBbuild:\fR may name besides its own.
-.TP
-\fBRMATRIX_SYSBENCH\fR, \fBRMATRIX_PGBENCH\fR, \fBRMATRIX_REDIS_BENCHMARK\fR
-The peer programs to run instead of those found on PATH.
-.TP
-\fBRMATRIX_SYSBENCH_SCRIPTS\fR
-The folder of sysbench's Lua scripts.
-.TP
-\fBDOCKER_HOST\fR, \fBDOCKER_TLS_VERIFY\fR, \fBDOCKER_CERT_PATH\fR, \fBDOCKER_CONTEXT\fR, \fBDOCKER_CONFIG\fR
-The Docker engine to use, as the docker command reads them.
-.TP
-\fBPGPASSWORD\fR
-The password of a \fBpostgres://\fR results store.
-.SH FILES
-.TP
-\fBreports/runs/\fR\fITIME\fR\fB\-\fR\fINAME\fR\fB/\fR
-A run directory: manifest.json, results.csv, summary.md, report.html, charts.
-.TP
-\fBmatrices/matrix.schema.json\fR
-The JSON Schema of a matrix file (\fBrmatrix schema\fR).
-.SH EXAMPLES
-.TP
-\fBrmatrix plan matrices/binlog.yaml\fR
-The cells a matrix expands to and an estimate of its time.
-.TP
-\fBrmatrix run matrices/binlog.yaml\fR
-Run it; the run directory is printed at the end.
-.TP
-\fBrmatrix compare reports/runs/A reports/runs/B \-\-threshold 5%\fR
-What changed from run A to run B, judged; exit code 4 on a regression.
-.TP
-\fBrmatrix bisect matrices/redis.yaml \-\-good 7.0.0 \-\-bad HEAD\fR
-The first commit that made a cell slower.
-"#;
+const MAN_SECTIONS: &str = include_str!("man-sections.roff");
 
 /// Write rmatrix.1 and a page per visible command (rmatrix-run.1, ...) and per command of
 /// a command (rmatrix-store-import.1, ...) into `dir`; the files written, in that order.
