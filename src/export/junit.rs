@@ -1,8 +1,9 @@
 //! JUnit XML of a comparison (`compare --junit FILE`), for CI systems that show test
 //! results (GitLab, Jenkins, GitHub actions that read JUnit): one `<testsuite>` per
-//! candidate, one `<testcase>` per compared cell and metric (`classname` the matrix and the
-//! cell, `name` the metric), a `<failure>` for each regression with its change and interval,
-//! and a `<skipped>` case for each cell that could not be compared. The layout is that of
+//! candidate, one `<testcase>` per compared cell and metric (`classname` `rmatrix.<matrix>`,
+//! `name` the cell and the metric), a `<failure>` for each regression with its change and
+//! interval, a `<skipped>` for each change that could not be told from noise (with its
+//! interval) and for each cell that could not be compared. The layout is that of
 //! Apache Ant's JUnit task, which the common readers accept, checked against rmatrix's own XSD
 //! of it (tests/fixtures/junit/junit.xsd). Every text from a run goes through `escape::xml`.
 
@@ -85,11 +86,33 @@ fn failure(c: &Comparison, ch: &MetricChange) -> String {
     )
 }
 
-fn classname(c: &Comparison, cell: &str) -> String {
+/// `rmatrix.<matrix>`: Jenkins splits a classname at its last dot into package and class,
+/// so the matrix's own dots become `_` and the cell goes into the case's name.
+fn classname(c: &Comparison) -> String {
     match c.candidate.matrix.is_empty() {
-        true => cell.to_string(),
-        false => format!("{} / {cell}", c.candidate.matrix),
+        true => "rmatrix.compare".into(),
+        false => format!("rmatrix.{}", c.candidate.matrix.replace('.', "_")),
     }
+}
+
+/// A case's name: the cell and the metric, as the Markdown table names them.
+fn case_name(cell: &str, metric: &str) -> String {
+    format!("{cell} / {metric}")
+}
+
+/// The `<skipped>` of a change that could not be told from noise: the interval reaches
+/// past the threshold on both sides of "no change".
+fn cannot_tell(c: &Comparison, ch: &MetricChange) -> String {
+    let message = format!(
+        "cannot tell: {} {} ({}% interval {} to {}), threshold {}%",
+        ch.metric,
+        pct(ch.change_pct),
+        shifted(c.confidence, 2),
+        pct(ch.ci_low_pct),
+        pct(ch.ci_high_pct),
+        c.threshold_of(ch)
+    );
+    format!("      <skipped message=\"{}\"/>\n", xml(&message))
 }
 
 /// One candidate's suite: its cases, then the counts the schema asks for.
@@ -101,17 +124,19 @@ fn suite(id: usize, c: &Comparison, ctx: &Context) -> String {
         let _ = write!(
             cases,
             "    <testcase classname=\"{}\" name=\"{}\" time=\"0\"",
-            xml(&classname(c, &ch.cell)),
-            xml(&ch.metric)
+            xml(&classname(c)),
+            xml(&case_name(&ch.cell, &ch.metric))
         );
         match ch.verdict {
             Verdict::Regressed => {
                 failures += 1;
                 let _ = write!(cases, ">\n{}    </testcase>\n", failure(c, ch));
             }
-            Verdict::Improved | Verdict::Small | Verdict::Unchanged | Verdict::CannotTell => {
-                cases.push_str("/>\n")
+            Verdict::CannotTell => {
+                skipped += 1;
+                let _ = write!(cases, ">\n{}    </testcase>\n", cannot_tell(c, ch));
             }
+            Verdict::Improved | Verdict::Small | Verdict::Unchanged => cases.push_str("/>\n"),
         }
     }
     let mut metrics: Vec<&str> = c.changes.iter().map(|ch| ch.metric.as_str()).collect();
@@ -133,8 +158,8 @@ fn suite(id: usize, c: &Comparison, ctx: &Context) -> String {
                 cases,
                 "    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n      \
                  <skipped message=\"not compared: {why}\"/>\n    </testcase>",
-                xml(&classname(c, cell)),
-                xml(metric)
+                xml(&classname(c)),
+                xml(&case_name(cell, metric))
             );
         }
     }
@@ -151,13 +176,15 @@ fn suite(id: usize, c: &Comparison, ctx: &Context) -> String {
     format!(
         "  <testsuite package=\"rmatrix\" id=\"{id}\" name=\"{}\" timestamp=\"{}\" \
          hostname=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" \
-         skipped=\"{skipped}\" time=\"0\">\n    <properties>\n{}{}{}{}{}    </properties>\n\
+         skipped=\"{skipped}\" time=\"0\">\n    <properties>\n{}{}{}{}{}{}{}    </properties>\n\
          {cases}    <system-out></system-out>\n    <system-err></system-err>\n  </testsuite>\n",
         xml(&name),
         xml(&ctx.timestamp),
         xml(&ctx.hostname),
         property("baseline", &c.baseline.path),
         property("candidate", &c.candidate.path),
+        property("baseline_run_id", &c.baseline.run_id),
+        property("candidate_run_id", &c.candidate.run_id),
         property("threshold_pct", &c.threshold_pct.to_string()),
         property("confidence", &c.confidence.to_string()),
         property("regressed", &c.counts.regressed.to_string()),
@@ -211,7 +238,7 @@ mod tests {
         let mut c = empty_comparison();
         c.baseline.run_id = "base".into();
         c.candidate.run_id = "cand".into();
-        c.candidate.matrix = "binlog".into();
+        c.candidate.matrix = "binlog.v2".into();
         let mut bad = change(cell, "qps", Verdict::Regressed);
         bad.change_pct = Some(-19.912);
         bad.ci_low_pct = Some(-21.0);
@@ -219,6 +246,10 @@ mod tests {
         c.changes.push(bad);
         c.changes
             .push(change(cell, "lat_p99_ms", Verdict::Unchanged));
+        let mut noisy = change(cell, "lat_p95_ms", Verdict::CannotTell);
+        (noisy.change_pct, noisy.ci_low_pct, noisy.ci_high_pct) =
+            (Some(2.0), Some(-9.0), Some(13.0));
+        c.changes.push(noisy);
         c.counts.regressed = 1;
         c.only_in_baseline
             .push("mariadb-10.11 / MyISAM / key / c2".into());
@@ -234,9 +265,9 @@ mod tests {
             .descendants()
             .find(|n| n.has_tag_name("testsuite"))
             .unwrap();
-        assert_eq!(suite.attribute("tests"), Some("4"), "{xml}");
+        assert_eq!(suite.attribute("tests"), Some("6"), "{xml}");
         assert_eq!(suite.attribute("failures"), Some("1"));
-        assert_eq!(suite.attribute("skipped"), Some("2"));
+        assert_eq!(suite.attribute("skipped"), Some("4"));
         let failure = doc
             .descendants()
             .find(|n| n.has_tag_name("failure"))
@@ -246,12 +277,30 @@ mod tests {
             Some("qps regressed -19.91% (95% interval -21.00% to -18.75%), threshold 5%")
         );
         let case = failure.parent().unwrap();
+        // Jenkins splits at the last dot: package rmatrix, class binlog_v2.
+        assert_eq!(case.attribute("classname"), Some("rmatrix.binlog_v2"));
         assert_eq!(
-            case.attribute("classname"),
-            Some("binlog / mariadb-10.11 / InnoDB / write / c2")
+            case.attribute("name"),
+            Some("mariadb-10.11 / InnoDB / write / c2 / qps")
         );
-        assert_eq!(case.attribute("name"), Some("qps"));
         assert!(failure.text().unwrap().contains("change -19.912%"));
+        let noisy = (doc.descendants())
+            .find(|n| {
+                n.attribute("name")
+                    .is_some_and(|v| v.ends_with("/ lat_p95_ms"))
+            })
+            .unwrap();
+        let skipped = noisy.first_element_child().unwrap();
+        assert_eq!(
+            skipped.attribute("message"),
+            Some("cannot tell: lat_p95_ms +2.00% (95% interval -9.00% to +13.00%), threshold 5%")
+        );
+        let property = |name: &str| {
+            (doc.descendants())
+                .find(|n| n.attribute("name") == Some(name))
+                .and_then(|n| n.attribute("value"))
+        };
+        assert_eq!(property("candidate_run_id"), Some("cand"));
     }
 
     #[test]
@@ -270,9 +319,10 @@ mod tests {
             .descendants()
             .find(|n| n.has_tag_name("testcase"))
             .unwrap();
+        assert_eq!(case.attribute("classname"), Some("rmatrix.m]]><x/>"));
         assert_eq!(
-            case.attribute("classname"),
-            Some("m]]><x/> / a<b>&c\"d'e]]>f\\u{1b}[2J\\u{0}\\u{7}\\u{202e}\n\tg")
+            case.attribute("name"),
+            Some("a<b>&c\"d'e]]>f\\u{1b}[2J\\u{0}\\u{7}\\u{202e}\n\tg / qps")
         );
         assert!(!xml.contains('\u{1b}') && !xml.contains('\u{0}'));
     }

@@ -133,9 +133,11 @@ fn junit_beside_the_format_passes_the_schema_and_keeps_the_exit_code() {
         .descendants()
         .find(|n| n.has_tag_name("failure"))
         .unwrap();
+    let case = failed.parent().unwrap();
+    assert_eq!(case.attribute("classname"), Some("rmatrix.fixture"));
     assert_eq!(
-        failed.parent().unwrap().attribute("classname"),
-        Some("fixture / mariadb-10.11 / default / InnoDB / write / c2")
+        case.attribute("name"),
+        Some("mariadb-10.11 / default / InnoDB / write / c2 / qps")
     );
 
     // No regression: exit 0, every case passes.
