@@ -79,6 +79,14 @@ pub(crate) enum Command {
         /// printing (e.g. after upgrading rmatrix).
         #[arg(long)]
         write: bool,
+        /// OpenMetrics: leave out the `run_id` and `matrix` labels, so that a cell is the
+        /// same series from run to run (a dashboard's view; two runs' files then collide).
+        #[arg(long)]
+        no_run_labels: bool,
+        /// OpenMetrics: stamp each sample with its iteration's start, so the file can be
+        /// backfilled into Prometheus (`promtool tsdb create-blocks-from openmetrics`).
+        #[arg(long)]
+        timestamps: bool,
     },
     /// Compare candidate runs with a baseline run, cell by cell (Welch's test on the
     /// logarithms of the iterations, plus the run-to-run noise learned from --noise-from);

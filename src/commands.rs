@@ -41,8 +41,14 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             template,
             format,
             write,
+            no_run_labels,
+            timestamps,
         } => {
-            report(&dir, template.as_deref(), format, write)?;
+            let series = crate::export::Series {
+                run_labels: !no_run_labels,
+                timestamps,
+            };
+            report(&dir, template.as_deref(), format, write, series)?;
             Ok(exit::OK)
         }
         Command::Compare {
@@ -700,18 +706,35 @@ fn stored_run(dir: &Path, with_matrix: bool) -> Result<(RunDir, Option<LoadedMat
 
 /// What `rmatrix report DIR --format FORMAT` prints (the fuzz targets render through it).
 pub fn report_text(dir: &Path, template: Option<&Path>, format: Format) -> Result<String> {
+    report_series(dir, template, format, crate::export::Series::default())
+}
+
+/// The same with the OpenMetrics samples labelled and stamped as `series` says.
+fn report_series(
+    dir: &Path,
+    template: Option<&Path>,
+    format: Format,
+    series: crate::export::Series,
+) -> Result<String> {
     let exporter = format.exporter();
     let (run, loaded) = stored_run(dir, exporter.needs_matrix())?;
     exporter.run(&RunView {
         dir: &run,
         matrix: loaded.as_ref().map(|l| &l.matrix),
         template,
+        series,
     })
 }
 
-fn report(dir: &Path, template: Option<&Path>, format: Format, write: bool) -> Result<()> {
+fn report(
+    dir: &Path,
+    template: Option<&Path>,
+    format: Format,
+    write: bool,
+    series: crate::export::Series,
+) -> Result<()> {
     if !write {
-        return emit(&report_text(dir, template, format)?);
+        return emit(&report_series(dir, template, format, series)?);
     }
     // --write renders every stored report, from the matrix copy.
     let (run, loaded) = stored_run(dir, true)?;

@@ -66,6 +66,29 @@ pub(crate) struct RunView<'a> {
     pub(crate) matrix: Option<&'a Matrix>,
     /// A user's summary template instead of the built-in one (Markdown only).
     pub(crate) template: Option<&'a Path>,
+    /// How OpenMetrics labels and stamps its samples.
+    pub(crate) series: Series,
+}
+
+/// How a run's OpenMetrics samples are labelled and stamped (`report --no-run-labels`,
+/// `--timestamps`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Series {
+    /// Every sample labelled with the run's `run_id` and `matrix`, so that two runs' files
+    /// never make one series (a dashboard that wants one series per cell turns it off).
+    pub(crate) run_labels: bool,
+    /// Every sample stamped with its iteration's start: a file Prometheus can backfill
+    /// (`promtool tsdb create-blocks-from openmetrics`).
+    pub(crate) timestamps: bool,
+}
+
+impl Default for Series {
+    fn default() -> Series {
+        Series {
+            run_labels: true,
+            timestamps: false,
+        }
+    }
 }
 
 /// What each format renders. `diffs` are the environment differences between the runs

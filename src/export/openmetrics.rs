@@ -36,7 +36,12 @@ impl Exporter for OpenMetrics {
             crate::results::check::read_manifest(&run.dir.file(crate::results::rundir::MANIFEST))?
                 .unwrap_or_default();
         let text = |k: &str| manifest[k].as_str().unwrap_or_default().to_string();
-        Ok(run_text(&text("run_id"), &text("started_at"), &rows))
+        let about = About {
+            run_id: text("run_id"),
+            matrix: matrix_name(run.dir),
+            started_at: text("started_at"),
+        };
+        Ok(run_text(&about, &rows, run.series))
     }
 
     fn compare(&self, _: &[EnvDiff], comparisons: &[Comparison]) -> Result<String> {
@@ -46,6 +51,25 @@ impl Exporter for OpenMetrics {
     fn history(&self, _: &[EnvDiff], _: &History) -> Result<String> {
         Err(super::not_for_history("openmetrics"))
     }
+}
+
+/// The run a file's samples come from.
+pub(crate) struct About {
+    pub(crate) run_id: String,
+    /// The matrix's `name:` (empty when its copy cannot be read).
+    pub(crate) matrix: String,
+    /// manifest.json's `started_at` (RFC 3339).
+    pub(crate) started_at: String,
+}
+
+/// The `name:` of the run's copy of its matrix, read as any stored file is (bounded).
+fn matrix_name(dir: &crate::results::rundir::RunDir) -> String {
+    let copy = dir.file(crate::results::rundir::MATRIX_COPY);
+    crate::input::file::read_text(&copy, crate::input::file::MATRIX_COPY)
+        .ok()
+        .and_then(|t| crate::input::yaml::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|m| m["name"].as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 /// A stored column as a gauge: name, help, the value in base units.
@@ -195,7 +219,8 @@ type Labels = Vec<(&'static str, String)>;
 struct Family {
     name: &'static str,
     help: &'static str,
-    samples: Vec<(Labels, f64)>,
+    /// Labels, value, and the sample's time in seconds since the epoch (`--timestamps`).
+    samples: Vec<(Labels, f64, Option<f64>)>,
 }
 
 impl Family {
@@ -208,14 +233,25 @@ impl Family {
     }
 }
 
-/// The families in order, each with its `# HELP` and `# TYPE` once, then `# EOF`. A family
-/// without a sample is left out.
+/// The unit a family's name ends in, for its `# UNIT` line (OpenMetrics wants the name to
+/// end in the unit it declares).
+fn unit_of(name: &str) -> Option<&'static str> {
+    ["seconds", "ratio", "bytes"]
+        .into_iter()
+        .find(|u| name.ends_with(&format!("_{u}")))
+}
+
+/// The families in order, each with its `# HELP`, `# TYPE` and `# UNIT` once, then `# EOF`.
+/// A family without a sample is left out.
 fn render(families: &[Family]) -> String {
     let mut out = String::new();
     for f in families.iter().filter(|f| !f.samples.is_empty()) {
         let _ = writeln!(out, "# HELP {} {}", f.name, f.help);
         let _ = writeln!(out, "# TYPE {} gauge", f.name);
-        for (labels, value) in &f.samples {
+        if let Some(unit) = unit_of(f.name) {
+            let _ = writeln!(out, "# UNIT {} {unit}", f.name);
+        }
+        for (labels, value, at) in &f.samples {
             out.push_str(f.name);
             if !labels.is_empty() {
                 let pairs: Vec<String> = (labels.iter())
@@ -223,7 +259,13 @@ fn render(families: &[Family]) -> String {
                     .collect();
                 let _ = write!(out, "{{{}}}", pairs.join(","));
             }
-            let _ = writeln!(out, " {}", number(*value));
+            let _ = write!(out, " {}", number(*value));
+            match at {
+                Some(t) => {
+                    let _ = writeln!(out, " {t}");
+                }
+                None => out.push('\n'),
+            }
         }
     }
     out.push_str("# EOF\n");
@@ -248,8 +290,15 @@ fn cell_labels(row: &ResultRow) -> Labels {
         .collect()
 }
 
+/// Seconds since the epoch of an RFC 3339 time.
+fn epoch(time: &str) -> Option<f64> {
+    chrono::DateTime::parse_from_rfc3339(time)
+        .ok()
+        .map(|t| t.timestamp() as f64)
+}
+
 /// `rmatrix report DIR --format openmetrics` of these rows.
-pub(crate) fn run_text(run_id: &str, started_at: &str, rows: &[ResultRow]) -> String {
+pub(crate) fn run_text(about: &About, rows: &[ResultRow], series: super::Series) -> String {
     let mut families: Vec<Family> = COLUMNS
         .iter()
         .map(|c| Family::new(c.name, c.help))
@@ -258,30 +307,49 @@ pub(crate) fn run_text(run_id: &str, started_at: &str, rows: &[ResultRow]) -> St
         "rmatrix_iteration_succeeded",
         "1 when the iteration measured, 0 when it failed (status).",
     );
+    let run_labels: Labels = match series.run_labels {
+        true => vec![
+            ("run_id", about.run_id.clone()),
+            ("matrix", about.matrix.clone()),
+        ],
+        false => Vec::new(),
+    };
+    let started = epoch(&about.started_at);
+    // An iteration's samples at its start; one whose start is unreadable at the run's.
+    let at = |row: &ResultRow| match series.timestamps {
+        true => epoch(&row.started_at).or(started),
+        false => None,
+    };
     for row in rows {
-        let mut labels = cell_labels(row);
+        let mut labels = run_labels.clone();
+        labels.extend(cell_labels(row));
         labels.push(("iteration", row.iteration.to_string()));
-        ok.samples
-            .push((labels.clone(), if row.is_ok() { 1.0 } else { 0.0 }));
+        let ok_value = if row.is_ok() { 1.0 } else { 0.0 };
+        ok.samples.push((labels.clone(), ok_value, at(row)));
         if !row.is_ok() {
             continue;
         }
         for (c, f) in COLUMNS.iter().zip(&mut families) {
             if let Some(v) = (c.value)(row) {
-                f.samples.push((labels.clone(), v));
+                f.samples.push((labels.clone(), v, at(row)));
             }
         }
     }
-    let mut started = Family::new(
+    let mut start = Family::new(
         "rmatrix_run_started_timestamp_seconds",
         "When the run started, in seconds since the Unix epoch (manifest.json started_at).",
     );
-    if let Ok(t) = chrono::DateTime::parse_from_rfc3339(started_at) {
-        let labels = vec![("run_id", run_id.to_string())];
-        started.samples.push((labels, t.timestamp() as f64));
+    if let Some(t) = started {
+        let mut labels = vec![("run_id", about.run_id.clone())];
+        if series.run_labels {
+            labels.push(("matrix", about.matrix.clone()));
+        }
+        start
+            .samples
+            .push((labels, t, series.timestamps.then_some(t)));
     }
     families.insert(0, ok);
-    families.insert(0, started);
+    families.insert(0, start);
     render(&families)
 }
 
@@ -346,8 +414,8 @@ pub(crate) fn compare_text(comparisons: &[Comparison]) -> String {
         ];
         threshold
             .samples
-            .push((runs.clone(), shifted(c.threshold_pct, -2)));
-        confidence.samples.push((runs, c.confidence));
+            .push((runs.clone(), shifted(c.threshold_pct, -2), None));
+        confidence.samples.push((runs, c.confidence, None));
         for ch in &c.changes {
             let labels = change_labels(c, ch);
             let pct = |v: Option<f64>| v.map(|v| shifted(v, -2));
@@ -358,14 +426,14 @@ pub(crate) fn compare_text(comparisons: &[Comparison]) -> String {
                 (&mut p, ch.p_value),
             ] {
                 if let Some(v) = value {
-                    family.samples.push((labels.clone(), v));
+                    family.samples.push((labels.clone(), v, None));
                 }
             }
             for (v, name) in VERDICTS {
                 let mut l = labels.clone();
                 l.push(("verdict", name.to_string()));
                 let state = if ch.verdict == v { 1.0 } else { 0.0 };
-                verdict.samples.push((l, state));
+                verdict.samples.push((l, state, None));
             }
         }
     }
@@ -375,6 +443,7 @@ pub(crate) fn compare_text(comparisons: &[Comparison]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::Series;
 
     /// `promtool check metrics` on `text`: its complaints, or none.
     pub(crate) fn promtool(text: &str) -> Result<(), String> {
@@ -404,6 +473,65 @@ mod tests {
         }
     }
 
+    fn about(run_id: &str) -> About {
+        About {
+            run_id: run_id.into(),
+            matrix: "binlog".into(),
+            started_at: "2026-11-29T20:48:59Z".into(),
+        }
+    }
+
+    /// A file of samples stamped with their iterations' starts backfills Prometheus: promtool
+    /// makes a block of it, and the block holds the sample at its time. Without the run's
+    /// labels a cell is one series across runs.
+    #[test]
+    fn stamped_samples_backfill_prometheus_and_run_labels_can_go() {
+        let rows = [row("mariadb-10.11", 1, true), row("mariadb-10.11", 2, true)];
+        let series = Series {
+            run_labels: false,
+            timestamps: true,
+        };
+        let text = run_text(&about("binlog-1"), &rows, series);
+        let cell = r#"server="mariadb-10.11",config="binlog-on",engine="InnoDB",workload="write",concurrency="2""#;
+        let line = format!(
+            "rmatrix_queries_per_second{{{cell},iteration=\"2\"}} 13114.189629241138 1795985352"
+        );
+        assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
+        assert!(!text.contains("matrix=\"binlog\""), "{text}");
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("run.om");
+        std::fs::write(&file, &text).unwrap();
+        let blocks = tmp.path().join("data");
+        let made = std::process::Command::new("promtool")
+            .args(["tsdb", "create-blocks-from", "openmetrics"])
+            .arg(&file)
+            .arg(&blocks)
+            .output()
+            .expect("promtool (Debian's prometheus package)");
+        assert!(
+            made.status.success(),
+            "{}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        // promtool reads a data folder as Prometheus leaves one: with a write-ahead log.
+        std::fs::create_dir_all(blocks.join("wal")).unwrap();
+        let dump = std::process::Command::new("promtool")
+            .args(["tsdb", "dump"])
+            .arg(&blocks)
+            .output()
+            .unwrap();
+        let dumped = String::from_utf8_lossy(&dump.stdout);
+        // promtool dumps a sample as `{labels} value time-in-ms`.
+        assert!(
+            dumped
+                .lines()
+                .any(|l| l.contains("rmatrix_queries_per_second")
+                    && l.contains("iteration=\"2\"")
+                    && l.ends_with(" 13114.189629241138 1795985352000")),
+            "{dumped}"
+        );
+    }
+
     fn row(server: &str, iteration: u32, ok: bool) -> ResultRow {
         ResultRow {
             server: server.into(),
@@ -420,6 +548,7 @@ mod tests {
             qps: ok.then_some(13114.189629241138),
             lat_p99_ms: ok.then_some(0.263),
             errors: ok.then_some(0),
+            started_at: format!("2026-11-29T20:49:1{iteration}Z"),
             ..ResultRow::default()
         }
     }
@@ -430,14 +559,16 @@ mod tests {
             row("mariadb-10.11", 1, true),
             row("mariadb-10.11", 2, false),
         ];
-        let text = run_text("binlog-1", "2026-11-29T20:48:59Z", &rows);
-        let cell = r#"server="mariadb-10.11",config="binlog-on",engine="InnoDB",workload="write",concurrency="2""#;
+        let text = run_text(&about("binlog-1"), &rows, Series::default());
+        let cell = r#"run_id="binlog-1",matrix="binlog",server="mariadb-10.11",config="binlog-on",engine="InnoDB",workload="write",concurrency="2""#;
         for line in [
             "# TYPE rmatrix_queries_per_second gauge".to_string(),
+            "# UNIT rmatrix_latency_p99_seconds seconds".into(),
             format!("rmatrix_queries_per_second{{{cell},iteration=\"1\"}} 13114.189629241138"),
             format!("rmatrix_latency_p99_seconds{{{cell},iteration=\"1\"}} 0.000263"),
             format!("rmatrix_iteration_succeeded{{{cell},iteration=\"2\"}} 0"),
-            "rmatrix_run_started_timestamp_seconds{run_id=\"binlog-1\"} 1795985339".into(),
+            "rmatrix_run_started_timestamp_seconds{run_id=\"binlog-1\",matrix=\"binlog\"} 1795985339"
+                .into(),
         ] {
             assert!(text.lines().any(|l| l == line), "no `{line}` in\n{text}");
         }
@@ -455,7 +586,9 @@ mod tests {
     fn hostile_label_values_stay_inside_their_quotes_and_pass_promtool() {
         let hostile = "a\"b\\c\nd}e,x=\"y\u{1b}[2J\u{202e}";
         let rows = [row(hostile, 1, true)];
-        let text = run_text("run\"\n}", "not a time", &rows);
+        let mut hostile_run = about("run\"\n}");
+        hostile_run.started_at = "not a time".into();
+        let text = run_text(&hostile_run, &rows, Series::default());
         let expected = r#"server="a\"b\\c\nd}e,x=\"y\\u{1b}[2J\\u{202e}""#;
         assert!(text.contains(expected), "{text}");
         assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'));

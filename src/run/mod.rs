@@ -374,6 +374,7 @@ pub(crate) fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -
         dir,
         matrix: Some(m),
         template,
+        series: crate::export::Series::default(),
     };
     let page = crate::export::html::run_page(&view, charts)?;
     crate::results::rundir::replace_file(&dir.file(REPORT_HTML), page.as_bytes())?;
