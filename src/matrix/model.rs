@@ -42,6 +42,7 @@ pub struct Matrix {
     #[serde(default)]
     pub(crate) load: super::pacing::LoadSpec,
     #[serde(default = "default_iterations")]
+    #[schemars(range(min = 1))]
     pub(crate) iterations: u32,
     /// Load run before each measured iteration and discarded.
     #[serde(default)]
@@ -221,11 +222,21 @@ impl<'de> Deserialize<'de> for OneOrMany {
     }
 }
 
+/// `report.metric`: one of the metrics a run records.
+fn metric_names(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "The metric the summary's tables show (default qps).",
+        "type": "string",
+        "enum": crate::model::metric::Metric::names()
+    })
+}
+
 /// What the summary tables show.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReportSpec {
     #[serde(default = "default_metric")]
+    #[schemars(schema_with = "metric_names")]
     pub(crate) metric: String,
     #[serde(default = "default_rows")]
     pub(crate) rows: Vec<String>,

@@ -272,19 +272,19 @@ fn the_schema_and_the_parser_agree_on_tests_bad() {
     let v = validator();
     let mut counts = std::collections::BTreeMap::<Reason, (usize, usize)>::new();
     let mut disagree = Vec::new();
+    let mut caught_meaning = Vec::new();
     for (name, text) in bad_matrices() {
         let why = reason(&text);
         let refused = as_json(&text).is_some_and(|j| !v.is_valid(&j));
         let count = counts.entry(why).or_default();
         count.0 += 1;
         count.1 += usize::from(refused);
-        // A wrong shape is the schema's to refuse; what reads fine, its to accept.
+        // A wrong shape is the schema's to refuse. Of what reads fine and the loader's checks
+        // refuse, the schema catches the bounds and words it can state (iterations of 0,
+        // an unknown report metric); the valid matrices above hold it to accepting the rest.
         match why {
             Reason::Shape if !refused => disagree.push(format!("{name}: the schema accepts it")),
-            Reason::Meaning if refused => disagree.push(format!(
-                "{name}: the schema refuses what the parser reads: {:?}",
-                complaints(&v, &text)
-            )),
+            Reason::Meaning if refused => caught_meaning.push(name.clone()),
             _ => {}
         }
     }
@@ -292,7 +292,14 @@ fn the_schema_and_the_parser_agree_on_tests_bad() {
     for (why, (cases, refused)) in &counts {
         println!("{why:?}: {cases} cases, {refused} refused by the schema");
     }
+    println!("caught by the schema though they read fine: {caught_meaning:?}");
     assert!(disagree.is_empty(), "{}", disagree.join("\n"));
+    for case in ["086-iterations-zero.yaml", "049-unknown-metric.yaml"] {
+        assert!(
+            caught_meaning.iter().any(|c| c == case),
+            "{case}: {caught_meaning:?}"
+        );
+    }
     assert!(
         counts.get(&Reason::Shape).is_some_and(|c| c.0 >= 20),
         "{counts:?}"
