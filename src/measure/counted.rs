@@ -25,7 +25,7 @@ pub(crate) const VGDB_PREFIX: &str = "/tmp/rmatrix-vgdb";
 /// What a window counts: the server's processes, and how.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Plan {
-    /// The server's main process on this host: it and every process under it are counted.
+    /// The server's main process on this host.
     pub(crate) pid: u32,
     /// The server works in processes its main one forks (PostgreSQL's postmaster only
     /// listens and forks): only those are counted. The main process is the container's
@@ -176,12 +176,14 @@ impl Phase {
 /// main one that exits meanwhile has nothing to count; the main one must answer.
 fn each_process(plan: &Plan, command: &[&str]) -> Result<()> {
     let main = plan.pid;
-    let mut pids = tree(main);
-    if plan.forked {
-        pids.remove(0);
-        if pids.is_empty() {
-            bail!("the server's process {main} has no child processes to count");
-        }
+    // A server that does not fork for its clients is its main process (a child it forks
+    // for a snapshot runs without pipes of its own).
+    let pids = match plan.forked {
+        true => tree(main).split_off(1),
+        false => vec![main],
+    };
+    if pids.is_empty() {
+        bail!("the server's process {main} has no child processes to count");
     }
     let mut sent = Vec::new();
     for pid in pids {
