@@ -44,10 +44,7 @@ pub async fn dispatch(cli: Cli) -> Result<i32> {
             no_run_labels,
             timestamps,
         } => {
-            let series = crate::export::Series {
-                run_labels: !no_run_labels,
-                timestamps,
-            };
+            let series = series_of(format, no_run_labels, timestamps)?;
             report(&dir, template.as_deref(), format, write, series)?;
             Ok(exit::OK)
         }
@@ -641,6 +638,12 @@ fn plan(
         "{}{power}",
         plan_text(&loaded, &selectors, &learned)
     ))?;
+    // What `run` would refuse before it starts, said now.
+    if loaded.matrix.counted == Some(crate::matrix::model::Counted::Perf) {
+        if let Err(why) = crate::measure::perf_count::available() {
+            eprintln!("note: `rmatrix run` will refuse this matrix here: {why}");
+        }
+    }
     Ok(exit::OK)
 }
 
@@ -702,6 +705,26 @@ fn stored_run(dir: &Path, with_matrix: bool) -> Result<(RunDir, Option<LoadedMat
         check::require_columns(&csv, &r.columns, &[loaded.matrix.report.metric.as_str()])?;
     }
     Ok((run, Some(loaded)))
+}
+
+/// `report`'s OpenMetrics labels and stamps: a usage error with another format.
+fn series_of(
+    format: Format,
+    no_run_labels: bool,
+    timestamps: bool,
+) -> Result<crate::export::Series> {
+    if (no_run_labels || timestamps) && format != Format::Openmetrics {
+        return Err(UsageError(
+            "--no-run-labels and --timestamps shape OpenMetrics samples: give them with \
+             --format openmetrics"
+                .into(),
+        )
+        .into());
+    }
+    Ok(crate::export::Series {
+        run_labels: !no_run_labels,
+        timestamps,
+    })
 }
 
 /// What `rmatrix report DIR --format FORMAT` prints (the fuzz targets render through it).

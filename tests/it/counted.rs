@@ -179,6 +179,17 @@ fn counted_perf_counts_where_the_cpu_can_and_says_so_where_it_cannot() {
             "{stderr}"
         );
         assert!(!dir.exists(), "nothing was started or written");
+        // `plan` says so beforehand, and still plans.
+        let out = Command::new(env!("CARGO_BIN_EXE_rmatrix"))
+            .args(["plan", matrix.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.contains("note: `rmatrix run` will refuse this matrix here"),
+            "{stderr}"
+        );
         return;
     }
     let dir = run_counted(tmp.path(), "counted-perf", &text);

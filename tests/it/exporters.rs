@@ -82,6 +82,15 @@ fn openmetrics_of_stored_runs_and_of_a_compare_pass_promtool() {
         assert!(out.stdout.ends_with("\n# EOF\n"));
         promtool(&out.stdout);
     }
+    // The samples' labels and stamps are OpenMetrics' own: with another format, a usage error.
+    let dir = root().join("reports/examples/binlog-2026-11-29");
+    let out = rmatrix(&["report", dir.to_str().unwrap(), "--timestamps"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("with --format openmetrics"),
+        "{}",
+        out.stderr
+    );
     let out = compare(
         "slower",
         &["--metric", "qps,lat_p99_ms", "--format", "openmetrics"],
