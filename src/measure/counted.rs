@@ -5,9 +5,9 @@
 //! commands reach callgrind through `vgdb`, run in the container's mount and process
 //! namespaces (`nsenter`), and the dumps land in a folder of the deployment's directory.
 //!
-//! A server of many processes (PostgreSQL forks one per connection, each under its own
+//! A server that forks a process per connection (PostgreSQL, each child under its own
 //! callgrind) is every process under the main one: each gets the commands, at once, and
-//! the phase's count is the sum of their dumps.
+//! the phase's count is the sum of their dumps. Any other server is its main process.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
