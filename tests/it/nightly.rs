@@ -37,7 +37,7 @@ fn run_ids(store: &Path) -> Vec<String> {
 /// One write cell. `durable: false` is the fast baseline (no binlog, redo log flushed once a
 /// second); `durable: true` keeps every name and pays a binlog fsync and a redo log fsync per
 /// commit, 5-8x slower here. A fresh server per iteration, so restart-to-restart noise is in
-/// the samples. 7 iterations: fsyncs on this shared disk spread by a CV of 50-80%, and when
+/// the samples. 7 iterations of 1 s: fsyncs on this shared disk spread by a CV of 50-80%, and when
 /// one side's spread dominates Welch's test has about n - 1 degrees of freedom; with 3
 /// iterations even -85% was once only "too noisy to tell", with 5 one run reached p = 0.004.
 fn matrix(dir: &Path, file: &str, durable: bool) -> PathBuf {
@@ -62,7 +62,7 @@ workloads:
 concurrency: [2]
 iterations: 7
 warmup: 500ms
-length: 2s
+length: 1s
 repeat: {{restart: true}}
 report: {{metric: qps, rows: [workload], columns: [engine]}}
 "
