@@ -544,15 +544,26 @@ pub(crate) fn plan_text(loaded: &LoadedMatrix, only: &[Selector], learned: &Lear
             .map(|p| crate::escape::terminal(p))
             .collect();
         out.push_str(&format!(
-            "estimate learned from {} stored run(s) of this matrix ({}): {} of {} cells, {} of \
-             {} server starts\n",
+            "estimate learned from the {} newest stored run(s) of this matrix{} ({}): {} of {} \
+             cells, {} of {} server starts\n",
             from.len(),
+            match e.this_host {
+                true => " on this host",
+                false => " (none on this host: another machine's)",
+            },
             from.join(", "),
             e.cells_learned,
             e.cells,
             e.starts_learned,
             e.server_starts
         ));
+        if let Some((lo, hi)) = e.spread_seconds {
+            out.push_str(&format!(
+                "estimate from each of them alone: {} to {}\n",
+                Estimate::shown(lo),
+                Estimate::shown(hi)
+            ));
+        }
     }
     if !e.assumed.is_empty() {
         out.push_str(&format!("estimate assumes {}\n", e.assumed));

@@ -2,6 +2,12 @@
 //! some (how long each server took from its start to its first iteration, each cell's
 //! iterations, what came between and after the deployments), assumed for what they lack,
 //! and said which.
+//!
+//! Which runs: the newest few of the matrix, this host's when it has any (a run from another
+//! machine, or from months ago, times another machine). A server the matrix's own runs never
+//! started starts as the same image did in this host's runs of other matrices, then as the
+//! matrix's other servers did, then as its family's servers did, and only then as assumed.
+//! The estimate from each learned run alone gives the spread the plan shows.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +27,12 @@ use crate::results::rundir::{RunDir, MANIFEST, MATRIX_COPY};
 pub(crate) const ASSUMED_QPS: f64 = 2000.0;
 /// Assumed server start + verification time per deployment, when no stored run says better.
 pub(crate) const ASSUMED_START: Duration = Duration::from_secs(10);
+/// How many of a matrix's stored runs an estimate learns from: the newest (older ones timed a
+/// machine as it was then).
+const NEWEST_RUNS: usize = 3;
+/// How many of the newest starts of an image or family stand in for a start the matrix's own
+/// runs lack.
+const NEWEST_STARTS: usize = 10;
 
 /// Where a plan's estimate looks for stored runs when it is told none: this machine's runs
 /// (`run`'s default folder), then the shipped examples.
@@ -45,27 +57,78 @@ struct Iteration {
 pub(crate) struct Learned {
     /// The run directories learned from.
     pub(crate) runs: Vec<PathBuf>,
+    /// Whether they are this host's runs (false: another machine's, for want of any here).
+    pub(crate) this_host: bool,
     /// (server, config): seconds from the deployment's start to its first iteration.
     starts: HashMap<(String, String), Vec<f64>>,
     iterations: HashMap<CellKey, Vec<Iteration>>,
-    /// Per deployment, what a run spent outside them after the first began (teardown,
-    /// cooldowns, kept data sets' prepares).
+    /// The gaps between a run's deployments and after the last (teardown, cooldowns, kept
+    /// data sets' prepares): their median is robust to a run resumed hours later.
     between: Vec<f64>,
+    /// Each run learned from, alone: the estimate's spread.
+    each: Vec<Learned>,
+    /// This host's server starts in runs of any matrix, newest first, by the image, build or
+    /// recipe name (`image:mariadb-11.8`) and by family (`family:mysql`).
+    elsewhere: HashMap<String, Vec<f64>>,
+}
+
+/// A stored run as the estimate chooses among them.
+struct Stored {
+    dir: PathBuf,
+    name: Option<String>,
+    this_host: bool,
+    started_at: String,
 }
 
 /// The stored runs of the matrix called `name` among `paths` (run directories, or folders of
-/// them such as reports/runs); a folder that is missing or a run that cannot be read adds
-/// nothing.
+/// them such as reports/runs): the newest `NEWEST_RUNS`, this host's when there are any; and
+/// this host's server starts in every stored run. A folder that is missing or a run that
+/// cannot be read adds nothing.
 pub(crate) fn learn(paths: &[PathBuf], name: &str) -> Learned {
-    let mut learned = Learned::default();
-    for dir in run_dirs(paths) {
-        if stored_name(&dir).as_deref() == Some(name) {
-            if let Ok(dir) = RunDir::open(&dir) {
-                learned.add(&dir);
-            }
+    let host = crate::results::manifest::Host::probe();
+    let mut stored: Vec<Stored> = (run_dirs(paths).into_iter())
+        .filter_map(|dir| {
+            let man = (crate::results::check::read_manifest(&dir.join(MANIFEST)))
+                .ok()
+                .flatten()?;
+            let man: Manifest = serde_json::from_value(man).ok()?;
+            Some(Stored {
+                name: stored_name(&dir),
+                this_host: same_host(&man.host, &host),
+                started_at: man.started_at,
+                dir,
+            })
+        })
+        .collect();
+    // Newest first (RFC 3339 times in UTC sort as text).
+    stored.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    let mine: Vec<&Stored> = (stored.iter())
+        .filter(|s| s.name.as_deref() == Some(name))
+        .collect();
+    let this_host = mine.iter().any(|s| s.this_host);
+    let mut learned = Learned {
+        this_host,
+        ..Learned::default()
+    };
+    for s in (mine.iter())
+        .filter(|s| s.this_host || !this_host)
+        .take(NEWEST_RUNS)
+    {
+        if let Ok(dir) = RunDir::open(&s.dir) {
+            let mut alone = Learned::default();
+            alone.add(&dir);
+            learned.merge(alone);
         }
     }
+    for s in stored.iter().filter(|s| s.this_host) {
+        learned.add_elsewhere(&s.dir);
+    }
     learned
+}
+
+/// The same machine, as far as a manifest tells: name, CPU and its count.
+fn same_host(a: &crate::results::manifest::Host, b: &crate::results::manifest::Host) -> bool {
+    a.hostname == b.hostname && a.cpu_model == b.cpu_model && a.cpus == b.cpus
 }
 
 fn run_dirs(paths: &[PathBuf]) -> Vec<PathBuf> {
@@ -133,6 +196,44 @@ impl Learned {
         }
     }
 
+    /// Another run learned from: its samples join these, and it is kept alone for the spread.
+    fn merge(&mut self, alone: Learned) {
+        if alone.runs.is_empty() {
+            return;
+        }
+        self.runs.extend(alone.runs.iter().cloned());
+        for (k, v) in &alone.starts {
+            self.starts.entry(k.clone()).or_default().extend(v);
+        }
+        for (k, v) in &alone.iterations {
+            self.iterations.entry(k.clone()).or_default().extend(v);
+        }
+        self.between.extend(&alone.between);
+        self.each.push(alone);
+    }
+
+    /// The server starts of a run of any matrix, by each server's image or build name and
+    /// family (read from its matrix copy; a copy that does not load adds nothing).
+    fn add_elsewhere(&mut self, dir: &Path) {
+        let Ok(loaded) = crate::matrix::load_stored(&dir.join(MATRIX_COPY)) else {
+            return;
+        };
+        let Ok(run) = RunDir::open(dir) else { return };
+        let mut alone = Learned::default();
+        alone.add(&run);
+        for ((server, _), seconds) in alone.starts {
+            let Some(spec) = loaded.matrix.servers.get(&server) else {
+                continue;
+            };
+            for key in start_keys(spec) {
+                let newest = self.elsewhere.entry(key).or_default();
+                if newest.len() < NEWEST_STARTS {
+                    newest.extend(seconds.iter().take(NEWEST_STARTS - newest.len()));
+                }
+            }
+        }
+    }
+
     /// One run, wherever it is stored (a folder, a results store): its manifest and rows,
     /// each deployment's rows in the order they started, within its window.
     pub(crate) fn add_run(&mut self, path: &Path, man: &serde_json::Value, rows: &[ResultRow]) {
@@ -142,9 +243,7 @@ impl Learned {
         let Some(run_end) = man.finished_at.as_deref().and_then(time) else {
             return;
         };
-        let mut inside = 0.0;
-        let mut first_start = None::<DateTime<Utc>>;
-        let mut deployments = 0;
+        let mut windows = Vec::new();
         for d in &man.deployments {
             let (Some(from), Some(to)) =
                 (time(&d.started_at), d.finished_at.as_deref().and_then(time))
@@ -173,17 +272,27 @@ impl Learned {
                     queries: row.queries,
                 });
             }
-            inside += seconds(from, to);
-            first_start = Some(first_start.map_or(from, |f| f.min(from)));
-            deployments += 1;
+            windows.push((from, to));
         }
-        if let Some(first) = first_start {
-            // What came before the first deployment (image builds) happens once per machine.
-            let outside = (seconds(first, run_end) - inside).max(0.0);
-            self.between.push(outside / f64::from(deployments.max(1)));
+        // What came before the first deployment (image builds) happens once per machine.
+        windows.sort();
+        let ends = windows.iter().skip(1).map(|(from, _)| *from);
+        for ((_, to), next) in windows.iter().zip(ends.chain([run_end])) {
+            self.between.push(seconds(*to, next).max(0.0));
         }
         self.runs.push(path.to_path_buf());
     }
+}
+
+/// The names a server's starts are learned under for other matrices: its image, build or
+/// recipe name, and its family.
+fn start_keys(spec: &crate::servers::spec::ServerSpec) -> Vec<String> {
+    let mut keys = Vec::new();
+    if let Some(name) = spec.origin_name() {
+        keys.push(format!("image:{name}"));
+    }
+    keys.push(format!("family:{}", spec.kind().name()));
+    keys
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -210,6 +319,10 @@ pub(crate) struct Estimate {
     pub(crate) server_starts: u64,
     pub(crate) starts_learned: u64,
     pub(crate) learned_from: Vec<String>,
+    /// Whether the runs learned from are this host's (or there were none).
+    pub(crate) this_host: bool,
+    /// The lowest and highest estimate from each learned run alone (two or more runs).
+    pub(crate) spread_seconds: Option<(f64, f64)>,
     /// What was assumed for the rest.
     pub(crate) assumed: String,
 }
@@ -235,8 +348,65 @@ impl Estimate {
 }
 
 /// The plan's estimate: each deployment's start and each cell's iterations as `learned`
-/// has them, the rest assumed.
+/// has them, the rest assumed; with two or more learned runs, the range of their estimates
+/// alone.
 pub(crate) fn estimate(m: &Matrix, plan: &Plan, learned: &Learned) -> Estimate {
+    let mut e = estimate_from(m, plan, learned, &learned.elsewhere);
+    if learned.each.len() >= 2 {
+        let alone: Vec<f64> = (learned.each.iter())
+            .map(|one| estimate_from(m, plan, one, &learned.elsewhere).seconds)
+            .collect();
+        let lo = alone.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = alone.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        e.spread_seconds = Some((lo, hi));
+    }
+    e.this_host = learned.this_host || learned.runs.is_empty();
+    e
+}
+
+/// Where a start the matrix's own runs lack comes from, in the order they are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum StartFrom {
+    /// This host's runs of other matrices with the same image, build or recipe.
+    SameImage,
+    /// The matrix's other servers in its learned runs.
+    OtherServers,
+    /// This host's runs of other matrices with a server of the same family.
+    SameFamily,
+    Assumed,
+}
+
+/// A server's start (seconds) where the matrix's own runs never started it.
+fn unlearned_start(
+    m: &Matrix,
+    server: &str,
+    typical: Option<f64>,
+    elsewhere: &HashMap<String, Vec<f64>>,
+) -> (f64, StartFrom) {
+    let keys = m.servers.get(server).map(start_keys).unwrap_or_default();
+    let seen = |prefix: &str| {
+        (keys.iter())
+            .filter(|k| k.starts_with(prefix))
+            .find_map(|k| median(elsewhere.get(k)?.clone()))
+    };
+    if let Some(s) = seen("image:") {
+        return (s, StartFrom::SameImage);
+    }
+    if let Some(s) = typical {
+        return (s, StartFrom::OtherServers);
+    }
+    if let Some(s) = seen("family:") {
+        return (s, StartFrom::SameFamily);
+    }
+    (ASSUMED_START.as_secs_f64(), StartFrom::Assumed)
+}
+
+fn estimate_from(
+    m: &Matrix,
+    plan: &Plan,
+    learned: &Learned,
+    elsewhere: &HashMap<String, Vec<f64>>,
+) -> Estimate {
     let length_s = |l: Length| match l {
         Length::Queries(n) => n as f64 / ASSUMED_QPS,
         Length::Time(d) => d.as_secs_f64(),
@@ -246,7 +416,8 @@ pub(crate) fn estimate(m: &Matrix, plan: &Plan, learned: &Learned) -> Estimate {
         true => u64::from(m.iterations),
         false => 1,
     };
-    // An unlearned server starts as this matrix's other servers did, else as assumed.
+    // An unlearned server starts as the same image did elsewhere, else as this matrix's
+    // other servers did, else as its family's, else as assumed.
     let typical_start = median(learned.starts.values().flatten().copied().collect());
     let between = median(learned.between.clone()).unwrap_or(0.0);
     let mut e = Estimate {
@@ -255,6 +426,7 @@ pub(crate) fn estimate(m: &Matrix, plan: &Plan, learned: &Learned) -> Estimate {
             .collect(),
         ..Estimate::default()
     };
+    let mut start_from = std::collections::BTreeSet::new();
     for d in &plan.deployments {
         let learned_start = median(
             (learned.starts.get(&(d.server.clone(), d.config.clone())))
@@ -268,7 +440,9 @@ pub(crate) fn estimate(m: &Matrix, plan: &Plan, learned: &Learned) -> Estimate {
                 s + between
             }
             None => {
-                typical_start.unwrap_or(ASSUMED_START.as_secs_f64()) * starts_per as f64 + between
+                let (s, from) = unlearned_start(m, &d.server, typical_start, elsewhere);
+                start_from.insert(from);
+                s * starts_per as f64 + between
             }
         };
         for c in &d.cells {
@@ -289,7 +463,7 @@ pub(crate) fn estimate(m: &Matrix, plan: &Plan, learned: &Learned) -> Estimate {
         e.seconds += data_s + ASSUMED_START.as_secs_f64() * data_starts as f64;
         e.server_starts += data_starts;
     }
-    e.assumed = assumptions(m, &e, typical_start.is_some(), data_line);
+    e.assumed = assumptions(m, &e, &start_from, data_line);
     e
 }
 
@@ -314,14 +488,24 @@ fn learned_iteration(its: &[Iteration], length: Option<Length>) -> f64 {
 }
 
 /// What the estimate assumed, for the plan's line; empty when it assumed nothing.
-fn assumptions(m: &Matrix, e: &Estimate, typical_start: bool, data_line: String) -> String {
-    let mut parts = Vec::new();
-    if e.starts_learned < e.server_starts {
-        parts.push(match typical_start {
-            true => "a server start as this matrix's others took".to_string(),
-            false => format!("{}s per server start", ASSUMED_START.as_secs()),
-        });
-    }
+fn assumptions(
+    m: &Matrix,
+    e: &Estimate,
+    start_from: &std::collections::BTreeSet<StartFrom>,
+    data_line: String,
+) -> String {
+    let mut parts: Vec<String> = (start_from.iter())
+        .map(|from| match from {
+            StartFrom::SameImage => {
+                "a server start as the same image's took in this host's other runs".to_string()
+            }
+            StartFrom::OtherServers => "a server start as this matrix's others took".into(),
+            StartFrom::SameFamily => {
+                "a server start as its family's took in this host's other runs".into()
+            }
+            StartFrom::Assumed => format!("{}s per server start", ASSUMED_START.as_secs()),
+        })
+        .collect();
     if e.cells_learned < e.cells {
         parts.push(match m.length {
             Some(Length::Queries(_)) => {
@@ -389,7 +573,7 @@ fn data_estimate(m: &Matrix, plan: &Plan) -> (f64, u64, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::manifest::{DeploymentFacts, DeploymentStatus};
+    use crate::results::manifest::{DeploymentFacts, DeploymentStatus, Host};
     use crate::results::ResultRow;
 
     const MATRIX: &str = "name: t\nservers: {a: {image: example/a:1}}\n\
@@ -406,10 +590,17 @@ mod tests {
     /// A stored run of MATRIX: config x from 0 s to 60 s (iterations at 20 s and 40 s),
     /// y from 60 s to 100 s (at 70 s and 85 s), each measuring 10 s; the run ends at 105 s.
     fn stored_run(base: &Path) -> PathBuf {
-        let loaded = crate::matrix::load_str(MATRIX, Path::new("t.yaml")).unwrap();
-        let dir = RunDir::create(base, "t").unwrap();
-        std::fs::write(dir.file(MATRIX_COPY), MATRIX).unwrap();
+        stored_run_of(base, MATRIX, Host::default(), 0, 1)
+    }
+
+    /// As `stored_run`, of `text` (a matrix of server `a` and configs x and y), on `host`,
+    /// started `day` days later, every time in it multiplied by `slower`.
+    fn stored_run_of(base: &Path, text: &str, host: Host, day: i64, slower: i64) -> PathBuf {
+        let loaded = crate::matrix::load_str(text, Path::new("t.yaml")).unwrap();
+        let dir = RunDir::create(base, &format!("t{day}-{slower}")).unwrap();
+        std::fs::write(dir.file(MATRIX_COPY), text).unwrap();
         let plan = crate::matrix::expand(&loaded.matrix, &[]);
+        let at = |s: i64| at(day * 86_400 + s * slower);
         let deployment = |config: &str, from, to| DeploymentFacts {
             server: "a".into(),
             config: config.into(),
@@ -422,6 +613,7 @@ mod tests {
             format_version: crate::model::row::FORMAT_VERSION,
             started_at: at(-30),
             finished_at: Some(at(105)),
+            host,
             deployments: vec![deployment("x", 0, 60), deployment("y", 60, 100)],
             ..Manifest::default()
         };
@@ -430,7 +622,7 @@ mod tests {
             for (i, s) in starts.into_iter().enumerate() {
                 let mut row = ResultRow::for_cell(cell, "slap", i as u32 + 1);
                 row.started_at = at(s);
-                row.seconds = Some(10.0);
+                row.seconds = Some(10.0 * slower as f64);
                 dir.append(&row).unwrap();
             }
         }
@@ -496,5 +688,101 @@ mod tests {
         );
         assert!(e.assumed.contains("10s per server start"), "{}", e.assumed);
         assert_eq!(Estimate::shown(e.seconds), "~1m36s");
+    }
+
+    /// This host's runs before another machine's, however new; of those the newest three;
+    /// and the spread of their estimates alone.
+    #[test]
+    fn this_hosts_newest_runs_are_learned_and_their_spread_said() {
+        let tmp = tempfile::tempdir().unwrap();
+        let here = Host::probe();
+        let elsewhere = Host {
+            hostname: format!("not-{}", here.hostname),
+            ..here.clone()
+        };
+        stored_run_of(tmp.path(), MATRIX, elsewhere, 9, 1);
+        let oldest = stored_run_of(tmp.path(), MATRIX, here.clone(), 1, 3);
+        for (day, slower) in [(2, 1), (3, 2), (4, 1)] {
+            stored_run_of(tmp.path(), MATRIX, here.clone(), day, slower);
+        }
+        let learned = learn(&[tmp.path().to_path_buf()], "t");
+        assert!(learned.this_host);
+        assert_eq!(learned.runs.len(), 3, "{:?}", learned.runs);
+        assert!(!learned.runs.contains(&oldest), "{:?}", learned.runs);
+        assert!(learned.runs.iter().all(|r| !r.ends_with("t9-1")));
+        let (m, plan) = plan_of(MATRIX);
+        let e = estimate(&m, &plan, &learned);
+        // Alone, the run at 1x estimates 105 s; the one at 2x, 170 s: its starts (40 s and
+        // 20 s), gaps (5 s each) and what its iterations spent around their phase (20 s and
+        // 10 s) doubled, its phases at the planned 10 s.
+        assert_eq!(e.spread_seconds, Some((105.0, 170.0)), "{e:?}");
+        // Only another machine's run: learned from, and said.
+        let other = tempfile::tempdir().unwrap();
+        let elsewhere = Host {
+            cpus: here.cpus + 1,
+            ..here
+        };
+        stored_run_of(other.path(), MATRIX, elsewhere, 0, 1);
+        let learned = learn(&[other.path().to_path_buf()], "t");
+        assert_eq!((learned.runs.len(), learned.this_host), (1, false));
+    }
+
+    /// A server this matrix's runs never started starts as the same image did in this
+    /// host's run of another matrix, and the plan says so.
+    #[test]
+    fn an_unlearned_server_starts_as_its_image_did_in_another_matrix() {
+        let tmp = tempfile::tempdir().unwrap();
+        let here = Host::probe();
+        // Another matrix's run of image example/b: its server a is ready 20 s and 10 s after
+        // its starts (median 15 s).
+        let other = MATRIX
+            .replace("name: t", "name: other")
+            .replace("example/a:1", "example/b:1");
+        stored_run_of(tmp.path(), &other, here.clone(), 0, 1);
+        let learned = learn(&[tmp.path().to_path_buf()], "t");
+        assert!(learned.runs.is_empty());
+        let two = MATRIX.replace("a: {image: example/a:1}", "a: {image: example/b:1}");
+        let (m, plan) = plan_of(&two);
+        let e = estimate(&m, &plan, &learned);
+        // 2 deployments, each a 15 s start, 2 iterations of 10 s + 1 s.
+        assert!((e.seconds - 2.0 * (15.0 + 22.0)).abs() < 1e-9, "{e:?}");
+        assert!(e.assumed.contains("same image"), "{}", e.assumed);
+    }
+
+    /// A run resumed an hour after its first deployment: the hour is one gap of three, and
+    /// the median gap (5 s) is what each deployment adds.
+    #[test]
+    fn a_resumed_runs_pause_is_not_a_cost_of_its_deployments() {
+        let text = MATRIX.replace("y: {}}", "y: {}, z: {}}");
+        let (_, plan) = plan_of(&text);
+        // x from 0 s to 30 s, y an hour later for 30 s, z 5 s after; the run ends 5 s later.
+        let windows = [("x", 0, 30), ("y", 3630, 3660), ("z", 3665, 3695)];
+        let mut rows = Vec::new();
+        let deployments = (windows.iter().zip(plan.cells()))
+            .map(|((config, from, to), cell)| {
+                let mut row = ResultRow::for_cell(cell, "slap", 1);
+                row.started_at = at(from + 5);
+                row.seconds = Some(10.0);
+                rows.push(row);
+                DeploymentFacts {
+                    server: "a".into(),
+                    config: config.to_string(),
+                    status: DeploymentStatus::Ok,
+                    started_at: at(*from),
+                    finished_at: Some(at(*to)),
+                    ..DeploymentFacts::default()
+                }
+            })
+            .collect();
+        let man = Manifest {
+            started_at: at(0),
+            finished_at: Some(at(3700)),
+            deployments,
+            ..Manifest::default()
+        };
+        let mut learned = Learned::default();
+        learned.add_run(Path::new("r"), &serde_json::to_value(&man).unwrap(), &rows);
+        assert_eq!(learned.between, [3600.0, 5.0, 5.0]);
+        assert_eq!(median(learned.between), Some(5.0));
     }
 }
