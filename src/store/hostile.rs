@@ -250,8 +250,10 @@ fn an_object_where_a_view_belongs_is_never_run() {
         Store::open(&Location::Sqlite(db.clone())).err().unwrap()
     );
     assert!(
-        e.contains("migrating the store to schema version 2")
-            && e.contains("iteration_metrics already exists"),
+        e.contains(
+            "migrating the store to schema version 2: `iteration_metrics` is already \
+             there (a view), where schema version 2 makes its own"
+        ),
         "{e}"
     );
     assert_eq!(logged(&db), (0, 1), "the migration was rolled back");

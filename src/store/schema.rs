@@ -117,6 +117,7 @@ const MIGRATIONS: &[&[Step]] = &[
     // 2: every results.csv column typed, each cell's server image and version, the run's
     // parameters; views and units for analysts (`schema_v2`).
     &[
+        Step::Rust(schema_v2::names_are_free),
         Step::AddColumns("iterations", schema_v2::ITERATION_COLUMNS),
         Step::AddColumns("cells", schema_v2::CELL_COLUMNS),
         Step::AddColumns("runs", schema_v2::RUN_COLUMNS),

@@ -176,6 +176,22 @@ pub(super) const SQL: &str = "
     FROM cells c JOIN runs r ON r.id = c.run_id JOIN environments e ON e.id = r.environment_id;
 ";
 
+/// The tables and views `SQL` makes.
+const MADE: [&str; 4] = ["run_params", "units", "iteration_metrics", "cell_runs"];
+
+/// Before `SQL`: none of the names it makes is taken (a user's own `units` table, a view
+/// planted in the file). The migration stops with what is there, not the database's error.
+pub(super) fn names_are_free(db: &mut dyn Db) -> Result<()> {
+    let objects = db.objects(&MADE)?;
+    if let Some((name, what)) = objects.iter().find(|(_, what)| what != "trigger") {
+        bail!(
+            "`{name}` is already there (a {what}), where schema version 2 makes its own: \
+             rename or drop it, then import again"
+        );
+    }
+    Ok(())
+}
+
 /// A stored run, as the back-fill reads it.
 const RUN: Columns = Columns(&[
     ("id", None),
