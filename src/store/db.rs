@@ -103,6 +103,41 @@ pub(crate) trait Db {
     fn objects(&mut self, tables: &[&str]) -> Result<Vec<(String, String)>>;
 }
 
+/// Rows per multi-row INSERT (samples run to thousands a run).
+const BATCH: usize = 200;
+
+/// `INSERT INTO <into> VALUES (...), (...)` in batches.
+pub(crate) fn insert_many(db: &mut dyn Db, into: &str, rows: &[Vec<Val>]) -> Result<()> {
+    for chunk in rows.chunks(BATCH) {
+        let width = chunk.first().map_or(0, Vec::len);
+        let mut sql = format!("INSERT INTO {into} VALUES ");
+        let mut n = 0;
+        for (i, _) in chunk.iter().enumerate() {
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            let marks: Vec<String> = (0..width)
+                .map(|_| {
+                    n += 1;
+                    format!("${n}")
+                })
+                .collect();
+            sql.push_str(&format!("({})", marks.join(", ")));
+        }
+        let params: Vec<Val> = chunk.iter().flatten().cloned().collect();
+        db.execute(&sql, &params)?;
+    }
+    Ok(())
+}
+
+/// `$1, $2, ..., $n`.
+pub(crate) fn placeholders(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// `'a', 'b'`: rmatrix's own table names as an SQL list.
 pub(crate) fn name_list(tables: &[&str]) -> String {
     (tables.iter())

@@ -218,3 +218,65 @@ fn a_damaged_store_file_is_read_or_refused() {
     );
     assert!(refused > 0, "no damage was noticed");
 }
+
+/// What a store holds under the names of rmatrix's views is never run by rmatrix: one
+/// planted before version 2 stops the migration that would make the view (nothing written,
+/// nothing of the file run); one planted after it (an endless view, a table with a trigger)
+/// is neither read nor written.
+#[test]
+fn an_object_where_a_view_belongs_is_never_run() {
+    let planted = format!(
+        "CREATE TABLE log (x); CREATE VIEW iteration_metrics AS {ENDLESS}; \
+         CREATE TRIGGER t INSTEAD OF INSERT ON iteration_metrics BEGIN \
+         INSERT INTO log VALUES (1); END;"
+    );
+    let logged = |db: &Path| -> (i64, i64) {
+        let c = rusqlite::Connection::open(db).unwrap();
+        let one = |sql: &str| c.query_row(sql, [], |r| r.get(0)).unwrap();
+        (
+            one("SELECT COUNT(*) FROM log"),
+            one("SELECT MAX(version) FROM rmatrix_schema"),
+        )
+    };
+    // Before: a version-1 store (as rmatrix made it) with a view planted.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("v1.db");
+    let v1 = std::fs::read_to_string("tests/fixtures/store/v1-sqlite.sql").unwrap();
+    (rusqlite::Connection::open(&db).unwrap())
+        .execute_batch(&format!("{v1}\n{planted}"))
+        .unwrap();
+    let e = format!(
+        "{:#}",
+        Store::open(&Location::Sqlite(db.clone())).err().unwrap()
+    );
+    assert!(
+        e.contains(
+            "migrating the store to schema version 2: `iteration_metrics` is already \
+             there (a view), where schema version 2 makes its own"
+        ),
+        "{e}"
+    );
+    assert_eq!(logged(&db), (0, 1), "the migration was rolled back");
+
+    // After: the views of a version-2 store replaced, one by a table with a trigger.
+    let tmp = tempfile::tempdir().unwrap();
+    let loc = store_with(
+        tmp.path(),
+        &format!(
+            "DROP VIEW iteration_metrics; DROP VIEW cell_runs; {planted} \
+             CREATE TABLE cell_runs (x); CREATE TRIGGER u AFTER INSERT ON cell_runs BEGIN \
+             INSERT INTO log VALUES (2); END;"
+        ),
+    );
+    let start = Instant::now();
+    let mut s = Store::open(&loc).unwrap();
+    s.import(Path::new("tests/fixtures/compare/slower"))
+        .unwrap();
+    assert_eq!(s.runs(None).unwrap().len(), 2);
+    assert_eq!(s.list(None).unwrap().len(), 2);
+    assert!(start.elapsed() < Duration::from_secs(10));
+    let Location::Sqlite(db) = loc else {
+        unreachable!()
+    };
+    assert_eq!(logged(&db), (0, schema::VERSION));
+}

@@ -9,9 +9,10 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 
-use super::db::{Db, Val};
+use super::db::{insert_many, placeholders, Db, Val};
 use super::limits::{self, Columns};
 use super::schema::now;
+use super::typed;
 use crate::compare::input::{load_run, Run};
 use crate::model::{CellKey, ResultRow};
 use crate::results::rundir::{MANIFEST, MATRIX_COPY, RESULTS_CSV};
@@ -28,9 +29,6 @@ pub(crate) enum Imported {
 
 /// The stored copy of a run being imported: its id and digest (within its cap).
 const STORED: Columns = Columns(&[("id", None), ("content_digest", Some(limits::NAME))]);
-
-/// Rows per multi-row INSERT (samples run to thousands a run).
-const BATCH: usize = 200;
 
 pub(crate) fn import_dir(db: &mut dyn Db, dir: &Path) -> Result<Imported> {
     let run = load_run(dir)?;
@@ -81,7 +79,7 @@ pub(crate) fn import_dir(db: &mut dyn Db, dir: &Path) -> Result<Imported> {
              content_digest, imported_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id",
             &[
-                instance.into(),
+                instance.as_str().into(),
                 run.instance.as_str().into(),
                 run.run_id.as_str().into(),
                 run.matrix_name.as_str().into(),
@@ -91,13 +89,18 @@ pub(crate) fn import_dir(db: &mut dyn Db, dir: &Path) -> Result<Imported> {
                 Val::Int(env),
                 serde_json::to_string(&run.columns)?.into(),
                 header.iter().collect::<Vec<_>>().join(",").into(),
-                manifest.into(),
+                manifest.as_str().into(),
                 matrix.into(),
                 digest.as_str().into(),
                 now().into(),
             ],
         )?;
         let iterations = rows(db, run_id, &run.rows)?;
+        let manifest = match manifest.is_empty() {
+            true => serde_json::Value::Null, // a run without manifest.json
+            false => serde_json::from_str(&manifest)?,
+        };
+        super::facts::write(db, run_id, &instance, &manifest)?;
         samples.write(db, &iterations)?;
         write_counters(db, &iterations, &counters)?;
         Ok(outcome)
@@ -172,9 +175,16 @@ fn environment(db: &mut dyn Db, run: &Run) -> Result<i64> {
     )
 }
 
-/// The run's cells and its rows in file order; returns each (cell, iteration)'s id (the
-/// last row of an iteration: a failed attempt's row comes before the one that counted).
+/// The run's cells and its rows in file order, each column typed beside the line; returns
+/// each (cell, iteration)'s id (the last row of an iteration: a failed attempt's row comes
+/// before the one that counted).
 fn rows(db: &mut dyn Db, run_id: i64, rows: &[ResultRow]) -> Result<HashMap<(CellKey, u32), i64>> {
+    let columns = typed::iteration_columns();
+    let insert = format!(
+        "INSERT INTO iterations (cell_id, ord, row_csv, {}) VALUES ({}) RETURNING id",
+        columns.join(", "),
+        placeholders(columns.len() + 3)
+    );
     let mut cells: HashMap<CellKey, i64> = HashMap::new();
     let mut out = HashMap::new();
     for (ord, r) in rows.iter().enumerate() {
@@ -201,27 +211,9 @@ fn rows(db: &mut dyn Db, run_id: i64, rows: &[ResultRow]) -> Result<HashMap<(Cel
                 id
             }
         };
-        let id = insert_id(
-            db,
-            "INSERT INTO iterations (cell_id, ord, iteration, status, started_at, seconds, qps, \
-             tps, lat_avg_ms, lat_p95_ms, lat_p99_ms, errors, row_csv) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
-            &[
-                Val::Int(cell),
-                Val::Int(ord as i64),
-                Some(r.iteration).into(),
-                (if r.is_ok() { "ok" } else { "failed" }).into(),
-                r.started_at.as_str().into(),
-                r.seconds.into(),
-                r.qps.into(),
-                r.tps.into(),
-                r.lat_avg_ms.into(),
-                r.lat_p95_ms.into(),
-                r.lat_p99_ms.into(),
-                r.errors.into(),
-                csv_line(r)?.into(),
-            ],
-        )?;
+        let mut values = vec![Val::Int(cell), Val::Int(ord as i64), csv_line(r)?.into()];
+        values.extend(typed::values(r, &columns)?);
+        let id = insert_id(db, &insert, &values)?;
         out.insert((key, r.iteration), id);
     }
     Ok(out)
@@ -256,30 +248,6 @@ fn write_counters(
         }
     }
     insert_many(db, "counters (iteration_id, name, delta)", &values)
-}
-
-/// `INSERT INTO <into> VALUES (...), (...)` in batches.
-fn insert_many(db: &mut dyn Db, into: &str, rows: &[Vec<Val>]) -> Result<()> {
-    for chunk in rows.chunks(BATCH) {
-        let width = chunk.first().map_or(0, Vec::len);
-        let mut sql = format!("INSERT INTO {into} VALUES ");
-        let mut n = 0;
-        for (i, _) in chunk.iter().enumerate() {
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            let marks: Vec<String> = (0..width)
-                .map(|_| {
-                    n += 1;
-                    format!("${n}")
-                })
-                .collect();
-            sql.push_str(&format!("({})", marks.join(", ")));
-        }
-        let params: Vec<Val> = chunk.iter().flatten().cloned().collect();
-        db.execute(&sql, &params)?;
-    }
-    Ok(())
 }
 
 /// samples.csv's lines: the cell and iteration they belong to, the second, the main rates

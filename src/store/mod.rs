@@ -12,12 +12,15 @@
 
 pub(crate) mod db;
 mod error;
+mod facts;
 pub(crate) mod import;
 pub(crate) mod limits;
 pub(crate) mod load;
 mod postgres;
 pub(crate) mod schema;
+mod schema_v2;
 pub(crate) mod sqlite;
+mod typed;
 
 use std::path::{Path, PathBuf};
 

@@ -8,22 +8,39 @@
 //!   the same (`digest`);
 //! - `runs`: a run directory (its manifest and matrix copy as stored, results.csv's header,
 //!   the columns of its rows' `row_csv`, a digest of its content);
-//! - `cells`: a cell of a run (server, config, engine, workload, concurrency, rate);
+//! - `cells`: a cell of a run (server, config, engine, workload, concurrency, rate) and its
+//!   server's image and version;
 //! - `iterations`: a results.csv row, in file order (`ord`), as the line itself (`row_csv`,
-//!   which `history` and `compare` read back through results.csv's own checks) and its main
-//!   metrics as columns for queries and dashboards;
+//!   which `history` and `compare` read back through results.csv's own checks) and each of
+//!   its columns typed, for queries and dashboards;
 //! - `samples`: an iteration's per-second line of samples.csv;
-//! - `counters`: an iteration's server counter deltas (counters.csv).
+//! - `counters`: an iteration's server counter deltas (counters.csv);
+//! - `run_params`: a matrix parameter of a run;
+//! - `units`: a results.csv column's unit and meaning.
+//!
+//! And two views for people, which rmatrix itself never reads: `iteration_metrics` (an
+//! iteration with its run and cell) and `cell_runs` (a cell with its run, server and host).
 
 use anyhow::{bail, Result};
 
 use super::db::{Access, Db, Val};
+use super::schema_v2;
 
-/// The migrations in order: the store is at version N when the first N have run. `{id}` is
-/// the database's auto-numbered key.
-const MIGRATIONS: &[&str] = &[
+/// One step of a migration.
+enum Step {
+    /// Statements; `{id}` is the database's auto-numbered key.
+    Sql(&'static str),
+    /// Columns added to a table (name, type), one `ALTER TABLE` each, as SQLite takes them.
+    AddColumns(&'static str, &'static [(&'static str, &'static str)]),
+    /// What the SQL both databases speak cannot do (read a stored line or manifest).
+    Rust(fn(&mut dyn Db) -> Result<()>),
+}
+
+/// The migrations in order: the store is at version N when the first N have run.
+const MIGRATIONS: &[&[Step]] = &[
     // 1: the first layout.
-    "CREATE TABLE environments (
+    &[Step::Sql(
+        "CREATE TABLE environments (
         id {id},
         digest TEXT NOT NULL UNIQUE,
         rmatrix_version TEXT NOT NULL,
@@ -96,13 +113,24 @@ const MIGRATIONS: &[&str] = &[
         delta BIGINT NOT NULL
     );
     CREATE INDEX counters_by_iteration ON counters (iteration_id);",
+    )],
+    // 2: every results.csv column typed, each cell's server image and version, the run's
+    // parameters; views and units for analysts (`schema_v2`).
+    &[
+        Step::Rust(schema_v2::names_are_free),
+        Step::AddColumns("iterations", schema_v2::ITERATION_COLUMNS),
+        Step::AddColumns("cells", schema_v2::CELL_COLUMNS),
+        Step::AddColumns("runs", schema_v2::RUN_COLUMNS),
+        Step::Sql(schema_v2::SQL),
+        Step::Rust(schema_v2::backfill),
+    ],
 ];
 
 /// The version this rmatrix writes.
 pub(crate) const VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Every table rmatrix reads or writes.
-pub(crate) const TABLES: [&str; 7] = [
+pub(crate) const TABLES: [&str; 9] = [
     "rmatrix_schema",
     "environments",
     "runs",
@@ -110,7 +138,13 @@ pub(crate) const TABLES: [&str; 7] = [
     "iterations",
     "samples",
     "counters",
+    "run_params",
+    "units",
 ];
+
+/// The views rmatrix makes for people and dashboards. rmatrix reads none and writes none,
+/// so whatever a store holds under their names is never run by rmatrix.
+pub(crate) const VIEWS: [&str; 2] = ["iteration_metrics", "cell_runs"];
 
 /// Before a statement touches the store's rows: each of `TABLES` that is there must be a
 /// table of its own, without triggers (a view can be an endless recursion, a trigger would
@@ -124,8 +158,9 @@ pub(crate) fn check(db: &mut dyn Db, access: Access) -> Result<()> {
             other => format!("`{name}` is a {other}"),
         };
         bail!(
-            "{is}, where rmatrix keeps a plain table: a store made by rmatrix has no views or \
-             triggers, and rmatrix reads no other"
+            "{is}, where rmatrix keeps a plain table: rmatrix reads and writes only plain \
+             tables without triggers (its views, {}, are for people: rmatrix reads none)",
+            VIEWS.join(" and ")
         );
     }
     if access == Access::Write {
@@ -164,11 +199,13 @@ pub(crate) fn migrate(db: &mut dyn Db) -> Result<Vec<i64>> {
         bail!(newer(at));
     }
     let mut applied = Vec::new();
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(at as usize) {
+    for (i, steps) in MIGRATIONS.iter().enumerate().skip(at as usize) {
         let version = i as i64 + 1;
         db.batch("BEGIN")?;
         let step = (|| -> Result<()> {
-            db.batch(&sql.replace("{id}", db.id_column()))?;
+            for step in *steps {
+                run(db, step)?;
+            }
             db.execute(
                 "INSERT INTO rmatrix_schema (version, applied_at) VALUES ($1, $2)",
                 &[Val::Int(version), now().into()],
@@ -182,6 +219,19 @@ pub(crate) fn migrate(db: &mut dyn Db) -> Result<Vec<i64>> {
         applied.push(version);
     }
     Ok(applied)
+}
+
+fn run(db: &mut dyn Db, step: &Step) -> Result<()> {
+    match step {
+        Step::Sql(sql) => db.batch(&sql.replace("{id}", db.id_column())),
+        Step::AddColumns(table, columns) => {
+            for (name, ty) in *columns {
+                db.batch(&format!("ALTER TABLE {table} ADD COLUMN {name} {ty}"))?;
+            }
+            Ok(())
+        }
+        Step::Rust(f) => f(db),
+    }
 }
 
 /// The version the store is at (0: empty).

@@ -252,3 +252,346 @@ fn run_store_keeps_a_real_run() {
     let none = rmatrix(&["history", store.to_str().unwrap(), "--matrix", "other"]);
     assert_eq!(none.code, 2, "{}", none.stderr);
 }
+
+/// The runs docs/store.md's queries are tried on: three nights of a matrix with a parameter
+/// and a failed iteration (hand-made), and a real run of three PostgreSQL versions.
+fn analyst_runs() -> Vec<PathBuf> {
+    let nightly = root().join("tests/fixtures/store/nightly");
+    let mut runs: Vec<PathBuf> = ["2026-11-20", "2026-11-21", "2026-11-22"]
+        .iter()
+        .map(|day| nightly.join(format!("{day}T02-00-00-nightly")))
+        .collect();
+    runs.push(root().join("reports/examples/postgres-versions-2026-12-02"));
+    runs
+}
+
+/// Each ```sql block of docs/store.md: one statement each.
+fn doc_queries() -> Vec<String> {
+    let doc = std::fs::read_to_string(root().join("docs/store.md")).unwrap();
+    let mut queries = Vec::new();
+    let mut block: Option<String> = None;
+    for line in doc.lines() {
+        match (&mut block, line.trim_start()) {
+            (None, "```sql") => block = Some(String::new()),
+            (Some(q), "```") => {
+                queries.push(std::mem::take(q));
+                block = None;
+            }
+            (Some(q), _) => {
+                q.push_str(line);
+                q.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    queries
+}
+
+/// One value of an answer as the databases are compared: a number where it reads as one,
+/// and NULL as an empty text (psql's CSV writes both alike).
+#[derive(Debug, Clone)]
+enum Cell {
+    Num(f64),
+    Text(String),
+}
+
+impl Cell {
+    fn of_text(s: &str) -> Cell {
+        s.parse().map_or_else(|_| Cell::Text(s.into()), Cell::Num)
+    }
+
+    fn key(&self) -> String {
+        match self {
+            Cell::Num(n) => format!("{n:.6e}"),
+            Cell::Text(t) => t.clone(),
+        }
+    }
+
+    fn same(&self, other: &Cell) -> bool {
+        match (self, other) {
+            (Cell::Num(a), Cell::Num(b)) => (a - b).abs() <= 1e-9 * a.abs().max(b.abs()),
+            (Cell::Text(a), Cell::Text(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// `sql`'s rows in a SQLite database, sorted (ties in an ORDER BY may come in any order).
+fn sqlite_answer(c: &rusqlite::Connection, sql: &str) -> Vec<Vec<Cell>> {
+    use rusqlite::types::ValueRef;
+    let mut s = c.prepare(sql).unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let n = s.column_count();
+    let rows = s
+        .query_map([], |r| {
+            (0..n)
+                .map(|i| {
+                    Ok(match r.get_ref(i)? {
+                        ValueRef::Null => Cell::Text(String::new()),
+                        ValueRef::Integer(i) => Cell::Num(i as f64),
+                        ValueRef::Real(f) => Cell::Num(f),
+                        ValueRef::Text(t) => Cell::of_text(&String::from_utf8_lossy(t)),
+                        ValueRef::Blob(_) => panic!("a blob"),
+                    })
+                })
+                .collect()
+        })
+        .unwrap();
+    sorted(rows.map(Result::unwrap).collect())
+}
+
+/// `sql`'s rows on the PostgreSQL database at `url` (psql's CSV), sorted.
+fn pg_answer(url: &str, sql: &str) -> Vec<Vec<Cell>> {
+    let out = Command::new("psql")
+        .args([url, "-X", "-q", "-v", "ON_ERROR_STOP=1", "--csv", "-c", sql])
+        .output()
+        .expect("psql (postgresql-client)");
+    assert!(
+        out.status.success(),
+        "{sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut csv = csv::Reader::from_reader(out.stdout.as_slice());
+    let rows = csv
+        .records()
+        .map(|r| r.unwrap().iter().map(Cell::of_text).collect());
+    sorted(rows.collect())
+}
+
+fn sorted(mut rows: Vec<Vec<Cell>>) -> Vec<Vec<Cell>> {
+    rows.sort_by_cached_key(|r| r.iter().map(Cell::key).collect::<Vec<_>>());
+    rows
+}
+
+fn assert_same(what: &str, sql: &str, got: &[Vec<Cell>], want: &[Vec<Cell>]) {
+    let same = got.len() == want.len()
+        && (got.iter().zip(want))
+            .all(|(g, w)| g.len() == w.len() && g.iter().zip(w).all(|(a, b)| a.same(b)));
+    assert!(same, "{what} answers\n{sql}\nwith {got:?}\nnot {want:?}");
+}
+
+/// A value of results.csv as the reference keeps it: a number where it reads as one, NULL
+/// where it is empty.
+fn csv_value(s: &str) -> rusqlite::types::Value {
+    use rusqlite::types::Value;
+    match (s.is_empty(), s.parse::<i64>(), s.parse::<f64>()) {
+        (true, _, _) => Value::Null,
+        (_, Ok(i), _) => Value::Integer(i),
+        (_, _, Ok(f)) => Value::Real(f),
+        _ => txt(s),
+    }
+}
+
+fn txt(s: &str) -> rusqlite::types::Value {
+    rusqlite::types::Value::Text(s.into())
+}
+
+/// What docs/store.md's queries read, built apart from rmatrix straight from the runs'
+/// files: an in-memory SQLite database whose tables `iteration_metrics`, `cell_runs` and
+/// `run_params` hold results.csv's rows and the manifests' facts, in the columns (names
+/// only) of the store's views; `units` is copied from `store`, being data and no run's.
+fn reference(runs: &[PathBuf], store: &rusqlite::Connection) -> rusqlite::Connection {
+    use rusqlite::types::Value;
+    let columns = |table: &str| -> Vec<String> {
+        let s = store.prepare(&format!("SELECT * FROM {table}")).unwrap();
+        s.column_names().map(str::to_string).collect()
+    };
+    let (metrics, cells) = (columns("iteration_metrics"), columns("cell_runs"));
+    let r = rusqlite::Connection::open_in_memory().unwrap();
+    for (table, cols) in [("iteration_metrics", &metrics), ("cell_runs", &cells)] {
+        r.execute_batch(&format!("CREATE TABLE {table} ({})", cols.join(", ")))
+            .unwrap();
+    }
+    r.execute_batch(
+        "CREATE TABLE run_params (run_key, name, value); \
+         CREATE TABLE units (column_name, unit, meaning)",
+    )
+    .unwrap();
+    let mut units = store.prepare("SELECT * FROM units").unwrap();
+    for u in units
+        .query_map([], |u| Ok([u.get::<_, Value>(0)?, u.get(1)?, u.get(2)?]))
+        .unwrap()
+    {
+        r.execute("INSERT INTO units VALUES (?1, ?2, ?3)", u.unwrap())
+            .unwrap();
+    }
+    let insert = |table: &str, values: Vec<Value>| {
+        let marks = vec!["?"; values.len()].join(", ");
+        r.execute(
+            &format!("INSERT INTO {table} VALUES ({marks})"),
+            rusqlite::params_from_iter(values),
+        )
+        .unwrap();
+    };
+    let (mut cell_ids, mut iteration_id) = (std::collections::HashMap::new(), 0);
+    for dir in runs {
+        let m: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap())
+                .unwrap();
+        let text = |v: &serde_json::Value| v.as_str().map_or(Value::Null, txt);
+        let matrix = std::fs::read_to_string(dir.join("matrix.yaml")).unwrap();
+        let matrix = matrix
+            .lines()
+            .find_map(|l| l.strip_prefix("name: "))
+            .unwrap();
+        let (run_id, started) = (
+            m["run_id"].as_str().unwrap(),
+            m["started_at"].as_str().unwrap(),
+        );
+        let run_key = m["instance"]
+            .as_str()
+            .map_or_else(|| format!("{run_id}@{started}"), str::to_string);
+        let params = match &m["params"] {
+            serde_json::Value::Object(p) => p.clone(),
+            _ => serde_json::Map::new(),
+        };
+        for (name, value) in &params {
+            let value = value.as_str().unwrap().to_string();
+            insert(
+                "run_params",
+                vec![run_key.clone().into(), name.clone().into(), value.into()],
+            );
+        }
+        let run_fact = |c: &str| -> Option<Value> {
+            Some(match c {
+                "run_key" => run_key.clone().into(),
+                "run_id" => txt(run_id),
+                "matrix" => txt(matrix),
+                "run_started_at" => txt(started),
+                "params_json" => serde_json::Value::Object(params.clone()).to_string().into(),
+                // As the environment of a manifest without them: empty, 0.
+                "rmatrix_version" => txt(m["rmatrix_version"].as_str().unwrap_or("")),
+                "cpu_model" | "kernel" => txt(m["host"][c].as_str().unwrap_or("")),
+                "cpus" | "memory_bytes" => m["host"][c].as_i64().unwrap_or(0).into(),
+                _ => return None,
+            })
+        };
+        let mut results = csv::Reader::from_path(dir.join("results.csv")).unwrap();
+        let header = results.headers().unwrap().clone();
+        for row in results.records() {
+            let row = row.unwrap();
+            let get = |c: &str| header.iter().position(|h| h == c).map(|i| &row[i]);
+            let key: Vec<String> = [
+                "server",
+                "config",
+                "engine",
+                "workload",
+                "concurrency",
+                "rate",
+            ]
+            .iter()
+            .map(|c| get(c).unwrap_or_default().to_string())
+            .collect();
+            let known = cell_ids.len() as i64 + 1;
+            let cell_id = *cell_ids.entry((run_key.clone(), key)).or_insert(known);
+            iteration_id += 1;
+            let value = |c: &str| match c {
+                "cell_id" => Value::Integer(cell_id),
+                "iteration_id" => Value::Integer(iteration_id),
+                _ => run_fact(c).unwrap_or_else(|| get(c).map_or(Value::Null, csv_value)),
+            };
+            insert(
+                "iteration_metrics",
+                metrics.iter().map(|c| value(c)).collect(),
+            );
+            if cell_id == known {
+                let (server, config) = (get("server").unwrap(), get("config").unwrap());
+                let image = &m["images"][server];
+                let deployment = (m["deployments"].as_array().into_iter().flatten())
+                    .find(|d| d["server"] == server && d["config"] == config);
+                let cell = |c: &str| match c {
+                    "server_image" => text(&image["reference"]),
+                    "server_image_id" => text(&image["id"]),
+                    "server_version" => deployment.map_or(Value::Null, |d| text(&d["version"])),
+                    _ => value(c),
+                };
+                insert("cell_runs", cells.iter().map(|c| cell(c)).collect());
+            }
+        }
+    }
+    r
+}
+
+/// Every query of docs/store.md answers rows, the same on the SQLite store, on the
+/// PostgreSQL store and on `reference` (the runs' own files).
+fn docs_queries_answer_as_the_runs(sqlite: &Path, pg: &str, runs: &[PathBuf]) {
+    let store = rusqlite::Connection::open(sqlite).unwrap();
+    let reference = reference(runs, &store);
+    let queries = doc_queries();
+    assert!((3..=8).contains(&queries.len()), "{queries:?}");
+    for sql in &queries {
+        let want = sqlite_answer(&reference, sql);
+        assert!(!want.is_empty(), "no rows from the runs' files:\n{sql}");
+        assert_same("the SQLite store", sql, &sqlite_answer(&store, sql), &want);
+        assert_same("the PostgreSQL store", sql, &pg_answer(pg, sql), &want);
+    }
+}
+
+/// docs/store.md's example queries, run on a SQLite store and a PostgreSQL store the same
+/// runs were imported into, answer what the runs' results.csv and manifest.json say.
+#[test]
+fn the_docs_queries_answer_as_results_csv_on_sqlite_and_postgres() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sqlite = tmp.path().join("runs.db");
+    let pg = PgDb::new("rmatrix_store_docs");
+    let runs = analyst_runs();
+    for store in [sqlite.to_str().unwrap(), &pg.url()] {
+        let mut args = vec!["store", "import", "--store", store];
+        args.extend(runs.iter().map(|r| r.to_str().unwrap()));
+        let out = rmatrix(&args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+    }
+    docs_queries_answer_as_the_runs(&sqlite, &pg.url(), &runs);
+}
+
+/// A store rmatrix made at schema version 1 (tests/fixtures/store: a SQLite file and a
+/// PostgreSQL database, dumped) is refused to read as older, then migrated by an import,
+/// which takes a new run too: the views then answer as the runs' files say.
+#[test]
+fn a_version_1_store_is_migrated_by_an_import_on_sqlite_and_postgres() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sqlite = tmp.path().join("v1.db");
+    let fixtures = root().join("tests/fixtures/store");
+    let dump = std::fs::read_to_string(fixtures.join("v1-sqlite.sql")).unwrap();
+    rusqlite::Connection::open(&sqlite)
+        .unwrap()
+        .execute_batch(&dump)
+        .unwrap();
+    let pg = PgDb::new("rmatrix_store_v1");
+    let load = Command::new("psql")
+        .args([pg.url().as_str(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-f"])
+        .arg(fixtures.join("v1-postgres.sql"))
+        .output()
+        .expect("psql (postgresql-client)");
+    assert!(
+        load.status.success(),
+        "{}",
+        String::from_utf8_lossy(&load.stderr)
+    );
+    // The runs the dumps hold, and one more.
+    let mut runs = analyst_runs();
+    runs.insert(3, root().join("tests/fixtures/compare/base"));
+    for store in [sqlite.to_str().unwrap(), &pg.url()] {
+        let list = rmatrix(&["store", "list", "--store", store]);
+        assert_eq!(list.code, 2, "{}", list.stderr);
+        assert!(
+            list.stderr
+                .contains("schema version 1, older than this rmatrix reads (2)"),
+            "{}",
+            list.stderr
+        );
+        let mut args = vec!["store", "import", "--store", store];
+        args.extend(runs.iter().map(|r| r.to_str().unwrap()));
+        let out = rmatrix(&args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(
+            out.stderr.matches("already stored: ").count(),
+            4,
+            "{}",
+            out.stderr
+        );
+        let list = rmatrix(&["store", "list", "--store", store, "--format", "json"]);
+        let listed: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
+        assert_eq!(listed.as_array().map(Vec::len), Some(runs.len()));
+    }
+    docs_queries_answer_as_the_runs(&sqlite, &pg.url(), &runs);
+}
