@@ -10,9 +10,12 @@ scripts/setup-main.sh
 
 # Peers (sysbench, redis-benchmark, mariadb-slap; pgbench below), and chromium for the HTML report's
 # browser test; socat for the pool tests' second engine (containers/second-engine.sh); perf
-# (linux-perf) for server profiles (`profile:`).
+# (linux-perf) for server profiles (`profile:`). The real readers of rmatrix's outputs that
+# tests hand them to, run by /usr/bin/python3: python3-jsonschema and python3-yaml (the matrix
+# schema, tests/it/schema_validator.rs).
 missing=()
-for pkg in sysbench redis-tools mariadb-client chromium socat linux-perf prometheus libxml2-utils groff-base; do
+for pkg in sysbench redis-tools mariadb-client chromium socat linux-perf prometheus libxml2-utils groff-base \
+  python3-jsonschema python3-yaml; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -33,6 +33,7 @@ mod postgres_oltp;
 mod profile;
 mod redis;
 mod redis_state;
+mod schema_validator;
 mod server_seconds;
 mod source;
 mod sqlbench;
