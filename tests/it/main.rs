@@ -21,6 +21,7 @@ mod faults_server;
 mod hostile;
 mod html_report;
 mod images;
+mod junit_readers;
 mod mysql;
 mod network;
 mod nightly;
