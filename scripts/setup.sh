@@ -19,9 +19,13 @@ prebuild=$!
 
 # Peers (sysbench, redis-benchmark, mariadb-slap; pgbench below), and chromium for the HTML report's
 # browser test; socat for the pool tests' second engine (containers/second-engine.sh); perf
-# (linux-perf) for server profiles (`profile:`).
+# (linux-perf) for server profiles (`profile:`). The real readers of rmatrix's outputs that
+# tests hand them to, run by /usr/bin/python3: python3-jsonschema and python3-yaml (the matrix
+# schema, tests/it/schema_validator.rs), python3-junitparser and, for junit2html below,
+# python3-jinja2 and python3-pip (JUnit, tests/it/junit_readers.rs).
 missing=()
-for pkg in sysbench redis-tools mariadb-client chromium socat linux-perf prometheus libxml2-utils groff-base; do
+for pkg in sysbench redis-tools mariadb-client chromium socat linux-perf prometheus libxml2-utils groff-base \
+  python3-jsonschema python3-yaml python3-junitparser python3-jinja2 python3-pip; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -29,6 +33,25 @@ if [ ${#missing[@]} -gt 0 ]; then
   sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
   sudo_ env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null || true
   sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# junit2html, the second JUnit reader (PyPI; Debian has none): its pinned wheel, checked
+# against its sha256 and unpacked under target/readers/, which the test puts on PYTHONPATH.
+# Nothing is installed (Debian's pip is externally managed): pip only downloads.
+junit2html_version=31.1.4
+junit2html_sha256=dfd100dfdc0ee91e1ffbd1774669b209dec115b285e06af9e31d8743db8931e6
+junit2html_dir=target/readers/junit2html-$junit2html_version
+if [ ! -d "$junit2html_dir" ]; then
+  echo "setup: fetching junit2html $junit2html_version from PyPI into $junit2html_dir" >&2
+  tmp=$(mktemp -d)
+  /usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: \
+    "junit2html==$junit2html_version" -d "$tmp"
+  wheel="$tmp/junit2html-$junit2html_version-py3-none-any.whl"
+  echo "$junit2html_sha256  $wheel" | sha256sum --check --quiet
+  /usr/bin/python3 -m zipfile -e "$wheel" "$tmp/unpacked"
+  mkdir -p target/readers
+  mv "$tmp/unpacked" "$junit2html_dir"
+  rm -rf "$tmp"
 fi
 
 # pgbench, the PostgreSQL peer: Debian 12 ships it in the server package, postgresql-15,

@@ -4,8 +4,9 @@
 //!
 //! A benchmark is a cell, named `<matrix> / <cell>` as `compare` names it; a measure is a
 //! metric, under Bencher's built-in slugs where one fits (`throughput` in operations per
-//! second, `latency` in nanoseconds) and the metric's name in kebab case elsewhere. Every
-//! latency goes to nanoseconds, digits kept (`decimal::shifted`).
+//! second, `latency` in nanoseconds) and a slug of its own elsewhere, each with its units
+//! (`MEASURES`, which scripts/bencher-measures.sh creates in a project). Every latency goes to
+//! nanoseconds, digits kept (`decimal::shifted`).
 
 use anyhow::Result;
 use indexmap::IndexMap;
@@ -73,20 +74,73 @@ impl Exporter for Bmf {
     }
 }
 
-/// A metric's measure slug and the decimal places its stored unit moves by.
-fn measure(metric: &Metric) -> (String, i32) {
-    let ns_from_ms = 6;
-    match metric.name {
-        "qps" => ("throughput".into(), 0),
-        "lat_avg_ms" => ("latency".into(), ns_from_ms),
-        "lat_p50_ms" => ("latency-p50".into(), ns_from_ms),
-        "lat_p95_ms" => ("latency-p95".into(), ns_from_ms),
-        "lat_p99_ms" => ("latency-p99".into(), ns_from_ms),
-        "lat_max_ms" => ("latency-max".into(), ns_from_ms),
-        // Microseconds to nanoseconds, as the latencies.
-        "srv_cpu_us_per_op" => ("server-cpu-ns-per-op".into(), 3),
-        "srv_instr_per_op" => ("server-instructions-per-op".into(), 0),
-        other => (other.replace('_', "-"), 0),
+/// The Bencher measure of a metric: its slug, the units it is created with, the decimal
+/// places the stored unit moves by, and whether Bencher has it built in (`latency` and
+/// `throughput` are in every project). The others scripts/bencher-measures.sh creates with
+/// their units before a first upload (its list, scripts/bencher-measures.tsv, is this table:
+/// a test holds them together); Bencher would otherwise make each on first sight with a
+/// generic unit. `nanoseconds (ns)` and `seconds (s)` are Bencher's own words, which its
+/// charts scale (µs, ms...).
+struct BencherMeasure {
+    metric: &'static str,
+    slug: &'static str,
+    // The units and the origin are for Bencher, not the JSON: the test that writes
+    // scripts/bencher-measures.tsv from this table reads them.
+    #[cfg_attr(not(test), allow(dead_code))]
+    units: &'static str,
+    places: i32,
+    #[cfg_attr(not(test), allow(dead_code))]
+    built_in: bool,
+}
+
+const NS: &str = "nanoseconds (ns)";
+const MS_TO_NS: i32 = 6;
+
+/// Every metric's measure, in the metrics' order.
+const MEASURES: [BencherMeasure; 12] = [
+    measure("qps", "throughput", "operations / second (ops/s)", 0, true),
+    measure("tps", "tps", "transactions / second (trx/s)", 0, false),
+    measure("seconds", "seconds", "seconds (s)", 0, false),
+    measure("lat_avg_ms", "latency", NS, MS_TO_NS, true),
+    measure("lat_p50_ms", "latency-p50", NS, MS_TO_NS, false),
+    measure("lat_p95_ms", "latency-p95", NS, MS_TO_NS, false),
+    measure("lat_p99_ms", "latency-p99", NS, MS_TO_NS, false),
+    measure("lat_max_ms", "latency-max", NS, MS_TO_NS, false),
+    measure("apdex", "apdex", "score (0 to 1)", 0, false),
+    // Microseconds to nanoseconds, as the latencies.
+    measure("srv_cpu_us_per_op", "server-cpu-ns-per-op", NS, 3, false),
+    measure(
+        "srv_instr_per_op",
+        "server-instructions-per-op",
+        "instructions / operation",
+        0,
+        false,
+    ),
+    measure("errors", "errors", "errors", 0, false),
+];
+
+const fn measure(
+    metric: &'static str,
+    slug: &'static str,
+    units: &'static str,
+    places: i32,
+    built_in: bool,
+) -> BencherMeasure {
+    BencherMeasure {
+        metric,
+        slug,
+        units,
+        places,
+        built_in,
+    }
+}
+
+/// A metric's measure slug and the decimal places its stored unit moves by (a metric without
+/// a measure, which the tests refuse: its name in kebab case, unmoved).
+fn measure_of(metric: &Metric) -> (String, i32) {
+    match MEASURES.iter().find(|m| m.metric == metric.name) {
+        Some(m) => (m.slug.to_string(), m.places),
+        None => (metric.name.replace('_', "-"), 0),
     }
 }
 
@@ -131,7 +185,7 @@ pub(crate) fn run_report(matrix: &str, rows: &[crate::model::ResultRow]) -> Repo
     for (name, rows) in cells.values() {
         let mut measures = IndexMap::new();
         for metric in METRICS {
-            let (slug, places) = measure(metric);
+            let (slug, places) = measure_of(metric);
             let mut values: Vec<f64> = (rows.iter())
                 .filter_map(|r| metric.value(r))
                 .map(|v| shifted(v, places))
@@ -158,7 +212,7 @@ pub(crate) fn compare_report(c: &Comparison) -> Report {
         let Some(metric) = Metric::find(&ch.metric) else {
             continue;
         };
-        let (slug, places) = measure(metric);
+        let (slug, places) = measure_of(metric);
         let side = &ch.candidate;
         let bound = |sign: f64| {
             side.half_width
@@ -251,6 +305,89 @@ mod tests {
         assert_eq!(innodb["latency-p99"].value, 6_000_000.0);
         assert_eq!(innodb["latency-p99"].lower_value, Some(5_928_900.0));
         assert_eq!(r.len(), 2);
+    }
+
+    const MEASURES_FILE: &str =
+        concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/bencher-measures.tsv");
+
+    /// scripts/bencher-measures.tsv as `MEASURES` writes it: each measure's slug, the name
+    /// it is created with (the metric's title; a built-in one's is Bencher's), its units, the
+    /// metric and whether Bencher has it built in.
+    fn measures_file() -> String {
+        let mut out = String::from(
+            "# The Bencher measures of `--format bmf`, from src/export/bmf.rs (`MEASURES`; a\n\
+             # unit test holds this file to it). scripts/bencher-measures.sh creates the\n\
+             # `create` ones. Tab-separated: slug, name, units, rmatrix metric, origin.\n",
+        );
+        for m in &MEASURES {
+            let metric = Metric::find(m.metric).expect("a measure's metric is a metric");
+            let (name, origin) = match m.built_in {
+                true => (m.slug[..1].to_uppercase() + &m.slug[1..], "built-in"),
+                false => (metric.title.to_string(), "create"),
+            };
+            out.push_str(&format!(
+                "{}\t{name}\t{}\t{}\t{origin}\n",
+                m.slug, m.units, m.metric
+            ));
+        }
+        out
+    }
+
+    /// The script's list is the exporter's: every metric has a measure, each slug once, the
+    /// file says the same, and a row with every metric gives exactly those measures.
+    #[test]
+    fn the_bencher_measures_file_is_what_the_exporter_emits() {
+        let metrics: Vec<&str> = METRICS.iter().map(|m| m.name).collect();
+        let measured: Vec<&str> = MEASURES.iter().map(|m| m.metric).collect();
+        assert_eq!(
+            measured, metrics,
+            "one measure per metric, in the metrics' order"
+        );
+        let mut slugs: Vec<&str> = MEASURES.iter().map(|m| m.slug).collect();
+        slugs.sort_unstable();
+        slugs.dedup();
+        assert_eq!(slugs.len(), MEASURES.len(), "slugs are unique");
+        let built_in: Vec<&str> = MEASURES
+            .iter()
+            .filter(|m| m.built_in)
+            .map(|m| m.slug)
+            .collect();
+        assert_eq!(
+            built_in,
+            ["throughput", "latency"],
+            "Bencher's built-in measures"
+        );
+
+        let file = std::fs::read_to_string(MEASURES_FILE).unwrap_or_default();
+        let expected = measures_file();
+        assert!(
+            file == expected,
+            "scripts/bencher-measures.tsv is not the exporter's list; write it as:\n{expected}"
+        );
+
+        let mut every = row("InnoDB", 1, 1000.0, 6.0);
+        (every.tps, every.seconds, every.lat_avg_ms) = (Some(10.0), Some(2.5), Some(1.0));
+        (every.lat_p50_ms, every.lat_p95_ms, every.lat_max_ms) = (Some(1.0), Some(4.0), Some(9.0));
+        (every.apdex, every.srv_cpu_us_per_op) = (Some(0.9), Some(12.5));
+        (every.srv_instr_per_op, every.errors) = (Some(30000.0), Some(2));
+        let report = run_report("m", &[every]);
+        let emitted: Vec<&str> = report[0].keys().map(String::as_str).collect();
+        let listed: Vec<&str> = (file.lines())
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('\t').next().unwrap())
+            .collect();
+        assert_eq!(emitted, listed);
+
+        // docs/compare.md's table says the same.
+        let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/compare.md");
+        let docs = std::fs::read_to_string(docs).unwrap();
+        for line in file.lines().filter(|l| !l.starts_with('#')) {
+            let [slug, name, units, metric, _] = line.split('\t').collect::<Vec<_>>()[..] else {
+                panic!("five fields: {line}");
+            };
+            let row = format!("| `{metric}` | `{slug}` | {name} | {units} |");
+            assert!(docs.contains(&row), "docs/compare.md lacks `{row}`");
+        }
     }
 
     #[test]

@@ -114,14 +114,83 @@ impl schemars::JsonSchema for Length {
                             or h (`500ms`, `30s`, `2m`).",
             "anyOf": [
                 {"type": "integer", "minimum": 0},
-                {"type": "string", "pattern": DURATION_PATTERN}
+                {"type": "string", "pattern": duration_pattern(false)}
             ]
         })
     }
 }
 
-/// A number and a unit `parse_duration` knows, as a JSON Schema pattern.
-pub(crate) const DURATION_PATTERN: &str = r"^\s*[0-9.]+\s*(ms|s|sec|m|min|h)\s*$";
+/// A number and a unit `parse_duration` knows, as a JSON Schema pattern (above zero where
+/// `positive`: a digit other than 0). Each unit's number has at most the digits of the
+/// longest duration in it (`MAX_SECS`: 168h, 10080m...), so that a typo's extra digits are
+/// refused; the exact bound (`169h`) is the parser's.
+pub(crate) fn duration_pattern(positive: bool) -> String {
+    let units = [
+        (0.001, "ms"),
+        (1.0, "(?:s|sec)"),
+        (60.0, "(?:m|min)"),
+        (3600.0, "h"),
+    ];
+    let alternatives: Vec<String> = units
+        .iter()
+        .map(|(secs, unit)| {
+            let digits = (MAX_SECS / secs).floor().to_string().len();
+            format!(r"0*(?:[0-9]{{1,{digits}}}(?:\.[0-9]*)?|\.[0-9]+)\s*{unit}")
+        })
+        .collect();
+    let above_zero = if positive { "(?=[0-9.]*[1-9])" } else { "" };
+    format!(r"^\s*{above_zero}(?:{})\s*$", alternatives.join("|"))
+}
+
+/// Schema-only stand-ins for `Length` (`#[schemars(with = ...)]`), for the fields whose checks
+/// narrow what a `Length` may be there: a time only, above zero, a count within bounds. The
+/// longest duration (`MAX_SECS`) is beyond a pattern: the parser refuses it.
+macro_rules! length_schemas {
+    ($( $(#[$doc:meta])* $name:ident: $description:literal, $count:expr, $positive:literal; )*) => {$(
+        $(#[$doc])*
+        #[allow(dead_code)] // never built: only its schema is
+        pub(crate) struct $name;
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                length_schema($description, $count, $positive)
+            }
+        }
+    )*};
+}
+
+length_schemas! {
+    /// A time with its unit, zero allowed (`cooldown`, `max_time`).
+    AnyDuration: "A duration with a unit: ms, s, m or h (`500ms`, `30s`, `2m`).", None, false;
+    /// A time above zero (the timeouts, `apdex_t`, a shape's period).
+    PositiveDuration: "A duration above zero with a unit: ms, s, m or h (`500ms`, `30s`).",
+        None, true;
+    /// The measured phase: a count from 1 or a time above zero.
+    RunLength: "A statement count from 1 (`10000`) or a duration above zero with a unit: ms, \
+                s, m or h (`30s`, `2m`).", Some(1), true;
+    /// The warm-up: a count or a time, zero allowed.
+    WarmupLength: "A statement count (`10000`) or a duration with a unit: ms, s, m or h \
+                   (`500ms`, `30s`, `2m`).", Some(0), false;
+}
+
+/// A duration (above zero when `positive`), or a statement count from `count_from` up to
+/// `MAX_QUERIES` where one is allowed.
+fn length_schema(description: &str, count_from: Option<u64>, positive: bool) -> schemars::Schema {
+    let duration = serde_json::json!({"type": "string", "pattern": duration_pattern(positive)});
+    let alternatives = match count_from {
+        Some(min) => {
+            let max = super::bounds::MAX_QUERIES;
+            let count = serde_json::json!({"type": "integer", "minimum": min, "maximum": max});
+            vec![count, duration]
+        }
+        None => vec![duration],
+    };
+    schemars::json_schema!({"description": description, "anyOf": alternatives})
+}
 
 impl Serialize for Length {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -166,6 +235,63 @@ mod tests {
             Length::parse("168h"),
             Ok(Length::Time(Duration::from_secs(7 * 86400)))
         );
+    }
+
+    /// The schema's patterns take what `parse_duration` takes, and refuse what it refuses
+    /// but for numbers with no more digits than the longest duration's (`169h`).
+    #[test]
+    fn the_duration_patterns_follow_the_parser() {
+        let matches = |pattern: &str, text: &str| {
+            let schema = serde_json::json!({"pattern": pattern});
+            jsonschema::is_valid(&schema, &serde_json::json!(text))
+        };
+        let (any, positive) = (duration_pattern(false), duration_pattern(true));
+        let fits = [
+            "30s",
+            " 2 m ",
+            "500ms",
+            "1.5h",
+            ".5s",
+            "5.s",
+            "168h",
+            "10080m",
+            "10080min",
+            "604800s",
+            "604800sec",
+            "604800000ms",
+            "0s",
+            "0.0ms",
+            "000168h",
+            "0.001s",
+        ];
+        for t in fits {
+            let parsed = parse_duration(t.trim());
+            assert!(parsed.is_ok() && matches(&any, t), "{t}");
+            assert_eq!(matches(&positive, t), !parsed.unwrap().is_zero(), "{t}");
+        }
+        let refused = [
+            "1000h",
+            "100000m",
+            "1000000s",
+            "1000000000ms",
+            "99999999999999999999999h",
+            "10",
+            "1.2.3s",
+            "s",
+            "3 weeks",
+            "-1s",
+            "1e3s",
+            "5 h x",
+            "",
+        ];
+        for t in refused {
+            assert!(
+                parse_duration(t.trim()).is_err() && !matches(&any, t),
+                "{t}"
+            );
+        }
+        // Digits enough, a value too large: the parser's to refuse.
+        assert!(matches(&any, "169h") && parse_duration("169h").is_err());
     }
 
     #[test]

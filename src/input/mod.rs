@@ -8,6 +8,7 @@ pub(crate) mod file;
 pub(crate) mod length;
 pub(crate) mod numbers;
 pub(crate) mod params;
+pub(crate) mod patterns;
 pub(crate) mod repeats;
 pub(crate) mod span;
 pub(crate) mod untrusted;

@@ -20,9 +20,9 @@ pub(crate) const ENV_PREFIX: &str = "RMATRIX_PARAM_";
 /// Longest text value, in bytes.
 pub(crate) const MAX_VALUE_BYTES: usize = 1024;
 /// Most parameters a matrix declares.
-const MAX_PARAMS: usize = 64;
+pub(crate) const MAX_PARAMS: usize = 64;
 /// Longest description, in bytes (it is quoted in messages).
-const MAX_DESCRIPTION_BYTES: usize = 256;
+pub(crate) const MAX_DESCRIPTION_BYTES: usize = 256;
 /// The most bytes a matrix may have with its references substituted, as many as its file
 /// may have: a few thousand `${x}` of a long value would otherwise make hundreds of MB.
 pub(crate) const MAX_EXPANDED_BYTES: usize = super::yaml::MAX_FILE_BYTES as usize;
@@ -42,6 +42,7 @@ pub(crate) enum ParamType {
 /// One entry of `params:`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = super::patterns::parameter)]
 pub(crate) struct ParamSpec {
     #[serde(default, rename = "type")]
     pub(crate) ty: ParamType,
@@ -162,7 +163,7 @@ const IN_PARAMS: &str = "`params:` cannot hold `${`: a parameter's default and d
                          taken as written, never substituted";
 
 /// `[A-Za-z_][A-Za-z0-9_]{0,63}`.
-fn valid_name(name: &str) -> bool {
+pub(crate) fn valid_name(name: &str) -> bool {
     let mut chars = name.chars();
     name.len() <= 64
         && chars

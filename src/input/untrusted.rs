@@ -79,8 +79,9 @@ pub(crate) fn description(text: &str) -> Result<(), String> {
             c.escape_unicode()
         ));
     }
-    if text.chars().count() > 4096 {
-        return Err("the description is longer than 4096 characters".into());
+    let max = super::patterns::MAX_DESCRIPTION_CHARS;
+    if text.chars().count() > max {
+        return Err(format!("the description is longer than {max} characters"));
     }
     Ok(())
 }
@@ -180,8 +181,11 @@ pub(crate) fn cpuset(list: &str) -> Result<(), String> {
 /// A CPU quota as Docker's `--cpus` takes it: a finite number of CPUs from 0.01 (the
 /// engine's smallest quota, 1 ms of each 100 ms period) to 1024 (the engine may be another
 /// host, whose CPU count the matrix check does not know; the engine refuses more than it has).
+pub(crate) const CPUS: std::ops::RangeInclusive<f64> = 0.01..=1024.0;
+
+/// `n` as a CPU quota (`CPUS`).
 pub(crate) fn cpus(n: f64) -> Result<(), String> {
-    if n.is_finite() && (0.01..=1024.0).contains(&n) {
+    if n.is_finite() && CPUS.contains(&n) {
         return Ok(());
     }
     Err(format!(

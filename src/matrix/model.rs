@@ -4,6 +4,8 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use super::schema::fields;
+use crate::input::length::{AnyDuration, PositiveDuration, RunLength, WarmupLength};
 use crate::input::yaml::Scalar;
 use crate::input::Length;
 pub(crate) use crate::servers::spec::*;
@@ -16,44 +18,55 @@ pub(crate) use crate::workloads::{WorkloadSpec, WORKLOAD_KINDS};
 pub struct Matrix {
     /// Short name, used in the run directory name and report titles.
     #[serde(default)]
+    #[schemars(transform = fields::matrix_name)]
     pub(crate) name: Option<String>,
     #[serde(default)]
+    #[schemars(transform = fields::description)]
     pub(crate) description: Option<String>,
     /// Values the text refers to as `${name}`, substituted before it is read
     /// (`input::params`); kept as declared in a run's copy, which refers to none.
     #[serde(default)]
+    #[schemars(transform = fields::parameter_names)]
     pub(crate) params: IndexMap<String, crate::input::params::ParamSpec>,
+    #[schemars(transform = fields::axis_names)]
     pub(crate) servers: IndexMap<String, ServerSpec>,
     #[serde(default = "default_configs")]
+    #[schemars(transform = fields::axis_names)]
     pub(crate) configs: IndexMap<String, ConfigSpec>,
     #[serde(default)]
+    #[schemars(transform = fields::engines)]
     pub(crate) engines: Vec<String>,
     /// Each workload is a one-key map naming its kind: `name: {slap: {...}}`.
+    #[schemars(transform = fields::axis_names)]
     pub(crate) workloads: IndexMap<String, WorkloadSpec>,
     /// Client connections: a list of levels, or geometric steps `{from: 1, factor: 2, to: 512}`.
     #[serde(
         default = "default_concurrency",
         deserialize_with = "super::pacing::levels"
     )]
-    #[schemars(with = "super::pacing::Levels")]
+    #[schemars(with = "super::pacing::ConcurrencyLevels")]
     pub(crate) concurrency: Vec<u32>,
     /// How load is offered: closed loop (default) or open loop at target rates, the rate's
     /// shape over time, and where a sweep of rising levels stops.
     #[serde(default)]
     pub(crate) load: super::pacing::LoadSpec,
     #[serde(default = "default_iterations")]
-    #[schemars(range(min = 1))]
+    #[schemars(range(min = 1, max = MAX_ITERATIONS))]
     pub(crate) iterations: u32,
     /// Load run before each measured iteration and discarded.
     #[serde(default)]
+    #[schemars(with = "Option<WarmupLength>")]
     pub warmup: Option<Length>,
     /// Measured run length: a total statement count (`10000`) or a duration (`30s`).
     /// Required unless every workload runs whole (sql-bench's suite), which refuses one.
     #[serde(default)]
+    #[schemars(with = "Option<RunLength>")]
     pub length: Option<Length>,
     #[serde(default)]
+    #[schemars(transform = fields::rules)]
     pub(crate) exclude: Vec<Selector>,
     #[serde(default)]
+    #[schemars(transform = fields::rules)]
     pub(crate) include: Vec<Selector>,
     #[serde(default)]
     pub(crate) report: ReportSpec,
@@ -63,10 +76,12 @@ pub struct Matrix {
     pub(crate) network: Network,
     /// How long a server may take to answer its first query, e.g. `120s`.
     #[serde(default)]
+    #[schemars(with = "Option<PositiveDuration>")]
     pub(crate) start_timeout: Option<Length>,
     /// How long an iteration may go without one completed operation before it fails as
     /// stalled (a paused or hung server), e.g. `30s`; default 60 s.
     #[serde(default)]
+    #[schemars(with = "Option<PositiveDuration>")]
     pub(crate) stall_timeout: Option<Length>,
     /// `profile: {cpu: 99}`: sample the server's stacks 99 times a second during each
     /// measured phase (`perf record -e cpu-clock -g`), a flame graph per cell.
@@ -102,16 +117,20 @@ pub(crate) struct RepeatSpec {
     pub(crate) seed: Option<u64>,
     /// Pause between runs (lets the disk and CPU settle), e.g. `5s`.
     #[serde(default)]
+    #[schemars(with = "Option<AnyDuration>")]
     pub(crate) cooldown: Option<Length>,
     /// Adaptive repeats: keep repeating a cell while the coefficient of variation of the
     /// report metric is above this percentage (e.g. `3`), within the limits below.
     #[serde(default)]
+    #[schemars(transform = fields::above_zero)]
     pub(crate) until_cv: Option<f64>,
     /// Most iterations per cell with `until_cv` (default 10).
     #[serde(default)]
+    #[schemars(range(min = 1, max = MAX_ITERATIONS))]
     pub(crate) max_iterations: Option<u32>,
     /// Time budget for the adaptive repeats, e.g. `10m` (default: none).
     #[serde(default)]
+    #[schemars(with = "Option<AnyDuration>")]
     pub(crate) max_time: Option<Length>,
 }
 
@@ -125,6 +144,9 @@ pub(crate) enum Order {
     Interleaved,
     Shuffled,
 }
+
+/// Most iterations per cell, given or adaptive.
+pub(crate) const MAX_ITERATIONS: u32 = 10_000;
 
 fn default_configs() -> IndexMap<String, ConfigSpec> {
     IndexMap::from([("default".to_string(), ConfigSpec::default())])
@@ -239,14 +261,18 @@ pub(crate) struct ReportSpec {
     #[schemars(schema_with = "metric_names")]
     pub(crate) metric: String,
     #[serde(default = "default_rows")]
+    #[schemars(transform = fields::dimensions)]
     pub(crate) rows: Vec<String>,
     #[serde(default = "default_columns")]
+    #[schemars(transform = fields::dimensions)]
     pub(crate) columns: Vec<String>,
     /// Dimension values of the reference cells, e.g. `{config: binlog-off}`.
     #[serde(default)]
+    #[schemars(transform = fields::baseline)]
     pub(crate) baseline: IndexMap<String, String>,
     /// Confidence level of every interval and test in the summary, in percent (default 95).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = fields::confidence)]
     pub(crate) confidence: Option<f64>,
     /// Draw SVG charts into the run directory's `charts/` and link them from summary.md.
     #[serde(default = "yes")]
@@ -266,6 +292,7 @@ pub(crate) struct ReportSpec {
     /// throughput and latency, one panel each (at most 4), e.g. `[Innodb_data_fsyncs,
     /// Threads_running]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(transform = fields::timeline_counters)]
     pub(crate) timeline_counters: Vec<String>,
 }
 
@@ -274,6 +301,7 @@ pub(crate) struct ReportSpec {
 #[serde(deny_unknown_fields)]
 pub(crate) struct ProfileSpec {
     /// Samples per second of each of the server's threads on a CPU (perf's `-F`).
+    #[schemars(range(min = *PROFILE_HZ.start(), max = *PROFILE_HZ.end()))]
     pub(crate) cpu: u32,
 }
 
@@ -311,18 +339,28 @@ pub(crate) struct LoadCurveSpec {
     /// Past the knee: a step up that gains at most this many percent of throughput while
     /// p99 rises (default 5).
     #[serde(default = "five")]
+    #[schemars(range(min = 0))]
     pub(crate) min_gain_pct: f64,
     /// Stress limit on the p99 latency, e.g. `100ms`.
     #[serde(default)]
+    #[schemars(with = "Option<PositiveDuration>")]
     pub(crate) p99: Option<Length>,
     /// Stress limit on failed operations, in percent of all.
     #[serde(default)]
+    #[schemars(range(min = 0, max = 100))]
     pub(crate) error_pct: Option<f64>,
     /// Measurements of one level the knee and limit rules may ask for, when a step is too
     /// noisy to tell, before the sweep goes on (default 4).
     #[serde(default = "four")]
+    #[schemars(range(min = *MEASUREMENTS.start(), max = *MEASUREMENTS.end()))]
     pub(crate) max_measurements: u32,
 }
+
+/// What `max_measurements` may be.
+pub(crate) const MEASUREMENTS: std::ops::RangeInclusive<u32> = 1..=20;
+
+/// Panels under a per-second chart's throughput and latency (`timeline_counters`).
+pub(crate) const MAX_TIMELINE_COUNTERS: usize = 4;
 
 fn five() -> f64 {
     5.0
@@ -367,8 +405,8 @@ impl LoadCurveSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub(crate) enum ApdexT {
-    All(Length),
-    PerWorkload(IndexMap<String, Length>),
+    All(#[schemars(with = "PositiveDuration")] Length),
+    PerWorkload(#[schemars(with = "IndexMap<String, PositiveDuration>")] IndexMap<String, Length>),
 }
 
 impl<'de> Deserialize<'de> for ApdexT {

@@ -17,6 +17,12 @@ pub(crate) const MAX_LEVELS: usize = 64;
 const MAX_STEPS: usize = 10_000;
 /// The highest target rate, in arrivals per second (one pacer thread's reach, and more).
 pub(crate) const MAX_RATE: u32 = 10_000_000;
+/// The most client connections of one cell.
+pub(crate) const MAX_CONCURRENCY: u32 = 10_000;
+/// The largest step of a `steps` shape, in percent of the cell's rate.
+pub(crate) const MAX_STEP_PCT: f64 = 1000.0;
+/// The largest factor of a geometric sweep.
+pub(crate) const MAX_FACTOR: f64 = 100.0;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -28,7 +34,7 @@ pub(crate) struct LoadSpec {
         deserialize_with = "some_levels",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(with = "Option<Levels>")]
+    #[schemars(with = "Option<RateLevels>")]
     pub(crate) rate: Option<Vec<u32>>,
     /// How arrivals are spaced: `poisson` (exponential gaps, the default) or `even`.
     #[serde(default)]
@@ -99,14 +105,18 @@ pub(crate) enum ShapeSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Steps {
+    #[schemars(transform = super::schema::fields::step_percentages)]
     pub(crate) pct: Vec<f64>,
+    #[schemars(with = "crate::input::length::PositiveDuration")]
     pub(crate) hold: Length,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Wave {
+    #[schemars(range(min = 0, max = 100))]
     pub(crate) amplitude_pct: f64,
+    #[schemars(with = "crate::input::length::PositiveDuration")]
     pub(crate) period: Length,
 }
 
@@ -117,23 +127,59 @@ pub(crate) enum Until {
     Limit,
 }
 
-/// What `levels` reads, for the schema: a list of levels, or geometric steps.
-#[derive(schemars::JsonSchema)]
-#[serde(untagged)]
-#[allow(dead_code)] // never built: only its schema is
-pub(crate) enum Levels {
-    /// The levels themselves, e.g. `[1, 2, 4]`.
-    List(Vec<u32>),
-    /// Geometric steps, e.g. `{from: 1, factor: 2, to: 512}`.
-    Steps(Geometric),
+/// What `levels` reads, for the schema: a list of levels from 1 to `max`, each once, or
+/// geometric steps.
+fn levels_schema(g: &mut schemars::SchemaGenerator, max: u32) -> schemars::Schema {
+    let level = serde_json::json!({"type": "integer", "minimum": 1, "maximum": max});
+    schemars::json_schema!({
+        "description": "A list of levels, or geometric steps.",
+        "anyOf": [
+            {
+                "description": "The levels themselves, each once, e.g. `[1, 2, 4]`.",
+                "type": "array",
+                "items": level,
+                "uniqueItems": true
+            },
+            {
+                "description": "Geometric steps, e.g. `{from: 1, factor: 2, to: 512}`.",
+                "allOf": [g.subschema_for::<Geometric>()]
+            }
+        ]
+    })
+}
+
+/// Schema-only stand-ins for the levels `levels` reads: `concurrency` and `load.rate`.
+macro_rules! levels_schemas {
+    ($( $name:ident: $max:expr; )*) => {$(
+        #[allow(dead_code)] // never built: only its schema is
+        pub(crate) struct $name;
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                levels_schema(g, $max)
+            }
+        }
+    )*};
+}
+
+levels_schemas! {
+    ConcurrencyLevels: MAX_CONCURRENCY;
+    RateLevels: MAX_RATE;
 }
 
 /// Geometric levels: `from`, then each times `factor`, rounded, up to `to`.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Geometric {
+    #[schemars(range(min = 1))]
     from: u32,
+    #[schemars(transform = super::schema::fields::geometric_factor)]
     factor: f64,
+    #[schemars(range(min = 1))]
     to: u32,
 }
 
@@ -142,9 +188,9 @@ impl Geometric {
         if self.from == 0 {
             return Err("`from` must be at least 1".into());
         }
-        if !(self.factor > 1.0 && self.factor <= 100.0) {
+        if !(self.factor > 1.0 && self.factor <= MAX_FACTOR) {
             return Err(format!(
-                "`factor` must be more than 1 and at most 100, not {}",
+                "`factor` must be more than 1 and at most {MAX_FACTOR}, not {}",
                 self.factor
             ));
         }

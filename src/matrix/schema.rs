@@ -1,22 +1,33 @@
 //! The JSON Schema of a matrix file (`rmatrix schema`, shipped as `matrices/matrix.schema.json`),
 //! derived by schemars from the very serde types the matrix is read into, so that an editor's
-//! completion and checks cannot drift from the parser. Two adjustments make it describe the
-//! YAML text rather than JSON:
+//! completion and checks cannot drift from the parser. The types carry the bounds and words
+//! the loader checks where a schema can state them (`#[schemars(...)]` beside each field, the
+//! same constants as the checks); three adjustments make it describe the YAML text rather
+//! than JSON:
 //! - a string field reads any scalar as its text (`image: 11`, `name: true`), as serde-saphyr
 //!   does, so such a field accepts numbers and booleans too;
 //! - a matrix may write `${name}` for any value (its parameters, substituted before it is
 //!   read), so every value a string could not fill (a number, a boolean, a closed set of
-//!   words, a pattern) also accepts a string that refers to a parameter.
+//!   words, a pattern) also accepts a string that refers to a parameter (`references`);
+//! - a workload is a map of one key, its kind, whose options the kind's schema checks
+//!   (`kinds`), so that a wrong kind reads as one in an editor.
 
 use serde_json::{json, Map, Value};
 
 use super::model::Matrix;
 
+pub(super) mod fields;
+mod kinds;
+mod references;
+
 /// Where the shipped schema lives, relative to the repository (and to the shipped matrices).
 pub const SHIPPED: &str = "matrices/matrix.schema.json";
 
-/// The name of the parameter reference's definition.
-const PARAMETER: &str = "Parameter";
+/// The schema's `$id`: a name, not an address anything is fetched from (editors load the
+/// schema from the file a matrix's first line names). It changes only if the file's meaning
+/// does, never with a release.
+pub const ID: &str = "https://rmatrix.dev/schema/matrix.schema.json";
+
 /// Where definitions live: draft 7's `definitions`, the draft editors' YAML language servers
 /// support best.
 const DEFINITIONS: &str = "definitions";
@@ -32,23 +43,26 @@ pub fn schema_text() -> String {
 pub fn matrix_schema() -> Value {
     let generator = schemars::generate::SchemaSettings::draft07().into_generator();
     let mut root = generator.into_root_schema_for::<Matrix>().to_value();
-    walk(&mut root);
     if let Some(defs) = root.get_mut(DEFINITIONS).and_then(Value::as_object_mut) {
-        defs.insert(
-            PARAMETER.into(),
-            json!({
-                "description": "A reference to one of the matrix's parameters (`params:`), \
-                                substituted before the matrix is read.",
-                "type": "string",
-                "pattern": r"\$\{[A-Za-z_][A-Za-z0-9_]{0,63}\}"
-            }),
-        );
+        kinds::one_key_of_the_kinds(defs);
+    }
+    walk(&mut root);
+    let node = root
+        .as_object_mut()
+        .expect("invariant: the root schema is an object");
+    node.insert("$id".into(), json!(ID));
+    references::matrix_rules(node);
+    if let Some(defs) = node.get_mut(DEFINITIONS).and_then(Value::as_object_mut) {
+        for (name, definition) in references::definitions() {
+            defs.insert(name.into(), definition);
+        }
     }
     root
 }
 
-/// The keywords whose value is a schema, a list of schemas or a map of them.
-const ONE: [&str; 4] = ["additionalProperties", "items", "not", "propertyNames"];
+/// The keywords whose value is a schema, a list of schemas or a map of them (not
+/// `propertyNames`: a key is never a reference, so its words stay as they are).
+const ONE: [&str; 3] = ["additionalProperties", "items", "not"];
 const MANY: [&str; 3] = ["anyOf", "oneOf", "allOf"];
 const MAP: [&str; 2] = ["properties", DEFINITIONS];
 
@@ -72,13 +86,17 @@ fn walk(schema: &mut Value) {
             map.values_mut().for_each(walk);
         }
     }
-    // A `${name}` string may match several alternatives once each takes one.
-    if let Some(alternatives) = node.remove("oneOf") {
-        node.insert("anyOf".into(), alternatives);
+    // A `${name}` string may match several alternatives once each takes one; those of an
+    // object (which of its keys it has) see no such string and stay exclusive.
+    if types(node) != ["object"] {
+        if let Some(alternatives) = node.remove("oneOf") {
+            node.insert("anyOf".into(), alternatives);
+        }
     }
     bound_integers(node);
     widen_strings(node);
     allow_parameter(node);
+    well_formed_text(node);
 }
 
 /// The range of each integer format schemars writes, which it bounds below only.
@@ -153,7 +171,9 @@ const ASSERTIONS: [&str; 12] = [
 ];
 
 /// A value that not every string fills: `{anyOf: [the value, a parameter reference]}`, its
-/// description and default kept outside (where editors read them).
+/// description and default kept outside (where editors read them). A number or a boolean is
+/// one reference and nothing else; a word or a pattern may be text around references
+/// (`"${secs}s"`, `"lat_${p}_ms"`).
 fn allow_parameter(node: &mut Map<String, Value>) {
     let types = types(node);
     let scalar = types
@@ -164,13 +184,18 @@ fn allow_parameter(node: &mut Map<String, Value>) {
     if every_string || !(scalar || closed_set) {
         return;
     }
+    let text = closed_set || types.contains(&"string");
     let mut value = Map::new();
     for key in ASSERTIONS {
         if let Some(v) = node.remove(key) {
             value.insert(key.into(), v);
         }
     }
-    let parameter = json!({"$ref": format!("#/{DEFINITIONS}/{PARAMETER}")});
+    let name = match text {
+        true => references::PARAMETER_TEXT,
+        false => references::PARAMETER,
+    };
+    let parameter = json!({"$ref": format!("#/{DEFINITIONS}/{name}")});
     let either = json!([value, parameter]);
     if !node.contains_key("anyOf") && !node.contains_key("allOf") {
         node.insert("anyOf".into(), either);
@@ -180,6 +205,20 @@ fn allow_parameter(node: &mut Map<String, Value>) {
     let all = node.entry("allOf").or_insert_with(|| json!([]));
     if let Some(list) = all.as_array_mut() {
         list.push(json!({"anyOf": either}));
+    }
+}
+
+/// Free text may hold references too, each well formed: `${` starts one (`references`).
+fn well_formed_text(node: &mut Map<String, Value>) {
+    if !types(node).contains(&"string") || narrows_strings(node) {
+        return;
+    }
+    let text = json!({"$ref": format!("#/{DEFINITIONS}/{}", references::TEXT)});
+    match node.get_mut("allOf").and_then(Value::as_array_mut) {
+        Some(all) => all.push(text),
+        None => {
+            node.insert("allOf".into(), json!([text]));
+        }
     }
 }
 

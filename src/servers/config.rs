@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::registry::ServerKind;
+use crate::input::patterns;
 use crate::input::yaml::Scalar;
 
 /// One family's settings as written, in the matrix's order; a null value is a bare flag.
@@ -184,10 +185,12 @@ impl schemars::JsonSchema for ConfigSpec {
             }
             properties.insert(key.into(), schema);
         };
+        let mut env = g.subschema_for::<IndexMap<String, String>>();
+        env.insert("additionalProperties".into(), patterns::one_line());
         add(
             "env",
             "Environment variables of the server's container.".into(),
-            g.subschema_for::<IndexMap<String, String>>(),
+            env,
         );
         add(
             "allocator",
@@ -229,10 +232,10 @@ impl schemars::JsonSchema for CnfValue {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "description": "A setting's value: a string, number or boolean (written ON/OFF).",
-            "type": ["string", "number", "boolean"]
-        })
+        let mut value = patterns::one_line();
+        value["description"] =
+            "A setting's value: a string, number or boolean (written ON/OFF), on one line.".into();
+        value.try_into().expect("invariant: a schema object")
     }
 }
 

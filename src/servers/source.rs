@@ -15,13 +15,40 @@ pub struct SourceSpec {
     /// The commit to build: a hash, tag, branch or `HEAD~3` (resolved when the matrix is read).
     pub(crate) rev: String,
     /// How the tree is built: a recipe of the server's family (`redis`, `mariadb`, ...).
+    #[schemars(transform = recipe_names)]
     pub(crate) recipe: String,
     /// Options for the recipe's build: `NAME=VALUE` for make, `-DNAME=VALUE` for cmake.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) flags: Vec<String>,
     /// The Debian suite of the toolchain and the run image.
     #[serde(default = "default_suite")]
+    #[schemars(with = "BuildArgValue")]
     pub(crate) suite: String,
+}
+
+/// `recipe` in the schema: one of the recipes there are (`Recipe::find`).
+fn recipe_names(schema: &mut schemars::Schema) {
+    schema.insert("type".into(), "string".into());
+    schema.insert("enum".into(), Recipe::names().into());
+}
+
+/// A source build's `suite`, a build argument's value in the schema (`untrusted::build_arg_value`).
+struct BuildArgValue;
+
+impl schemars::JsonSchema for BuildArgValue {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BuildArgValue".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        crate::input::patterns::build_arg_value()
+            .try_into()
+            .expect("invariant: a schema object")
+    }
 }
 
 fn default_suite() -> String {

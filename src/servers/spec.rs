@@ -3,6 +3,8 @@
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
+use crate::input::untrusted::CPUS;
+
 pub use super::config::{Allocator, CnfValue, ConfigBlock, ConfigSpec, Settings};
 pub(crate) use super::registry::ServerKind;
 pub use super::source::SourceSpec;
@@ -10,6 +12,7 @@ pub use super::source::SourceSpec;
 /// Where a server comes from: exactly one of `image`, `build`, `source` or `external`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = one_origin)]
 pub struct ServerSpec {
     /// A public image, pulled when missing (e.g. `mariadb:11.4`, `mysql:8.0`).
     #[serde(default)]
@@ -35,17 +38,28 @@ pub struct ServerSpec {
     /// `"1"` or `"0-1"`: a server pinned to one core saturates at a load this machine can
     /// offer, and the client keeps the other cores.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(transform = crate::input::patterns::cpuset_schema)]
     pub cpuset: Option<String>,
     /// A CPU quota for the server's container, in CPUs (Docker's `--cpus`, the engine's
     /// `NanoCpus`), e.g. `0.9`: at most that much CPU time per wall-clock second, on any of
     /// its cores. With `cpuset: "1"` and a CPU-bound load, `cpus: 0.9` is a slowdown of a
     /// known size (scripts/bench/power.sh measures it before injecting it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = *CPUS.start(), max = *CPUS.end()))]
     pub cpus: Option<f64>,
     /// A memory limit for the server's container (Docker's `--memory`, no swap beyond it), e.g.
     /// `512m`: a server that outgrows it is killed by the kernel, and rmatrix says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<String>,
+}
+
+/// The keys a server comes from, of which it gives exactly one (`check_axes_size`).
+const ORIGINS: [&str; 4] = ["image", "build", "source", "external"];
+
+/// The schema's side of `ORIGINS`: exactly one of them, not null (`image: ~` gives none).
+fn one_origin(schema: &mut schemars::Schema) {
+    let one = |key: &str| serde_json::json!({"required": [key], "properties": {key: {"not": {"type": "null"}}}});
+    schema.insert("oneOf".into(), ORIGINS.map(one).to_vec().into());
 }
 
 impl ServerSpec {
@@ -100,6 +114,7 @@ pub enum BuildSpec {
 pub struct BuildDir {
     pub(crate) dir: String,
     #[serde(default)]
+    #[schemars(transform = crate::input::patterns::build_args)]
     pub(crate) args: IndexMap<String, String>,
 }
 

@@ -15,9 +15,13 @@ impl Default for Confidence {
 }
 
 impl Confidence {
+    /// The levels a confidence may be, as a fraction: strictly between these two.
+    pub(crate) const BOUNDS: (f64, f64) = (0.5, 1.0);
+
     /// `level` as a fraction, strictly between 0.5 and 1 (an interval below 50% is no use).
     pub(crate) fn new(level: f64) -> Option<Confidence> {
-        (level > 0.5 && level < 1.0).then_some(Confidence(level))
+        let (low, high) = Confidence::BOUNDS;
+        (level > low && level < high).then_some(Confidence(level))
     }
 
     /// From a user's text: `95`, `95%` or `0.95`.

@@ -138,9 +138,34 @@ pub(crate) trait Driver {
         Ok(())
     }
 
+    /// What of `check` the matrix's JSON Schema can state (`rmatrix schema`): bounds, words
+    /// and patterns of single options, from the same constants.
+    fn schema_rules() -> Vec<SchemaRule>
+    where
+        Self: Sized,
+    {
+        Vec::new()
+    }
+
     /// One iteration: prepare what is missing, warm up, measure. The measurement carries
     /// the per-second samples of the measured phase.
     fn run(&self, ctx: &Ctx<'_>) -> impl Future<Output = Result<Measurement>>;
+}
+
+/// JSON Schema keywords for the option at a path below the kind (`""`: the kind's options as
+/// a whole), merged into what its type derives.
+pub(crate) type SchemaRule = (&'static str, serde_json::Value);
+
+/// The ranges of `settings` (`input::bounds`) as schema rules: the option's minimum and
+/// maximum (a list's length, where the option is a list).
+pub(crate) fn range_rules(settings: &[crate::input::bounds::Bounded<'static>]) -> Vec<SchemaRule> {
+    settings
+        .iter()
+        .map(|(at, _, range)| {
+            let keywords = serde_json::json!({"minimum": range.start(), "maximum": range.end()});
+            (*at, keywords)
+        })
+        .collect()
 }
 
 /// What a kind's checks may need to know about the rest of the matrix.

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::measurement::Measurement;
 use crate::servers::spec::ServerKind;
-pub(crate) use driver::{Ctx, Driver, Facts, Problem};
+pub(crate) use driver::{Ctx, Driver, Facts, Problem, SchemaRule};
 
 /// The registry: each kind's variant, its options type (a `Driver`) and its name in a
 /// matrix, in the order messages list them.
@@ -111,6 +111,11 @@ macro_rules! kinds {
                 match self {
                     $( WorkloadSpec::$variant(s) => driver::run_iteration(s, ctx, stall_timeout).await, )*
                 }
+            }
+
+            /// Each kind's name and what of its checks a schema states (`Driver::schema_rules`).
+            pub(crate) fn schema_rules() -> Vec<(&'static str, Vec<SchemaRule>)> {
+                vec![$( ($name, <$spec as Driver>::schema_rules()), )*]
             }
 
             /// The options of the kind called `kind`, read from the map being deserialised.

@@ -33,6 +33,18 @@ impl Tool {
         crate::escape::terminal(&self.program().to_string_lossy())
     }
 
+    /// `refuse_binary` as the schema says it: `binary` read only to be refused.
+    pub(crate) fn binary_rule(&self) -> crate::workloads::SchemaRule {
+        let description = format!(
+            "Refused: the program is the user's choice, through the environment variable {}.",
+            self.env
+        );
+        (
+            "binary",
+            serde_json::json!({"type": "null", "description": description}),
+        )
+    }
+
     /// A matrix that names the program (`binary:`, which older matrices had) is refused, with
     /// how the user chooses it instead.
     pub(crate) fn refuse_binary(&self, binary: &Option<Scalar>) -> Result<(), Problem> {

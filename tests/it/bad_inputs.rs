@@ -284,6 +284,27 @@ fn run(case: &Case, args: &[String], tmp: &Path) -> (Option<i32>, String, String
     (code, read(&out), read(&err))
 }
 
+/// The cases that are matrices `plan` reads as they are (`# args: plan {}`, without an
+/// environment, input or damage of their own), sorted: what other readers of a matrix are
+/// given too (`schema_validator`).
+pub(crate) fn plan_matrices() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "yaml"))
+        .filter(|p| {
+            let case = Case::read(p);
+            let own = [
+                "env", "stdin", "remove", "truncate", "symlink", "write", "sqlite",
+            ];
+            case.all("args").eq(["plan {}"]) && own.iter().all(|h| case.all(h).next().is_none())
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
 #[test]
 fn every_bad_input_is_refused_with_its_message() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad");

@@ -171,4 +171,11 @@ fn the_schema_command_prints_the_shipped_schema() {
         out.stdout == shipped,
         "regenerate: rmatrix schema > matrices/matrix.schema.json"
     );
+    // The name docs/matrix.md gives it, the same from release to release.
+    let schema: serde_json::Value = serde_json::from_str(&shipped).unwrap();
+    assert_eq!(
+        schema["$id"],
+        "https://rmatrix.dev/schema/matrix.schema.json"
+    );
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
 }

@@ -6,13 +6,12 @@ use super::MatrixError;
 use super::Validator;
 use crate::input::repeats::first_repeat;
 use crate::matrix::model::WorkloadSpec;
+use crate::matrix::pacing::MAX_CONCURRENCY;
 
 /// Most cells a matrix may expand to: far beyond any study, small enough to plan instantly.
 pub(crate) const MAX_CELLS: usize = 100_000;
 /// The most measured runs (cells x iterations) of one matrix.
 pub(crate) const MAX_RUNS: u64 = 1_000_000;
-/// The most client connections of one cell.
-pub(crate) const MAX_CONCURRENCY: u32 = 10_000;
 
 impl Validator<'_> {
     /// Every axis has a value, and concurrency levels are at least 1.

@@ -4,7 +4,7 @@
 
 use super::Validator;
 use crate::input::Length;
-use crate::matrix::pacing::{ShapeSpec, Until, MAX_RATE};
+use crate::matrix::pacing::{ShapeSpec, Until, MAX_RATE, MAX_STEP_PCT};
 use crate::matrix::MatrixError;
 
 impl Validator<'_> {
@@ -114,12 +114,13 @@ impl Validator<'_> {
                 if let Some(i) = s
                     .pct
                     .iter()
-                    .position(|p| !(p.is_finite() && *p > 0.0 && *p <= 1000.0))
+                    .position(|p| !(p.is_finite() && *p > 0.0 && *p <= MAX_STEP_PCT))
                 {
                     return Err(self.err(
                         &format!("load.shape.steps.pct[{i}]"),
                         format!(
-                            "step {} is not a percentage of the cell's rate between 0 and 1000",
+                            "step {} is not a percentage of the cell's rate between 0 and \
+                             {MAX_STEP_PCT}",
                             s.pct[i]
                         ),
                     ));

@@ -5,12 +5,9 @@ use super::validator::choices;
 use super::MatrixError;
 use super::Validator;
 use crate::escape::terminal;
-use crate::matrix::model::{ApdexT, LoadCurveSpec};
+use crate::matrix::model::{ApdexT, LoadCurveSpec, MAX_TIMELINE_COUNTERS, MEASUREMENTS};
 use crate::model::metric::Metric;
 use crate::model::Dimension;
-
-/// Panels under a per-second chart's throughput and latency.
-const MAX_TIMELINE_COUNTERS: usize = 4;
 
 impl Validator<'_> {
     /// Durations with units, percentages in range, names the matrix knows.
@@ -167,12 +164,15 @@ impl Validator<'_> {
                 ),
             ));
         }
-        if !(1..=20).contains(&lc.max_measurements) {
+        if !MEASUREMENTS.contains(&lc.max_measurements) {
             return Err(self.err(
                 "report.load_curve.max_measurements",
                 format!(
-                    "max_measurements {} is not between 1 and 20 (measurements of one level a sweep may ask for)",
-                    lc.max_measurements
+                    "max_measurements {} is not between {} and {} (measurements of one level a \
+                     sweep may ask for)",
+                    lc.max_measurements,
+                    MEASUREMENTS.start(),
+                    MEASUREMENTS.end()
                 ),
             ));
         }

@@ -5,9 +5,7 @@ use super::MatrixError;
 use super::Validator;
 use crate::input::bounds::MAX_QUERIES;
 use crate::input::Length;
-
-/// Most iterations per cell.
-pub(crate) const MAX_ITERATIONS: u32 = 10_000;
+use crate::matrix::model::MAX_ITERATIONS;
 
 impl Validator<'_> {
     pub(super) fn check_timing(&self) -> Result<(), MatrixError> {

@@ -25,13 +25,17 @@ use crate::servers::dataset::Layout;
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
+use crate::workloads::driver::range_rules;
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::pace::{Pace, PaceStats, Pacer};
 use crate::workloads::threads::{self, blocking, Cancel};
-use crate::workloads::{Ctx, Driver, Facts, Problem};
+use crate::workloads::{Ctx, Driver, Facts, Problem, SchemaRule};
+use serde_json::json;
 
 /// The percentile of the per-second lines (sysbench's `--percentile` default).
 pub(super) const SAMPLE_PERCENTILE: f64 = 95.0;
+/// The highest extra percentile: the maximum.
+const MAX_PERCENTILE: f64 = 100.0;
 
 impl Driver for OltpSpec {
     fn families(&self) -> &'static [ServerKind] {
@@ -44,7 +48,7 @@ impl Driver for OltpSpec {
         if let Some(i) = self
             .percentiles
             .iter()
-            .position(|p| !(p.is_finite() && *p > 0.0 && *p <= 100.0))
+            .position(|p| !(p.is_finite() && *p > 0.0 && *p <= MAX_PERCENTILE))
         {
             return Err(Problem::at(
                 &format!("percentiles[{i}]"),
@@ -58,6 +62,19 @@ impl Driver for OltpSpec {
         sql_identifier("database", &self.db).map_err(|msg| Problem::at("db", msg))?;
         sql_identifier("storage engine", &self.mysql_storage_engine)
             .map_err(|msg| Problem::at("mysql_storage_engine", msg))
+    }
+
+    /// The sizes' ranges (which do not depend on the values), the fractions', the
+    /// percentiles' and the names written into SQL.
+    fn schema_rules() -> Vec<SchemaRule> {
+        use crate::input::patterns::sql_identifier;
+        let mut rules = range_rules(&OltpSpec::default().sizes());
+        rules.extend(OltpSpec::fraction_rules());
+        let percentile = json!({"exclusiveMinimum": 0, "maximum": MAX_PERCENTILE});
+        rules.push(("percentiles", json!({"items": percentile})));
+        rules.push(("db", sql_identifier()));
+        rules.push(("mysql_storage_engine", sql_identifier()));
+        rules
     }
 
     fn data_layout(&self, engine: Option<&str>) -> Option<Layout> {

@@ -204,22 +204,48 @@ impl OltpSpec {
     /// The key distribution's fractions, in the ranges their formulas take.
     pub(crate) fn fractions(&self) -> Result<(), (&'static str, String)> {
         let h = self.rand_pareto_h;
-        if !(h > 0.0 && h < 1.0) {
+        let (above, below) = PARETO_H;
+        if !(h > above && h < below) {
             return Err((
                 "rand_pareto_h",
-                format!("`rand_pareto_h` is {h}: it must be above 0 and below 1"),
+                format!("`rand_pareto_h` is {h}: it must be above {above} and below {below}"),
             ));
         }
         let e = self.rand_zipfian_exp;
-        if !(e.is_finite() && (0.0..=10.0).contains(&e)) {
+        if !(e.is_finite() && ZIPFIAN_EXP.contains(&e)) {
             return Err((
                 "rand_zipfian_exp",
-                format!("`rand_zipfian_exp` is {e}: it must be from 0 to 10"),
+                format!(
+                    "`rand_zipfian_exp` is {e}: it must be from {} to {}",
+                    ZIPFIAN_EXP.start(),
+                    ZIPFIAN_EXP.end()
+                ),
             ));
         }
         Ok(())
     }
+
+    /// `fractions` as the schema says it.
+    pub(crate) fn fraction_rules() -> [crate::workloads::SchemaRule; 2] {
+        let (above, below) = PARETO_H;
+        let (from, to) = (ZIPFIAN_EXP.start(), ZIPFIAN_EXP.end());
+        [
+            (
+                "rand_pareto_h",
+                serde_json::json!({"exclusiveMinimum": above, "exclusiveMaximum": below}),
+            ),
+            (
+                "rand_zipfian_exp",
+                serde_json::json!({"minimum": from, "maximum": to}),
+            ),
+        ]
+    }
 }
+
+/// `rand_pareto_h` lies strictly between these.
+const PARETO_H: (f64, f64) = (0.0, 1.0);
+/// What `rand_zipfian_exp` may be.
+const ZIPFIAN_EXP: std::ops::RangeInclusive<f64> = 0.0..=10.0;
 
 impl Default for OltpSpec {
     fn default() -> Self {

@@ -49,6 +49,10 @@ impl Driver for PgbenchSpec {
         PgbenchSpec::check(self, facts)
     }
 
+    fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
+        super::spec::schema_rules()
+    }
+
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         let endpoint = &ctx.server.endpoint;
         let work = Work::new(self)?;

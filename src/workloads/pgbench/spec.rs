@@ -92,6 +92,28 @@ pub(crate) const PGBENCH: Tool = Tool {
     default: "pgbench",
 };
 
+/// What `scale` may be.
+const SCALE: std::ops::RangeInclusive<u32> = 1..=10_000;
+
+/// `check` as the schema says it: what single options may be, `builtin` or `script` (not
+/// both), and `binary` refused. (`jobs` is bounded by the cells' fewest clients too.)
+pub(crate) fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
+    use serde_json::json;
+    let given = json!({"not": {"type": "null"}});
+    let both = json!({"required": ["builtin", "script"], "properties": {"builtin": given, "script": given}});
+    vec![
+        ("", json!({"not": both})),
+        (
+            "scale",
+            json!({"minimum": SCALE.start(), "maximum": SCALE.end()}),
+        ),
+        ("jobs", json!({"minimum": 1})),
+        ("latency_limit_ms", json!({"exclusiveMinimum": 0})),
+        ("db", crate::input::patterns::sql_identifier()),
+        PGBENCH.binary_rule(),
+    ]
+}
+
 /// Meta-commands of a script that run a shell command on the client's host.
 const SHELL_COMMANDS: [&str; 2] = ["shell", "setshell"];
 const MAX_SCRIPT_BYTES: usize = 64 * 1024;
@@ -114,8 +136,11 @@ impl PgbenchSpec {
         if let Some(s) = &self.script {
             check_script(s).map_err(|msg| Problem::at("script", msg))?;
         }
-        if !(1..=10_000).contains(&self.scale) {
-            return Err(Problem::at("scale", "`scale` must be 1..10000"));
+        if !SCALE.contains(&self.scale) {
+            return Err(Problem::at(
+                "scale",
+                format!("`scale` must be {}..{}", SCALE.start(), SCALE.end()),
+            ));
         }
         if let Some(j) = self.jobs {
             let fewest = facts.concurrency.iter().copied().min().unwrap_or(1);

@@ -317,6 +317,15 @@ impl Driver for RedisSpec {
         self.check_prefill(facts)
     }
 
+    /// The sizes' ranges, as `check` bounds them.
+    fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
+        crate::workloads::driver::range_rules(&[
+            ("data_size", 0, 1..=MAX_DATA_SIZE),
+            ("keyspace", 0, 1..=MAX_KEYSPACE),
+            ("pipeline", 0, 1..=MAX_PIPELINE),
+        ])
+    }
+
     async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {
         super::driver::run_iteration(ctx, self).await
     }

@@ -12,6 +12,9 @@ use crate::workloads::redis::{RedisTest, Transport};
 use crate::workloads::tools::Tool;
 use crate::workloads::{Ctx, Driver, Facts, Problem};
 
+/// The most `--threads` redis-benchmark is given.
+const MAX_THREADS: u64 = 256;
+
 /// The redis-benchmark binary itself; its CSV output fills the same columns.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -95,10 +98,23 @@ impl Driver for RedisBenchmarkSpec {
             ("data_size", self.data_size as u64, 1..=MAX_DATA_SIZE),
             ("keyspace", self.keyspace.unwrap_or(1), 1..=MAX_KEYSPACE),
             ("pipeline", self.pipeline.into(), 1..=MAX_PIPELINE),
-            ("threads", self.threads.into(), 0..=256),
+            ("threads", self.threads.into(), 0..=MAX_THREADS),
             ("requests", self.requests.unwrap_or(1), 1..=MAX_QUERIES),
         ])?;
         Ok(())
+    }
+
+    /// The sizes' ranges, as `check` bounds them, and `binary` refused.
+    fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
+        let mut rules = crate::workloads::driver::range_rules(&[
+            ("data_size", 0, 1..=MAX_DATA_SIZE),
+            ("keyspace", 0, 1..=MAX_KEYSPACE),
+            ("pipeline", 0, 1..=MAX_PIPELINE),
+            ("threads", 0, 0..=MAX_THREADS),
+            ("requests", 0, 1..=MAX_QUERIES),
+        ]);
+        rules.push(REDIS_BENCHMARK.binary_rule());
+        rules
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {

@@ -20,10 +20,11 @@ use crate::measure::seconds::{Live, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
+use crate::workloads::driver::range_rules;
 use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
 use crate::workloads::slap::sql::{self, SlapSql, SCHEMA};
 use crate::workloads::threads::{self, blocking, Cancel};
-use crate::workloads::{Ctx, Driver, Facts, Problem};
+use crate::workloads::{Ctx, Driver, Facts, Problem, SchemaRule};
 
 impl Driver for SlapSpec {
     fn families(&self) -> &'static [ServerKind] {
@@ -36,6 +37,11 @@ impl Driver for SlapSpec {
 
     fn check(&self, _: &Facts) -> Result<(), Problem> {
         Problem::bounded(&self.sizes())
+    }
+
+    /// The sizes' ranges, which do not depend on the values.
+    fn schema_rules() -> Vec<SchemaRule> {
+        range_rules(&SlapSpec::default().sizes())
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {

@@ -62,6 +62,10 @@ impl Driver for SqlbenchSpec {
         self.socket_reachable(facts)
     }
 
+    fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
+        SqlbenchSpec::validate_rules()
+    }
+
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         let engine = ctx.engine.unwrap_or("InnoDB");
         let suite = run_suite(ctx.server, self, engine, ctx.live.clone(), &ctx.window);

@@ -97,6 +97,22 @@ impl SqlbenchSpec {
     }
 }
 
+impl SqlbenchSpec {
+    /// `validate` as the schema says it.
+    pub(crate) fn validate_rules() -> Vec<crate::workloads::SchemaRule> {
+        vec![
+            (
+                "scale",
+                serde_json::json!({"exclusiveMinimum": 0, "maximum": MAX_SCALE}),
+            ),
+            (
+                "groups",
+                serde_json::json!({"minItems": 1, "uniqueItems": true}),
+            ),
+        ]
+    }
+}
+
 fn one() -> f64 {
     1.0
 }

@@ -75,6 +75,12 @@ impl Driver for SysbenchSpec {
             .map_err(|msg| Problem::at("db", msg))
     }
 
+    /// The database's name, and `binary` refused.
+    fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
+        let db = ("db", crate::input::patterns::sql_identifier());
+        vec![db, SYSBENCH.binary_rule()]
+    }
+
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         let (endpoint, length) = (&ctx.server.endpoint, ctx.length()?);
         let (threads, warmup, rate) = (ctx.concurrency, ctx.warmup, ctx.cell_rate());

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod counts;
+pub mod python;
 
 use std::process::Command;
 
