@@ -10,7 +10,8 @@
 #   RMATRIX=path (default target/release/rmatrix); LEARN="--learn-from DIR ..." (default: plan's)
 #
 # Prints one line per matrix: estimate, actual, error (estimate/actual - 1), and the plan's
-# lines on where the estimate came from.
+# lines on where the estimate came from. scripts/bench/estimate-replay.py does the same over
+# runs already stored, without running anything.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rmatrix=${RMATRIX:-target/release/rmatrix}

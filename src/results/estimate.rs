@@ -4,10 +4,13 @@
 //! and said which.
 //!
 //! Which runs: the newest few of the matrix, this host's when it has any (a run from another
-//! machine, or from months ago, times another machine). A server the matrix's own runs never
-//! started starts as the same image did in this host's runs of other matrices, then as the
-//! matrix's other servers did, then as its family's servers did, and only then as assumed.
-//! The estimate from each learned run alone gives the spread the plan shows.
+//! machine, or from months ago, times another machine); each start and cell as the newest run
+//! that has it measured it (the machine drifts: today's run says more about the next one than
+//! a pooled week). A server the matrix's own runs never started starts as the same image did
+//! in this host's runs of other matrices, then as the matrix's other servers did, then as its
+//! family's servers did, and only then as assumed; a cell they never ran runs as the same
+//! workload kind did on the same image (at the same concurrency first), then on the same
+//! family. The estimate from each learned run alone gives the spread the plan shows.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -30,9 +33,10 @@ pub(crate) const ASSUMED_START: Duration = Duration::from_secs(10);
 /// How many of a matrix's stored runs an estimate learns from: the newest (older ones timed a
 /// machine as it was then).
 const NEWEST_RUNS: usize = 3;
-/// How many of the newest starts of an image or family stand in for a start the matrix's own
-/// runs lack.
+/// How many of the newest starts (iterations) of an image or family stand in for a start
+/// (cell) the matrix's own runs lack.
 const NEWEST_STARTS: usize = 10;
+const NEWEST_ITERATIONS: usize = 30;
 
 /// Where a plan's estimate looks for stored runs when it is told none: this machine's runs
 /// (`run`'s default folder), then the shipped examples.
@@ -70,6 +74,11 @@ pub(crate) struct Learned {
     /// This host's server starts in runs of any matrix, newest first, by the image, build or
     /// recipe name (`image:mariadb-11.8`) and by family (`family:mysql`).
     elsewhere: HashMap<String, Vec<f64>>,
+    /// This host's iterations in runs of any matrix, newest first, by image or family and
+    /// workload kind (`image:mariadb-11.8|slap`), and with the concurrency (`...|slap|c8`).
+    elsewhere_iterations: HashMap<String, Vec<Iteration>>,
+    /// Each learned cell's server, workload kind and concurrency.
+    cell_kinds: HashMap<CellKey, (String, String, u32)>,
 }
 
 /// A stored run as the estimate chooses among them.
@@ -117,7 +126,7 @@ pub(crate) fn learn(paths: &[PathBuf], name: &str) -> Learned {
         if let Ok(dir) = RunDir::open(&s.dir) {
             let mut alone = Learned::default();
             alone.add(&dir);
-            learned.merge(alone);
+            learned.fill(alone);
         }
     }
     for s in stored.iter().filter(|s| s.this_host) {
@@ -196,24 +205,30 @@ impl Learned {
         }
     }
 
-    /// Another run learned from: its samples join these, and it is kept alone for the spread.
-    fn merge(&mut self, alone: Learned) {
+    /// Another run learned from, older than those before it: what they lack (a start, a cell,
+    /// the gaps) is taken from it; and it is kept alone for the spread.
+    fn fill(&mut self, alone: Learned) {
         if alone.runs.is_empty() {
             return;
         }
         self.runs.extend(alone.runs.iter().cloned());
         for (k, v) in &alone.starts {
-            self.starts.entry(k.clone()).or_default().extend(v);
+            self.starts.entry(k.clone()).or_insert_with(|| v.clone());
         }
         for (k, v) in &alone.iterations {
-            self.iterations.entry(k.clone()).or_default().extend(v);
+            self.iterations
+                .entry(k.clone())
+                .or_insert_with(|| v.clone());
         }
-        self.between.extend(&alone.between);
+        if self.between.is_empty() {
+            self.between.clone_from(&alone.between);
+        }
         self.each.push(alone);
     }
 
-    /// The server starts of a run of any matrix, by each server's image or build name and
-    /// family (read from its matrix copy; a copy that does not load adds nothing).
+    /// The server starts and iterations of a run of any matrix, by each server's image or
+    /// build name and family (read from its matrix copy; a copy that does not load adds
+    /// nothing). Runs come newest first; each key keeps its newest samples.
     fn add_elsewhere(&mut self, dir: &Path) {
         let Ok(loaded) = crate::matrix::load_stored(&dir.join(MATRIX_COPY)) else {
             return;
@@ -221,14 +236,27 @@ impl Learned {
         let Ok(run) = RunDir::open(dir) else { return };
         let mut alone = Learned::default();
         alone.add(&run);
-        for ((server, _), seconds) in alone.starts {
-            let Some(spec) = loaded.matrix.servers.get(&server) else {
+        let keys_of = |server: &str| loaded.matrix.servers.get(server).map(start_keys);
+        for ((server, _), seconds) in &alone.starts {
+            for key in keys_of(server).unwrap_or_default() {
+                keep_newest(
+                    self.elsewhere.entry(key).or_default(),
+                    seconds,
+                    NEWEST_STARTS,
+                );
+            }
+        }
+        for (cell, its) in &alone.iterations {
+            let Some((server, kind, concurrency)) = alone.cell_kinds.get(cell) else {
                 continue;
             };
-            for key in start_keys(spec) {
-                let newest = self.elsewhere.entry(key).or_default();
-                if newest.len() < NEWEST_STARTS {
-                    newest.extend(seconds.iter().take(NEWEST_STARTS - newest.len()));
+            for key in keys_of(server).unwrap_or_default() {
+                for key in [
+                    format!("{key}|{kind}|c{concurrency}"),
+                    format!("{key}|{kind}"),
+                ] {
+                    let newest = self.elsewhere_iterations.entry(key).or_default();
+                    keep_newest(newest, its, NEWEST_ITERATIONS);
                 }
             }
         }
@@ -256,6 +284,10 @@ impl Learned {
                 .filter(|(t, _)| *t >= from && *t <= to)
                 .collect();
             mine.sort_by_key(|(t, _)| *t);
+            for (_, row) in &mine {
+                let kind = (row.server.clone(), row.kind.clone(), row.concurrency);
+                self.cell_kinds.insert(row.cell_key(), kind);
+            }
             let Some((first, _)) = mine.first() else {
                 continue;
             };
@@ -284,6 +316,12 @@ impl Learned {
     }
 }
 
+/// Adds `more` to `newest` up to `cap` samples (the runs come newest first).
+fn keep_newest<T: Copy>(newest: &mut Vec<T>, more: &[T], cap: usize) {
+    let room = cap.saturating_sub(newest.len());
+    newest.extend(more.iter().take(room));
+}
+
 /// The names a server's starts are learned under for other matrices: its image, build or
 /// recipe name, and its family.
 fn start_keys(spec: &crate::servers::spec::ServerSpec) -> Vec<String> {
@@ -293,6 +331,11 @@ fn start_keys(spec: &crate::servers::spec::ServerSpec) -> Vec<String> {
     }
     keys.push(format!("family:{}", spec.kind().name()));
     keys
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
+    let (sum, n) = v.fold((0.0, 0usize), |(s, n), x| (s + x, n + 1));
+    (n > 0).then(|| sum / n as f64)
 }
 
 fn median(mut v: Vec<f64>) -> Option<f64> {
@@ -316,6 +359,8 @@ pub(crate) struct Estimate {
     pub(crate) per_iteration: HashMap<CellKey, f64>,
     pub(crate) cells: usize,
     pub(crate) cells_learned: usize,
+    /// Cells the matrix's runs lack, estimated from this host's runs of other matrices.
+    pub(crate) cells_elsewhere: usize,
     pub(crate) server_starts: u64,
     pub(crate) starts_learned: u64,
     pub(crate) learned_from: Vec<String>,
@@ -351,10 +396,10 @@ impl Estimate {
 /// has them, the rest assumed; with two or more learned runs, the range of their estimates
 /// alone.
 pub(crate) fn estimate(m: &Matrix, plan: &Plan, learned: &Learned) -> Estimate {
-    let mut e = estimate_from(m, plan, learned, &learned.elsewhere);
+    let mut e = estimate_from(m, plan, learned, learned);
     if learned.each.len() >= 2 {
         let alone: Vec<f64> = (learned.each.iter())
-            .map(|one| estimate_from(m, plan, one, &learned.elsewhere).seconds)
+            .map(|one| estimate_from(m, plan, one, learned).seconds)
             .collect();
         let lo = alone.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = alone.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -381,13 +426,13 @@ fn unlearned_start(
     m: &Matrix,
     server: &str,
     typical: Option<f64>,
-    elsewhere: &HashMap<String, Vec<f64>>,
+    elsewhere: &Learned,
 ) -> (f64, StartFrom) {
     let keys = m.servers.get(server).map(start_keys).unwrap_or_default();
     let seen = |prefix: &str| {
         (keys.iter())
             .filter(|k| k.starts_with(prefix))
-            .find_map(|k| median(elsewhere.get(k)?.clone()))
+            .find_map(|k| median(elsewhere.elsewhere.get(k)?.clone()))
     };
     if let Some(s) = seen("image:") {
         return (s, StartFrom::SameImage);
@@ -401,12 +446,24 @@ fn unlearned_start(
     (ASSUMED_START.as_secs_f64(), StartFrom::Assumed)
 }
 
-fn estimate_from(
-    m: &Matrix,
-    plan: &Plan,
-    learned: &Learned,
-    elsewhere: &HashMap<String, Vec<f64>>,
-) -> Estimate {
+/// A cell the matrix's own runs never ran: as the same workload kind ran on the same image
+/// (at the same concurrency first), else on the same family, in this host's other runs.
+fn iteration_elsewhere(m: &Matrix, c: &Cell, elsewhere: &Learned) -> Option<f64> {
+    let kind = m.workloads.get(&c.workload)?.kind();
+    let servers = start_keys(m.servers.get(&c.server)?);
+    let keys = (servers.iter()).flat_map(|s| {
+        [
+            format!("{s}|{kind}|c{}", c.concurrency),
+            format!("{s}|{kind}"),
+        ]
+    });
+    let its = keys
+        .filter_map(|k| elsewhere.elsewhere_iterations.get(&k))
+        .find(|its| !its.is_empty())?;
+    Some(learned_iteration(its, m.length))
+}
+
+fn estimate_from(m: &Matrix, plan: &Plan, learned: &Learned, elsewhere: &Learned) -> Estimate {
     let length_s = |l: Length| match l {
         Length::Queries(n) => n as f64 / ASSUMED_QPS,
         Length::Time(d) => d.as_secs_f64(),
@@ -451,7 +508,13 @@ fn estimate_from(
                     e.cells_learned += 1;
                     learned_iteration(its, m.length)
                 }
-                None => assumed_iteration,
+                None => match iteration_elsewhere(m, c, elsewhere) {
+                    Some(per) => {
+                        e.cells_elsewhere += 1;
+                        per
+                    }
+                    None => assumed_iteration,
+                },
             };
             e.cells += 1;
             e.per_iteration.insert(c.key(), per);
@@ -470,7 +533,13 @@ fn estimate_from(
 /// A learned cell's iteration at the planned length: what it spent outside its measured
 /// phase, plus the phase at this plan's length (a count at the rate it ran).
 fn learned_iteration(its: &[Iteration], length: Option<Length>) -> f64 {
-    let around = median(its.iter().map(|i| (i.wall - i.measured).max(0.0)).collect());
+    // Means, and their difference unclipped: the walls come from times stored to the second,
+    // so short iterations have walls of 0 s and 1 s around phases of 0.4 s. Their means add
+    // up to the run; a median, or a difference clipped per iteration or per cell, does not
+    // (a cell whose walls fell short of its phases makes up for one whose walls ran over).
+    let around = mean(its.iter().map(|i| i.wall))
+        .zip(mean(its.iter().map(|i| i.measured)))
+        .map(|(wall, measured)| wall - measured);
     let measured = median(its.iter().map(|i| i.measured).collect()).unwrap_or(0.0);
     let phase = match length {
         Some(Length::Time(d)) => d.as_secs_f64(),
@@ -484,7 +553,7 @@ fn learned_iteration(its: &[Iteration], length: Option<Length>) -> f64 {
         }
         None => measured,
     };
-    around.unwrap_or(0.0) + phase
+    (around.unwrap_or(0.0) + phase).max(0.0)
 }
 
 /// What the estimate assumed, for the plan's line; empty when it assumed nothing.
@@ -506,7 +575,14 @@ fn assumptions(
             StartFrom::Assumed => format!("{}s per server start", ASSUMED_START.as_secs()),
         })
         .collect();
-    if e.cells_learned < e.cells {
+    if e.cells_elsewhere > 0 {
+        parts.push(format!(
+            "{} cell(s) as their workload ran on the same image or family in this host's other \
+             runs",
+            e.cells_elsewhere
+        ));
+    }
+    if e.cells_learned + e.cells_elsewhere < e.cells {
         parts.push(match m.length {
             Some(Length::Queries(_)) => {
                 format!("~{ASSUMED_QPS:.0} queries/s for count-based lengths")
@@ -728,7 +804,8 @@ mod tests {
     }
 
     /// A server this matrix's runs never started starts as the same image did in this
-    /// host's run of another matrix, and the plan says so.
+    /// host's run of another matrix, its cells run as the same workload kind did there, and
+    /// the plan says so.
     #[test]
     fn an_unlearned_server_starts_as_its_image_did_in_another_matrix() {
         let tmp = tempfile::tempdir().unwrap();
@@ -744,9 +821,19 @@ mod tests {
         let two = MATRIX.replace("a: {image: example/a:1}", "a: {image: example/b:1}");
         let (m, plan) = plan_of(&two);
         let e = estimate(&m, &plan, &learned);
-        // 2 deployments, each a 15 s start, 2 iterations of 10 s + 1 s.
-        assert!((e.seconds - 2.0 * (15.0 + 22.0)).abs() < 1e-9, "{e:?}");
+        // 2 deployments, each a 15 s start; 4 iterations as the same kind ran on the image
+        // there: 10 s measured, and 10 s and 5 s around it (the median of the 4: 7.5 s).
+        assert!(
+            (e.seconds - (2.0 * 15.0 + 4.0 * 17.5)).abs() < 1e-9,
+            "{e:?}"
+        );
         assert!(e.assumed.contains("same image"), "{}", e.assumed);
+        assert_eq!((e.cells_elsewhere, e.cells_learned), (2, 0));
+        assert!(
+            e.assumed.contains("2 cell(s) as their workload ran"),
+            "{}",
+            e.assumed
+        );
     }
 
     /// A run resumed an hour after its first deployment: the hour is one gap of three, and
@@ -784,5 +871,21 @@ mod tests {
         learned.add_run(Path::new("r"), &serde_json::to_value(&man).unwrap(), &rows);
         assert_eq!(learned.between, [3600.0, 5.0, 5.0]);
         assert_eq!(median(learned.between), Some(5.0));
+    }
+
+    /// Times stored to the second: iterations of 0.4 s have walls of 0 s and 1 s; what they
+    /// spent around their phase is the mean wall less the mean phase (0.1 s), not the 0.6 s
+    /// of the walls that reached a second.
+    #[test]
+    fn walls_stored_to_the_second_add_up_to_the_run() {
+        let its: Vec<Iteration> = ([0.0, 1.0, 0.0, 1.0].into_iter())
+            .map(|wall| Iteration {
+                wall,
+                measured: 0.4,
+                queries: None,
+            })
+            .collect();
+        let per = learned_iteration(&its, None);
+        assert!((per - 0.5).abs() < 1e-9, "{per}");
     }
 }

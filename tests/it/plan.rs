@@ -8,11 +8,21 @@ fn plan_json(args: &[&str]) -> serde_json::Value {
     serde_json::from_str(&out.stdout).expect("plan --format json prints JSON")
 }
 
-/// Learned from the shipped example of matrices/binlog.yaml, every cell and server start is
+/// Learned from a shipped example of matrices/binlog.yaml, every cell and server start is
 /// learned and the estimate is within 25% of how long that run took (299 s, its manifest).
+/// From the examples folder, it learns from the binlog runs there, newest first.
 #[test]
 fn the_estimate_learns_from_a_stored_run_of_the_matrix() {
-    let j = plan_json(&["matrices/binlog.yaml", "--learn-from", "reports/examples"]);
+    let folder = plan_json(&["matrices/binlog.yaml", "--learn-from", "reports/examples"]);
+    let from = folder["estimate"]["learned_from"].as_array().unwrap();
+    assert!(!from.is_empty() && from.len() <= 3, "{from:?}");
+    let newest = from[0].as_str().unwrap();
+    assert!(newest.starts_with("reports/examples/binlog-"), "{from:?}");
+    let j = plan_json(&[
+        "matrices/binlog.yaml",
+        "--learn-from",
+        "reports/examples/binlog-2026-11-29",
+    ]);
     let e = &j["estimate"];
     assert_eq!(j["matrix"], "binlog");
     assert_eq!(
