@@ -201,15 +201,88 @@ pub(crate) fn run_charts(
                 chart: Chart::Timeline(c.chart),
             }),
     );
-    charts.extend(flame_graphs(dir, rows)?);
+    let flames = flame_graphs(dir, rows)?;
+    let differentials = differential_flames(m, &flames);
+    charts.extend(flames.into_iter().map(|(_, chart)| chart));
+    charts.extend(differentials);
     Ok(charts)
 }
 
-/// A flame graph of each profiled cell's first iteration (`profiles/`).
+/// Against the report's baseline (`baseline: {config: binlog-off}`), a differential flame
+/// graph of each profiled cell whose baseline cell was profiled too: red where the cell spent
+/// more of its CPU than its baseline, blue where less (first iterations, as the flame
+/// graphs).
+fn differential_flames(
+    m: &Matrix,
+    flames: &[(crate::results::ResultRow, NamedChart<Chart>)],
+) -> Vec<NamedChart<Chart>> {
+    let base = &m.report.baseline;
+    if base.is_empty() {
+        return Vec::new();
+    }
+    let folded = |c: &NamedChart<Chart>| match &c.chart {
+        Chart::Flame(f) => Some(f.folded.clone()),
+        _ => None,
+    };
+    let is_base = |c: &crate::model::cell::Cell| {
+        (base.iter()).all(|(dim, value)| c.get_named(dim).as_deref() == Some(value))
+    };
+    let mut out = Vec::new();
+    for (row, chart) in flames {
+        let cell = row.cell();
+        if is_base(&cell) {
+            continue;
+        }
+        // The cell whose values are the baseline's on its dimensions and this one's elsewhere.
+        let Some((base_row, base_chart)) = flames.iter().find(|(b, _)| {
+            let b = b.cell();
+            is_base(&b)
+                && crate::model::cell::Dimension::ALL
+                    .iter()
+                    .all(|d| base.contains_key(d.name()) || b.get(*d) == cell.get(*d))
+        }) else {
+            continue;
+        };
+        let (Some(before), Some(after)) = (folded(base_chart), folded(chart)) else {
+            continue;
+        };
+        let Ok(joined) = super::chart::flame::differential(&before, &after) else {
+            continue;
+        };
+        let load = match row.rate {
+            Some(rate) => format!("r{rate}"),
+            None => format!("c{}", row.concurrency),
+        };
+        out.push(NamedChart {
+            file: super::chart::file_name(&[
+                "flame-diff",
+                &row.server,
+                &row.config,
+                &row.workload,
+                &row.engine,
+                &load,
+            ]),
+            chart: Chart::Flame(super::chart::flame::Flame {
+                title: format!(
+                    "Server CPU, {} / {} against {} / {}: {} at {load} (red: more, blue: less)",
+                    row.server,
+                    row.config,
+                    base_row.server,
+                    base_row.config,
+                    super::chart::title_tail(&row.workload, &row.engine)
+                ),
+                folded: joined,
+            }),
+        });
+    }
+    out
+}
+
+/// A flame graph of each profiled cell's first iteration (`profiles/`), with its row.
 fn flame_graphs(
     dir: &RunDir,
     rows: &[crate::results::ResultRow],
-) -> Result<Vec<NamedChart<Chart>>> {
+) -> Result<Vec<(crate::results::ResultRow, NamedChart<Chart>)>> {
     let mut out = Vec::new();
     for r in rows.iter().filter(|r| r.is_ok() && r.iteration == 1) {
         let Some(folded) = crate::results::profiles::read(&dir.path, r)? else {
@@ -219,25 +292,28 @@ fn flame_graphs(
             Some(rate) => format!("r{rate}"),
             None => format!("c{}", r.concurrency),
         };
-        out.push(NamedChart {
-            file: super::chart::file_name(&[
-                "flame",
-                &r.server,
-                &r.config,
-                &r.workload,
-                &r.engine,
-                &load,
-            ]),
-            chart: Chart::Flame(super::chart::flame::Flame {
-                title: format!(
-                    "Server CPU: {} / {}, {} at {load} (iteration 1)",
-                    r.server,
-                    r.config,
-                    super::chart::title_tail(&r.workload, &r.engine)
-                ),
-                folded,
-            }),
-        });
+        out.push((
+            r.clone(),
+            NamedChart {
+                file: super::chart::file_name(&[
+                    "flame",
+                    &r.server,
+                    &r.config,
+                    &r.workload,
+                    &r.engine,
+                    &load,
+                ]),
+                chart: Chart::Flame(super::chart::flame::Flame {
+                    title: format!(
+                        "Server CPU: {} / {}, {} at {load} (iteration 1)",
+                        r.server,
+                        r.config,
+                        super::chart::title_tail(&r.workload, &r.engine)
+                    ),
+                    folded,
+                }),
+            },
+        ));
     }
     Ok(out)
 }
@@ -349,5 +425,43 @@ mod tests {
             .collect();
         let keys: Vec<String> = declared_order(&read_back, &m).into_keys().collect();
         assert_eq!(keys, ["rev", "iters", "extra"]);
+    }
+
+    /// Each profiled cell against its baseline cell (the same cell at `config: off`): one
+    /// differential flame graph per pair whose two sides were profiled, none for the baseline.
+    #[test]
+    fn a_differential_flame_graph_of_each_cell_against_its_baseline() {
+        let m: Matrix = crate::input::yaml::from_str(
+            "servers: {a: {image: x}}\nconfigs: {off: {}, on: {}}\n\
+             workloads: {w: {slap: {}}, v: {slap: {}}}\nlength: 10\n\
+             report: {baseline: {config: off}}\n",
+        )
+        .unwrap();
+        let flame = |config: &str, workload: &str, folded: &str| {
+            let mut row = crate::results::ResultRow::default();
+            (row.server, row.config, row.workload) = ("a".into(), config.into(), workload.into());
+            row.concurrency = 2;
+            let chart = NamedChart {
+                file: format!("flame-{config}-{workload}.svg"),
+                chart: Chart::Flame(super::super::chart::flame::Flame {
+                    title: String::new(),
+                    folded: folded.into(),
+                }),
+            };
+            (row, chart)
+        };
+        let flames = [
+            flame("off", "w", "mariadbd;write 10\n"),
+            flame("on", "w", "mariadbd;write 10\nmariadbd;MYSQL_BIN_LOG 30\n"),
+            flame("on", "v", "mariadbd;read 10\n"),
+        ];
+        let diffs = differential_flames(&m, &flames);
+        assert_eq!(diffs.len(), 1, "only w has both sides");
+        assert!(diffs[0].file.starts_with("flame-diff-a-on-w"), "{}", diffs[0].file);
+        let Chart::Flame(f) = &diffs[0].chart else {
+            panic!("a flame graph")
+        };
+        assert!(f.title.contains("a / on against a / off"), "{}", f.title);
+        assert!(f.folded.contains("mariadbd;MYSQL_BIN_LOG 0 30"), "{}", f.folded);
     }
 }
