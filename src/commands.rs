@@ -617,7 +617,8 @@ fn plan(
         true => estimate::default_sources(),
         false => output.learn_from.clone(),
     };
-    let mut learned = estimate::learn(&learn_from, &loaded.name());
+    let profiled = loaded.matrix.profile.is_some();
+    let mut learned = estimate::learn(&learn_from, &loaded.name(), profiled);
     // A results store among them: its runs of this matrix.
     for p in &learn_from {
         if let Some(loc) = crate::store::Location::detect(p)? {

@@ -457,11 +457,19 @@ mod tests {
         ];
         let diffs = differential_flames(&m, &flames);
         assert_eq!(diffs.len(), 1, "only w has both sides");
-        assert!(diffs[0].file.starts_with("flame-diff-a-on-w"), "{}", diffs[0].file);
+        assert!(
+            diffs[0].file.starts_with("flame-diff-a-on-w"),
+            "{}",
+            diffs[0].file
+        );
         let Chart::Flame(f) = &diffs[0].chart else {
             panic!("a flame graph")
         };
         assert!(f.title.contains("a / on against a / off"), "{}", f.title);
-        assert!(f.folded.contains("mariadbd;MYSQL_BIN_LOG 0 30"), "{}", f.folded);
+        assert!(
+            f.folded.contains("mariadbd;MYSQL_BIN_LOG 0 30"),
+            "{}",
+            f.folded
+        );
     }
 }

@@ -91,11 +91,13 @@ struct Stored {
 
 /// The stored runs of the matrix called `name` among `paths` (run directories, or folders of
 /// them such as reports/runs): the newest `NEWEST_RUNS`, this host's when there are any; and
-/// this host's server starts in every stored run. A folder that is missing or a run that
-/// cannot be read adds nothing.
-pub(crate) fn learn(paths: &[PathBuf], name: &str) -> Learned {
+/// this host's server starts in every stored run. Only runs profiled as the plan is
+/// (`profiled`): sampling the server's stacks slows every iteration. A folder that is missing
+/// or a run that cannot be read adds nothing.
+pub(crate) fn learn(paths: &[PathBuf], name: &str, profiled: bool) -> Learned {
     let host = crate::results::manifest::Host::probe();
     let mut stored: Vec<Stored> = (run_dirs(paths).into_iter())
+        .filter(|dir| was_profiled(dir) == profiled)
         .filter_map(|dir| {
             let man = (crate::results::check::read_manifest(&dir.join(MANIFEST)))
                 .ok()
@@ -133,6 +135,12 @@ pub(crate) fn learn(paths: &[PathBuf], name: &str) -> Learned {
         learned.add_elsewhere(&s.dir);
     }
     learned
+}
+
+/// Whether a stored run sampled its server's stacks (its `profiles/` has a file).
+fn was_profiled(dir: &Path) -> bool {
+    std::fs::read_dir(dir.join(crate::results::profiles::PROFILES))
+        .is_ok_and(|mut entries| entries.next().is_some())
 }
 
 /// The same machine, as far as a manifest tells: name, CPU and its count.
@@ -717,9 +725,23 @@ mod tests {
     fn a_stored_run_of_the_matrix_estimates_it_as_it_ran() {
         let tmp = tempfile::tempdir().unwrap();
         let run = stored_run(tmp.path());
-        let learned = learn(&[tmp.path().to_path_buf()], "t");
-        assert_eq!(learned.runs, [run]);
-        assert!(learn(&[tmp.path().to_path_buf()], "other").runs.is_empty());
+        let learned = learn(&[tmp.path().to_path_buf()], "t", false);
+        assert_eq!(learned.runs, [run.clone()]);
+        assert!(learn(&[tmp.path().to_path_buf()], "other", false)
+            .runs
+            .is_empty());
+        // Only a profiled plan learns from a profiled run (sampling slows its iterations).
+        let profiles = run.join(crate::results::profiles::PROFILES);
+        std::fs::create_dir_all(&profiles).unwrap();
+        std::fs::write(profiles.join("a.folded"), "").unwrap();
+        assert!(learn(&[tmp.path().to_path_buf()], "t", false)
+            .runs
+            .is_empty());
+        assert_eq!(
+            learn(&[tmp.path().to_path_buf()], "t", true).runs,
+            [run.clone()]
+        );
+        std::fs::remove_dir_all(&profiles).unwrap();
         let (m, plan) = plan_of(MATRIX);
         let e = estimate(&m, &plan, &learned);
         assert!((e.seconds - 105.0).abs() < 1e-9, "{e:?}");
@@ -739,7 +761,7 @@ mod tests {
     fn what_the_stored_runs_lack_is_assumed_and_said() {
         let tmp = tempfile::tempdir().unwrap();
         stored_run(tmp.path());
-        let learned = learn(&[tmp.path().to_path_buf()], "t");
+        let learned = learn(&[tmp.path().to_path_buf()], "t", false);
         let (m, plan) = plan_of(&MATRIX.replace("y: {}}", "y: {}, z: {}}"));
         let e = estimate(&m, &plan, &learned);
         assert_eq!(
@@ -781,7 +803,7 @@ mod tests {
         for (day, slower) in [(2, 1), (3, 2), (4, 1)] {
             stored_run_of(tmp.path(), MATRIX, here.clone(), day, slower);
         }
-        let learned = learn(&[tmp.path().to_path_buf()], "t");
+        let learned = learn(&[tmp.path().to_path_buf()], "t", false);
         assert!(learned.this_host);
         assert_eq!(learned.runs.len(), 3, "{:?}", learned.runs);
         assert!(!learned.runs.contains(&oldest), "{:?}", learned.runs);
@@ -799,7 +821,7 @@ mod tests {
             ..here
         };
         stored_run_of(other.path(), MATRIX, elsewhere, 0, 1);
-        let learned = learn(&[other.path().to_path_buf()], "t");
+        let learned = learn(&[other.path().to_path_buf()], "t", false);
         assert_eq!((learned.runs.len(), learned.this_host), (1, false));
     }
 
@@ -816,7 +838,7 @@ mod tests {
             .replace("name: t", "name: other")
             .replace("example/a:1", "example/b:1");
         stored_run_of(tmp.path(), &other, here.clone(), 0, 1);
-        let learned = learn(&[tmp.path().to_path_buf()], "t");
+        let learned = learn(&[tmp.path().to_path_buf()], "t", false);
         assert!(learned.runs.is_empty());
         let two = MATRIX.replace("a: {image: example/a:1}", "a: {image: example/b:1}");
         let (m, plan) = plan_of(&two);

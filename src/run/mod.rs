@@ -213,7 +213,11 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
 fn set_eta(progress: &Progress, loaded: &LoadedMatrix, plan: &crate::matrix::Plan, total: u64) {
     use crate::results::estimate;
     let m = &loaded.matrix;
-    let learned = estimate::learn(&estimate::default_sources(), &loaded.name());
+    let learned = estimate::learn(
+        &estimate::default_sources(),
+        &loaded.name(),
+        m.profile.is_some(),
+    );
     let e = estimate::estimate(m, plan, &learned);
     let iterations: f64 = plan.cells().map(|c| e.of_cell(c)).sum::<f64>() * f64::from(m.iterations);
     let planned = plan.cell_count() as f64 * f64::from(m.iterations);
