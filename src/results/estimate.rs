@@ -726,7 +726,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let run = stored_run(tmp.path());
         let learned = learn(&[tmp.path().to_path_buf()], "t", false);
-        assert_eq!(learned.runs, [run.clone()]);
+        assert_eq!(learned.runs, std::slice::from_ref(&run));
         assert!(learn(&[tmp.path().to_path_buf()], "other", false)
             .runs
             .is_empty());
@@ -739,7 +739,7 @@ mod tests {
             .is_empty());
         assert_eq!(
             learn(&[tmp.path().to_path_buf()], "t", true).runs,
-            [run.clone()]
+            std::slice::from_ref(&run)
         );
         std::fs::remove_dir_all(&profiles).unwrap();
         let (m, plan) = plan_of(MATRIX);
