@@ -99,9 +99,13 @@ pub(crate) fn learn(paths: &[PathBuf], name: &str, profiled: bool) -> Learned {
     let mut stored: Vec<Stored> = (run_dirs(paths).into_iter())
         .filter(|dir| was_profiled(dir) == profiled)
         .filter_map(|dir| {
-            let man = (crate::results::check::read_manifest(&dir.join(MANIFEST)))
-                .ok()
-                .flatten()?;
+            let man = match crate::results::check::read_manifest(&dir.join(MANIFEST)) {
+                Ok(man) => man?,
+                Err(e) => {
+                    eprintln!("warning: a stored run left out of the estimate: {e}");
+                    return None;
+                }
+            };
             let man: Manifest = serde_json::from_value(man).ok()?;
             Some(Stored {
                 name: stored_name(&dir),
