@@ -39,10 +39,13 @@ for name in "$@"; do
     source-redis)
       build source/redis/build suite=bookworm
       # The run image's context gets the build's output in out/ and the entrypoint from
-      # rmatrix; empty stand-ins are enough to cache the packages' layer, which comes first.
+      # rmatrix; stand-ins are enough to cache the packages' layer, which comes first. Not
+      # empty ones: the classic builder fails to export an image whose last COPY added an
+      # empty layer ("layer does not exist").
       cp -r source/redis/run "$tmp/run"
-      mkdir -p "$tmp/run/out"
-      touch "$tmp/run/entrypoint.sh"
+      mkdir -p "$tmp/run/out/usr/local/share/rmatrix-prebuild"
+      echo prebuild >"$tmp/run/out/usr/local/share/rmatrix-prebuild/README"
+      echo '#!/bin/sh' >"$tmp/run/entrypoint.sh"
       build "$tmp/run" suite=bookworm
       ;;
     *)

@@ -137,9 +137,13 @@ start() {
     namespace
     certificates
     say "starting dockerd in network namespace $netns on $sock (log: $log)"
+    # A configuration of its own: the host's /etc/docker/daemon.json belongs to the first
+    # engine (its data-root, hosts or bridge would clash with the flags below).
+    echo '{}' >"$root/daemon.json"
     (
       close_inherited
       exec setsid nohup nsenter --net="/run/netns/$netns" dockerd \
+        --config-file "$root/daemon.json" \
         --host "unix://$sock" --host "tcp://127.0.0.1:2376" \
         --tlsverify --tlscacert "$tls/ca.pem" --tlscert "$tls/server-cert.pem" \
         --tlskey "$tls/server-key.pem" \
