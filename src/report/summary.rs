@@ -249,10 +249,7 @@ fn differential_flames(
         let Ok(joined) = super::chart::flame::differential(&before, &after) else {
             continue;
         };
-        let load = match row.rate {
-            Some(rate) => format!("r{rate}"),
-            None => format!("c{}", row.concurrency),
-        };
+        let load = load_of(row);
         out.push(NamedChart {
             file: super::chart::file_name(&[
                 "flame-diff",
@@ -278,6 +275,14 @@ fn differential_flames(
     out
 }
 
+/// A cell's load level as chart names and titles write it: `r200` (open loop) or `c8`.
+fn load_of(row: &crate::results::ResultRow) -> String {
+    match row.rate {
+        Some(rate) => format!("r{rate}"),
+        None => format!("c{}", row.concurrency),
+    }
+}
+
 /// A flame graph of each profiled cell's first iteration (`profiles/`), with its row.
 fn flame_graphs(
     dir: &RunDir,
@@ -288,10 +293,7 @@ fn flame_graphs(
         let Some(folded) = crate::results::profiles::read(&dir.path, r)? else {
             continue;
         };
-        let load = match r.rate {
-            Some(rate) => format!("r{rate}"),
-            None => format!("c{}", r.concurrency),
-        };
+        let load = load_of(r);
         out.push((
             r.clone(),
             NamedChart {
