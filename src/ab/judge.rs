@@ -53,6 +53,9 @@ pub(crate) struct CellChange {
     pub(crate) mean_high_pct: Option<f64>,
     /// The smallest regression these rounds detect 80% of the time.
     pub(crate) mde_pct: Option<f64>,
+    /// The level of the interval and the verdict: that of the cell's last look
+    /// (`stats::spending`).
+    pub(crate) confidence: f64,
     pub(crate) verdict: Verdict,
     /// Rounds whose host pressure jumped (`stats::jumps`): read the change with care.
     pub(crate) jumped_rounds: Vec<u32>,
@@ -203,6 +206,7 @@ fn judge_cell(
         mde_pct: c.map(|c| {
             power::of_change(&c, conf, threshold_pct, Regression::of(m.higher_is_better)).pct
         }),
+        confidence: conf.level(),
         verdict,
         jumped_rounds: jumped_rounds(&pressure),
         control: false,

@@ -9,7 +9,7 @@ use crate::compare::join::Verdict;
 use crate::escape::{md_cell, md_code, md_text};
 
 /// Bumped when a field changes meaning or goes away.
-pub(crate) const AB_FORMAT_VERSION: u32 = 1;
+pub(crate) const AB_FORMAT_VERSION: u32 = 2;
 
 /// One side as measured: what the user named and what it resolved to.
 #[derive(Debug, Clone, Serialize)]
@@ -31,6 +31,8 @@ pub(crate) struct Batch {
     /// The cells it measured (`--only` selections); empty for all of them.
     pub(crate) only: Vec<String>,
     pub(crate) seconds: f64,
+    /// The level its look was judged at (`stats::spending`).
+    pub(crate) confidence: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -108,6 +110,19 @@ impl Report {
             ));
         }
         s.push_str(".\n");
+        if self.batches.len() > 1 {
+            let levels: Vec<String> = (self.batches.iter())
+                .map(|b| format!("{:.2}%", b.confidence * 100.0))
+                .collect();
+            s.push_str(&format!(
+                "- Looked after each batch, at {} in turn: levels that keep every look \
+                 together at {:.0}% (the error rate spent over the looks, Pocock-type), so that \
+                 looking again raises no false alarms. A cell's interval is at the level of the \
+                 last batch it was in.\n",
+                levels.join(", "),
+                self.confidence * 100.0
+            ));
+        }
         if self.control_moved() {
             s.push_str(
                 "- **A control cell moved**: a cell the change cannot touch changed between the \
@@ -251,6 +266,7 @@ mod tests {
             mean_low_pct: None,
             mean_high_pct: None,
             mde_pct: None,
+            confidence: 0.95,
             verdict,
             jumped_rounds: Vec::new(),
             control,

@@ -1,7 +1,9 @@
 //! Two sides measured in batches of rounds until every cell can tell: the first batch
 //! measures every cell; while some cell's interval still straddles the threshold, another
 //! batch measures just those cells, within the plan's most rounds and time budget. The rounds
-//! of every batch are pooled (`judge`).
+//! of every batch are pooled (`judge`). Each look is judged at the level the spending of the
+//! error rate leaves it (`stats::spending`), and a cell keeps the verdict of the last look
+//! it was measured in, so that looking again until a cell tells raises no false alarms.
 
 use std::path::Path;
 use std::time::Instant;
@@ -16,6 +18,7 @@ use super::Plan;
 use crate::compare::join::Verdict;
 use crate::compare::{input, CompareError};
 use crate::matrix::LoadedMatrix;
+use crate::stats::spending;
 
 /// What is measured: the matrix, the server and its two sides.
 pub(crate) struct Sides<'a> {
@@ -56,15 +59,18 @@ pub(crate) async fn side_by_side(
     let mut batches: Vec<(u32, input::Run)> = Vec::new();
     let mut done_batches: Vec<Batch> = Vec::new();
     let mut only = only.to_vec();
+    let mut open_before: Vec<IndexMap<String, String>> = Vec::new();
     let mut count = plan.rounds;
     let mut done = 0;
-    let judge_all = |batches: &[(u32, input::Run)]| {
+    let judge_all = |batches: &[(u32, input::Run)], conf| {
         judge::Pooled::new(batches, (&names.0, &names.1), &plan.metrics).judge(
             &plan.metrics,
             plan.threshold_pct,
-            plan.conf,
+            conf,
         )
     };
+    // Every cell and metric as its last look judged it.
+    let mut changes: Vec<CellChange> = Vec::new();
     loop {
         let k = batches.len() + 1;
         let layout = layout(plan, k as u64 - 1, count);
@@ -86,7 +92,7 @@ pub(crate) async fn side_by_side(
             Err(CompareError::NoResults { .. }) if batches.is_empty() => return Ok(None),
             Err(CompareError::NoResults { .. }) => {
                 return Ok(Some(Outcome {
-                    changes: judge_all(&batches),
+                    changes,
                     batches: done_batches,
                     stopped: format!("batch {k} had no successful cell"),
                 }))
@@ -94,15 +100,21 @@ pub(crate) async fn side_by_side(
             Err(e) => return Err(e.into()),
         };
         let measured = cells_in(&run);
+        let conf = spending::look(plan.conf, done, done + count, plan.max_rounds);
         done_batches.push(Batch {
             run: format!("runs/batch-{k}"),
             rounds: count,
             only: only.clone(),
             seconds,
+            confidence: conf.level(),
         });
         batches.push((done, run));
         done += count;
-        let changes = judge_all(&batches);
+        let looked = judge_all(&batches, conf);
+        match changes.is_empty() {
+            true => changes = looked,
+            false => relook(&mut changes, looked, &open_before),
+        }
         let open = open_cells(&changes);
         let finish = |stopped: String| Outcome {
             changes: changes.clone(),
@@ -134,7 +146,22 @@ pub(crate) async fn side_by_side(
             open.len()
         );
         only = crate::compare::rerun::only_args(open.iter());
+        open_before = open;
         count = next;
+    }
+}
+
+/// The cells this look measured (`measured`) take its verdicts; the others keep theirs.
+fn relook(
+    changes: &mut [CellChange],
+    looked: Vec<CellChange>,
+    measured: &[IndexMap<String, String>],
+) {
+    for new in looked.into_iter().filter(|c| measured.contains(&c.dims)) {
+        if let Some(old) = (changes.iter_mut()).find(|c| c.dims == new.dims && c.metric == new.metric)
+        {
+            *old = new;
+        }
     }
 }
 
@@ -159,4 +186,59 @@ fn cells_in(run: &input::Run) -> usize {
 async fn measure(loaded: LoadedMatrix, out: &Path, only: &[String]) -> Result<()> {
     crate::run::run(crate::run::RunOptions::quiet_into(loaded, out, only)?).await?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::join::Verdict;
+
+    fn change(workload: &str, metric: &str, verdict: Verdict, confidence: f64) -> CellChange {
+        let dims: IndexMap<String, String> = [("workload".to_string(), workload.to_string())]
+            .into_iter()
+            .collect();
+        CellChange {
+            cell: workload.into(),
+            dims,
+            metric: metric.into(),
+            unit: String::new(),
+            higher_is_better: true,
+            rounds: 6,
+            a_median: None,
+            b_median: None,
+            change_pct: None,
+            ci_low_pct: None,
+            ci_high_pct: None,
+            p_value: None,
+            basis: None,
+            mean_pct: None,
+            mean_low_pct: None,
+            mean_high_pct: None,
+            mde_pct: None,
+            confidence,
+            verdict,
+            jumped_rounds: Vec::new(),
+            control: false,
+        }
+    }
+
+    /// A cell told at the first look keeps that verdict: a later look, at another level over
+    /// the same rounds, does not judge it again.
+    #[test]
+    fn a_look_judges_only_the_cells_it_measured() {
+        let mut changes = vec![
+            change("get", "qps", Verdict::Regressed, 0.982),
+            change("set", "qps", Verdict::CannotTell, 0.982),
+        ];
+        let looked = vec![
+            change("get", "qps", Verdict::CannotTell, 0.987),
+            change("set", "qps", Verdict::Unchanged, 0.987),
+        ];
+        let set = changes[1].dims.clone();
+        relook(&mut changes, looked, &[set]);
+        assert_eq!(changes[0].verdict, Verdict::Regressed);
+        assert_eq!(changes[0].confidence, 0.982);
+        assert_eq!(changes[1].verdict, Verdict::Unchanged);
+        assert_eq!(changes[1].confidence, 0.987);
+    }
 }
