@@ -277,6 +277,13 @@ fn knee_text(r: &Reading, load: &dyn Fn(usize) -> u32, unit: &str, min_gain: f64
     };
     let last = r.steps.last();
     let head = match (&r.outcome, last) {
+        (Outcome::Knee(i), Some(s)) if s.to > s.from + 1 => format!(
+            "The knee is at {} {unit}: the levels after it, up to {} {unit}, taken together \
+             (each step alone too noisy to tell) gained {}, below {min_gain}%, while p99 rose",
+            load(*i),
+            load(s.to),
+            gain_text(s)
+        ),
         (Outcome::Knee(i), Some(s)) => format!(
             "The knee is at {} {unit}: the next level gained {}, below {min_gain}%, while p99 rose",
             load(*i),

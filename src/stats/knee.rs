@@ -6,8 +6,12 @@
 //! throughput gain lies below `min_gain_pct`, and as a gain only when the whole interval lies
 //! above it. In between (or with no interval at all: one measurement per level) the rule asks
 //! for another measurement of the level with fewer, up to `max_measurements` per level; past
-//! that it goes on to the next level and says the step was too noisy to tell. Limits work the
-//! same way on a level's p99.
+//! that it goes on to the next level and says the step was too noisy to tell. Past
+//! saturation every step gains about nothing, which one step's two levels cannot tell at a
+//! small `min_gain_pct` on a shared machine: from the first step that told no gain on, the
+//! levels after it are also taken together against it (a plateau, `plateau_step`), and the
+//! knee is called when their pooled gain lies below `min_gain_pct`. Limits work the same way
+//! on a level's p99.
 //!
 //! A step's interval comes from its own two levels: the variance of the log throughput around
 //! each level's mean, pooled over the two (`n_from + n_to - 2` degrees of freedom; benchmark
@@ -118,9 +122,12 @@ struct Depths(Vec<usize>);
 pub(crate) fn knee(levels: &[Level], rule: &Rule) -> Reading {
     let mut d = Depths(levels.iter().map(|l| l.obs.len().min(1)).collect());
     let mut steps = Vec::new();
+    // The first level of a run of steps none of which told a gain: a plateau, perhaps,
+    // whose later levels are pooled against it (`plateau_knee`).
+    let mut plateau: Option<usize> = None;
     for to in 1..levels.len() {
         let from = to - 1;
-        loop {
+        let verdict = loop {
             let gain = gain(levels, &d, from, to, rule.conf);
             let p99_rose =
                 mean(levels, &d, to, |o| o.p99_ms) > mean(levels, &d, from, |o| o.p99_ms);
@@ -145,18 +152,67 @@ pub(crate) fn knee(levels: &[Level], rule: &Rule) -> Reading {
                 },
             };
             steps.push(step(from, to, &d, gain, p99_rose, verdict));
-            if verdict == Verdict::Knee {
-                return Reading {
-                    steps,
-                    outcome: Outcome::Knee(from),
-                };
+            break verdict;
+        };
+        plateau = match verdict {
+            Verdict::Gain => None,
+            _ => plateau.or(Some(from)),
+        };
+        // Each level of the plateau so far against all the levels after it, the earliest
+        // first: a noisy low level may have opened the plateau before the curve flattened,
+        // and an earlier knee told pooled comes before this step's own.
+        let first = plateau.unwrap_or(to);
+        for p in first..to.saturating_sub(1) {
+            let s = plateau_step(levels, &d, p, to, rule);
+            match s.verdict {
+                Verdict::Knee => {
+                    steps.push(s);
+                    return Reading {
+                        steps,
+                        outcome: Outcome::Knee(p),
+                    };
+                }
+                // The curve rose past `p`: the plateau, if any, starts later.
+                Verdict::Gain => plateau = Some(p + 1),
+                _ => {}
             }
-            break;
+        }
+        if verdict == Verdict::Knee {
+            return Reading {
+                steps,
+                outcome: Outcome::Knee(from),
+            };
         }
     }
     Reading {
         steps,
         outcome: Outcome::GoOn,
+    }
+}
+
+/// Level `p` against its later levels up to `to` taken as one: past saturation each step
+/// gains about nothing, and one step's two levels are too few to tell that at a small
+/// `min_gain_pct` on a shared machine, but the plateau's levels together are. The knee is `p`
+/// when the pooled gain's whole interval lies below `min_gain_pct` and p99 rose; a pooled
+/// gain told above it ends the plateau (its verdict `Gain`); otherwise `TooNoisy`. The step's
+/// `to` is the last level pooled and `n_to` the measurements of all of them.
+fn plateau_step(levels: &[Level], d: &Depths, p: usize, to: usize, rule: &Rule) -> Step {
+    let later: Vec<usize> = (p + 1..=to).collect();
+    let gain = gain_over(levels, d, p, &later, rule.conf);
+    let p99_rose = mean(levels, d, to, |o| o.p99_ms) > mean(levels, d, p, |o| o.p99_ms);
+    let verdict = match gain {
+        Some(c) if c.hi_pct < rule.min_gain_pct && p99_rose => Verdict::Knee,
+        Some(c) if c.lo_pct >= rule.min_gain_pct => Verdict::Gain,
+        _ => Verdict::TooNoisy,
+    };
+    Step {
+        from: p,
+        to,
+        n_from: d.0[p],
+        n_to: later.iter().map(|&i| d.0[i]).sum(),
+        gain,
+        p99_rose,
+        verdict,
     }
 }
 
@@ -339,13 +395,31 @@ fn log_mean(levels: &[Level], d: &Depths, i: usize, f: &impl Fn(&Obs) -> f64) ->
 
 /// The gain from level `a` to level `b` in throughput, with its interval.
 fn gain(levels: &[Level], d: &Depths, a: usize, b: usize, conf: Confidence) -> Option<Change> {
+    gain_over(levels, d, a, &[b], conf)
+}
+
+/// The gain from level `a` to the levels `later` taken as one (their measurements' mean log
+/// throughput), with its interval from the variance within every level.
+fn gain_over(
+    levels: &[Level],
+    d: &Depths,
+    a: usize,
+    later: &[usize],
+    conf: Confidence,
+) -> Option<Change> {
     let f = |o: &Obs| o.throughput;
-    let (na, nb) = (d.0[a], d.0[b]);
-    if na == 0 || nb == 0 {
+    let na = d.0[a];
+    let nb: usize = later.iter().map(|&i| d.0[i]).sum();
+    if na == 0 || later.iter().any(|&i| d.0[i] == 0) {
         return None;
     }
-    if let Some((var, df)) = pooled(levels, d, &[a, b], &f) {
-        let diff = log_mean(levels, d, b, &f) - log_mean(levels, d, a, &f);
+    let all: Vec<usize> = std::iter::once(a).chain(later.iter().copied()).collect();
+    if let Some((var, df)) = pooled(levels, d, &all, &f) {
+        let later_log: f64 = (later.iter())
+            .map(|&i| log_mean(levels, d, i, &f) * d.0[i] as f64)
+            .sum::<f64>()
+            / nb as f64;
+        let diff = later_log - log_mean(levels, d, a, &f);
         let se = (var * (1.0 / na as f64 + 1.0 / nb as f64)).sqrt();
         let q = t_quantile(1.0 - conf.alpha() / 2.0, df);
         let pct = |x: f64| (x.exp() - 1.0) * 100.0;
@@ -364,6 +438,7 @@ fn gain(levels: &[Level], d: &Depths, a: usize, b: usize, conf: Confidence) -> O
             rounds: None,
         });
     }
+    let &[b] = later else { return None };
     match (na, nb, &levels[a].batches, &levels[b].batches) {
         (1, 1, Some(ba), Some(bb)) => change_batches(
             levels[a].obs[0].throughput,
@@ -540,6 +615,90 @@ mod tests {
         );
         assert_eq!(out, Outcome::Broken(1));
         assert!(checks[1].by_mean);
+    }
+
+    /// Past saturation at 8 connections, each level 4 measurements 8% apart: no single step
+    /// tells its ~0% gain below 10% (each interval reaches past +10.5%), but level 8 against
+    /// 16 and 32 pooled does (hi +8.9%, scipy's t quantile), and 8 is the knee. The same
+    /// curve still rising 15% a level is no plateau.
+    #[test]
+    fn a_plateau_too_noisy_step_by_step_is_told_pooled() {
+        let noisy = |load: f64, base: f64, p99: f64| {
+            let obs: Vec<(f64, f64)> = [0.92, 1.08, 1.0, 0.98]
+                .iter()
+                .map(|k| (base * k, p99))
+                .collect();
+            lvl(load, &obs)
+        };
+        let ten = Rule {
+            min_gain_pct: 10.0,
+            ..rule(4)
+        };
+        let c: Vec<Level> = [
+            (1.0, 1000.0, 1.0),
+            (2.0, 2000.0, 1.0),
+            (4.0, 4000.0, 1.1),
+            (8.0, 8000.0, 1.2),
+            (16.0, 8000.0, 2.4),
+            (32.0, 7900.0, 4.8),
+            (64.0, 8050.0, 9.6),
+        ]
+        .iter()
+        .map(|&(l, b, p)| noisy(l, b, p))
+        .collect();
+        let r = knee(&c[..5], &ten);
+        assert_eq!(r.steps[3].verdict, Verdict::TooNoisy, "{r:#?}");
+        assert!(r.steps[3].gain.unwrap().hi_pct > 10.0, "{r:#?}");
+        assert_eq!(r.outcome, Outcome::GoOn, "{r:#?}");
+        let r = knee(&c, &ten);
+        assert_eq!(r.steps[4].verdict, Verdict::TooNoisy, "{r:#?}");
+        assert_eq!(r.outcome, Outcome::Knee(3), "{r:#?}");
+        let s = r.steps.last().unwrap();
+        assert_eq!((s.from, s.to, s.n_from, s.n_to), (3, 5, 4, 8), "{s:#?}");
+        let g = s.gain.unwrap();
+        assert!(
+            close(g.hi_pct, 8.90, 0.01) && close(g.pct, -0.63, 0.01),
+            "{g:?}"
+        );
+        // Rising 15% a level past 8: never a knee.
+        let rising: Vec<Level> = (0..7)
+            .map(|i| noisy(2f64.powi(i), 1000.0 * 1.15f64.powi(i), 1.0 + i as f64))
+            .collect();
+        assert_eq!(knee(&rising, &ten).outcome, Outcome::GoOn);
+    }
+
+    /// A loaded host's sweep (the means of one such run here): every step is too noisy to
+    /// tell alone, the first at 1 -> 2 connections. Level 1 against the rest shows the curve
+    /// rose past it, and so on, until 32 against 64 and 128 shows it fell: 32 is the knee,
+    /// not the 64 that the step 64 -> 128 alone would name.
+    #[test]
+    fn a_plateau_opened_by_a_noisy_low_level_moves_up_the_curve() {
+        let ten = Rule {
+            min_gain_pct: 10.0,
+            ..rule(4)
+        };
+        let means = [
+            617_375.0, 597_722.0, 722_878.0, 766_142.0, 845_548.0, 937_715.0,
+        ];
+        let c: Vec<Level> = (means.iter().chain(&[849_726.0, 722_852.0]))
+            .enumerate()
+            .map(|(i, &m)| {
+                let obs: Vec<(f64, f64)> = [0.85, 1.15, 1.0, 0.97]
+                    .iter()
+                    .map(|k| (m * k, 0.02 * 2f64.powi(i as i32)))
+                    .collect();
+                lvl(2f64.powi(i as i32), &obs)
+            })
+            .collect();
+        let r = knee(&c, &ten);
+        // Up to 64 connections no step tells alone; 64 -> 128 alone would make 64 the knee.
+        assert!(
+            (r.steps[..6].iter()).all(|s| s.verdict == Verdict::TooNoisy),
+            "{r:#?}"
+        );
+        assert_eq!(r.outcome, Outcome::Knee(5), "{r:#?}");
+        let s = r.steps.last().unwrap();
+        assert_eq!((s.from, s.to), (5, 7), "{s:#?}");
     }
 
     #[test]

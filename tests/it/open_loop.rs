@@ -201,17 +201,17 @@ fn mariadb_far_above_capacity_is_behind_its_target() {
 
 /// The knee is called only when a step's whole gain interval lies below `min_gain_pct`. Past
 /// this server's saturation (8-16 connections) a step gains about 0%, and 4 measurements of
-/// 2 s give an interval of about ±10% on a quiet machine, wider when other work shares it:
-/// at 5% no step can be told there and the sweep would go on to 1024 (that is the rule being
-/// careful, not wrong). At 25% the plateau's steps are told on a busy machine too, and the
-/// low levels (1 -> 2 -> 4 gain 60-80%) are still gains.
+/// 2 s give one step an interval of about ±10% on a quiet machine, wider when other work
+/// shares it: at 10% one step alone often cannot tell. A plateau's levels taken together
+/// against the level before them can (`stats::knee::plateau_step`), so the sweep stops a few
+/// levels past saturation, not at 1024.
 #[test]
 fn a_sweep_on_a_server_pinned_to_one_core_stops_at_its_knee() {
     let tmp = tempfile::tempdir().unwrap();
     let m = format!(
         "{}workloads:\n  get: {{redis: {{test: get, keyspace: 10000, data_size: 32, pipeline: 8}}}}\n\
          concurrency: {{from: 1, factor: 2, to: 1024}}\nload: {{until: knee}}\nlength: 2s\n\
-         report: {{load_curve: {{min_gain_pct: 25}}}}\n",
+         report: {{load_curve: {{min_gain_pct: 10}}}}\n",
         redis_server("    cpuset: \"1\"\n")
     );
     let (dir, rows, _g) = run(tmp.path(), "ol-sweep-knee", &m);
@@ -236,13 +236,18 @@ fn a_sweep_on_a_server_pinned_to_one_core_stops_at_its_knee() {
         [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024][..levels.len()]
     );
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
-    assert!(summary.contains("The knee is at"), "{summary}");
-    // The knee is the level before the last one run.
-    let knee = levels[levels.len() - 2];
+    let knee: u32 = (summary.split("The knee is at ").nth(1))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no knee: {summary}"));
+    // A level that ran, before the last one (the sweep measured past it to tell). Where it
+    // is depends on the host: about 8-16 on a quiet one, wherever the client gave out when a
+    // build shares the two cores.
     assert!(
-        summary.contains(&format!("The knee is at {knee} connections")),
-        "{summary}"
+        levels.contains(&knee) && knee < levels[levels.len() - 1],
+        "{knee} {levels:?}\n{summary}"
     );
+    eprintln!("knee at {knee} connections, levels run {levels:?}");
     // The server stayed on its core: its CPU never exceeded one core's time.
     for r in &rows {
         assert!(num(r, "srv_cpu_s") <= num(r, "seconds") * 1.05, "{r:?}");
