@@ -124,7 +124,14 @@ pub(crate) struct RepeatSpec {
     #[serde(default)]
     #[schemars(transform = fields::above_zero)]
     pub(crate) until_cv: Option<f64>,
-    /// Most iterations per cell with `until_cv` (default 10).
+    /// Adaptive repeats: keep repeating a cell while its change against `report.baseline`
+    /// (the summary's, paired over shared rounds) has an interval reaching more than this
+    /// many percentage points from its estimate (e.g. `10` for ±10 points), and its
+    /// baseline cell with it, within the limits below.
+    #[serde(default)]
+    #[schemars(transform = fields::above_zero)]
+    pub(crate) until_interval: Option<f64>,
+    /// Most iterations per cell with `until_cv` or `until_interval` (default 10).
     #[serde(default)]
     #[schemars(range(min = 1, max = MAX_ITERATIONS))]
     pub(crate) max_iterations: Option<u32>,

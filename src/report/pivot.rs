@@ -223,16 +223,7 @@ pub(crate) fn sections(
             .join(", ");
         by_section.entry(title).or_default().push(s);
     }
-    let baseline_of = |s: &CellStats| -> Option<&CellStats> {
-        if spec.baseline.is_empty() {
-            return None;
-        }
-        let mut want = s.dims.clone();
-        for (d, v) in &spec.baseline {
-            want.insert(d.clone(), v.clone());
-        }
-        stats.iter().find(|b| b.dims == want)
-    };
+    let baseline_of = |s: &CellStats| baseline_of(matrix, stats, s);
     by_section
         .into_iter()
         .map(|(title, cells)| {
@@ -297,6 +288,39 @@ pub(crate) fn sections(
         .collect()
 }
 
+/// The cell `s` is compared with: `s` with `report.baseline`'s values put in (itself when it
+/// is a baseline cell); None without a baseline or when the matrix has no such cell.
+pub(crate) fn baseline_of<'a>(
+    matrix: &Matrix,
+    stats: &'a [CellStats],
+    s: &CellStats,
+) -> Option<&'a CellStats> {
+    let spec = &matrix.report;
+    if spec.baseline.is_empty() {
+        return None;
+    }
+    let mut want = s.dims.clone();
+    for (d, v) in &spec.baseline {
+        want.insert(d.clone(), v.clone());
+    }
+    stats.iter().find(|b| b.dims == want)
+}
+
+/// The change of `s` against its baseline cell `b` with its interval: paired when both ran
+/// in shared rounds, else Welch's on their iterations, else from batch means; None without
+/// an interval.
+pub(crate) fn change_of(b: &CellStats, s: &CellStats, conf: Confidence) -> Option<Change> {
+    paired_text(b, s, conf)
+        .map(|(c, _)| c)
+        .or_else(|| match (b.spread, s.spread) {
+            (Spread::Iterations, Spread::Iterations) => change(&b.values, &s.values, None, conf),
+            (Spread::BatchMeans, Spread::BatchMeans) => {
+                change_batches(b.mean, &b.batches, s.mean, &s.batches, conf)
+            }
+            _ => None,
+        })
+}
+
 /// `1639 ±2.1%`: the mean and the half-width of its interval relative to it; `±2.1%ᵇ` when
 /// the interval comes from batch means of one iteration; `1639 (n=1)` without one.
 pub(crate) fn value_text(metric: &Metric, s: &CellStats) -> String {
@@ -326,15 +350,7 @@ pub(crate) fn change_text(
         return "baseline".into();
     }
     let paired = paired_text(b, s, conf);
-    let tested = if let Some((c, _)) = &paired {
-        Some(*c)
-    } else if b.spread == Spread::Iterations && s.spread == Spread::Iterations {
-        change(&b.values, &s.values, None, conf)
-    } else if b.spread == Spread::BatchMeans && s.spread == Spread::BatchMeans {
-        change_batches(b.mean, &b.batches, s.mean, &s.batches, conf)
-    } else {
-        None
-    };
+    let tested = change_of(b, s, conf);
     match tested {
         Some(c) => {
             let tag = if c.basis == Basis::BatchMeans {

@@ -538,6 +538,49 @@ async fn until_cv_settles_once_the_cells_are_steady() {
     assert_eq!(measures(&log).len(), 6, "nothing noisy: no repeats");
 }
 
+/// `b` against the baseline `a`, in interleaved rounds: 10% apart either way in rounds 1-3,
+/// then equal; `c` equal to `a` from the start.
+fn wide_then_narrow() -> Qps {
+    Rc::new(|c: &Cell, i: u32| match (c.server.as_str(), i) {
+        ("b", 1..=3) => 1000.0 * (1.0 + 0.1 * [1.0, -1.0][i as usize % 2]),
+        _ => 1000.0,
+    })
+}
+
+/// `until_interval` repeats a cell while its change against the baseline is wider than the
+/// target, and its baseline cell with it (one paired round needs both); a cell already
+/// narrow (`c`) is not repeated. It settles before `max_iterations`.
+#[tokio::test]
+async fn until_interval_repeats_a_wide_change_with_its_baseline_until_it_narrows() {
+    let servers = "servers:\n  a: {image: example/a:1}\n  b: {image: example/b:1}\n  \
+                   c: {image: example/c:1}\n";
+    let b = bench(&format!(
+        "{servers}{TWO}iterations: 3\nrepeat: {{order: interleaved, until_interval: 5, \
+         max_iterations: 20}}\nreport: {{baseline: {{server: a}}}}\n"
+    ));
+    let log = log();
+    let mut double = Double::new("e1", &log);
+    double.qps = wide_then_narrow();
+    b.run(&Done::new(), double).await.expect("run");
+    let per = |s: &str| {
+        servers_in_order(&log)
+            .iter()
+            .filter(|(x, _)| x == s)
+            .count()
+    };
+    let (a, bb, c) = (per("a"), per("b"), per("c"));
+    assert_eq!(a, bb, "{:?}", servers_in_order(&log));
+    assert!(bb > 3 && bb < 20, "{bb}");
+    assert_eq!(c, 3);
+    // What stopped it: b's change is now within ±5 points.
+    let rows = b.rows();
+    let m = &b.loaded.matrix;
+    assert!(wide_changes(m, &rows, 5.0).is_empty());
+    let mut fewer = rows.clone();
+    fewer.retain(|r| r.iteration < bb as u32);
+    assert!(!wide_changes(m, &fewer, 5.0).is_empty());
+}
+
 #[tokio::test]
 async fn resume_measures_exactly_the_missing_iterations_and_supersedes_failures() {
     let b = bench(&format!("{SERVERS}{TWO}iterations: 3\n"));

@@ -5,22 +5,55 @@ use anyhow::Result;
 
 use super::*;
 
-/// Would the adaptive repeats still measure `c`: its metric is noisy and a round up to
+/// Would the adaptive repeats still measure `c`: it wants more (`Wants`) and a round up to
 /// `max_iterations` is not measured yet.
 pub(super) fn adaptive_left(m: &Matrix, c: &Cell, rows: &[ResultRow], done: &Done) -> bool {
-    let Some(target) = m.repeat.until_cv else {
+    if !adaptive(m) {
         return false;
-    };
+    }
     let key = c.key();
     let max = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
     (m.iterations + 1..=max).any(|i| !done.contains(&(key.clone(), i)))
-        && noisy(m, &key, rows, target)
+        && Wants::read(m, rows).more(m, &key, rows)
+}
+
+/// Whether the matrix repeats cells adaptively (`repeat.until_cv` or `until_interval`).
+pub(super) fn adaptive(m: &Matrix) -> bool {
+    m.repeat.until_cv.is_some() || m.repeat.until_interval.is_some()
+}
+
+/// What the adaptive repeats still want, read from the rows so far: the cells whose change
+/// against the baseline is still wider than `until_interval`, with their baseline cells
+/// (a paired change needs both in the same rounds).
+pub(super) struct Wants {
+    wide: std::collections::BTreeSet<CellKey>,
+}
+
+impl Wants {
+    pub(super) fn read(m: &Matrix, rows: &[ResultRow]) -> Wants {
+        let mut wide = std::collections::BTreeSet::new();
+        if let Some(target) = m.repeat.until_interval {
+            for (cell, base) in wide_changes(m, rows, target) {
+                wide.insert(cell);
+                wide.insert(base);
+            }
+        }
+        Wants { wide }
+    }
+
+    /// `key` wants another round: its metric is noisier than `until_cv`, or a change it is
+    /// part of is wider than `until_interval`.
+    pub(super) fn more(&self, m: &Matrix, key: &CellKey, rows: &[ResultRow]) -> bool {
+        m.repeat
+            .until_cv
+            .is_some_and(|target| noisy(m, key, rows, target))
+            || self.wide.contains(key)
+    }
 }
 
 /// Fewer than two measured values of the report metric, or a CV above `target` percent.
 pub(super) fn noisy(m: &Matrix, key: &CellKey, rows: &[ResultRow], target: f64) -> bool {
-    let metric = crate::model::metric::Metric::find(&m.report.metric)
-        .unwrap_or(&crate::model::metric::METRICS[0]);
+    let metric = report_metric(m);
     let values: Vec<f64> = rows
         .iter()
         .filter(|r| r.is_ok() && r.cell_key() == *key)
@@ -30,6 +63,35 @@ pub(super) fn noisy(m: &Matrix, key: &CellKey, rows: &[ResultRow], target: f64) 
         || crate::stats::summarize(&values, crate::stats::Confidence::default())
             .and_then(|s| s.cv)
             .is_some_and(|cv| cv * 100.0 > target)
+}
+
+fn report_metric(m: &Matrix) -> &'static crate::model::metric::Metric {
+    crate::model::metric::Metric::find(&m.report.metric)
+        .unwrap_or(&crate::model::metric::METRICS[0])
+}
+
+/// The (cell, baseline cell) pairs whose change of the report metric, as the summary
+/// computes it (`report::pivot::change_of`, at the report's confidence), reaches more than
+/// `target` percentage points from its estimate on either side, or has no interval yet.
+pub(super) fn wide_changes(m: &Matrix, rows: &[ResultRow], target: f64) -> Vec<(CellKey, CellKey)> {
+    use crate::report::pivot;
+    let conf = m.report.confidence();
+    let stats = pivot::cell_stats(m, rows, report_metric(m), &Default::default(), conf);
+    let key = |s: &pivot::CellStats| {
+        CellKey::of(|d| s.dims.get(&d.to_string()).cloned().unwrap_or_default())
+    };
+    let mut out = Vec::new();
+    for s in &stats {
+        let Some(b) = pivot::baseline_of(m, &stats, s).filter(|b| b.dims != s.dims) else {
+            continue;
+        };
+        let wide = pivot::change_of(b, s, conf)
+            .is_none_or(|c| c.pct - c.lo_pct > target || c.hi_pct - c.pct > target);
+        if wide {
+            out.push((key(s), key(b)));
+        }
+    }
+    out
 }
 
 /// Where each sweep with a stop rule stands (`load.until`), from the rows so far; the

@@ -138,17 +138,18 @@ impl<B: Backend> RunCtx<'_, B> {
         }
     }
 
-    /// Keep repeating cells whose report metric varies more than `until_cv` percent, one
-    /// round at a time, until they settle, reach `max_iterations` or use up `max_time`.
+    /// Keep repeating cells whose report metric varies more than `until_cv` percent, or whose
+    /// change against the baseline is wider than `until_interval` (with their baseline cells),
+    /// one round at a time, until they settle, reach `max_iterations` or use up `max_time`.
     pub(super) async fn adaptive_repeats(
         &mut self,
         todo: &[Deployment],
         servers: &mut Servers,
     ) -> Result<()> {
         let m = &self.loaded.matrix;
-        let Some(target) = m.repeat.until_cv else {
+        if !adaptive(m) {
             return Ok(());
-        };
+        }
         let max_iterations = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
         let deadline = m
             .repeat
@@ -162,7 +163,8 @@ impl<B: Backend> RunCtx<'_, B> {
                 break;
             }
             let rows = self.dir.rows()?;
-            let noisy = |c: &Cell| noisy(m, &c.key(), &rows, target);
+            let wants = Wants::read(m, &rows);
+            let noisy = |c: &Cell| wants.more(m, &c.key(), &rows);
             let units = schedule(
                 todo.len(),
                 1,

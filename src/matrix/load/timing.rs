@@ -54,6 +54,25 @@ impl Validator<'_> {
                 format!("until_cv {cv} is not a percentage above 0 (e.g. 3 for 3%)"),
             ));
         }
+        if let Some(w) = m.repeat.until_interval {
+            if !(w.is_finite() && w > 0.0) {
+                return Err(self.err(
+                    "repeat.until_interval",
+                    format!(
+                        "until_interval {w} is not a number of percentage points above 0 \
+                         (e.g. 10 for ±10 points)"
+                    ),
+                ));
+            }
+            if m.report.baseline.is_empty() {
+                return Err(self.err(
+                    "repeat.until_interval",
+                    "until_interval narrows each change against report.baseline: the matrix \
+                     has no report.baseline (e.g. `report: {baseline: {config: default}}`)"
+                        .into(),
+                ));
+            }
+        }
         if let Some(p) = m
             .profile
             .filter(|p| !crate::matrix::model::PROFILE_HZ.contains(&p.cpu))

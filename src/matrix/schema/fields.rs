@@ -115,7 +115,7 @@ pub(crate) fn timeline_counters(schema: &mut Schema) {
     );
 }
 
-/// A percentage above zero (`repeat.until_cv`).
+/// A percentage above zero (`repeat.until_cv`, `repeat.until_interval`).
 pub(crate) fn above_zero(schema: &mut Schema) {
     schema.insert("exclusiveMinimum".into(), json!(0));
 }
