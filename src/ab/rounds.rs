@@ -158,7 +158,8 @@ fn relook(
     measured: &[IndexMap<String, String>],
 ) {
     for new in looked.into_iter().filter(|c| measured.contains(&c.dims)) {
-        if let Some(old) = (changes.iter_mut()).find(|c| c.dims == new.dims && c.metric == new.metric)
+        if let Some(old) =
+            (changes.iter_mut()).find(|c| c.dims == new.dims && c.metric == new.metric)
         {
             *old = new;
         }
