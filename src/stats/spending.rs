@@ -49,7 +49,10 @@ mod tests {
         for (a, w) in alphas.iter().zip(want) {
             assert!((a - w).abs() < 1e-7, "{alphas:?}");
         }
-        assert!((alphas.iter().sum::<f64>() - 0.05).abs() < 1e-9, "{alphas:?}");
+        assert!(
+            (alphas.iter().sum::<f64>() - 0.05).abs() < 1e-9,
+            "{alphas:?}"
+        );
     }
 
     #[test]
