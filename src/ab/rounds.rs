@@ -152,13 +152,14 @@ pub(crate) async fn side_by_side(
 }
 
 /// The cells this look measured (`measured`) take its verdicts; the others keep theirs.
-fn relook(
+pub(crate) fn relook(
     changes: &mut [CellChange],
     looked: Vec<CellChange>,
     measured: &[IndexMap<String, String>],
 ) {
     for new in looked.into_iter().filter(|c| measured.contains(&c.dims)) {
-        if let Some(old) = (changes.iter_mut()).find(|c| c.dims == new.dims && c.metric == new.metric)
+        if let Some(old) =
+            (changes.iter_mut()).find(|c| c.dims == new.dims && c.metric == new.metric)
         {
             *old = new;
         }
