@@ -495,6 +495,10 @@ pub(crate) struct BisectArgs {
     /// With --paired: most rounds of a cell per commit.
     #[arg(long, default_value_t = 30)]
     pub(crate) max_rounds: u32,
+    /// With --paired: a range of at most N commits is scanned, every commit side by side in
+    /// one run, instead of bisected (default 16; 0: never).
+    #[arg(long, value_name = "N", conflicts_with = "resume")]
+    pub(crate) scan_up_to: Option<u32>,
     /// As compare's --metric (default: the matrix's report metric).
     #[arg(long = "metric", value_name = "NAME")]
     pub(crate) metrics: Vec<String>,

@@ -364,6 +364,7 @@ async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
         paired: a.paired,
         rounds: a.rounds,
         max_rounds: a.max_rounds,
+        scan_up_to: a.scan_up_to,
         out: a.out,
     };
     crate::bisect::bisect(args, a.resume).await

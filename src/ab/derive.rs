@@ -3,6 +3,8 @@
 //! iteration, so that whatever slows a round slows both sides of it. The derived matrix is
 //! written as JSON (a YAML document) and read back through the loader: every check a matrix
 //! gets, the derived one gets too, and the run stores the matrix it really measured.
+//! `derive_named` makes any number of sides (a bisection's scan: `<server>-0` the good end,
+//! then each commit of the range); `derive` is its two-side case.
 
 use anyhow::Result;
 use indexmap::IndexMap;
@@ -32,6 +34,11 @@ pub(crate) fn side_names(server: &str) -> (String, String) {
     (format!("{server}-a"), format!("{server}-b"))
 }
 
+/// The names of `count` numbered sides' servers: `<server>-0`, `<server>-1`, ...
+pub(crate) fn numbered_names(server: &str, count: usize) -> Vec<String> {
+    (0..count).map(|i| format!("{server}-{i}")).collect()
+}
+
 /// `loaded` with `server` replaced, in its place, by its two sides, measured in `rounds`.
 pub(crate) fn derive(
     loaded: &LoadedMatrix,
@@ -39,12 +46,26 @@ pub(crate) fn derive(
     (a, b): (&Side, &Side),
     rounds: Rounds,
 ) -> Result<LoadedMatrix> {
-    let mut m = loaded.matrix.clone();
     let (name_a, name_b) = side_names(server);
-    for taken in [&name_a, &name_b] {
+    let sides = [(name_a, a), (name_b, b)];
+    derive_named(loaded, server, ("A/B sides", &sides), rounds)
+}
+
+/// `loaded` with `server` replaced, in its place, by one server per side (its name and what
+/// it is built from), measured in `rounds`; the first side is the report's baseline. A name
+/// another server has already is refused, saying what the sides are (`what`): the copy would
+/// overwrite that server.
+pub(crate) fn derive_named(
+    loaded: &LoadedMatrix,
+    server: &str,
+    (what, sides): (&str, &[(String, &Side)]),
+    rounds: Rounds,
+) -> Result<LoadedMatrix> {
+    let mut m = loaded.matrix.clone();
+    for (taken, _) in sides {
         if m.servers.contains_key(taken) {
             return Err(UsageError(format!(
-                "the matrix already has a server `{}`: the A/B sides of `{}` need that name",
+                "the matrix already has a server `{}`: the {what} of `{}` need that name",
                 crate::escape::terminal(taken),
                 crate::escape::terminal(server)
             ))
@@ -57,7 +78,7 @@ pub(crate) fn derive(
             servers.insert(name, spec);
             continue;
         }
-        for (side_name, side) in [(&name_a, a), (&name_b, b)] {
+        for (side_name, side) in sides {
             let mut s = spec.clone();
             match (side, s.source.as_mut()) {
                 (Side::Rev(rev), Some(src)) => src.rev = rev.clone(),
@@ -68,20 +89,23 @@ pub(crate) fn derive(
         }
     }
     m.servers = servers;
-    // Selectors that name the server name both sides.
+    let names: Vec<String> = sides.iter().map(|(n, _)| n.clone()).collect();
+    // Selectors that name the server name every side.
     for sel in m.exclude.iter_mut().chain(m.include.iter_mut()) {
         if let Some(values) = sel.get_mut("server") {
             let mut out = Vec::new();
             for v in &values.0 {
                 match v == server {
-                    true => out.extend([name_a.clone(), name_b.clone()]),
+                    true => out.extend(names.iter().cloned()),
                     false => out.push(v.clone()),
                 }
             }
             values.0 = out;
         }
     }
-    m.report.baseline = IndexMap::from([("server".to_string(), name_a.clone())]);
+    if let Some(first) = names.first() {
+        m.report.baseline = IndexMap::from([("server".to_string(), first.clone())]);
+    }
     if !m.report.columns.iter().any(|c| c == "server")
         && !m.report.rows.iter().any(|c| c == "server")
     {
@@ -160,6 +184,58 @@ mod tests {
         let err = derive(&loaded, "r", (&a, &b), rounds).unwrap_err();
         assert!(
             err.to_string().contains("already has a server `r-a`"),
+            "{err}"
+        );
+    }
+
+    /// A scan's sides: the server becomes `r-0` (the first side, the baseline) to `r-3` in its
+    /// place, the other servers stay, selectors name every side, and a taken name is refused;
+    /// the two-side derive is that with `-a` and `-b`.
+    #[test]
+    fn the_server_becomes_numbered_sides_and_two_sides_are_the_ab() {
+        let text = "servers:\n  x: {image: \"valkey:8\"}\n  r: {image: \"redis:7\"}\n\
+                    workloads:\n  get: {redis: {test: get}}\n  set: {redis: {test: set}}\n\
+                    exclude:\n  - {server: r, workload: set}\nlength: 1s\n";
+        let loaded = crate::matrix::load_str(text, Path::new("m.yaml")).unwrap();
+        let images =
+            ["redis:7.0", "redis:7.1", "redis:7.2", "redis:7.4"].map(|i| Side::Image(i.into()));
+        let names = numbered_names("r", images.len());
+        let sides: Vec<(String, &Side)> = names.iter().cloned().zip(images.iter()).collect();
+        let rounds = Rounds {
+            count: 6,
+            order: Order::Shuffled,
+            seed: 7,
+        };
+        let d = derive_named(&loaded, "r", ("scanned commits", &sides), rounds).unwrap();
+        let m = &d.matrix;
+        let keys: Vec<&str> = m.servers.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["x", "r-0", "r-1", "r-2", "r-3"]);
+        assert_eq!(m.servers["r-3"].image.as_deref(), Some("redis:7.4"));
+        assert_eq!(m.servers["x"].image.as_deref(), Some("valkey:8"));
+        assert_eq!(m.exclude[0]["server"].0, ["r-0", "r-1", "r-2", "r-3"]);
+        assert_eq!(m.report.baseline["server"], "r-0");
+        assert!(m.repeat.restart && m.repeat.order == Order::Shuffled);
+        assert_eq!((m.iterations, m.repeat.seed), (6, Some(7)));
+        let taken = text.replace("  x:", "  r-2:");
+        let taken = crate::matrix::load_str(&taken, Path::new("m.yaml")).unwrap();
+        let err = derive_named(&taken, "r", ("scanned commits", &sides), rounds).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("already has a server `r-2`: the scanned commits of `r`"),
+            "{err}"
+        );
+        // Two sides: the A/B's names and its refusal, as before.
+        let (a, b) = (&images[0], &images[3]);
+        let ab = derive(&loaded, "r", (a, b), rounds).unwrap();
+        let keys: Vec<&str> = ab.matrix.servers.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["x", "r-a", "r-b"]);
+        assert_eq!(ab.matrix.report.baseline["server"], "r-a");
+        let taken =
+            crate::matrix::load_str(&text.replace("  x:", "  r-b:"), Path::new("m.yaml")).unwrap();
+        let err = derive(&taken, "r", (a, b), rounds).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("already has a server `r-b`: the A/B sides of `r` need that name"),
             "{err}"
         );
     }

@@ -23,10 +23,11 @@ use crate::matrix::{LoadedMatrix, Order};
 use crate::model::metric::Metric;
 use crate::servers::git;
 use crate::stats::Confidence;
-pub(crate) use derive::Side;
-pub(crate) use judge::CellChange;
+pub(crate) use derive::{derive_named, numbered_names, Side};
+pub(crate) use judge::{CellChange, Pooled};
+pub(crate) use report::Batch;
 use report::{Report, SideInfo};
-pub(crate) use rounds::{side_by_side, Outcome, Sides};
+pub(crate) use rounds::{layout, relook, side_by_side, Outcome, Sides};
 
 /// What `rmatrix ab` was asked.
 #[derive(Debug, Clone)]

@@ -152,7 +152,7 @@ pub(crate) async fn side_by_side(
 }
 
 /// The cells this look measured (`measured`) take its verdicts; the others keep theirs.
-fn relook(
+pub(crate) fn relook(
     changes: &mut [CellChange],
     looked: Vec<CellChange>,
     measured: &[IndexMap<String, String>],

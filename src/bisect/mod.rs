@@ -4,9 +4,12 @@
 //! tagged by tree), measures only the regressed cells, and is placed between the ends
 //! (`judge`); the next commit is the middle of what is left (`search`). Every run and the
 //! steps so far live under one directory (`state`), so an interrupted bisection resumes.
+//! `--paired` measures side by side with the good end instead (`paired`), and a short range
+//! all at once (`scan`).
 
 mod judge;
 mod paired;
+mod scan;
 mod search;
 mod state;
 

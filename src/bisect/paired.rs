@@ -4,7 +4,8 @@
 //! and metrics the bad end regressed). A step is bad when a target regressed against the
 //! good end by more than half of the ends' change, good when its change is told to be less
 //! than that, and skipped when its rounds ran out before it could tell. The next commit is the
-//! middle of what is left (`search`).
+//! middle of what is left (`search`). A range of at most `--scan-up-to` commits is not
+//! bisected but scanned (`scan`): every commit side by side in one run.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,11 +22,11 @@ use crate::escape::md_cell as md;
 use crate::matrix::LoadedMatrix;
 use crate::servers::git;
 
-/// A bisected change: the cell (without its server), the metric and the ends' change in
-/// percent.
-struct Target {
-    change: CellChange,
-}
+/// `--scan-up-to`'s default: a range of at most this many commits is scanned (`scan`).
+pub(super) const SCAN_UP_TO: u32 = 16;
+
+/// The most commits `--scan-up-to` lets a scan build and measure in every round.
+const MAX_SCAN: u32 = 64;
 
 /// What the bisection measures with: the matrix, its server and where the runs go.
 pub(super) struct Paired<'a> {
@@ -60,6 +61,11 @@ impl Paired<'_> {
             &bad[..12],
             crate::escape::terminal(&self.dir.display().to_string())
         );
+        let scan_up_to = args.scan_up_to.unwrap_or(SCAN_UP_TO) as usize;
+        if commits.len() <= scan_up_to {
+            let plan = self.plan(args)?;
+            return super::scan::scan(self, &plan, good, &commits, &args.only).await;
+        }
         self.bisect(args, (good, bad), &commits).await
     }
 
@@ -75,9 +81,9 @@ impl Paired<'_> {
             eprintln!("bisect: the ends have no successful cell: nothing to compare");
             return Ok(exit::NOT_REPRODUCED);
         };
-        let targets: Vec<Target> = (ends.changes.iter())
+        let targets: Vec<CellChange> = (ends.changes.iter())
             .filter(|c| c.verdict == Verdict::Regressed)
-            .map(|c| Target { change: c.clone() })
+            .cloned()
             .collect();
         if targets.is_empty() {
             println!("{}", nothing_to_bisect(&ends.changes));
@@ -92,17 +98,8 @@ impl Paired<'_> {
                 },
             );
         }
-        // A step is judged against half of the smallest targeted change (on the log scale):
-        // beyond it, the step is nearer the bad end.
-        let mut step_plan = plan.clone();
-        step_plan.threshold_pct = (targets.iter())
-            .filter_map(|t| t.change.change_pct)
-            .map(|p| ((p / 100.0).ln_1p() / 2.0).exp_m1().abs() * 100.0)
-            .fold(f64::INFINITY, f64::min);
-        step_plan
-            .metrics
-            .retain(|m| targets.iter().any(|t| t.change.metric == m.name));
-        let only = crate::compare::rerun::only_args(targets.iter().map(|t| &t.change.dims));
+        let step_plan = step_plan(&plan, &targets);
+        let only = crate::compare::rerun::only_args(targets.iter().map(|t| &t.dims));
         let mut known = BTreeMap::from([(commits.len() - 1, Step::Bad)]);
         let mut steps: Vec<(usize, Step, Vec<CellChange>)> = Vec::new();
         let outcome = loop {
@@ -116,7 +113,11 @@ impl Paired<'_> {
                 .await?;
             let (step, changes) = match measured {
                 None => (Step::Skipped, Vec::new()),
-                Some(o) => (judge(&targets, &o.changes), o.changes),
+                // Its rounds are spent: a step that still cannot tell is passed over.
+                Some(o) => match step_of(&targets, &o.changes) {
+                    Step::CannotTell => (Step::Skipped, o.changes),
+                    s => (s, o.changes),
+                },
             };
             eprintln!("bisect: {}: {step}", &commits[i][..12]);
             known.insert(i, step);
@@ -134,7 +135,7 @@ impl Paired<'_> {
 
     /// The A/B plan of the bisection's options: its threshold, confidence and metrics (the
     /// matrix's report metric by default), its rounds.
-    fn plan(&self, args: &Args) -> Result<ab::Plan> {
+    pub(super) fn plan(&self, args: &Args) -> Result<ab::Plan> {
         let conf = crate::stats::Confidence::parse(&args.confidence)
             .ok_or_else(|| crate::compare::CompareError::BadConfidence(args.confidence.clone()))?;
         let default = [self.loaded.matrix.report.metric.as_str()];
@@ -174,12 +175,12 @@ impl Paired<'_> {
         &self,
         outcome: &Next,
         commits: &[String],
-        targets: &[Target],
+        targets: &[CellChange],
         steps: &[(usize, Step, Vec<CellChange>)],
         half_pct: f64,
     ) -> Result<String> {
         let names: Vec<String> = (targets.iter())
-            .map(|t| format!("{} {}", md(&t.change.cell), md(&t.change.metric)))
+            .map(|t| format!("{} {}", md(&t.cell), md(&t.metric)))
             .collect();
         let mut out = format!(
             "Bisected: {} (paired: each commit side by side with the good end; bad beyond \
@@ -214,11 +215,10 @@ impl Paired<'_> {
             "| # | commit | subject | verdict | change vs good [interval], rounds |\n\
              |---:|---|---|---|---|\n",
         );
-        let ends: Vec<CellChange> = targets.iter().map(|t| t.change.clone()).collect();
         out.push_str(&format!(
             "| - | `{}` | (the bad end) | bad | {} |\n",
             &commits[commits.len() - 1][..12],
-            changes_text(targets, &ends)
+            changes_text(targets, targets)
         ));
         for (n, (i, step, changes)) in steps.iter().enumerate() {
             let c = git::resolve(self.repo, &commits[*i])?;
@@ -234,24 +234,44 @@ impl Paired<'_> {
     }
 }
 
-/// A step from its changes against the good end: any target regressed (beyond half the
-/// ends' change) is bad; else a target told to be less than that is good; else skipped.
-fn judge(targets: &[Target], changes: &[CellChange]) -> Step {
+/// The plan a step is judged with: against half of the smallest targeted change (on the log
+/// scale), beyond which the step is nearer the bad end, on the targets' metrics only.
+pub(super) fn step_plan(plan: &ab::Plan, targets: &[CellChange]) -> ab::Plan {
+    let mut step_plan = plan.clone();
+    step_plan.threshold_pct = (targets.iter())
+        .filter_map(|t| t.change_pct)
+        .map(|p| ((p / 100.0).ln_1p() / 2.0).exp_m1().abs() * 100.0)
+        .fold(f64::INFINITY, f64::min);
+    step_plan
+        .metrics
+        .retain(|m| targets.iter().any(|t| t.metric == m.name));
+    step_plan
+}
+
+/// A commit from its changes against the good end (judged at the step plan's threshold): any
+/// target regressed is bad; else a target told to be less than that is good; else it cannot
+/// tell, or is skipped when no target has two rounds in which both sides succeeded (it did
+/// not build or start: more rounds cannot help).
+pub(super) fn step_of(targets: &[CellChange], changes: &[CellChange]) -> Step {
     let of_targets: Vec<&CellChange> = (changes.iter()).filter(|c| is_target(targets, c)).collect();
     if of_targets.iter().any(|c| c.verdict == Verdict::Regressed) {
         return Step::Bad;
     }
-    match of_targets.iter().any(|c| c.verdict != Verdict::CannotTell) {
-        true => Step::Good,
+    if of_targets.iter().any(|c| c.verdict != Verdict::CannotTell) {
+        return Step::Good;
+    }
+    match of_targets.iter().any(|c| c.rounds >= 2) {
+        true => Step::CannotTell,
         false => Step::Skipped,
     }
 }
 
-fn is_target(targets: &[Target], c: &CellChange) -> bool {
-    (targets.iter()).any(|t| t.change.cell == c.cell && t.change.metric == c.metric)
+/// Whether `c` is a change of a target's cell and metric.
+pub(super) fn is_target(targets: &[CellChange], c: &CellChange) -> bool {
+    (targets.iter()).any(|t| t.cell == c.cell && t.metric == c.metric)
 }
 
-fn changes_text(targets: &[Target], changes: &[CellChange]) -> String {
+fn changes_text(targets: &[CellChange], changes: &[CellChange]) -> String {
     let parts: Vec<String> = (changes.iter())
         .filter(|c| is_target(targets, c))
         .map(|c| match (c.change_pct, c.ci_low_pct, c.ci_high_pct) {
@@ -271,7 +291,7 @@ fn changes_text(targets: &[Target], changes: &[CellChange]) -> String {
 }
 
 /// Why there is nothing to bisect: the ends' changes with their intervals.
-fn nothing_to_bisect(changes: &[CellChange]) -> String {
+pub(super) fn nothing_to_bisect(changes: &[CellChange]) -> String {
     let cannot = changes.iter().any(|c| c.verdict == Verdict::CannotTell);
     let mut out = match cannot {
         true => "Cannot tell: the bad end regressed nothing the side-by-side rounds could tell, \
@@ -316,6 +336,12 @@ fn check(args: &Args, resuming: bool) -> Result<()> {
         return refuse(&format!(
             "--rounds {} and --max-rounds {}: at least 2 rounds, and at most 10000 in all",
             args.rounds, args.max_rounds
+        ));
+    }
+    if let Some(n) = args.scan_up_to.filter(|n| *n > MAX_SCAN) {
+        return refuse(&format!(
+            "--scan-up-to {n}: at most {MAX_SCAN} commits (every one is built and measured in \
+             every round); 0 never scans"
         ));
     }
     Ok(())

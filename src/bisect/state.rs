@@ -41,6 +41,10 @@ pub(crate) struct Args {
     pub(crate) rounds: u32,
     #[serde(default = "default_max_rounds")]
     pub(crate) max_rounds: u32,
+    /// With `paired`: a range of at most this many commits is scanned in one run instead of
+    /// bisected (`scan`); None when not given (`SCAN_UP_TO`).
+    #[serde(default)]
+    pub(crate) scan_up_to: Option<u32>,
     #[serde(skip)]
     pub(crate) out: Option<PathBuf>,
 }
@@ -67,6 +71,14 @@ impl Args {
         join::parse_threshold(&self.counted_threshold)?;
         join::parse_run_noise(&self.assume_run_noise)?;
         crate::compare::input::resolve_metrics(&self.metrics, &[])?;
+        if self.scan_up_to.is_some() && !self.paired {
+            return Err(UsageError(
+                "--scan-up-to: only with --paired (a scan measures every commit side by side \
+                 with the good end)"
+                    .into(),
+            )
+            .into());
+        }
         if !self.noise_from.is_empty() {
             crate::store::load_runs(&self.noise_from, &[])?;
         }

@@ -99,6 +99,14 @@ fn bad_bisect_arguments_are_refused_before_anything_is_written() {
         (&["--paired", "--rounds", "1"][..], "--paired: --rounds 1"),
         (&["--paired", "--max-rounds", "3"][..], "--max-rounds 3"),
         (&["--paired", "--only", "workload=nope"][..], "nope"),
+        (
+            &["--paired", "--scan-up-to", "65"][..],
+            "--paired: --scan-up-to 65: at most 64",
+        ),
+        (
+            &["--scan-up-to", "4"][..],
+            "--scan-up-to: only with --paired",
+        ),
     ] {
         let all = [&["--good", "one", "--bad", "three"][..], args].concat();
         let (code, stderr) = bisect(&matrix, &out, &all);

@@ -441,6 +441,9 @@ fn a_paired_bisection_names_the_commit_that_slowed_get() {
         &commits[7].0,
         "--max-rounds",
         "12",
+        // Seven commits: binary steps, not a scan.
+        "--scan-up-to",
+        "0",
         "--out",
         out_dir.to_str().unwrap(),
     ]);
@@ -480,4 +483,58 @@ fn a_paired_bisection_names_the_commit_that_slowed_get() {
         .unwrap();
     let rows = std::fs::read_to_string(first_step.join("runs/batch-1/results.csv")).unwrap();
     assert!(!rows.contains(",set,"), "{rows}");
+}
+
+/// A short range is scanned: the good end and its three commits side by side in one run,
+/// judged on adjacent pairs and against the good end.
+#[test]
+fn a_paired_scan_names_the_commit_that_slowed_get() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "20");
+    let culprit = &commits[4];
+    assert_eq!(culprit.1, "slow GET");
+    let m = matrix_of(tmp.path(), &repo, "HEAD", "1s");
+    let out_dir = tmp.path().join("bisect");
+    let out = rmatrix(&[
+        "bisect",
+        m.to_str().unwrap(),
+        "--paired",
+        "--good",
+        &commits[2].0,
+        "--bad",
+        &commits[5].0,
+        "--rounds",
+        "6",
+        "--max-rounds",
+        "12",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains(&format!("First bad commit: slow GET `{}`", culprit.0)),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stderr.contains("(a scan)"), "{}", out.stderr);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("scan.json")).unwrap()).unwrap();
+    assert_eq!(json["format_version"], 1);
+    let listed: Vec<(&str, &str)> = (json["commits"].as_array().unwrap().iter())
+        .map(|c| (c["server"].as_str().unwrap(), c["commit"].as_str().unwrap()))
+        .collect();
+    let want: Vec<(String, &str)> = (2..=5)
+        .map(|i| (format!("redis-{}", i - 2), commits[i].0.as_str()))
+        .collect();
+    let want: Vec<(&str, &str)> = want.iter().map(|(s, c)| (s.as_str(), *c)).collect();
+    assert_eq!(listed, want, "{}", out.stdout);
+    assert_eq!(json["outcome"]["first_bad"], 2, "{}", out.stdout);
+    assert!(out_dir.join("scan.md").exists());
+    // One run measured every build: its first batch has all four servers.
+    let rows = std::fs::read_to_string(out_dir.join("scan/batch-1/results.csv")).unwrap();
+    for i in 0..4 {
+        assert!(rows.contains(&format!("\nredis-{i},")), "{rows}");
+    }
+    eprintln!("{}", out.stdout);
 }
