@@ -7,14 +7,14 @@
 # Usage: scripts/bench/aa-spread.sh
 # Env: RMATRIX (default target/release/rmatrix), OUT (default /tmp/rmatrix-aa-spread; deleted
 #      first), ROUNDS (12), LENGTH (1s), RESTART (true: a fresh server each round), CLIENTS (4),
-#      PIPELINE (1), BUILD (redis-7.0, from containers/builds.yaml), TASKSET (a CPU list to
+#      PIPELINE (1), WARMUP (300ms), BUILD (redis-7.0, from containers/builds.yaml), TASKSET (a CPU list to
 #      run rmatrix, the client, on; empty: anywhere).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 OUT=${OUT:-/tmp/rmatrix-aa-spread}
 ROUNDS=${ROUNDS:-12} LENGTH=${LENGTH:-1s} RESTART=${RESTART:-true} CLIENTS=${CLIENTS:-4}
-PIPELINE=${PIPELINE:-1} BUILD=${BUILD:-redis-7.0} TASKSET=${TASKSET:-}
+PIPELINE=${PIPELINE:-1} WARMUP=${WARMUP:-300ms} BUILD=${BUILD:-redis-7.0} TASKSET=${TASKSET:-}
 rm -rf "$OUT" && mkdir -p "$OUT"
 cat > "$OUT/m.yaml" <<YAML
 name: aa-spread
@@ -27,7 +27,7 @@ workloads:
   get: {redis: {test: get, keyspace: 10000, pipeline: $PIPELINE}}
 concurrency: [$CLIENTS]
 iterations: $ROUNDS
-warmup: 300ms
+warmup: $WARMUP
 length: $LENGTH
 repeat: {restart: $RESTART, order: shuffled, seed: 7}
 YAML

@@ -67,6 +67,9 @@ pub(crate) struct Spreads {
     pub(crate) batch_means: bool,
     /// Some cell measured once has no interval at all.
     pub(crate) none: bool,
+    /// The cells ran in shared rounds (`repeat.order` interleaved or shuffled): changes are
+    /// judged on the per-round ratios.
+    pub(crate) paired: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -179,6 +182,7 @@ pub fn context(matrix: &Matrix, rows: &[ResultRow], facts: &RunFacts, series: &S
         iterations: stats.iter().any(|s| s.spread == Spread::Iterations),
         batch_means: stats.iter().any(|s| s.spread == Spread::BatchMeans),
         none: stats.iter().any(|s| s.spread == Spread::None),
+        paired: stats.iter().any(|s| s.paired),
     };
     let details = stats
         .iter()
