@@ -54,25 +54,7 @@ impl Validator<'_> {
                 format!("until_cv {cv} is not a percentage above 0 (e.g. 3 for 3%)"),
             ));
         }
-        if let Some(w) = m.repeat.until_interval {
-            if !(w.is_finite() && w > 0.0) {
-                return Err(self.err(
-                    "repeat.until_interval",
-                    format!(
-                        "until_interval {w} is not a number of percentage points above 0 \
-                         (e.g. 10 for ±10 points)"
-                    ),
-                ));
-            }
-            if m.report.baseline.is_empty() {
-                return Err(self.err(
-                    "repeat.until_interval",
-                    "until_interval narrows each change against report.baseline: the matrix \
-                     has no report.baseline (e.g. `report: {baseline: {config: default}}`)"
-                        .into(),
-                ));
-            }
-        }
+        self.check_until_interval()?;
         if let Some(p) = m
             .profile
             .filter(|p| !crate::matrix::model::PROFILE_HZ.contains(&p.cpu))
@@ -119,6 +101,32 @@ impl Validator<'_> {
                 "iterations",
                 format!("iterations {} is more than {MAX_ITERATIONS}", m.iterations),
             ));
+        }
+        Ok(())
+    }
+
+    /// `repeat.until_interval`: points above zero, and a baseline to narrow the changes
+    /// against.
+    fn check_until_interval(&self) -> Result<(), MatrixError> {
+        let m = self.m;
+        if let Some(w) = m.repeat.until_interval {
+            if !(w.is_finite() && w > 0.0) {
+                return Err(self.err(
+                    "repeat.until_interval",
+                    format!(
+                        "until_interval {w} is not a number of percentage points above 0 \
+                         (e.g. 10 for ±10 points)"
+                    ),
+                ));
+            }
+            if m.report.baseline.is_empty() {
+                return Err(self.err(
+                    "repeat.until_interval",
+                    "until_interval narrows each change against report.baseline: the matrix \
+                     has no report.baseline (e.g. `report: {baseline: {config: default}}`)"
+                        .into(),
+                ));
+            }
         }
         Ok(())
     }
