@@ -14,7 +14,12 @@ SAMPLES=${SAMPLES:-40} CLIENTS=${CLIENTS:-4}
 [ -n "$IMAGE" ] || { echo "no rmatrix/redis-7.0 image: run scripts/setup.sh" >&2; exit 2; }
 out=$(mktemp)
 names=(rmatrix-duet-a rmatrix-duet-b)
-cleanup() { docker rm -f "${names[@]}" >/dev/null 2>&1 || true; rm -f "$out"; kill 0 2>/dev/null || true; }
+pids=()
+cleanup() {
+  kill "${pids[@]}" 2>/dev/null || true
+  docker rm -f "${names[@]}" >/dev/null 2>&1 || true
+  rm -f "$out"
+}
 trap cleanup EXIT
 docker rm -f "${names[@]}" >/dev/null 2>&1 || true
 for i in 0 1; do
@@ -25,6 +30,7 @@ sleep 1
 for i in 0 1; do
   taskset -c "$i" redis-benchmark -p $((7101 + i)) -t get -c "$CLIENTS" -n 1000000000 -r 10000 -q \
     >/dev/null 2>&1 &
+  pids+=($!)
 done
 sleep 2
 count() { redis-cli -p "$1" info stats | tr -d '\r' | sed -n 's/^total_commands_processed://p'; }
