@@ -569,7 +569,33 @@ pub(crate) fn plan_text(loaded: &LoadedMatrix, only: &[Selector], learned: &Lear
     if !e.assumed.is_empty() {
         out.push_str(&format!("estimate assumes {}\n", e.assumed));
     }
+    if let Some(more) = adaptive_text(m) {
+        out.push_str(&more);
+    }
     out
+}
+
+/// What the adaptive repeats may add beyond the estimate, which counts the first
+/// `iterations` only: how many rounds they do is known only as the run goes.
+fn adaptive_text(m: &crate::matrix::Matrix) -> Option<String> {
+    let r = &m.repeat;
+    let why = match (r.until_cv, r.until_interval) {
+        (None, None) => return None,
+        (Some(cv), None) => format!("a cell's CV is above {cv}%"),
+        (None, Some(w)) => format!("a change against the baseline is wider than ±{w} points"),
+        (Some(cv), Some(w)) => format!(
+            "a cell's CV is above {cv}% or a change against the baseline is wider than ±{w} points"
+        ),
+    };
+    let most = r.max_iterations.unwrap_or(10).max(m.iterations);
+    let budget = match r.max_time {
+        Some(t) => format!(", within {t}"),
+        None => String::new(),
+    };
+    Some(format!(
+        "then adaptive rounds, not in the estimate: more while {why}, up to {most} iterations \
+         a cell{budget}\n"
+    ))
 }
 
 /// `rmatrix plan --format json`: the cells by deployment, the counts and the estimate.
