@@ -214,6 +214,39 @@ fn judge_cell(
 }
 
 #[cfg(test)]
+impl CellChange {
+    /// A `qps` change of one workload's cell with this verdict, at 95% over 6 rounds and with
+    /// no numbers: tests set what they judge with struct update syntax.
+    pub(crate) fn of_test(workload: &str, verdict: Verdict) -> Self {
+        CellChange {
+            cell: workload.into(),
+            dims: [("workload".to_string(), workload.to_string())]
+                .into_iter()
+                .collect(),
+            metric: "qps".into(),
+            unit: "queries/s".into(),
+            higher_is_better: true,
+            rounds: 6,
+            a_median: None,
+            b_median: None,
+            change_pct: None,
+            ci_low_pct: None,
+            ci_high_pct: None,
+            p_value: None,
+            basis: None,
+            mean_pct: None,
+            mean_low_pct: None,
+            mean_high_pct: None,
+            mde_pct: None,
+            confidence: 0.95,
+            verdict,
+            jumped_rounds: Vec::new(),
+            control: false,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::stats::paired_change::tests::{BASE, CAND};

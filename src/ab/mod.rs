@@ -6,6 +6,7 @@
 //! `--max-rounds` and `--budget`; the rounds of every batch are pooled. `report` writes
 //! ab.md and ab.json.
 
+mod batches;
 mod derive;
 mod judge;
 mod report;
@@ -23,11 +24,12 @@ use crate::matrix::{LoadedMatrix, Order};
 use crate::model::metric::Metric;
 use crate::servers::git;
 use crate::stats::Confidence;
+pub(crate) use batches::{in_batches, update, Dims, Place};
 pub(crate) use derive::{derive_named, numbered_names, Side};
 pub(crate) use judge::{CellChange, Pooled};
 pub(crate) use report::Batch;
 use report::{Report, SideInfo};
-pub(crate) use rounds::{layout, relook, side_by_side, Outcome, Sides};
+pub(crate) use rounds::{layout, side_by_side, Outcome, Sides};
 
 /// What `rmatrix ab` was asked.
 #[derive(Debug, Clone)]

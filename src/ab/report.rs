@@ -249,11 +249,6 @@ mod tests {
     #[test]
     fn a_control_cell_that_moved_is_no_regression_and_says_so() {
         let change = |cell: &str, verdict: Verdict, control: bool| CellChange {
-            cell: cell.into(),
-            dims: Default::default(),
-            metric: "qps".into(),
-            unit: "queries/s".into(),
-            higher_is_better: true,
             rounds: 10,
             a_median: Some(100.0),
             b_median: Some(90.0),
@@ -261,15 +256,8 @@ mod tests {
             ci_low_pct: Some(-12.0),
             ci_high_pct: Some(-8.0),
             p_value: Some(0.002),
-            basis: None,
-            mean_pct: None,
-            mean_low_pct: None,
-            mean_high_pct: None,
-            mde_pct: None,
-            confidence: 0.95,
-            verdict,
-            jumped_rounds: Vec::new(),
             control,
+            ..CellChange::of_test(cell, verdict)
         };
         let mut r = report(
             "m",

@@ -13,27 +13,19 @@
 
 mod report;
 
-use std::path::Path;
-use std::time::Instant;
-
 use anyhow::Result;
-use indexmap::IndexMap;
 
 use super::judge::Step;
 use super::paired::{self, Paired};
-use crate::ab::{self, Batch, CellChange, Plan, Side};
+use crate::ab::{self, CellChange, Dims, Plan, Side};
+use crate::compare::input;
 use crate::compare::join::Verdict;
-use crate::compare::{input, CompareError};
 use crate::error::exit;
-use crate::matrix::LoadedMatrix;
 use crate::servers::git;
-use crate::stats::{spending, Confidence};
+use crate::stats::Confidence;
 
 /// What the scan's servers are, for the refusal of a name the matrix has already.
 const WHAT: &str = "scanned commits";
-
-/// A cell's dimensions without its server.
-type Dims = IndexMap<String, String>;
 
 /// What the scan says of the commits from their steps against the good end (indices into the
 /// commits after the good end, the bad end last).
@@ -99,7 +91,7 @@ impl Looks {
     ) {
         let n = names.len() - 1;
         let ends = judge_pair(batches, (&names[0], &names[n]), plan, conf);
-        update(&mut self.ends, ends, measured);
+        ab::update(&mut self.ends, ends, measured);
         if self.targets.is_empty() {
             self.targets = (self.ends.iter())
                 .filter(|c| c.verdict == Verdict::Regressed)
@@ -121,8 +113,8 @@ impl Looks {
             let mut vs_prev = judge_pair(batches, (&names[i - 1], &names[i]), step, conf);
             vs_good.retain(|c| paired::is_target(&self.targets, c));
             vs_prev.retain(|c| paired::is_target(&self.targets, c));
-            update(&mut self.vs_good[i - 1], vs_good, measured);
-            update(&mut self.vs_prev[i - 1], vs_prev, measured);
+            ab::update(&mut self.vs_good[i - 1], vs_good, measured);
+            ab::update(&mut self.vs_prev[i - 1], vs_prev, measured);
         }
     }
 
@@ -169,15 +161,6 @@ fn judge_pair(
     ab::Pooled::new(batches, (x, y), &plan.metrics).judge(&plan.metrics, plan.threshold_pct, conf)
 }
 
-/// `stored` as this look left it: all of `looked` the first time (or after a batch of every
-/// cell), else only the cells it measured.
-fn update(stored: &mut Vec<CellChange>, looked: Vec<CellChange>, measured: Option<&[Dims]>) {
-    match (stored.is_empty(), measured) {
-        (true, _) | (_, None) => *stored = looked,
-        (false, Some(cells)) => ab::relook(stored, looked, cells),
-    }
-}
-
 /// Scan `commits` (those after `good`, the bad end last) side by side with `good` into
 /// `DIR/scan/batch-K`; report into `DIR/scan.md` and `DIR/scan.json`. The exit code: 0 the
 /// first bad commit; 6/8 the ends regressed nothing (8 when some cell cannot tell); 7 out of
@@ -195,8 +178,8 @@ pub(super) async fn scan(
         .map(|c| Side::Rev(c.to_string()))
         .collect();
     let sides: Vec<(String, &Side)> = names.iter().cloned().zip(revs.iter()).collect();
-    let derive = |batch: usize, count: u32| {
-        let rounds = ab::layout(plan, batch as u64, count);
+    let derive = |batch: u64, count: u32| {
+        let rounds = ab::layout(plan, batch, count);
         ab::derive_named(p.loaded, p.server, (WHAT, &sides), rounds)
     };
     // A name the matrix has already is refused before anything is built.
@@ -208,65 +191,19 @@ pub(super) async fn scan(
         commits.len(),
         crate::escape::terminal(&dir.display().to_string())
     );
-    let mut batches: Vec<(u32, input::Run)> = Vec::new();
-    let mut done_batches: Vec<Batch> = Vec::new();
     let mut looks = Looks::default();
-    let mut measuring: Option<Vec<Dims>> = None;
-    let (mut count, mut done) = (plan.rounds, 0);
-    let stopped = loop {
-        let k = batches.len() + 1;
-        let only_now = match &measuring {
-            None => only.to_vec(),
-            Some(cells) => crate::compare::rerun::only_args(cells.iter()),
-        };
-        let out = dir.join(format!("batch-{k}"));
-        let began = Instant::now();
-        if let Err(e) = measure(derive(k - 1, count)?, &out, &only_now).await {
-            // A first batch that never started (no engine) leaves nothing behind to block
-            // the retry.
-            if batches.is_empty() && !out.exists() {
-                let _ = std::fs::remove_dir_all(p.dir);
-            }
-            return Err(e);
-        }
-        let seconds = began.elapsed().as_secs_f64();
-        let run = match input::load_run(&out) {
-            Ok(run) => run,
-            Err(CompareError::NoResults { .. }) if batches.is_empty() => {
-                eprintln!(
-                    "bisect: the scan's first batch has no successful cell: nothing to compare"
-                );
-                return Ok(exit::NOT_REPRODUCED);
-            }
-            Err(CompareError::NoResults { .. }) => {
-                break format!("batch {k} had no successful cell")
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let conf = spending::look(plan.conf, done, done + count, plan.max_rounds);
-        done_batches.push(Batch {
-            run: format!("scan/batch-{k}"),
-            rounds: count,
-            only: only_now,
-            seconds,
-            confidence: conf.level(),
-        });
-        batches.push((done, run));
-        done += count;
-        looks.look(&batches, &names, plan, conf, measuring.as_deref());
-        let Some(next) = looks.open_cells() else {
-            break String::new();
-        };
-        let left = plan.max_rounds.saturating_sub(done);
-        if left == 0 {
-            break format!("the cells reached --max-rounds ({})", plan.max_rounds);
-        }
-        count = plan.rounds.min(left);
-        eprintln!(
-            "bisect: scan: undecided after {done} rounds: {count} more rounds of {} cell(s)",
-            next.len()
-        );
-        measuring = Some(next);
+    let look = |runs: &[_], conf, measured: Option<&[Dims]>| {
+        looks.look(runs, &names, plan, conf, measured);
+        looks.open_cells()
+    };
+    let place = ab::Place {
+        root: p.dir,
+        sub: "scan",
+        who: "bisect: scan",
+    };
+    let Some(batched) = ab::in_batches(plan, &place, only, derive, look).await? else {
+        eprintln!("bisect: the scan's first batch has no successful cell: nothing to compare");
+        return Ok(exit::NOT_REPRODUCED);
     };
     let resolved: Vec<git::Commit> = (std::iter::once(good)
         .chain(commits.iter().map(String::as_str)))
@@ -278,18 +215,13 @@ pub(super) async fn scan(
         plan,
         names: &names,
         commits: &resolved,
-        batches: done_batches,
-        stopped,
+        batches: batched.batches,
+        stopped: batched.stopped,
         looks: &looks,
     });
     r.write(p.dir)?;
     println!("{}", r.markdown());
     Ok(r.exit_code())
-}
-
-async fn measure(loaded: LoadedMatrix, out: &Path, only: &[String]) -> Result<()> {
-    crate::run::run(crate::run::RunOptions::quiet_into(loaded, out, only)?).await?;
-    Ok(())
 }
 
 #[cfg(test)]
@@ -298,31 +230,12 @@ mod tests {
 
     /// A change of `get qps` with this verdict (over `rounds` rounds).
     pub(super) fn change(verdict: Verdict, pct: f64, rounds: usize) -> CellChange {
-        let dims: Dims = [("workload".to_string(), "get".to_string())]
-            .into_iter()
-            .collect();
         CellChange {
-            cell: "get".into(),
-            dims,
-            metric: "qps".into(),
-            unit: "queries/s".into(),
-            higher_is_better: true,
             rounds,
-            a_median: None,
-            b_median: None,
             change_pct: Some(pct),
             ci_low_pct: Some(pct - 5.0),
             ci_high_pct: Some(pct + 5.0),
-            p_value: None,
-            basis: None,
-            mean_pct: None,
-            mean_low_pct: None,
-            mean_high_pct: None,
-            mde_pct: None,
-            confidence: 0.95,
-            verdict,
-            jumped_rounds: Vec::new(),
-            control: false,
+            ..CellChange::of_test("get", verdict)
         }
     }
 

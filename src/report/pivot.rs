@@ -310,15 +310,18 @@ pub(crate) fn baseline_of<'a>(
 /// in shared rounds, else Welch's on their iterations, else from batch means; None without
 /// an interval.
 pub(crate) fn change_of(b: &CellStats, s: &CellStats, conf: Confidence) -> Option<Change> {
-    paired_text(b, s, conf)
-        .map(|(c, _)| c)
-        .or_else(|| match (b.spread, s.spread) {
-            (Spread::Iterations, Spread::Iterations) => change(&b.values, &s.values, None, conf),
-            (Spread::BatchMeans, Spread::BatchMeans) => {
-                change_batches(b.mean, &b.batches, s.mean, &s.batches, conf)
-            }
-            _ => None,
-        })
+    (paired_text(b, s, conf).map(|(c, _)| c)).or_else(|| unpaired_change(b, s, conf))
+}
+
+/// The change of two cells' iterations (or batch means) as independent samples.
+fn unpaired_change(b: &CellStats, s: &CellStats, conf: Confidence) -> Option<Change> {
+    match (b.spread, s.spread) {
+        (Spread::Iterations, Spread::Iterations) => change(&b.values, &s.values, None, conf),
+        (Spread::BatchMeans, Spread::BatchMeans) => {
+            change_batches(b.mean, &b.batches, s.mean, &s.batches, conf)
+        }
+        _ => None,
+    }
 }
 
 /// `1639 ±2.1%`: the mean and the half-width of its interval relative to it; `±2.1%ᵇ` when
@@ -349,8 +352,11 @@ pub(crate) fn change_text(
     if b.dims == s.dims {
         return "baseline".into();
     }
-    let paired = paired_text(b, s, conf);
-    let tested = change_of(b, s, conf);
+    // The paired change when the cells shared rounds (with its note), else the unpaired one.
+    let (tested, note) = match paired_text(b, s, conf) {
+        Some((c, note)) => (Some(c), Some(note)),
+        None => (unpaired_change(b, s, conf), None),
+    };
     match tested {
         Some(c) => {
             let tag = if c.basis == Basis::BatchMeans {
@@ -368,8 +374,8 @@ pub(crate) fn change_text(
             } else {
                 format!("{}{tag} ~", c.text())
             };
-            match paired {
-                Some((_, note)) => format!("{judged} ({note})"),
+            match note {
+                Some(note) => format!("{judged} ({note})"),
                 None => judged,
             }
         }

@@ -248,8 +248,10 @@ fn work_left(opened: &Opened, plan: &crate::matrix::Plan) -> Result<(u64, Vec<bo
     };
     let cells = || plan.deployments.iter().flat_map(|d| d.cells.iter());
     let total = cells().map(missing).sum();
+    let wants = Wants::read(m, &rows);
+    let owed = |c: &Cell| missing(c) > 0 || adaptive_left(m, c, &rows, done, &wants);
     let has_work = (plan.deployments.iter())
-        .map(|d| (d.cells.iter()).any(|c| missing(c) > 0 || adaptive_left(m, c, &rows, done)))
+        .map(|d| d.cells.iter().any(owed))
         .collect();
     Ok((total, has_work))
 }

@@ -5,16 +5,21 @@ use anyhow::Result;
 
 use super::*;
 
-/// Would the adaptive repeats still measure `c`: it wants more (`Wants`) and a round up to
-/// `max_iterations` is not measured yet.
-pub(super) fn adaptive_left(m: &Matrix, c: &Cell, rows: &[ResultRow], done: &Done) -> bool {
+/// Would the adaptive repeats still measure `c`: it wants more (`wants`, read once from
+/// `rows` for every cell) and a round up to `max_iterations` is not measured yet.
+pub(super) fn adaptive_left(
+    m: &Matrix,
+    c: &Cell,
+    rows: &[ResultRow],
+    done: &Done,
+    wants: &Wants,
+) -> bool {
     if !adaptive(m) {
         return false;
     }
     let key = c.key();
     let max = m.repeat.max_iterations.unwrap_or(10).max(m.iterations);
-    (m.iterations + 1..=max).any(|i| !done.contains(&(key.clone(), i)))
-        && Wants::read(m, rows).more(m, &key, rows)
+    (m.iterations + 1..=max).any(|i| !done.contains(&(key.clone(), i))) && wants.more(m, &key, rows)
 }
 
 /// Whether the matrix repeats cells adaptively (`repeat.until_cv` or `until_interval`).

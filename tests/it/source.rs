@@ -421,32 +421,35 @@ fn ab_flags_get_and_not_set_on_paired_rounds() {
     assert_eq!(man["images"]["redis-b"]["source"]["commit"], culprit.0);
 }
 
-/// `rmatrix bisect --paired`: the ends and every step measured side by side with the good end
-/// (as `rmatrix ab`); the same first bad commit, in at most three steps, each commit built
-/// once (their images are the ones the unpaired bisection built, tagged by tree).
-#[test]
-fn a_paired_bisection_names_the_commit_that_slowed_get() {
-    let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "20");
-    let culprit = commits.iter().find(|(_, s)| s == "slow GET").unwrap();
-    let m = matrix_of(tmp.path(), &repo, "HEAD", "1s");
-    let out_dir = tmp.path().join("bisect");
-    let out = rmatrix(&[
+/// `rmatrix bisect --paired` of the repository of `scripts/redis-source-repo.sh` (GET 20 us
+/// slower from `slow GET`, its fifth commit) from commit `good` to `bad` with `extra`
+/// options, at most 12 rounds; checks that it named `slow GET`. Its output, folder and the
+/// commits.
+fn paired_bisect(
+    tmp: &Path,
+    (good, bad): (usize, usize),
+    extra: &[&str],
+) -> (super::common::Out, PathBuf, Vec<(String, String)>) {
+    let (repo, commits) = crate::common::redis_source_repo(tmp, "20");
+    let culprit = &commits[4];
+    assert_eq!(culprit.1, "slow GET");
+    let m = matrix_of(tmp, &repo, "HEAD", "1s");
+    let out_dir = tmp.join("bisect");
+    let mut args = vec![
         "bisect",
         m.to_str().unwrap(),
         "--paired",
         "--good",
-        &commits[0].0,
+        &commits[good].0,
         "--bad",
-        &commits[7].0,
+        &commits[bad].0,
         "--max-rounds",
         "12",
-        // Seven commits: binary steps, not a scan.
-        "--scan-up-to",
-        "0",
         "--out",
         out_dir.to_str().unwrap(),
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = rmatrix(&args);
     assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
     assert!(
         out.stdout
@@ -454,6 +457,17 @@ fn a_paired_bisection_names_the_commit_that_slowed_get() {
         "{}",
         out.stdout
     );
+    (out, out_dir, commits)
+}
+
+/// `rmatrix bisect --paired`: the ends and every step measured side by side with the good end
+/// (as `rmatrix ab`); the same first bad commit, in at most three steps, each commit built
+/// once (their images are the ones the unpaired bisection built, tagged by tree).
+#[test]
+fn a_paired_bisection_names_the_commit_that_slowed_get() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Seven commits: binary steps, not a scan.
+    let (out, out_dir, _) = paired_bisect(tmp.path(), (0, 7), &["--scan-up-to", "0"]);
     assert!(
         out.stdout.contains("Bisected: plain / get / c4 qps"),
         "{}",
@@ -490,33 +504,7 @@ fn a_paired_bisection_names_the_commit_that_slowed_get() {
 #[test]
 fn a_paired_scan_names_the_commit_that_slowed_get() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "20");
-    let culprit = &commits[4];
-    assert_eq!(culprit.1, "slow GET");
-    let m = matrix_of(tmp.path(), &repo, "HEAD", "1s");
-    let out_dir = tmp.path().join("bisect");
-    let out = rmatrix(&[
-        "bisect",
-        m.to_str().unwrap(),
-        "--paired",
-        "--good",
-        &commits[2].0,
-        "--bad",
-        &commits[5].0,
-        "--rounds",
-        "6",
-        "--max-rounds",
-        "12",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
-    assert!(
-        out.stdout
-            .contains(&format!("First bad commit: slow GET `{}`", culprit.0)),
-        "{}",
-        out.stdout
-    );
+    let (out, out_dir, commits) = paired_bisect(tmp.path(), (2, 5), &["--rounds", "6"]);
     assert!(out.stderr.contains("(a scan)"), "{}", out.stderr);
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("scan.json")).unwrap()).unwrap();
