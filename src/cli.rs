@@ -499,7 +499,8 @@ pub(crate) struct BisectArgs {
     /// one run, instead of bisected (default 16; 0: never).
     #[arg(long, value_name = "N", conflicts_with = "resume")]
     pub(crate) scan_up_to: Option<u32>,
-    /// As compare's --metric (default: the matrix's report metric).
+    /// As compare's --metric (default: the matrix's report metric; with --paired, as `rmatrix
+    /// ab`: it and srv_cpu_us_per_op).
     #[arg(long = "metric", value_name = "NAME")]
     pub(crate) metrics: Vec<String>,
 }

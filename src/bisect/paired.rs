@@ -133,12 +133,16 @@ impl Paired<'_> {
         })
     }
 
-    /// The A/B plan of the bisection's options: its threshold, confidence and metrics (the
-    /// matrix's report metric by default), its rounds.
+    /// The A/B plan of the bisection's options: its threshold, confidence and metrics (as
+    /// `rmatrix ab`'s: the matrix's report metric and the server's CPU per operation, which
+    /// host contention moves less, by default), its rounds.
     pub(super) fn plan(&self, args: &Args) -> Result<ab::Plan> {
         let conf = crate::stats::Confidence::parse(&args.confidence)
             .ok_or_else(|| crate::compare::CompareError::BadConfidence(args.confidence.clone()))?;
-        let default = [self.loaded.matrix.report.metric.as_str()];
+        let default = [
+            self.loaded.matrix.report.metric.as_str(),
+            "srv_cpu_us_per_op",
+        ];
         Ok(ab::Plan {
             threshold_pct: crate::compare::join::parse_threshold(&args.threshold)?,
             conf,
