@@ -27,7 +27,7 @@ use crate::stats::Confidence;
 pub(crate) use batches::{in_batches, update, Dims, Place};
 pub(crate) use derive::{derive_named, numbered_names, Side};
 pub(crate) use judge::{CellChange, Pooled};
-pub(crate) use report::Batch;
+pub(crate) use report::{looks_note, Batch};
 use report::{Report, SideInfo};
 pub(crate) use rounds::{layout, side_by_side, Outcome, Sides};
 

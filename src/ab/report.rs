@@ -110,17 +110,9 @@ impl Report {
             ));
         }
         s.push_str(".\n");
-        if self.batches.len() > 1 {
-            let levels: Vec<String> = (self.batches.iter())
-                .map(|b| format!("{:.2}%", b.confidence * 100.0))
-                .collect();
+        if let Some(note) = looks_note(&self.batches, self.confidence) {
             s.push_str(&format!(
-                "- Looked after each batch, at {} in turn: levels that keep every look \
-                 together at {:.0}% (the error rate spent over the looks, Pocock-type), so that \
-                 looking again raises no false alarms. A cell's interval is at the level of the \
-                 last batch it was in.\n",
-                levels.join(", "),
-                self.confidence * 100.0
+                "{note} A cell's interval is at the level of the last batch it was in.\n"
             ));
         }
         if self.control_moved() {
@@ -133,12 +125,15 @@ impl Report {
         if !self.stopped.is_empty() {
             s.push_str(&format!("- No more rounds: {}.\n", md_text(&self.stopped)));
         }
+        let level = match looks_note(&self.batches, self.confidence) {
+            Some(_) => "interval at its look's level".to_string(),
+            None => format!("{:.0}% interval", self.confidence * 100.0),
+        };
         s.push_str(&format!(
             "- Each change is B against A on the per-round ratios B / A, the round as a block: \
-             Hodges-Lehmann with the Wilcoxon signed-rank {:.0}% interval (the paired mean's \
-             t interval under 6 rounds; the note says which), threshold ±{}%. \"Sees\" is the \
-             smallest regression these rounds detect 80% of the time.\n\n",
-            self.confidence * 100.0,
+             Hodges-Lehmann with the Wilcoxon signed-rank {level} (the paired mean's t interval \
+             under 6 rounds; the note says which), threshold ±{}%. \"Sees\" is the smallest \
+             regression these rounds detect 80% of the time.\n\n",
             self.threshold_pct
         ));
         s.push_str(
@@ -150,6 +145,32 @@ impl Report {
         }
         s
     }
+}
+
+/// The line that gives the levels the looks were judged at, when any differs from
+/// `confidence`: after one batch too, whose look is at a stricter level when `--max-rounds`
+/// allows more. None when every look was at `confidence`.
+pub(crate) fn looks_note(batches: &[Batch], confidence: f64) -> Option<String> {
+    if batches
+        .iter()
+        .all(|b| (b.confidence - confidence).abs() < 1e-9)
+    {
+        return None;
+    }
+    let levels: Vec<String> = (batches.iter())
+        .map(|b| format!("{:.2}%", b.confidence * 100.0))
+        .collect();
+    let (when, which) = match batches.len() {
+        1 => ("once", "a level that keeps"),
+        _ => ("after each batch", "levels that keep"),
+    };
+    Some(format!(
+        "- Looked {when}, at {}: {which} every look --max-rounds allows together at {:.0}% (the \
+         error rate spent over the looks, Pocock-type), so that looking again raises no false \
+         alarms.",
+        levels.join(", then "),
+        confidence * 100.0
+    ))
 }
 
 fn row(c: &CellChange) -> String {
@@ -207,6 +228,31 @@ mod tests {
     }
 
     /// A report of `matrix` with sides `a` and `b` and these changes.
+    /// A single look is at the stricter level --max-rounds leaves it, and the report says so
+    /// instead of the nominal level; looks at the nominal level need no note.
+    #[test]
+    fn a_single_look_at_a_spent_level_says_its_level() {
+        let batch = |confidence: f64| Batch {
+            run: "runs/batch-1".into(),
+            rounds: 10,
+            only: Vec::new(),
+            seconds: 1.0,
+            confidence,
+        };
+        let note = looks_note(&[batch(0.977358)], 0.95).unwrap();
+        assert!(
+            note.starts_with("- Looked once, at 97.74%: a level"),
+            "{note}"
+        );
+        assert!(note.contains("together at 95%"), "{note}");
+        let two = looks_note(&[batch(0.9821), batch(0.9869)], 0.95).unwrap();
+        assert!(
+            two.contains("after each batch, at 98.21%, then 98.69%"),
+            "{two}"
+        );
+        assert_eq!(looks_note(&[batch(0.95)], 0.95), None);
+    }
+
     fn report(matrix: &str, a: SideInfo, b: SideInfo, changes: Vec<CellChange>) -> Report {
         Report {
             format_version: AB_FORMAT_VERSION,

@@ -270,17 +270,12 @@ impl Report {
     /// The looks' levels and why rounds stopped.
     fn notes(&self) -> String {
         let mut out = String::new();
-        if self.batches.len() > 1 {
-            let levels: Vec<String> = (self.batches.iter())
-                .map(|b| format!("{:.2}%", b.confidence * 100.0))
-                .collect();
-            out.push_str(&format!(
-                "- Looked after each batch, at {} in turn: levels that keep every look together \
-                 at {:.0}% (the error rate spent over the looks), so that looking again raises \
-                 no false alarms; batches after the first measured the targets' cells only.\n",
-                levels.join(", "),
-                self.confidence * 100.0
-            ));
+        if let Some(note) = crate::ab::looks_note(&self.batches, self.confidence) {
+            let more = match self.batches.len() {
+                1 => "",
+                _ => " Batches after the first measured the targets' cells only.",
+            };
+            out.push_str(&format!("{note}{more}\n"));
         }
         if !self.stopped.is_empty() {
             out.push_str(&format!("- No more rounds: {}.\n", md_text(&self.stopped)));
