@@ -15,6 +15,7 @@
 # on any.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$ROOT/scripts/bench/redis-source-lib.sh"
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 OUT=${OUT:-/tmp/rmatrix-ab-detect}
 SPIN_US=${SPIN_US:-1} TRIES=${TRIES:-10} ROUNDS=${ROUNDS:-10} MAX_ROUNDS=${MAX_ROUNDS:-30}
@@ -27,21 +28,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 "$ROOT/scripts/redis-source-repo.sh" "$OUT/redis" "$SPIN_US" > "$OUT/commits"
 first=$(head -1 "$OUT/commits" | cut -d' ' -f1)
 slow=$(grep ' slow GET$' "$OUT/commits" | cut -d' ' -f1)
-cat > "$OUT/m.yaml" <<YAML
-name: ab-detect
-servers:
-  redis:
-    source: {git: $OUT/redis, rev: HEAD, recipe: redis, flags: [USE_SYSTEM_JEMALLOC=yes]}
-    cpuset: "1"
-configs:
-  plain: {redis_conf: {appendonly: "no", save: ""}}
-workloads:
-  get: {redis: {test: get, keyspace: 10000}}
-  set: {redis: {test: set, keyspace: 10000}}
-concurrency: [4]
-warmup: 300ms
-length: $LENGTH
-YAML
+redis_source_matrix ab-detect "$OUT/redis" "$LENGTH" get set > "$OUT/m.yaml"
 # One row per try: exit code, seconds, then GET's and SET's verdicts, one per judged metric
 # ("metric: verdict change [interval] (rounds)", separated by "; ").
 verdict() {

@@ -12,6 +12,7 @@
 #      LOCK (flock file serialising Docker users, default /tmp/docker-tests.lock).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$ROOT/scripts/bench/redis-source-lib.sh"
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 OUT=${OUT:-/tmp/rmatrix-bisect-detect}
 SPIN_US=${SPIN_US:-1} TRIES=${TRIES:-10} ROUNDS=${ROUNDS:-10} MAX_ROUNDS=${MAX_ROUNDS:-30}
@@ -26,20 +27,7 @@ first=$(head -1 "$OUT/commits" | cut -d' ' -f1)
 last=$(tail -1 "$OUT/commits" | cut -d' ' -f1)
 slow=$(grep ' slow GET$' "$OUT/commits" | cut -d' ' -f1)
 # GET only: the commits' SET code is the same, and every cell is measured on every build.
-cat > "$OUT/m.yaml" <<YAML
-name: bisect-detect
-servers:
-  redis:
-    source: {git: $OUT/redis, rev: HEAD, recipe: redis, flags: [USE_SYSTEM_JEMALLOC=yes]}
-    cpuset: "1"
-configs:
-  plain: {redis_conf: {appendonly: "no", save: ""}}
-workloads:
-  get: {redis: {test: get, keyspace: 10000}}
-concurrency: [4]
-warmup: 300ms
-length: $LENGTH
-YAML
+redis_source_matrix bisect-detect "$OUT/redis" "$LENGTH" get > "$OUT/m.yaml"
 echo "| try | exit | seconds | first bad commit | told |"
 echo "|---:|---:|---:|---|---|"
 told=0

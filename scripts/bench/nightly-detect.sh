@@ -15,6 +15,7 @@
 #      LENGTH (3s), LOCK (flock file serialising Docker users, default /tmp/docker-tests.lock).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$ROOT/scripts/bench/redis-source-lib.sh"
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 OUT=${OUT:-/tmp/rmatrix-nightly-detect}
 SPIN_US=${SPIN_US:-1} TRIES=${TRIES:-10} GOOD_NIGHT=${GOOD_NIGHT:-0} LENGTH=${LENGTH:-3s}
@@ -26,21 +27,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 first=$(head -1 "$OUT/commits" | cut -d' ' -f1)
 slow=$(grep ' slow GET$' "$OUT/commits" | cut -d' ' -f1)
 before=$(grep -B1 ' slow GET$' "$OUT/commits" | head -1 | cut -d' ' -f1)
-cat > "$OUT/m.yaml" <<YAML
-name: nightly-detect
-servers:
-  redis:
-    source: {git: $OUT/redis, rev: HEAD, recipe: redis, flags: [USE_SYSTEM_JEMALLOC=yes]}
-    cpuset: "1"
-configs:
-  plain: {redis_conf: {appendonly: "no", save: ""}}
-workloads:
-  get: {redis: {test: get, keyspace: 10000}}
-  set: {redis: {test: set, keyspace: 10000}}
-concurrency: [4]
-warmup: 300ms
-length: $LENGTH
-YAML
+redis_source_matrix nightly-detect "$OUT/redis" "$LENGTH" get set > "$OUT/m.yaml"
 # One night: its exit code; its summary, stdout and stderr go to files named after it.
 night() {
   local store=$1 rev=$2 name=$3 code

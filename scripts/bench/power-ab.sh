@@ -29,6 +29,7 @@
 #      separated), LENGTH (3s), THRESHOLD (5%).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$ROOT/scripts/bench/redis-source-lib.sh"
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 OUT=${OUT:-/tmp/rmatrix-power-ab}
 LOCK=${LOCK:-/tmp/docker-tests.lock}
@@ -50,29 +51,15 @@ first_repo=${repo[${WORK%% *}]}
 first=$(git -C "$first_repo" rev-list --max-parents=0 HEAD)
 
 # The cells every run measures: GET (the planted change) and SET (unchanged: a control).
-cells() {
-  cat <<YAML
-configs:
-  plain: {redis_conf: {appendonly: "no", save: ""}}
-workloads:
-  get: {redis: {test: get, keyspace: 10000}}
-  set: {redis: {test: set, keyspace: 10000}}
-concurrency: [4]
-warmup: 300ms
-length: $LENGTH
-YAML
-}
-server() { # name repository rev
-  printf '  %s:\n    source: {git: %s, rev: %s, recipe: redis, flags: [USE_SYSTEM_JEMALLOC=yes]}\n    cpuset: "1"\n' "$1" "$2" "$3"
-}
+cells() { redis_source_cells "$LENGTH" get set; }
 
 # --- 1. truth ---
 if [ ! -f "$OUT/truth/manifest.json" ]; then
   {
     echo "name: power-ab-truth"
     echo "servers:"
-    server base "$first_repo" "$first"
-    for n in $WORK; do server "work$n" "${repo[$n]}" "${slow[$n]}"; done
+    redis_source_server base "$first_repo" "$first"
+    for n in $WORK; do redis_source_server "work$n" "${repo[$n]}" "${slow[$n]}"; done
     cells
     echo "iterations: $TRUTH_ROUNDS"
     echo "repeat: {restart: true, order: shuffled}"
@@ -127,7 +114,7 @@ for t in $(seq 1 "$TRIALS"); do
       {
         echo "name: power-ab"
         echo "servers:"
-        server redis "$m" HEAD
+        redis_source_server redis "$m" HEAD
         cells
       } >"$OUT/trial.yaml"
       flock "$LOCK" "$RMATRIX" ab "$OUT/trial.yaml" --a "$first" --b "$b" --rounds "$rounds" \

@@ -15,6 +15,7 @@
 #      serialising Docker users, default /tmp/docker-tests.lock).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$ROOT/scripts/bench/redis-source-lib.sh"
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 OUT=${OUT:-/tmp/rmatrix-twin-builds}
 RUNS=${RUNS:-3} ROUNDS=${ROUNDS:-10} LENGTH=${LENGTH:-3s} DROP_CACHES=${DROP_CACHES:-0}
@@ -23,21 +24,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 "$ROOT/scripts/redis-source-repo.sh" "$OUT/redis" 1 > "$OUT/commits"
 a=$(sed -n 1p "$OUT/commits" | cut -d' ' -f1)
 b=$(sed -n 2p "$OUT/commits" | cut -d' ' -f1)
-cat > "$OUT/m.yaml" <<YAML
-name: twin-builds
-servers:
-  redis:
-    source: {git: $OUT/redis, rev: HEAD, recipe: redis, flags: [USE_SYSTEM_JEMALLOC=yes]}
-    cpuset: "1"
-configs:
-  plain: {redis_conf: {appendonly: "no", save: ""}}
-workloads:
-  get: {redis: {test: get, keyspace: 10000}}
-  set: {redis: {test: set, keyspace: 10000}}
-concurrency: [4]
-warmup: 300ms
-length: $LENGTH
-YAML
+redis_source_matrix twin-builds "$OUT/redis" "$LENGTH" get set > "$OUT/m.yaml"
 dropper=
 if [ "$DROP_CACHES" = 1 ]; then
   (while sleep 0.5; do echo 1 > /proc/sys/vm/drop_caches; done) &
