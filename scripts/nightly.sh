@@ -28,7 +28,8 @@
 #              first night is an A/A of REV (it records the commit). A regression is not
 #              measured again (ab adds rounds where a cell cannot tell); COMPARE_ARGS'
 #              --threshold, --confidence and --metric go to ab and to bisect (--paired)
-#   AB_ARGS  extra options for rmatrix ab, e.g. "--rounds 8 --max-rounds 40 --budget 30m"
+#   AB_ARGS  extra options for rmatrix ab, e.g. "--rounds 8 --max-rounds 40 --budget 30m" or
+#              "--duet" (both builds at the same time on CPUs of their own; bisect then too)
 #   COUNTED_MATRIX  a counted matrix (`counted: callgrind`, docs/counted.md), run first with SET's
 #              parameters and compared on srv_instr_per_op with the last good counted run
 #              ($STORE/counted/last-good; runs in $STORE/counted/runs): the night's second gate,
@@ -198,8 +199,11 @@ nightly_ab() {
             if [ "$BISECT" = 1 ] && [ -n "$commit" ]; then
                 echo "nightly: bisecting $good..$commit ($STORE/bisect/$ID)" >&2
                 mkdir -p "$STORE/bisect"
+                # Measured as ab measured: side by side, or at the same time (--duet).
+                local duet=()
+                for a in ${ab_args[@]+"${ab_args[@]}"}; do [ "$a" = --duet ] && duet=(--duet); done
                 "$RMATRIX" bisect "$MATRIX" --good "$good" --bad "$commit" --out "$STORE/bisect/$ID" \
-                    --paired ${judge[@]+"${judge[@]}"} ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
+                    --paired ${duet[@]+"${duet[@]}"} ${judge[@]+"${judge[@]}"} ${set_args[@]+"${set_args[@]}"} >> "$SUMMARY" || true
             fi ;;
         8)  echo "nightly: ab cannot tell whether $REV regressed against $good within its rounds; not promoted: give it more (AB_ARGS=\"--max-rounds ... --budget ...\")" >&2 ;;
         *)  echo "nightly: rmatrix ab failed (exit $status); the last good revision is kept" >&2 ;;

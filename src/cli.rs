@@ -435,6 +435,10 @@ pub(crate) struct AbArgs {
     /// A B A B rounds instead of each round in a random order.
     #[arg(long)]
     pub(crate) interleaved: bool,
+    /// Both sides at the same time, each server and its client on half of this host's CPUs,
+    /// judged per simultaneous pair (a matrix of one server, rmatrix's own clients pinned).
+    #[arg(long)]
+    pub(crate) duet: bool,
     /// Seed of the shuffled order (default: drawn at random and recorded in ab.json).
     #[arg(long)]
     pub(crate) seed: Option<u64>,
@@ -499,6 +503,10 @@ pub(crate) struct BisectArgs {
     /// one run, instead of bisected (default 16; 0: never).
     #[arg(long, value_name = "N", conflicts_with = "resume")]
     pub(crate) scan_up_to: Option<u32>,
+    /// With --paired: each step's two sides at the same time, each server and its client on
+    /// half of this host's CPUs (as `rmatrix ab --duet`); the range is bisected, not scanned.
+    #[arg(long, requires = "paired", conflicts_with = "scan_up_to")]
+    pub(crate) duet: bool,
     /// As compare's --metric (default: the matrix's report metric; with --paired, as `rmatrix
     /// ab`: it and srv_cpu_us_per_op).
     #[arg(long = "metric", value_name = "NAME")]

@@ -341,6 +341,7 @@ async fn ab(a: crate::cli::AbArgs) -> Result<i32> {
         confidence: a.confidence,
         metrics: a.metrics,
         interleaved: a.interleaved,
+        duet: a.duet,
         seed: a.seed,
     })
     .await
@@ -365,6 +366,7 @@ async fn bisect(a: crate::cli::BisectArgs) -> Result<i32> {
         rounds: a.rounds,
         max_rounds: a.max_rounds,
         scan_up_to: a.scan_up_to,
+        duet: a.duet,
         out: a.out,
     };
     crate::bisect::bisect(args, a.resume).await

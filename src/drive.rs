@@ -113,7 +113,8 @@ pub(crate) async fn measure(
         .stall_timeout
         .and_then(|l| l.as_duration())
         .unwrap_or(DEFAULT_STALL_TIMEOUT);
-    let mut meas = match workload.run(&ctx, stall_timeout).await {
+    let run = workload.run(&ctx, stall_timeout);
+    let mut meas = match crate::workloads::threads::on_cpus(duet_cpus(m, cell), run).await {
         Ok(meas) => meas,
         Err(e) => {
             return CellOutput {
@@ -184,6 +185,15 @@ pub(crate) async fn measure(
         counted_functions,
         loaded: meas.loaded,
     }
+}
+
+/// A duet side's CPUs (its server's `cpuset`), which its client's threads and tools share.
+fn duet_cpus(m: &Matrix, cell: &Cell) -> Option<Arc<[u32]>> {
+    let list = m.servers[&cell.server]
+        .cpuset
+        .as_ref()
+        .filter(|_| m.repeat.duet)?;
+    crate::input::untrusted::cpus_of(list).ok().map(Into::into)
 }
 
 /// The measured phase's window on `deployed`: its cgroup, and where the matrix asks for

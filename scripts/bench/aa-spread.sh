@@ -8,18 +8,23 @@
 # Env: RMATRIX (default target/release/rmatrix), OUT (default /tmp/rmatrix-aa-spread; deleted
 #      first), ROUNDS (12), LENGTH (1s), RESTART (true: a fresh server each round), CLIENTS (4),
 #      PIPELINE (1), WARMUP (300ms), BUILD (redis-7.0, from containers/builds.yaml), TASKSET (a CPU list to
-#      run rmatrix, the client, on; empty: anywhere).
+#      run rmatrix, the client, on; empty: anywhere), DUET (1: duet rounds, a on CPU 0 and b on
+#      CPU 1 at the same time, each client beside its server; default: one at a time, both
+#      on CPU 1).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 RMATRIX=${RMATRIX:-$ROOT/target/release/rmatrix}
 OUT=${OUT:-/tmp/rmatrix-aa-spread}
 ROUNDS=${ROUNDS:-12} LENGTH=${LENGTH:-1s} RESTART=${RESTART:-true} CLIENTS=${CLIENTS:-4}
 PIPELINE=${PIPELINE:-1} WARMUP=${WARMUP:-300ms} BUILD=${BUILD:-redis-7.0} TASKSET=${TASKSET:-}
+DUET=${DUET:-}
+cpu_a=1 duet=""
+[ "$DUET" = 1 ] && cpu_a=0 duet="duet: true, "
 rm -rf "$OUT" && mkdir -p "$OUT"
 cat > "$OUT/m.yaml" <<YAML
 name: aa-spread
 servers:
-  a: {build: $BUILD, cpuset: "1"}
+  a: {build: $BUILD, cpuset: "$cpu_a"}
   b: {build: $BUILD, cpuset: "1"}
 configs:
   plain: {redis_conf: {appendonly: "no", save: ""}}
@@ -29,7 +34,7 @@ concurrency: [$CLIENTS]
 iterations: $ROUNDS
 warmup: $WARMUP
 length: $LENGTH
-repeat: {restart: $RESTART, order: shuffled, seed: 7}
+repeat: {${duet}restart: $RESTART, order: shuffled, seed: 7}
 YAML
 run=("$RMATRIX" run "$OUT/m.yaml" --out "$OUT/run" --quiet)
 [ -n "$TASKSET" ] && run=(taskset -c "$TASKSET" "${run[@]}")

@@ -10,7 +10,7 @@
 #      first), SPIN_US (1), TRIES (10), ROUNDS (10, per batch), MAX_ROUNDS (30), BUDGET (6m),
 #      LENGTH (3s), THRESHOLD (5%), METRIC (comma-separated; default ab's own: qps and
 #      srv_cpu_us_per_op), LOCK (flock file serialising Docker users, default
-#      /tmp/docker-tests.lock).
+#      /tmp/docker-tests.lock), AB_ARGS (more arguments of `rmatrix ab`, e.g. --duet).
 # A try tells when GET regressed on some judged metric and SET neither regressed nor improved
 # on any.
 set -euo pipefail
@@ -22,6 +22,7 @@ SPIN_US=${SPIN_US:-1} TRIES=${TRIES:-10} ROUNDS=${ROUNDS:-10} MAX_ROUNDS=${MAX_R
 BUDGET=${BUDGET:-6m} LENGTH=${LENGTH:-3s} THRESHOLD=${THRESHOLD:-5%}
 LOCK=${LOCK:-/tmp/docker-tests.lock}
 METRIC=${METRIC:-}
+read -r -a ab_args <<< "${AB_ARGS:-}"
 metric_args=()
 [ -n "$METRIC" ] && metric_args=(--metric "$METRIC")
 rm -rf "$OUT" && mkdir -p "$OUT"
@@ -51,7 +52,7 @@ for i in $(seq 1 "$TRIES"); do
   start=$(date +%s)
   set +e
   flock "$LOCK" "$RMATRIX" ab "$OUT/m.yaml" --a "$first" --b "$slow" ${metric_args[@]+"${metric_args[@]}"} \
-    --rounds "$ROUNDS" --max-rounds "$MAX_ROUNDS" --budget "$BUDGET" --threshold "$THRESHOLD" \
+    ${ab_args[@]+"${ab_args[@]}"} --rounds "$ROUNDS" --max-rounds "$MAX_ROUNDS" --budget "$BUDGET" --threshold "$THRESHOLD" \
     --out "$OUT/try-$i" > "$OUT/try-$i.out" 2> "$OUT/try-$i.err"
   code=$?
   set -e

@@ -9,7 +9,8 @@
 #      deleted first), SPIN_US (1), TRIES (10), ROUNDS (10, per batch), MAX_ROUNDS (30),
 #      SCAN_UP_TO (16: the seven commits are scanned in one run; 0 bisects in paired steps),
 #      LENGTH (3s), THRESHOLD (5%), METRIC (comma-separated; default bisect's own),
-#      LOCK (flock file serialising Docker users, default /tmp/docker-tests.lock).
+#      LOCK (flock file serialising Docker users, default /tmp/docker-tests.lock), DUET (1:
+#      `--duet`, each step's two sides at the same time; bisected in steps, no scan).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$ROOT/scripts/bench/redis-source-lib.sh"
@@ -21,6 +22,9 @@ LOCK=${LOCK:-/tmp/docker-tests.lock}
 METRIC=${METRIC:-}
 metric_args=()
 [ -n "$METRIC" ] && metric_args=(--metric "$METRIC")
+scan_args=(--scan-up-to "$SCAN_UP_TO")
+[ "${DUET:-}" = 1 ] && scan_args=(--duet) SCAN_UP_TO="none (--duet)"
+
 rm -rf "$OUT" && mkdir -p "$OUT"
 "$ROOT/scripts/redis-source-repo.sh" "$OUT/redis" "$SPIN_US" > "$OUT/commits"
 first=$(head -1 "$OUT/commits" | cut -d' ' -f1)
@@ -36,7 +40,7 @@ for i in $(seq 1 "$TRIES"); do
   set +e
   flock "$LOCK" "$RMATRIX" bisect "$OUT/m.yaml" --paired --good "$first" --bad "$last" \
     ${metric_args[@]+"${metric_args[@]}"} --rounds "$ROUNDS" --max-rounds "$MAX_ROUNDS" \
-    --scan-up-to "$SCAN_UP_TO" --threshold "$THRESHOLD" \
+    "${scan_args[@]}" --threshold "$THRESHOLD" \
     --out "$OUT/try-$i" > "$OUT/try-$i.out" 2> "$OUT/try-$i.err"
   code=$?
   set -e

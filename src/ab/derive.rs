@@ -22,11 +22,13 @@ pub(crate) enum Side {
 }
 
 /// How the rounds are laid out.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Rounds {
     pub(crate) count: u32,
     pub(crate) order: Order,
     pub(crate) seed: u64,
+    /// Duet rounds: the first side's CPUs and the second's (two sides only).
+    pub(crate) duet: Option<(String, String)>,
 }
 
 /// The names of the two sides' servers.
@@ -90,6 +92,10 @@ pub(crate) fn derive_named(
     }
     m.servers = servers;
     let names: Vec<String> = sides.iter().map(|(n, _)| n.clone()).collect();
+    if let (Some((cpus_a, cpus_b)), [a, b]) = (&rounds.duet, names.as_slice()) {
+        m.servers[a].cpuset = Some(cpus_a.clone());
+        m.servers[b].cpuset = Some(cpus_b.clone());
+    }
     // Selectors that name the server name every side.
     for sel in m.exclude.iter_mut().chain(m.include.iter_mut()) {
         if let Some(values) = sel.get_mut("server") {
@@ -115,6 +121,7 @@ pub(crate) fn derive_named(
     m.repeat.restart = true;
     m.repeat.order = rounds.order;
     m.repeat.seed = Some(rounds.seed);
+    m.repeat.duet = rounds.duet.is_some() && sides.len() == 2;
     m.repeat.until_cv = None;
     m.repeat.max_iterations = None;
     m.repeat.max_time = None;
@@ -164,8 +171,9 @@ mod tests {
             count: 8,
             order: Order::Shuffled,
             seed: 42,
+            duet: None,
         };
-        let d = derive(&loaded, "r", (&a, &b), rounds).unwrap();
+        let d = derive(&loaded, "r", (&a, &b), rounds.clone()).unwrap();
         let m = &d.matrix;
         let names: Vec<&str> = m.servers.keys().map(String::as_str).collect();
         assert_eq!(names, ["x", "r-a", "r-b"]);
@@ -178,6 +186,7 @@ mod tests {
         assert_eq!(m.report.baseline["server"], "r-a");
         // The run stores the matrix it measured.
         assert!(d.text.contains("\"r-b\"") && !d.text.contains("\"r\":"));
+        assert!(!m.repeat.duet && m.servers["r-a"].cpuset.is_none());
         // A side's name taken by another server is refused, not overwritten.
         let taken = text.replace("  x:", "  r-a:");
         let loaded = crate::matrix::load_str(&taken, Path::new("m.yaml")).unwrap();
@@ -205,8 +214,9 @@ mod tests {
             count: 6,
             order: Order::Shuffled,
             seed: 7,
+            duet: None,
         };
-        let d = derive_named(&loaded, "r", ("scanned commits", &sides), rounds).unwrap();
+        let d = derive_named(&loaded, "r", ("scanned commits", &sides), rounds.clone()).unwrap();
         let m = &d.matrix;
         let keys: Vec<&str> = m.servers.keys().map(String::as_str).collect();
         assert_eq!(keys, ["x", "r-0", "r-1", "r-2", "r-3"]);
@@ -218,7 +228,8 @@ mod tests {
         assert_eq!((m.iterations, m.repeat.seed), (6, Some(7)));
         let taken = text.replace("  x:", "  r-2:");
         let taken = crate::matrix::load_str(&taken, Path::new("m.yaml")).unwrap();
-        let err = derive_named(&taken, "r", ("scanned commits", &sides), rounds).unwrap_err();
+        let err =
+            derive_named(&taken, "r", ("scanned commits", &sides), rounds.clone()).unwrap_err();
         assert!(
             err.to_string()
                 .contains("already has a server `r-2`: the scanned commits of `r`"),
@@ -226,10 +237,24 @@ mod tests {
         );
         // Two sides: the A/B's names and its refusal, as before.
         let (a, b) = (&images[0], &images[3]);
-        let ab = derive(&loaded, "r", (a, b), rounds).unwrap();
+        let ab = derive(&loaded, "r", (a, b), rounds.clone()).unwrap();
         let keys: Vec<&str> = ab.matrix.servers.keys().map(String::as_str).collect();
         assert_eq!(keys, ["x", "r-a", "r-b"]);
         assert_eq!(ab.matrix.report.baseline["server"], "r-a");
+        // Duet rounds: each side on its CPUs, both at once (a matrix of the one server).
+        let one = crate::matrix::load_str(
+            &text.replace("  x: {image: \"valkey:8\"}\n", ""),
+            Path::new("m.yaml"),
+        )
+        .unwrap();
+        let duet = Rounds {
+            duet: Some(("0".into(), "1".into())),
+            ..rounds.clone()
+        };
+        let d = derive(&one, "r", (a, b), duet).unwrap().matrix;
+        assert!(d.repeat.duet);
+        assert_eq!(d.servers["r-a"].cpuset.as_deref(), Some("0"));
+        assert_eq!(d.servers["r-b"].cpuset.as_deref(), Some("1"));
         let taken =
             crate::matrix::load_str(&text.replace("  x:", "  r-b:"), Path::new("m.yaml")).unwrap();
         let err = derive(&taken, "r", (a, b), rounds).unwrap_err();

@@ -50,6 +50,8 @@ pub(crate) struct Args {
     pub(crate) confidence: String,
     pub(crate) metrics: Vec<String>,
     pub(crate) interleaved: bool,
+    /// Both sides at once, each on half of this host's CPUs (`repeat.duet`).
+    pub(crate) duet: bool,
     pub(crate) seed: Option<u64>,
 }
 
@@ -66,6 +68,8 @@ pub(crate) struct Plan {
     /// Rounds of the first batch and of each one added, and the most of a cell.
     pub(crate) rounds: u32,
     pub(crate) max_rounds: u32,
+    /// Duet rounds: the CPUs of side A and of side B (None: one side at a time).
+    pub(crate) duet: Option<(String, String)>,
 }
 
 /// The fewest rounds a batch may have: a paired interval needs two (the rank interval at 95%
@@ -117,8 +121,43 @@ impl Args {
             seed: self.seed.unwrap_or_else(rand::random),
             rounds: self.rounds,
             max_rounds: self.max_rounds,
+            duet: match self.duet {
+                true => Some(duet_cpus(loaded)?),
+                false => None,
+            },
         })
     }
+}
+
+/// The two halves of the CPUs this process may use, one a duet side; the matrix's one
+/// server becomes the two sides, so it may have no other.
+pub(crate) fn duet_cpus(loaded: &LoadedMatrix) -> Result<(String, String)> {
+    let servers = &loaded.matrix.servers;
+    if servers.len() != 1 {
+        let names: Vec<&str> = servers.keys().map(String::as_str).collect();
+        return Err(UsageError(format!(
+            "--duet runs the two sides of one server at the same time: the matrix has {} \
+             servers ({}); give it one",
+            names.len(),
+            crate::escape::terminal(&names.join(", "))
+        ))
+        .into());
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let cpus = (status.lines())
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .and_then(|l| crate::input::untrusted::cpus_of(l.trim()).ok())
+        .unwrap_or_default();
+    if cpus.len() < 2 {
+        return Err(UsageError(format!(
+            "--duet needs at least 2 CPUs, one a side: this process may use {}",
+            cpus.len()
+        ))
+        .into());
+    }
+    let list = |c: &[u32]| c.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let (a, b) = cpus.split_at(cpus.len() / 2);
+    Ok((list(a), list(b)))
 }
 
 /// Run the A/B; its exit code: 0 nothing regressed and every cell could tell, 4 a regression,
@@ -174,6 +213,7 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
         a: infos.0,
         b: infos.1,
         order: format!("{:?}", plan.order).to_lowercase(),
+        duet: plan.duet.clone(),
         seed: plan.seed,
         threshold_pct: plan.threshold_pct,
         confidence: plan.conf.level(),

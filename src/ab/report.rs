@@ -42,6 +42,9 @@ pub(crate) struct Report {
     pub(crate) a: SideInfo,
     pub(crate) b: SideInfo,
     pub(crate) order: String,
+    /// Duet rounds: side A's CPUs and side B's, both measured at the same time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) duet: Option<(String, String)>,
     pub(crate) seed: u64,
     pub(crate) threshold_pct: f64,
     pub(crate) confidence: f64,
@@ -110,6 +113,14 @@ impl Report {
             ));
         }
         s.push_str(".\n");
+        if let Some((a, b)) = &self.duet {
+            s.push_str(&format!(
+                "- Duet: both sides at the same time, each cell measured on A (CPUs `{}`) and B \
+                 (CPUs `{}`) at once with its client beside its server; each pair is a round.\n",
+                md_code(a),
+                md_code(b)
+            ));
+        }
         if let Some(note) = looks_note(&self.batches, self.confidence) {
             s.push_str(&format!(
                 "{note} A cell's interval is at the level of the last batch it was in.\n"
@@ -260,6 +271,7 @@ mod tests {
             a,
             b,
             order: "shuffled".into(),
+            duet: None,
             seed: 1,
             threshold_pct: 5.0,
             confidence: 0.95,
@@ -288,6 +300,24 @@ mod tests {
         assert!(md.contains("- A: `v1'x` = commit `0123456789ab`"), "{md}");
         assert!(!md.contains("<b>") && !md.contains("\n# head"), "{md}");
         assert!(md.contains("\\[link\\]"), "{md}");
+        assert!(!md.contains("Duet"), "{md}");
+    }
+
+    /// Duet rounds say so, with each side's CPUs.
+    #[test]
+    fn a_duet_says_where_each_side_ran() {
+        let mut r = report(
+            "m",
+            side("r-a", "a", None),
+            side("r-b", "b", None),
+            Vec::new(),
+        );
+        r.duet = Some(("0".into(), "1".into()));
+        let md = r.markdown();
+        assert!(
+            md.contains("- Duet: both sides at the same time, each cell measured on A (CPUs `0`) and B (CPUs `1`) at once"),
+            "{md}"
+        );
     }
 
     /// A control cell that moved makes the run suspect; a regression of it is no regression

@@ -38,6 +38,7 @@ pub(crate) fn layout(plan: &Plan, batch: u64, count: u32) -> Rounds {
         count,
         order: plan.order,
         seed: plan.seed.wrapping_add(batch),
+        duet: plan.duet.clone(),
     }
 }
 

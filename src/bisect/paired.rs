@@ -61,7 +61,11 @@ impl Paired<'_> {
             &bad[..12],
             crate::escape::terminal(&self.dir.display().to_string())
         );
-        let scan_up_to = args.scan_up_to.unwrap_or(SCAN_UP_TO) as usize;
+        // A scan measures every commit in each round; a duet measures two at a time.
+        let scan_up_to = match args.duet {
+            true => 0,
+            false => args.scan_up_to.unwrap_or(SCAN_UP_TO) as usize,
+        };
         if commits.len() <= scan_up_to {
             let plan = self.plan(args)?;
             return super::scan::scan(self, &plan, good, &commits, &args.only).await;
@@ -152,6 +156,10 @@ impl Paired<'_> {
             seed: rand::random(),
             rounds: args.rounds,
             max_rounds: args.max_rounds,
+            duet: match args.duet {
+                true => Some(ab::duet_cpus(self.loaded)?),
+                false => None,
+            },
         })
     }
 

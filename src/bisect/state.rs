@@ -45,6 +45,10 @@ pub(crate) struct Args {
     /// bisected (`scan`); None when not given (`SCAN_UP_TO`).
     #[serde(default)]
     pub(crate) scan_up_to: Option<u32>,
+    /// With `paired`: each step's two sides at the same time on CPUs of their own
+    /// (`repeat.duet`); no scan.
+    #[serde(default)]
+    pub(crate) duet: bool,
     #[serde(skip)]
     pub(crate) out: Option<PathBuf>,
 }

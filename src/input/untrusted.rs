@@ -147,10 +147,13 @@ pub(crate) fn password_env(name: &str) -> Result<(), String> {
     ))
 }
 
-/// A Docker build argument's name (`build: {args: {suite: trixie}}`): an `ARG` name,
-/// letters, digits and `_`, not starting with a digit.
 /// A CPU list as Docker's `--cpuset-cpus` takes it: `1`, `0-3`, `0,2`; CPUs 0 to 1023.
 pub(crate) fn cpuset(list: &str) -> Result<(), String> {
+    cpus_of(list).map(|_| ())
+}
+
+/// The CPUs of a CPU list (`cpuset`), in order, each once.
+pub(crate) fn cpus_of(list: &str) -> Result<Vec<u32>, String> {
     let bad = || {
         format!(
             "cpuset `{}` is not a CPU list such as `1`, `0-1` or `0,2` (CPUs 0 to 1023)",
@@ -166,16 +169,19 @@ pub(crate) fn cpuset(list: &str) -> Result<(), String> {
             .flatten()
             .filter(|c| *c <= 1023)
     };
+    let mut cpus = std::collections::BTreeSet::new();
     for part in list.split(',') {
-        let ok = match part.split_once('-') {
-            Some((a, b)) => matches!((cpu(a), cpu(b)), (Some(a), Some(b)) if a <= b),
-            None => cpu(part).is_some(),
-        };
-        if !ok {
-            return Err(bad());
+        match part.split_once('-') {
+            Some((a, b)) => match (cpu(a), cpu(b)) {
+                (Some(a), Some(b)) if a <= b => cpus.extend(a..=b),
+                _ => return Err(bad()),
+            },
+            None => {
+                cpus.insert(cpu(part).ok_or_else(bad)?);
+            }
         }
     }
-    Ok(())
+    Ok(cpus.into_iter().collect())
 }
 
 /// A CPU quota as Docker's `--cpus` takes it: a finite number of CPUs from 0.01 (the

@@ -115,6 +115,11 @@ pub(crate) struct RepeatSpec {
     /// Seed of the shuffled order (default: drawn at random and recorded in the manifest).
     #[serde(default)]
     pub(crate) seed: Option<u64>,
+    /// Duet rounds: the matrix's two servers (each with its own `cpuset`, disjoint) run at
+    /// the same time, and each cell is measured on both at once, every iteration; their
+    /// clients run on their server's CPUs. See docs/ab.md.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) duet: bool,
     /// Pause between runs (lets the disk and CPU settle), e.g. `5s`.
     #[serde(default)]
     #[schemars(with = "Option<AnyDuration>")]

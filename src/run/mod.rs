@@ -13,6 +13,7 @@ mod cleanup;
 mod dataset;
 mod deploy;
 mod docker;
+mod duet;
 mod ledger;
 mod open;
 mod pool;
@@ -117,6 +118,9 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let (loaded, done) = (&opened.loaded, &opened.done);
     let m = &loaded.matrix;
     let plan = expand(m, &opened.only);
+    if m.repeat.duet {
+        duet::same_cells(m, &plan.deployments)?;
+    }
     let (total, has_work) = work_left(&opened, &plan)?;
     if let (Some(dir), false) = (&opened.dir, has_work.iter().any(|w| *w)) {
         return nothing_to_resume(dir, m, &opts);
@@ -132,6 +136,14 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         .any(|(d, work)| *work && m.servers[&d.server].external.is_none());
     if let Some(old) = &opened.old {
         same_pool_as(old, &opts)?;
+    }
+    if m.repeat.duet && opts.engines.len() > 1 {
+        return Err(crate::error::UsageError(
+            "repeat.duet runs both sides on one engine, at the same time: give one --engine, \
+             not a pool"
+                .into(),
+        )
+        .into());
     }
     let pooled = !opts.engines.is_empty();
     let (addrs, pool, engine_facts) = connect_pool(&opts, needs_docker).await?;

@@ -117,7 +117,16 @@ pub(super) async fn run_workers(
     addrs: &[EngineAddr],
     todo: &[Deployment],
 ) -> Result<Option<String>> {
-    if pool.len() <= 1 {
+    if shared.loaded.matrix.repeat.duet && pool.len() <= 1 {
+        // Two workers on one engine, one a side; the matrix check made sure of two servers.
+        let addr = addrs.first().filter(|_| shared.pooled);
+        let ctx = || {
+            let backend = DockerBackend::new(shared, pool.first(), addr);
+            RunCtx::new(shared, shared.engine_name(pool.first()), backend)
+        };
+        // Boxed: two workers' futures nested in one are too deep for the compiler's layout.
+        Box::pin(duet::run_duet(ctx(), ctx(), todo)).await
+    } else if pool.len() <= 1 {
         let addr = addrs.first().filter(|_| shared.pooled);
         let backend = DockerBackend::new(shared, pool.first(), addr);
         let mut ctx = RunCtx::new(shared, shared.engine_name(pool.first()), backend);

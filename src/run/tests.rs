@@ -816,3 +816,109 @@ async fn each_row_records_the_other_runs_on_its_engine() {
     assert_eq!(rows.len(), 2);
     assert!(rows.iter().all(|r| r.beside_runs == Some(2)), "{rows:?}");
 }
+
+const DUET: &str = "servers:\n  a: {image: example/a:1, cpuset: \"0\"}\n  b: {image: example/b:1, cpuset: \"1\"}\nconfigs: {x: {}}\nengines: [InnoDB]\nworkloads:\n  w: {slap: {load_type: key}}\nconcurrency: [1, 4]\nlength: 2s\niterations: 3\nrepeat: {duet: true, restart: true, order: shuffled, seed: 5}\n";
+
+impl Bench {
+    /// Both duet sides at once, each its own double logging into `log`.
+    async fn run_duet(&self, done: &Done, a: Double, b: Double) -> Result<Option<String>> {
+        let shared = self.shared(done, false);
+        let (a, b) = (RunCtx::new(&shared, None, a), RunCtx::new(&shared, None, b));
+        duet::run_duet(a, b, &self.deployments()).await
+    }
+}
+
+/// A measurement's cell without its server, and its iteration.
+fn without_server(k: &str, i: u32) -> (String, u32) {
+    (
+        k.split_once('|').map_or("", |(_, rest)| rest).to_string(),
+        i,
+    )
+}
+
+/// Duet rounds: each cell's iteration is measured on both sides together (one side arrives,
+/// waits, and the other's arrival lets both measure), in the same order on both.
+#[tokio::test]
+async fn duet_sides_measure_each_cell_together() {
+    let b = bench(DUET);
+    let log = log();
+    let (da, db) = (Double::new("a", &log), Double::new("b", &log));
+    b.run_duet(&Done::new(), da, db).await.expect("duet");
+    let m = measures(&log);
+    assert_eq!(m.len(), 12, "{m:?}");
+    for pair in m.chunks(2) {
+        let sides: BTreeSet<&str> = pair.iter().map(|(k, _)| &k[..1]).collect();
+        assert_eq!(sides.len(), 2, "both sides in each pair: {m:?}");
+        let (x, y) = (&pair[0], &pair[1]);
+        assert_eq!(
+            without_server(&x.0, x.1),
+            without_server(&y.0, y.1),
+            "{m:?}"
+        );
+    }
+    assert_eq!(b.rows().len(), 12);
+}
+
+/// A side that cannot measure (its server failed; its rows were measured before a resume)
+/// never holds up the other.
+#[tokio::test]
+async fn a_duet_side_that_fails_or_has_measured_does_not_hold_up_the_other() {
+    let b = bench(DUET);
+    let log = log();
+    let (da, mut db) = (Double::new("a", &log), Double::new("b", &log));
+    db.fail_start.insert("b".into());
+    b.run_duet(&Done::new(), da, db).await.expect("duet");
+    let rows = b.rows();
+    assert_eq!(rows.len(), 12);
+    assert!(rows.iter().filter(|r| r.server == "a").all(|r| r.is_ok()));
+    assert!(rows.iter().filter(|r| r.server == "b").all(|r| !r.is_ok()));
+    // A resume: b's rows failed, a's are done; b measures alone.
+    let b2 = bench(DUET);
+    let done: Done = (b2.deployments().iter())
+        .filter(|d| d.server == "a")
+        .flat_map(|d| d.cells.iter())
+        .flat_map(|c| (1..=3).map(move |i| (c.key(), i)))
+        .collect();
+    let log = self::log();
+    let (da, db) = (Double::new("a", &log), Double::new("b", &log));
+    b2.run_duet(&done, da, db).await.expect("duet");
+    let m = measures(&log);
+    assert_eq!(m.len(), 6);
+    assert!(m.iter().all(|(k, _)| k.starts_with('b')), "{m:?}");
+}
+
+#[test]
+fn a_duet_needs_two_servers_on_cpus_of_their_own() {
+    let refused = |yaml: &str| {
+        let text = format!("name: d\n{yaml}");
+        crate::matrix::load_str(&text, Path::new("m.yaml"))
+            .expect_err("refused")
+            .to_string()
+    };
+    let shared = DUET.replace("cpuset: \"1\"", "cpuset: \"0-1\"");
+    assert!(refused(&shared).contains("duet sides share CPU 0"));
+    let none = DUET.replace(", cpuset: \"0\"", "");
+    assert!(refused(&none).contains("server `a` has no cpuset"));
+    let three = DUET.replace(
+        "configs:",
+        "  c: {image: example/c:1, cpuset: \"2\"}\nconfigs:",
+    );
+    assert!(refused(&three).contains("the matrix has 3"));
+    let adaptive = DUET.replace("duet: true,", "duet: true, until_cv: 3,");
+    assert!(refused(&adaptive).contains("drop until_cv"));
+}
+
+/// Sides that would measure other cells could never meet: refused before the run starts.
+#[test]
+fn a_duet_whose_sides_measure_other_cells_is_refused() {
+    let b = bench(&format!(
+        "{DUET}exclude:\n  - {{server: b, concurrency: 4}}\n"
+    ));
+    let err = duet::same_cells(&b.loaded.matrix, &b.deployments()).unwrap_err();
+    assert!(
+        err.to_string().contains("the same configs and cells"),
+        "{err}"
+    );
+    let same = bench(DUET);
+    assert!(duet::same_cells(&same.loaded.matrix, &same.deployments()).is_ok());
+}

@@ -31,6 +31,8 @@ pub(super) struct RunCtx<'a, B: Backend> {
     pub(super) measured: Done,
     /// Everything outside the loop: servers, measurements, the engine, the clock.
     pub(super) backend: B,
+    /// Where this worker meets the other side of a duet (`repeat.duet`), None otherwise.
+    pub(super) duet: Option<&'a duet::Duet>,
 }
 
 /// What every worker of a run shares.
@@ -73,6 +75,7 @@ impl<'a, B: Backend> RunCtx<'a, B> {
             lost: None,
             measured: Done::new(),
             backend,
+            duet: None,
         }
     }
 }
@@ -100,12 +103,12 @@ impl<B: Backend> RunCtx<'_, B> {
         let mut ran_any = false;
         for (pos, &(di, round)) in units.iter().enumerate() {
             let d = &todo[di];
-            let cells: Vec<(Cell, u32)> = d
-                .cells
-                .iter()
-                .filter(|c| !self.is_done(c, round))
-                .map(|c| (c.clone(), round))
-                .collect();
+            let (done, cells): (Vec<&Cell>, Vec<&Cell>) =
+                d.cells.iter().partition(|c| self.is_done(c, round));
+            if let Some(duet) = self.duet {
+                done.iter().for_each(|c| duet.pass(c, round));
+            }
+            let cells: Vec<(Cell, u32)> = cells.into_iter().map(|c| (c.clone(), round)).collect();
             if !cells.is_empty() {
                 if ran_any {
                     self.cooldown().await;
@@ -254,6 +257,9 @@ impl<B: Backend> RunCtx<'_, B> {
 
     pub(super) fn fail_cells(&mut self, cells: &[(Cell, u32)], reason: &str) -> Result<()> {
         for (cell, i) in cells {
+            if let Some(duet) = self.duet {
+                duet.pass(cell, *i);
+            }
             let kind = self.loaded.matrix.workloads[&cell.workload].kind();
             let mut row = ResultRow::for_cell(cell, kind, *i).failed(reason);
             row.docker_engine = self.engine_name.clone().unwrap_or_default();
@@ -344,6 +350,11 @@ impl<B: Backend> RunCtx<'_, B> {
     ) -> Result<()> {
         self.measured.insert((cell.key(), i));
         let label = format!("{cell} #{i}");
+        if let Some(duet) = self.duet {
+            self.progress
+                .status(format!("{label}: waiting for the other side of the duet"));
+            duet.meet(cell, i).await;
+        }
         let (beside, pressure) = (self.backend.other_runs().await, CpuPressure::read());
         let out = self.backend.measure(cell, i, deployed).await;
         let CellOutput {

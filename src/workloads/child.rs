@@ -11,9 +11,15 @@ pub(crate) fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut cmd = Command::new(program);
     cmd.kill_on_drop(true);
     let parent = std::process::id() as libc::pid_t;
-    // SAFETY: between fork and exec only async-signal-safe calls: prctl and getppid.
+    // A duet side's tool runs on its side's CPUs (`threads::on_cpus`).
+    let cpus = super::threads::client_cpus().map(|c| super::threads::cpu_set(&c));
+    // SAFETY: between fork and exec only async-signal-safe calls: prctl, getppid and
+    // sched_setaffinity.
     unsafe {
         cmd.pre_exec(move || {
+            if let Some(set) = &cpus {
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set);
+            }
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(std::io::Error::last_os_error());
             }

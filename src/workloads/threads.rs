@@ -8,13 +8,84 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 
-/// Run blocking client work off the async runtime.
+tokio::task_local! {
+    /// The CPUs of the client this task drives (a duet side's, `repeat.duet`).
+    static CLIENT_CPUS: Arc<[u32]>;
+}
+
+/// Run `f`, a cell's measurement, with its client kept on `cpus` (None: anywhere): the
+/// threads it starts (`blocking`, the Redis load thread) and the tools it runs
+/// (`child::command`) run there.
+pub(crate) async fn on_cpus<F: std::future::Future>(cpus: Option<Arc<[u32]>>, f: F) -> F::Output {
+    match cpus {
+        Some(cpus) => CLIENT_CPUS.scope(cpus, f).await,
+        None => f.await,
+    }
+}
+
+/// The CPUs this task's client is kept on, if any (`on_cpus`).
+pub(crate) fn client_cpus() -> Option<Arc<[u32]>> {
+    CLIENT_CPUS.try_with(Arc::clone).ok()
+}
+
+/// Run blocking client work off the async runtime, on the client's CPUs (`on_cpus`); the
+/// threads it starts stay there too.
 pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T> + Send + 'static,
 ) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| anyhow!("a client thread failed: {e}"))?
+    let cpus = client_cpus();
+    tokio::task::spawn_blocking(move || {
+        // The pool's thread goes back to other work on the CPUs it had.
+        let _pinned = cpus.map(|c| Pinned::to(&c));
+        f()
+    })
+    .await
+    .map_err(|e| anyhow!("a client thread failed: {e}"))?
+}
+
+/// The set of `cpus` (each below 1024, `untrusted::cpus_of`).
+pub(crate) fn cpu_set(cpus: &[u32]) -> libc::cpu_set_t {
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET stays within it for CPUs < 1024.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus.iter().filter(|c| **c < 1024) {
+            libc::CPU_SET(c as usize, &mut set);
+        }
+        set
+    }
+}
+
+/// Keep this thread (and the threads it starts) on `cpus`; a CPU this host lacks leaves the
+/// thread where it was.
+pub(crate) fn pin(cpus: &[u32]) {
+    set_affinity(&cpu_set(cpus));
+}
+
+fn set_affinity(set: &libc::cpu_set_t) {
+    // SAFETY: sched_setaffinity only reads the set.
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
+}
+
+/// This thread pinned to some CPUs until dropped, then back on the CPUs it had.
+struct Pinned(libc::cpu_set_t);
+
+impl Pinned {
+    fn to(cpus: &[u32]) -> Pinned {
+        // SAFETY: sched_getaffinity writes at most the set's size into it.
+        let old = unsafe {
+            let mut old: libc::cpu_set_t = std::mem::zeroed();
+            libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut old);
+            old
+        };
+        pin(cpus);
+        Pinned(old)
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        set_affinity(&self.0);
+    }
 }
 
 /// Sets its flag when dropped: a driver future dropped midway (the stall watchdog gave up on
@@ -130,6 +201,53 @@ where
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
+
+    fn allowed(status: &str) -> String {
+        let line = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Cpus_allowed_list:"));
+        line.unwrap_or("").trim().to_string()
+    }
+
+    /// A duet side's client work runs on its CPUs: the blocking threads, the threads they
+    /// start and the tools; the pool's thread gets its CPUs back.
+    #[tokio::test]
+    async fn a_client_kept_on_cpus_runs_its_threads_and_tools_there() {
+        let cpu0: Arc<[u32]> = Arc::from(vec![0]);
+        let (inside, started, tool) = on_cpus(Some(cpu0), async {
+            let inside = blocking(|| {
+                let me = std::fs::read_to_string("/proc/thread-self/status")?;
+                let started = std::thread::spawn(|| {
+                    std::fs::read_to_string("/proc/thread-self/status").unwrap_or_default()
+                });
+                Ok((allowed(&me), allowed(&started.join().unwrap_or_default())))
+            })
+            .await
+            .expect("blocking");
+            let out = crate::workloads::child::command("cat")
+                .arg("/proc/self/status")
+                .output()
+                .await
+                .expect("cat");
+            (
+                inside.0,
+                inside.1,
+                allowed(&String::from_utf8_lossy(&out.stdout)),
+            )
+        })
+        .await;
+        assert_eq!(
+            (inside.as_str(), started.as_str(), tool.as_str()),
+            ("0", "0", "0")
+        );
+        let outside = blocking(|| Ok(std::fs::read_to_string("/proc/thread-self/status")?))
+            .await
+            .expect("blocking");
+        assert_eq!(
+            allowed(&outside),
+            allowed(&std::fs::read_to_string("/proc/self/status").unwrap())
+        );
+    }
 
     #[test]
     fn threads_wait_for_the_phase_and_come_back_in_order() {

@@ -420,7 +420,7 @@ fi
             .env("RMATRIX", &fake)
             .env("SETUP", "0")
             .env("REV", "HEAD")
-            .env("AB_ARGS", "--rounds 8 --budget 20m")
+            .env("AB_ARGS", "--rounds 8 --budget 20m --duet")
             .env("COMPARE_ARGS", "--threshold 3% --fdr --metric qps")
             .env("BISECT", "1")
             .env("GITHUB_STEP_SUMMARY", cwd.join("summary.md"))
@@ -446,7 +446,7 @@ fi
         "{call}"
     );
     assert!(
-        call.ends_with(" --threshold 3% --metric qps --rounds 8 --budget 20m"),
+        call.ends_with(" --threshold 3% --metric qps --rounds 8 --budget 20m --duet"),
         "{call}"
     );
     // A night ab could tell: tonight's commit is promoted.
@@ -459,7 +459,8 @@ fi
     assert_eq!(code, Some(8), "{stderr}");
     assert!(stderr.contains("cannot tell"), "{stderr}");
     assert_eq!(last_good().trim(), c2);
-    // A regression: exit 4, not promoted, bisected between the two commits.
+    // A regression: exit 4, not promoted, bisected between the two commits, measured as ab
+    // measured (at the same time: --duet).
     let (code, stderr) = night(4, &c3);
     assert_eq!(code, Some(4), "{stderr}");
     assert_eq!(last_good().trim(), c2);
@@ -471,7 +472,7 @@ fi
         "{call}"
     );
     assert!(
-        call.ends_with(" --paired --threshold 3% --metric qps"),
+        call.ends_with(" --paired --duet --threshold 3% --metric qps"),
         "{call}"
     );
     let summary = std::fs::read_to_string(cwd.join("summary.md")).unwrap();

@@ -372,8 +372,9 @@ fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
     assert_eq!(set["verdict"], "unchanged", "{set}");
 }
 
-/// `rmatrix ab` of the first commit and the culprit: both built, run as `redis-a` and
-/// `redis-b` of one shuffled matrix, judged on paired rounds: GET regressed, SET not.
+/// `rmatrix ab --duet` of the first commit and the culprit: both built, run as `redis-a`
+/// and `redis-b` of one shuffled matrix at the same time, each on a CPU of its own, judged on
+/// paired rounds: GET regressed, SET not. (Rounds one side at a time are the bisect tests'.)
 #[test]
 fn ab_flags_get_and_not_set_on_paired_rounds() {
     let tmp = tempfile::tempdir().unwrap();
@@ -394,6 +395,7 @@ fn ab_flags_get_and_not_set_on_paired_rounds() {
         "6",
         "--max-rounds",
         "6",
+        "--duet",
         "--out",
         dir.to_str().unwrap(),
     ]);
@@ -419,6 +421,32 @@ fn ab_flags_get_and_not_set_on_paired_rounds() {
     let man: serde_json::Value = serde_json::from_str(&man).unwrap();
     assert_eq!(man["images"]["redis-a"]["source"]["commit"], commits[0].0);
     assert_eq!(man["images"]["redis-b"]["source"]["commit"], culprit.0);
+    // Duet: each side on its CPU, and each round's two measurements began together.
+    assert!(
+        out.stdout.contains("- Duet: both sides at the same time"),
+        "{}",
+        out.stdout
+    );
+    let cpusets: std::collections::BTreeSet<&str> = (man["deployments"].as_array().unwrap())
+        .iter()
+        .map(|d| d["cpuset"].as_str().unwrap_or("none"))
+        .collect();
+    assert_eq!(cpusets, ["0", "1"].into(), "{man}");
+    let text = std::fs::read_to_string(dir.join("runs/batch-1/results.csv")).unwrap();
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let mut began: std::collections::BTreeMap<(String, String), Vec<i64>> = Default::default();
+    for r in rows.deserialize::<std::collections::HashMap<String, String>>() {
+        let r = r.unwrap();
+        let at = chrono::DateTime::parse_from_rfc3339(&r["started_at"]).unwrap();
+        let key = (r["workload"].clone(), r["iteration"].clone());
+        began.entry(key).or_default().push(at.timestamp());
+    }
+    for (cell, at) in &began {
+        assert!(
+            at.len() == 2 && (at[0] - at[1]).abs() <= 1,
+            "{cell:?}: {at:?}\n{text}"
+        );
+    }
 }
 
 /// `rmatrix bisect --paired` of the repository of `scripts/redis-source-repo.sh` (GET 20 us

@@ -55,6 +55,7 @@ impl Validator<'_> {
             ));
         }
         self.check_until_interval()?;
+        self.check_duet()?;
         if let Some(p) = m
             .profile
             .filter(|p| !crate::matrix::model::PROFILE_HZ.contains(&p.cpu))
@@ -127,6 +128,54 @@ impl Validator<'_> {
                         .into(),
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// `repeat.duet`: two servers, each in a container on CPUs of its own, and a plan the
+    /// two sides can follow in step (no adaptive repeats, no sweep that stops on its own).
+    fn check_duet(&self) -> Result<(), MatrixError> {
+        let m = self.m;
+        if !m.repeat.duet {
+            return Ok(());
+        }
+        let why = if m.servers.len() != 2 {
+            Some(format!(
+                "duet measures two servers at the same time: the matrix has {}",
+                m.servers.len()
+            ))
+        } else if m.repeat.until_cv.is_some() || m.repeat.until_interval.is_some() {
+            Some("duet rounds are all planned: drop until_cv and until_interval".into())
+        } else if m.load.until.is_some() {
+            Some("duet rounds are all planned: drop load.until".into())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(self.err("repeat.duet", why));
+        }
+        let mut sides = Vec::new();
+        for (name, s) in &m.servers {
+            let path = format!("servers.{name}");
+            let cpus = match (&s.external, &s.cpuset) {
+                (Some(_), _) => Err("is external: duet places both servers on CPUs of its own"),
+                (None, None) => Err("has no cpuset: duet runs each side on CPUs of its own"),
+                (None, Some(list)) => {
+                    Ok(crate::input::untrusted::cpus_of(list).unwrap_or_default())
+                }
+            };
+            let cpus = cpus.map_err(|why| {
+                let name = crate::escape::terminal(name);
+                self.err(&path, format!("server `{name}` {why} (repeat.duet)"))
+            })?;
+            sides.push(cpus);
+        }
+        if let Some(cpu) = sides[0].iter().find(|c| sides[1].contains(c)) {
+            let path = format!("servers.{}.cpuset", m.servers.keys().nth(1).expect("two"));
+            return Err(self.err(
+                &path,
+                format!("duet sides share CPU {cpu}: give each server CPUs of its own"),
+            ));
         }
         Ok(())
     }

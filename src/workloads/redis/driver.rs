@@ -52,9 +52,13 @@ pub(crate) async fn run_iteration(ctx: &Ctx<'_>, spec: &RedisSpec) -> Result<Mea
         phase: ctx.phase.clone(),
     };
     let (mut tx, rx) = tokio::sync::oneshot::channel();
+    let cpus = crate::workloads::threads::client_cpus();
     std::thread::Builder::new()
         .name("rmatrix-redis-load".into())
         .spawn(move || {
+            if let Some(cpus) = &cpus {
+                crate::workloads::threads::pin(cpus);
+            }
             let result = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
