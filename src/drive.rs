@@ -113,8 +113,7 @@ pub(crate) async fn measure(
         .stall_timeout
         .and_then(|l| l.as_duration())
         .unwrap_or(DEFAULT_STALL_TIMEOUT);
-    let run = workload.run(&ctx, stall_timeout);
-    let mut meas = match crate::workloads::threads::on_cpus(duet_cpus(m, cell), run).await {
+    let mut meas = match workload.run(&ctx, stall_timeout).await {
         Ok(meas) => meas,
         Err(e) => {
             return CellOutput {
@@ -185,15 +184,6 @@ pub(crate) async fn measure(
         counted_functions,
         loaded: meas.loaded,
     }
-}
-
-/// A duet side's CPUs (its server's `cpuset`), which its client's threads and tools share.
-fn duet_cpus(m: &Matrix, cell: &Cell) -> Option<Arc<[u32]>> {
-    let list = m.servers[&cell.server]
-        .cpuset
-        .as_ref()
-        .filter(|_| m.repeat.duet)?;
-    crate::input::untrusted::cpus_of(list).ok().map(Into::into)
 }
 
 /// The measured phase's window on `deployed`: its cgroup, and where the matrix asks for

@@ -25,8 +25,8 @@
 # Env: RMATRIX (default target/release/rmatrix), OUT (default /tmp/rmatrix-power-ab), LOCK
 #      (flock file serialising Docker users, default /tmp/docker-tests.lock), WORK ("15 37 75":
 #      loop rounds per GET, about 2%, 5% and 10% of its instructions), TRIALS (5),
-#      TRUTH_ROUNDS (20), DESIGNS ("10/30/6m": rounds per batch/most rounds/budget, space
-#      separated), LENGTH (3s), THRESHOLD (5%).
+#      TRUTH_ROUNDS (20), DESIGNS ("10/30/6m": rounds per batch/most rounds/budget, and
+#      "/duet" for duet rounds (`ab --duet`); space separated), LENGTH (3s), THRESHOLD (5%).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$ROOT/scripts/bench/redis-source-lib.sh"
@@ -101,7 +101,9 @@ declare -A truth
 # --- 2. trials ---
 for t in $(seq 1 "$TRIALS"); do
   for d in $DESIGNS; do
-    IFS=/ read -r rounds most budget <<<"$d"
+    IFS=/ read -r rounds most budget mode <<<"$d"
+    duet=()
+    [ "${mode:-}" = duet ] && duet=(--duet)
     for n in 0 $WORK; do
       dir=$OUT/trials/$(echo "$d" | tr / -)/$n-$t
       [ -f "$dir/ab.json" ] && continue
@@ -117,7 +119,7 @@ for t in $(seq 1 "$TRIALS"); do
         redis_source_server redis "$m" HEAD
         cells
       } >"$OUT/trial.yaml"
-      flock "$LOCK" "$RMATRIX" ab "$OUT/trial.yaml" --a "$first" --b "$b" --rounds "$rounds" \
+      flock "$LOCK" "$RMATRIX" ab "$OUT/trial.yaml" --a "$first" --b "$b" ${duet[@]+"${duet[@]}"} --rounds "$rounds" \
         --max-rounds "$most" --budget "$budget" --threshold "$THRESHOLD" --out "$dir" \
         >"$dir.log" 2>&1 || [ -f "$dir/ab.json" ] ||
         { echo "ab $dir failed:" >&2; cat "$dir.log" >&2; exit 1; }
@@ -150,7 +152,7 @@ PY
 }
 echo "## Calibration of \`rmatrix ab\` ($(date -u +%Y-%m-%d), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 echo
-echo "Redis 7.0.15 built from source, pinned to CPU 1; GET and SET at 4 clients on 10,000 keys, $LENGTH a round"
+echo "Redis 7.0.15 built from source, pinned to CPU 1 (a duet design: side A on CPU 0, B on 1); GET and SET at 4 clients on 10,000 keys, $LENGTH a round"
 echo "after 300 ms, a fresh server every round, threshold $THRESHOLD, judged on qps and server CPU per operation."
 echo
 echo "### True effect of each slowdown ($TRUTH_ROUNDS shuffled rounds of all builds together)"

@@ -116,7 +116,8 @@ impl Report {
         if let Some((a, b)) = &self.duet {
             s.push_str(&format!(
                 "- Duet: both sides at the same time, each cell measured on A (CPUs `{}`) and B \
-                 (CPUs `{}`) at once with its client beside its server; each pair is a round.\n",
+                 (CPUs `{}`) at once with its client beside its server, the sides trading CPUs \
+                 every other round; each pair is a round.\n",
                 md_code(a),
                 md_code(b)
             ));

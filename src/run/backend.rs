@@ -42,4 +42,11 @@ pub(super) trait Backend {
     async fn pause(&self, d: Duration);
     /// The clock that `repeat.max_time` is read on.
     fn now(&self) -> Instant;
+    /// Start the next servers on `cpuset` instead of their own, and keep the clients of
+    /// their cells there (a duet's side in a round); None: as the matrix says.
+    fn place(&mut self, _cpuset: Option<String>) {}
+    /// Where `place` put the next servers, if anywhere.
+    fn placed(&self) -> Option<String> {
+        None
+    }
 }

@@ -18,7 +18,7 @@ impl<B: Backend> RunCtx<'_, B> {
             server: d.server.clone(),
             config: d.config.clone(),
             engine: self.engine_name.clone(),
-            cpuset: spec.cpuset.clone(),
+            cpuset: self.backend.placed().or_else(|| spec.cpuset.clone()),
             cpus: spec.cpus,
             memory_bytes: spec.memory_bytes(),
             started_at: manifest::now(),

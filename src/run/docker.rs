@@ -32,6 +32,8 @@ pub(super) struct DockerBackend<'a> {
     pub(super) instance: &'a str,
     pub(super) password: String,
     seed: u64,
+    /// The CPUs of this worker's servers and clients for now (a duet's side, `place`).
+    placed: Option<String>,
 }
 
 /// Where a worker's load generator runs.
@@ -71,6 +73,7 @@ impl<'a> DockerBackend<'a> {
             instance: s.instance,
             password: Alphanumeric.sample_string(&mut rand::rng(), 24),
             seed: s.seed,
+            placed: None,
         }
     }
 }
@@ -119,7 +122,11 @@ impl Backend for DockerBackend<'_> {
                 let live = Arc::new(AtomicU64::new(0));
                 let phase = Arc::new(Live::default());
                 let ticker = self.ticker(label, live.clone(), phase.clone());
-                let out = drive::measure(m, cell, i, self.seed, deployed, live, phase).await;
+                let measured = drive::measure(m, cell, i, self.seed, deployed, live, phase);
+                let cpus = (self.placed.as_deref())
+                    .and_then(|c| crate::input::untrusted::cpus_of(c).ok())
+                    .map(Into::into);
+                let out = crate::workloads::threads::on_cpus(cpus, measured).await;
                 ticker.abort();
                 out
             }
@@ -155,6 +162,14 @@ impl Backend for DockerBackend<'_> {
 
     fn now(&self) -> Instant {
         Instant::now()
+    }
+
+    fn place(&mut self, cpuset: Option<String>) {
+        self.placed = cpuset;
+    }
+
+    fn placed(&self) -> Option<String> {
+        self.placed.clone()
     }
 }
 
@@ -371,7 +386,7 @@ impl DockerBackend<'_> {
             password,
             host_network: m.network == Network::Host,
             start_timeout: start_timeout(m),
-            cpuset: spec.cpuset.clone(),
+            cpuset: self.placed.clone().or_else(|| spec.cpuset.clone()),
             cpus: spec.cpus,
             memory: spec.memory_bytes(),
             copy_files: !matches!(self.client, Client::Process),

@@ -16,11 +16,15 @@ use super::backend::Backend;
 use super::*;
 use crate::model::Dimension;
 
-/// Where the two sides of a duet meet.
+/// Where the two sides of a duet meet, and the CPUs each side runs on in a round.
 #[derive(Default)]
 pub(super) struct Duet {
     state: Mutex<Meetings>,
     changed: Notify,
+    /// The two servers' CPU sets, side A's and side B's.
+    cpus: [Option<String>; 2],
+    /// Whether the sides trade CPU sets every other round (a fresh server each round).
+    swap: bool,
 }
 
 #[derive(Default)]
@@ -43,6 +47,24 @@ fn meeting(cell: &Cell, i: u32) -> (CellKey, u32) {
 }
 
 impl Duet {
+    /// The duet of `m`'s two servers.
+    pub(super) fn of(m: &Matrix) -> Duet {
+        let mut cpus = m.servers.values().map(|s| s.cpuset.clone());
+        Duet {
+            cpus: [cpus.next().flatten(), cpus.next().flatten()],
+            swap: m.repeat.restart,
+            ..Duet::default()
+        }
+    }
+
+    /// The CPUs of `side` (0 for A, 1 for B) in round `round`: its own in odd rounds, the
+    /// other side's in even ones when the servers restart every round, so that a CPU that
+    /// is slower (the host's interrupts, a neighbour pinned to it) slows both sides alike.
+    pub(super) fn cpus_of(&self, side: usize, round: u32) -> Option<String> {
+        let traded = self.swap && round % 2 == 0;
+        self.cpus[(side + usize::from(traded)) % 2].clone()
+    }
+
     /// This side will not measure iteration `i` of `cell` (failed, skipped or done before):
     /// the other side need not wait for it.
     pub(super) fn pass(&self, cell: &Cell, i: u32) {
@@ -130,10 +152,10 @@ pub(super) async fn run_duet<B: Backend>(
     mut b: RunCtx<'_, B>,
     todo: &[Deployment],
 ) -> Result<Option<String>> {
-    let duet = Duet::default();
+    let duet = Duet::of(&a.loaded.matrix);
     let (side_a, side_b) = sides(&a.loaded.matrix, todo);
-    a.duet = Some(&duet);
-    b.duet = Some(&duet);
+    a.duet = Some((&duet, 0));
+    b.duet = Some((&duet, 1));
     let (ra, rb) = tokio::join!(
         async {
             let r = a.run_deployments(&side_a).await;
@@ -193,5 +215,35 @@ mod tests {
         assert!(!ta && !tb);
         // B has finished: A's round 5 does not wait.
         assert!(!duet.meet(&a, 5).await);
+    }
+
+    /// With a fresh server each round, the sides trade CPUs every other round.
+    #[test]
+    fn the_sides_trade_cpus_every_other_round_when_they_restart() {
+        let mut duet = Duet {
+            cpus: [Some("0".into()), Some("1".into())],
+            swap: true,
+            ..Duet::default()
+        };
+        let rounds = |d: &Duet, side| (1..=4).map(|r| d.cpus_of(side, r)).collect::<Vec<_>>();
+        let (zero, one) = (Some("0".to_string()), Some("1".to_string()));
+        assert_eq!(
+            rounds(&duet, 0),
+            [zero.clone(), one.clone(), zero.clone(), one.clone()]
+        );
+        assert_eq!(
+            rounds(&duet, 1),
+            [one.clone(), zero.clone(), one.clone(), zero.clone()]
+        );
+        // A server kept for every round keeps its CPUs.
+        duet.swap = false;
+        assert_eq!(
+            rounds(&duet, 0),
+            [zero.clone(), zero.clone(), zero.clone(), zero]
+        );
+        assert_eq!(
+            rounds(&duet, 1),
+            [one.clone(), one.clone(), one.clone(), one]
+        );
     }
 }

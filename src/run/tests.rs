@@ -22,6 +22,8 @@ enum Event {
     Start(String),
     Measure(String, u32),
     Stop(String),
+    /// The CPUs the next servers start on (a duet's round).
+    Place(Option<String>),
 }
 
 type Log = Rc<RefCell<Vec<(&'static str, Event)>>>;
@@ -206,6 +208,10 @@ impl Backend for Double {
 
     fn now(&self) -> Instant {
         self.t0 + *self.elapsed.borrow()
+    }
+
+    fn place(&mut self, cpuset: Option<String>) {
+        self.note(Event::Place(cpuset));
     }
 }
 
@@ -857,6 +863,18 @@ async fn duet_sides_measure_each_cell_together() {
         );
     }
     assert_eq!(b.rows().len(), 12);
+    // Each side starts its rounds' servers on its own CPU, then on the other's, in turn.
+    let placed = |side: &str| -> Vec<String> {
+        (log.borrow().iter())
+            .filter(|(e, _)| *e == side)
+            .filter_map(|(_, ev)| match ev {
+                Event::Place(c) => Some(c.clone().unwrap_or_default()),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(placed("a"), ["0", "1", "0"]);
+    assert_eq!(placed("b"), ["1", "0", "1"]);
 }
 
 /// A side that cannot measure (its server failed; its rows were measured before a resume)

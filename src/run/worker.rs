@@ -31,8 +31,9 @@ pub(super) struct RunCtx<'a, B: Backend> {
     pub(super) measured: Done,
     /// Everything outside the loop: servers, measurements, the engine, the clock.
     pub(super) backend: B,
-    /// Where this worker meets the other side of a duet (`repeat.duet`), None otherwise.
-    pub(super) duet: Option<&'a duet::Duet>,
+    /// Where this worker meets the other side of a duet (`repeat.duet`) and which side it
+    /// is (0 for A, 1 for B); None otherwise.
+    pub(super) duet: Option<(&'a duet::Duet, usize)>,
 }
 
 /// What every worker of a run shares.
@@ -105,8 +106,9 @@ impl<B: Backend> RunCtx<'_, B> {
             let d = &todo[di];
             let (done, cells): (Vec<&Cell>, Vec<&Cell>) =
                 d.cells.iter().partition(|c| self.is_done(c, round));
-            if let Some(duet) = self.duet {
+            if let Some((duet, side)) = self.duet {
                 done.iter().for_each(|c| duet.pass(c, round));
+                self.backend.place(duet.cpus_of(side, round));
             }
             let cells: Vec<(Cell, u32)> = cells.into_iter().map(|c| (c.clone(), round)).collect();
             if !cells.is_empty() {
@@ -257,7 +259,7 @@ impl<B: Backend> RunCtx<'_, B> {
 
     pub(super) fn fail_cells(&mut self, cells: &[(Cell, u32)], reason: &str) -> Result<()> {
         for (cell, i) in cells {
-            if let Some(duet) = self.duet {
+            if let Some((duet, _)) = self.duet {
                 duet.pass(cell, *i);
             }
             let kind = self.loaded.matrix.workloads[&cell.workload].kind();
@@ -350,7 +352,7 @@ impl<B: Backend> RunCtx<'_, B> {
     ) -> Result<()> {
         self.measured.insert((cell.key(), i));
         let label = format!("{cell} #{i}");
-        if let Some(duet) = self.duet {
+        if let Some((duet, _)) = self.duet {
             self.progress
                 .status(format!("{label}: waiting for the other side of the duet"));
             duet.meet(cell, i).await;
