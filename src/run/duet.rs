@@ -61,7 +61,7 @@ impl Duet {
     /// other side's in even ones when the servers restart every round, so that a CPU that
     /// is slower (the host's interrupts, a neighbour pinned to it) slows both sides alike.
     pub(super) fn cpus_of(&self, side: usize, round: u32) -> Option<String> {
-        let traded = self.swap && round % 2 == 0;
+        let traded = self.swap && round.is_multiple_of(2);
         self.cpus[(side + usize::from(traded)) % 2].clone()
     }
 
