@@ -143,11 +143,7 @@ pub(crate) fn duet_cpus(loaded: &LoadedMatrix) -> Result<(String, String)> {
         ))
         .into());
     }
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let cpus = (status.lines())
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .and_then(|l| crate::input::untrusted::cpus_of(l.trim()).ok())
-        .unwrap_or_default();
+    let cpus = crate::measure::client::allowed_cpus().unwrap_or_default();
     if cpus.len() < 2 {
         return Err(UsageError(format!(
             "--duet needs at least 2 CPUs, one a side: this process may use {}",

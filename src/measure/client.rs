@@ -155,30 +155,23 @@ fn parse_schedstat(text: &str) -> Option<(u64, u64)> {
     Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
 }
 
+/// The CPUs of this process's affinity mask (`Cpus_allowed_list`), in order.
+pub(crate) fn allowed_cpus() -> Option<Vec<u32>> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let list = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))?;
+    crate::input::untrusted::cpus_of(list.trim()).ok()
+}
+
 /// The cores this process may use: the CPUs of its affinity mask, capped by the CPU quota
 /// of its cgroup and the cgroups above it.
 pub(crate) fn allowed_cores() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let affinity = status
-        .lines()
-        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
-        .and_then(|l| count_cpus(l.trim()))? as f64;
+    let affinity = allowed_cpus().filter(|c| !c.is_empty())?.len() as f64;
     let quota = std::fs::read_to_string("/proc/self/cgroup")
         .ok()
         .and_then(|c| quota_cores(&c, Path::new("/sys/fs/cgroup")));
     Some(quota.map_or(affinity, |q| q.min(affinity)))
-}
-
-/// The number of CPUs in a list such as `0-3,8,10-11`.
-fn count_cpus(list: &str) -> Option<u32> {
-    let mut n = 0;
-    for part in list.split(',').filter(|p| !p.is_empty()) {
-        n += match part.split_once('-') {
-            Some((a, b)) => b.parse::<u32>().ok()?.checked_sub(a.parse().ok()?)? + 1,
-            None => part.parse::<u32>().map(|_| 1).ok()?,
-        };
-    }
-    (n > 0).then_some(n)
 }
 
 /// Reads one cgroup directory's CPU quota, in cores.
@@ -249,9 +242,6 @@ mod tests {
     fn reads_the_kernels_files() {
         assert_eq!(parse_schedstat("1500 250 7\n"), Some((1500, 250)));
         assert_eq!(parse_schedstat("x"), None);
-        assert_eq!(count_cpus("0-3,8,10-11"), Some(7));
-        assert_eq!(count_cpus("1"), Some(1));
-        assert_eq!(count_cpus("3-1"), None);
         assert_eq!(parse_cpu_max("max 100000\n"), None);
         assert_eq!(parse_cpu_max("150000 100000\n"), Some(1.5));
     }
