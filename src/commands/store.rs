@@ -46,74 +46,78 @@ pub(crate) enum StoreAction {
 /// `rmatrix store import|list`.
 pub(super) fn store(a: &StoreArgs) -> Result<Outcome> {
     match &a.action {
-        StoreAction::Import { store, dirs } => {
-            let mut s = Store::open(&Location::parse(store))?;
-            let mut dirs_found = Vec::new();
-            for d in dirs {
-                dirs_found.extend(crate::compare::input::run_dirs(d)?);
-            }
-            if dirs_found.is_empty() {
-                return Err(UsageError(format!(
-                    "no run directory in {}",
-                    crate::escape::terminal(
-                        &dirs
-                            .iter()
-                            .map(|d| d.display().to_string())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                ))
-                .into());
-            }
-            // Each run is stored or refused on its own: one bad run keeps no other out.
-            let mut refused = 0;
-            for d in dirs_found {
-                match s.import(&d) {
-                    Ok(how) => eprintln!("{}", stored_line(how, &d, s.label())),
-                    Err(e) => {
-                        refused += 1;
-                        eprintln!("refused: {}", crate::error_text(&e));
-                    }
-                }
-            }
-            match refused {
-                0 => Ok(Outcome::Done),
-                n => Err(
-                    UsageError(format!("{n} run(s) refused (above); the others are stored")).into(),
-                ),
-            }
-        }
+        StoreAction::Import { store, dirs } => import(store, dirs),
         StoreAction::List {
             store,
             matrix,
             format,
-        } => {
-            let mut s = Store::read(&Location::parse(store))?;
-            let runs = s.list(matrix.as_deref())?;
-            let text = match format {
-                PlanFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
-                PlanFormat::Text => {
-                    let t = crate::escape::terminal;
-                    let mut out = String::new();
-                    for r in &runs {
-                        out.push_str(&format!(
-                            "{}  {}  {}  {}/{} ok  {}\n",
-                            t(&r.started_at),
-                            t(&r.matrix),
-                            t(&r.run_id),
-                            r.ok,
-                            r.iterations,
-                            t(&r.source)
-                        ));
-                    }
-                    out.push_str(&format!("{} run(s) in {}\n", runs.len(), t(s.label())));
-                    out
-                }
-            };
-            emit(&text)?;
-            Ok(Outcome::Done)
+        } => list(store, matrix.as_deref(), *format),
+    }
+}
+
+/// Store every run in `dirs`; each is stored or refused on its own.
+fn import(store: &str, dirs: &[PathBuf]) -> Result<Outcome> {
+    let mut s = Store::open(&Location::parse(store))?;
+    let mut dirs_found = Vec::new();
+    for d in dirs {
+        dirs_found.extend(crate::compare::input::run_dirs(d)?);
+    }
+    if dirs_found.is_empty() {
+        return Err(UsageError(format!(
+            "no run directory in {}",
+            crate::escape::terminal(
+                &dirs
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        ))
+        .into());
+    }
+    // Each run is stored or refused on its own: one bad run keeps no other out.
+    let mut refused = 0;
+    for d in dirs_found {
+        match s.import(&d) {
+            Ok(how) => eprintln!("{}", stored_line(how, &d, s.label())),
+            Err(e) => {
+                refused += 1;
+                eprintln!("refused: {}", crate::error_text(&e));
+            }
         }
     }
+    match refused {
+        0 => Ok(Outcome::Done),
+        n => Err(UsageError(format!("{n} run(s) refused (above); the others are stored")).into()),
+    }
+}
+
+/// The stored runs (of `matrix`) on stdout.
+fn list(store: &str, matrix: Option<&str>, format: PlanFormat) -> Result<Outcome> {
+    let mut s = Store::read(&Location::parse(store))?;
+    let runs = s.list(matrix)?;
+    let text = match format {
+        PlanFormat::Json => serde_json::to_string_pretty(&runs)? + "\n",
+        PlanFormat::Text => {
+            let t = crate::escape::terminal;
+            let mut out = String::new();
+            for r in &runs {
+                out.push_str(&format!(
+                    "{}  {}  {}  {}/{} ok  {}\n",
+                    t(&r.started_at),
+                    t(&r.matrix),
+                    t(&r.run_id),
+                    r.ok,
+                    r.iterations,
+                    t(&r.source)
+                ));
+            }
+            out.push_str(&format!("{} run(s) in {}\n", runs.len(), t(s.label())));
+            out
+        }
+    };
+    emit(&text)?;
+    Ok(Outcome::Done)
 }
 
 /// What storing a run did, for stderr.
