@@ -59,19 +59,30 @@ pub(crate) mod codes {
     pub(crate) const CANNOT_TELL: i32 = End::Ran(Outcome::CannotTell).code();
 }
 
-/// Every end, each outcome and each kind (for the tests that hold the docs to the codes).
+/// Every end, each outcome and each kind once (for the tests that hold the docs to the
+/// codes, and `OUTCOMES`). The match below stops compiling when an outcome or a kind is
+/// added: the reminder to list it here and in `OUTCOMES` too.
 #[cfg(test)]
 pub(crate) fn every_end() -> Vec<End> {
-    let kinds = [
-        ErrorKind::Failed,
-        ErrorKind::BadInput,
-        ErrorKind::NoDocker,
-        ErrorKind::EnvDiffers,
-        ErrorKind::Interrupted,
-    ];
-    (OUTCOMES.into_iter().map(End::Ran))
+    use ErrorKind::{BadInput, EnvDiffers, Failed, Interrupted, NoDocker};
+    let kinds = [Failed, BadInput, NoDocker, EnvDiffers, Interrupted];
+    let ends: Vec<End> = (OUTCOMES.into_iter().map(End::Ran))
         .chain(kinds.into_iter().map(End::Failed))
-        .collect()
+        .collect();
+    for end in &ends {
+        match end {
+            End::Ran(
+                Outcome::Done
+                | Outcome::CellsFailed
+                | Outcome::Regressed
+                | Outcome::NotReproduced
+                | Outcome::OnlySkipped
+                | Outcome::CannotTell,
+            ) => {}
+            End::Failed(Failed | BadInput | NoDocker | EnvDiffers | Interrupted) => {}
+        }
+    }
+    ends
 }
 
 #[cfg(test)]
