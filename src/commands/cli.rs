@@ -1,5 +1,5 @@
-//! The command line's parser: clap derive, the commands with one line of help each; each
-//! command's options are in its own module.
+//! The command line's parser (clap derive): the commands and their help; each command's
+//! options are in its own module.
 
 use clap::{Parser, Subcommand};
 
