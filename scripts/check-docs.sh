@@ -5,8 +5,8 @@
 #      code) exists; a module may be `x.rs` or `x/` (`x/mod.rs`), either spelling passes;
 #   3. docs/architecture.md's layer table names every top-level module of src/, only those,
 #      each at the layer scripts/check-layers.sh enforces, and the submodules it names exist;
-#   4. the README's exit-code table lists exactly the codes of src/error.rs (`OK: i32 = 0` and
-#      the `ErrorKind::X => N,` arms of its one mapping).
+#   4. the README's exit-code table lists exactly the codes of src/commands/exit.rs (the
+#      `=> N,` arms of its one match).
 # Run from anywhere; exit 1 lists every problem with its file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -108,15 +108,12 @@ for entry in src/*; do
   [[ " ${listed[*]} " == *" $m "* ]] || fail "docs/architecture.md: module \`$m\` of src/ is missing from the layer table"
 done
 
-# 4. Exit codes: the README's table against the constants in src/.
-src_codes=$( {
-  grep -hoE 'pub const [A-Z_]+: i32 = [0-9]+;' src/error.rs | sed -E 's/.*= ([0-9]+);/\1/'
-  grep -hoE 'ErrorKind::[A-Za-z]+ => [0-9]+,' src/error.rs | sed -E 's/.*=> ([0-9]+),/\1/'
-} | sort -nu | xargs)
+# 4. Exit codes: the README's table against the one match in src/commands/exit.rs.
+src_codes=$(grep -hoE '=> [0-9]+,' src/commands/exit.rs | grep -oE '[0-9]+' | sort -nu | xargs)
 readme_codes=$(awk '/^#+ Exit codes/ {on = 1; next} on && /^#/ {on = 0} on' README.md |
   grep -oE '^\| [0-9]+ \|' | grep -oE '[0-9]+' | sort -nu | xargs)
 if [[ -z $src_codes ]]; then
-  fail "src/error.rs: no exit codes found (\`ErrorKind::X => N,\`): update scripts/check-docs.sh"
+  fail "src/commands/exit.rs: no exit codes found (\`=> N,\`): update scripts/check-docs.sh"
 elif [[ $src_codes != "$readme_codes" ]]; then
   fail "README.md: exit codes table lists [$readme_codes], src/ defines [$src_codes]"
 fi

@@ -19,7 +19,7 @@ layer_of() {
     report) echo 6 ;;
     compare) echo 7 ;;
     export | store) echo 8 ;;
-    cli | commands | drive | progress | run | bisect | ab | lib | main) echo 9 ;;
+    commands | drive | progress | run | bisect | ab | lib | main) echo 9 ;;
     *) echo "?" ;;
   esac
 }

@@ -31,15 +31,14 @@ pub mod store;
 // Layer 9: the application.
 pub mod ab;
 pub mod bisect;
-pub mod cli;
 pub mod commands;
 pub mod drive;
 pub mod progress;
 pub mod run;
 
-// The error kinds and their exit codes are the bottom layer's; these names are kept for the
-// binary, the tests and the application layer.
-pub use error::{exit, ErrorKind, Kinded, UsageError};
+// The error kinds are the bottom layer's (their exit codes are `commands::exit`'s); these
+// names are kept for the binary, the tests and the application layer.
+pub use error::{ErrorKind, Kinded, UsageError};
 
 /// Ctrl-C (`run::Interrupted` is the application's; its kind is given here, at the top).
 impl Kinded for run::Interrupted {
@@ -94,22 +93,17 @@ pub fn error_text(err: &anyhow::Error) -> String {
     escape::terminal_lines(&format!("{err:#}"))
 }
 
-/// Map an error chain to its exit code.
-pub fn exit_code(err: &anyhow::Error) -> i32 {
-    error_kind(err).exit_code()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use anyhow::Context as _;
 
-    fn code(err: impl Into<anyhow::Error>) -> i32 {
-        exit_code(&err.into())
+    fn kind(err: impl Into<anyhow::Error>) -> ErrorKind {
+        error_kind(&err.into())
     }
 
     #[test]
-    fn each_error_type_has_its_exit_code() {
+    fn each_error_type_has_its_kind() {
         let matrix = matrix::MatrixError {
             file: "m.yaml".into(),
             line: 1,
@@ -120,30 +114,30 @@ mod tests {
             path: "x".into(),
             source: std::io::Error::other("gone"),
         };
-        assert_eq!(code(matrix), exit::BAD_INPUT);
-        assert_eq!(code(UsageError("bad".into())), exit::BAD_INPUT);
-        assert_eq!(code(refused), exit::BAD_INPUT);
+        assert_eq!(kind(matrix), ErrorKind::BadInput);
+        assert_eq!(kind(UsageError("bad".into())), ErrorKind::BadInput);
+        assert_eq!(kind(refused), ErrorKind::BadInput);
         assert_eq!(
-            code(compare::CompareError::BadThreshold("x".into())),
-            exit::BAD_INPUT
+            kind(compare::CompareError::BadThreshold("x".into())),
+            ErrorKind::BadInput
         );
-        assert_eq!(code(compare::EnvDiffers(Vec::new())), exit::ENV_DIFFERS);
+        assert_eq!(kind(compare::EnvDiffers(Vec::new())), ErrorKind::EnvDiffers);
         assert_eq!(
-            code(servers::docker::EngineUnavailable("no socket".into())),
-            exit::NO_DOCKER
+            kind(servers::docker::EngineUnavailable("no socket".into())),
+            ErrorKind::NoDocker
         );
-        assert_eq!(code(run::Interrupted), exit::INTERRUPTED);
+        assert_eq!(kind(run::Interrupted), ErrorKind::Interrupted);
     }
 
     #[test]
     fn an_error_with_no_kind_fails_the_run() {
-        assert_eq!(code(std::io::Error::other("disk full")), exit::CELLS_FAILED);
-        assert_eq!(code(anyhow::anyhow!("something")), exit::CELLS_FAILED);
+        assert_eq!(kind(std::io::Error::other("disk full")), ErrorKind::Failed);
+        assert_eq!(kind(anyhow::anyhow!("something")), ErrorKind::Failed);
         let stalled = workloads::stall::Stalled {
             timeout: std::time::Duration::from_secs(1),
             what: "no operation completed",
         };
-        assert_eq!(code(stalled), exit::CELLS_FAILED);
+        assert_eq!(kind(stalled), ErrorKind::Failed);
     }
 
     #[test]
@@ -152,7 +146,7 @@ mod tests {
             .context("failed to start server")
             .context("cell a|b")
             .unwrap_err();
-        assert_eq!(exit_code(&err), exit::NO_DOCKER);
+        assert_eq!(error_kind(&err), ErrorKind::NoDocker);
     }
 
     #[test]

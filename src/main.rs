@@ -1,20 +1,21 @@
 use clap::Parser;
+use rmatrix::commands::exit::End;
 
 fn main() {
-    let cli = rmatrix::cli::Cli::parse();
+    let cli = rmatrix::commands::Cli::parse();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: failed to start the async runtime: {e}");
-            std::process::exit(1);
+            std::process::exit(End::Failed(rmatrix::ErrorKind::Failed).code());
         }
     };
-    let code = match runtime.block_on(rmatrix::commands::dispatch(cli)) {
-        Ok(code) => code,
+    let end = match runtime.block_on(rmatrix::commands::dispatch(cli)) {
+        Ok(outcome) => End::Ran(outcome),
         Err(err) => {
             eprintln!("error: {}", rmatrix::error_text(&err));
-            rmatrix::exit_code(&err)
+            End::Failed(rmatrix::error_kind(&err))
         }
     };
-    std::process::exit(code);
+    std::process::exit(end.code());
 }

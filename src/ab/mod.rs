@@ -19,7 +19,7 @@ use anyhow::{Context, Result};
 
 use crate::compare::join;
 use crate::compare::{input, CompareError};
-use crate::error::{exit, UsageError};
+use crate::error::{self, UsageError};
 use crate::matrix::{LoadedMatrix, Order};
 use crate::model::metric::Metric;
 use crate::servers::git;
@@ -156,10 +156,10 @@ pub(crate) fn duet_cpus(loaded: &LoadedMatrix) -> Result<(String, String)> {
     Ok((list(a), list(b)))
 }
 
-/// Run the A/B; its exit code: 0 nothing regressed and every cell could tell, 4 a regression,
-/// 1 none, but some cell has fewer than 2 rounds in which both sides succeeded, 8 nothing
-/// regressed but some cell cannot tell.
-pub(crate) async fn ab(args: Args) -> Result<i32> {
+/// Run the A/B; how it ended: done when nothing regressed and every cell could tell,
+/// regressed, cells failed when none did but some cell has fewer than 2 rounds in which both
+/// sides succeeded, cannot tell when nothing regressed but some cell cannot tell.
+pub(crate) async fn ab(args: Args) -> Result<error::Outcome> {
     let loaded = crate::matrix::load_file_set(&args.matrix, &args.set)?;
     let plan = args.check(&loaded)?;
     let server = server_of(&loaded, args.server.as_deref())?;
@@ -197,7 +197,7 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
     };
     let Some(outcome) = rounds::side_by_side(&sides, &plan, &dir, &args.only, "ab").await? else {
         eprintln!("ab: no cell succeeded: nothing to compare");
-        return Ok(exit::CELLS_FAILED);
+        return Ok(error::Outcome::CellsFailed);
     };
     let mut changes = outcome.changes;
     for c in changes.iter_mut() {
@@ -226,13 +226,13 @@ pub(crate) async fn ab(args: Args) -> Result<i32> {
     let failed = report.changes.iter().any(|c| c.rounds < 2);
     if report.control_moved() {
         eprintln!("ab: a control cell moved: this run cannot tell (exit 8)");
-        return Ok(exit::CANNOT_TELL);
+        return Ok(error::Outcome::CannotTell);
     }
     Ok(match (report.regressed(), failed, report.cannot_tell()) {
-        (true, _, _) => exit::REGRESSION,
-        (false, true, _) => exit::CELLS_FAILED,
-        (false, false, true) => exit::CANNOT_TELL,
-        (false, false, false) => exit::OK,
+        (true, _, _) => error::Outcome::Regressed,
+        (false, true, _) => error::Outcome::CellsFailed,
+        (false, false, true) => error::Outcome::CannotTell,
+        (false, false, false) => error::Outcome::Done,
     })
 }
 

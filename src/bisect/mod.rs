@@ -20,21 +20,19 @@ use anyhow::{Context, Result};
 
 use crate::compare::join::{self, Comparison, Verdict};
 use crate::compare::{input, noise};
-use crate::error::UsageError;
+use crate::error::{Outcome, UsageError};
 use crate::matrix::LoadedMatrix;
 use crate::servers::git;
 use judge::Step;
 use search::Next;
 pub(crate) use state::{Args, State};
 
-use crate::error::exit;
-
 /// Times a step whose verdict is "cannot tell" is measured again before it counts as
 /// skipped (and a step far beyond the ends before its verdict counts).
 const REMEASURES: u32 = 2;
 
-/// Run (or resume) a bisection; its exit code.
-pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
+/// Run (or resume) a bisection; how it ended.
+pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<Outcome> {
     let resuming = resume.is_some();
     let (mut st, dir) = state_of(args, resume)?;
     // Everything the arguments name is checked before the state is written and anything is
@@ -52,7 +50,9 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
             repo: &repo,
             dir: &dir,
         };
-        return p.start(&st.args, resuming, (&good, &bad)).await;
+        let code = p.start(&st.args, resuming, (&good, &bad)).await?;
+        return crate::commands::exit::outcome_of(code)
+            .ok_or_else(|| anyhow::anyhow!("a paired bisection ended with exit code {code}"));
     }
     if !resuming {
         st.start(&dir)?;
@@ -76,69 +76,12 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<i32> {
     let bad_run = ctx.measure(&mut st, &bad, "bad", &only).await?;
     let (Some(good_run), Some(bad_run)) = (good_run, bad_run) else {
         eprintln!("bisect: an end has no successful cell: nothing to compare");
-        return Ok(exit::NOT_REPRODUCED);
+        return Ok(Outcome::NotReproduced);
     };
     let opts = st.args.compare_options(&good_run)?;
-    let mut ends = Ends::new(good_run, bad_run, &opts)?;
-    let only = only_of(&ends.bad, &ends.targets);
-    let mut runs = BTreeMap::new();
-    let mut rechecked = false;
-    loop {
-        if ends.targets.is_empty() {
-            return Ok(state::nothing_to_bisect(&ends.cmp));
-        }
-        let (outcome, steps) = ctx
-            .search(&mut st, &commits, &only, &opts, &ends, &mut runs)
-            .await?;
-        // Every step on one side puts the first bad commit at an end of the range: either it
-        // is there, or the host changed after that end was measured. That end is measured
-        // once more; if it moved, the steps are judged again against its new run.
-        let edge = match outcome {
-            Next::Found(0) if !steps.is_empty() => Some((&good, "good-again")),
-            Next::Found(i) if i + 1 == commits.len() && !steps.is_empty() => {
-                Some((&bad, "bad-again"))
-            }
-            _ => None,
-        };
-        let moved = match (edge, rechecked) {
-            (Some((commit, label)), false) => {
-                rechecked = true;
-                match ctx.measure(&mut st, commit, label, &only).await? {
-                    Some(again) => ends.moved(again, label == "good-again", &opts)?,
-                    None => None,
-                }
-            }
-            _ => None,
-        };
-        match moved {
-            Some(new) => {
-                eprintln!(
-                    "bisect: the {} end measures otherwise now than at the start (the host \
-                     changed?): its new run is the reference, and every step is judged again",
-                    if new.good.path == ends.good.path {
-                        "bad"
-                    } else {
-                        "good"
-                    }
-                );
-                ends = new;
-            }
-            None => {
-                let report = state::Report {
-                    commits: &commits,
-                    steps: &steps,
-                    repo: &repo,
-                    targets: &ends.targets,
-                    ends: &ends.cmp,
-                };
-                println!("{}", report.render(&outcome)?);
-                return Ok(match outcome {
-                    Next::Found(_) => exit::OK,
-                    _ => exit::ONLY_SKIPPED,
-                });
-            }
-        }
-    }
+    let ends = Ends::new(good_run, bad_run, &opts)?;
+    ctx.bisect(&mut st, &commits, (&good, &bad), &opts, ends)
+        .await
 }
 
 /// The state and directory of a bisection: read from `resume`, or new.
@@ -238,6 +181,76 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Search `commits` between the ends for the first bad one: the search, and an end
+    /// measured again when every step fell on one side of it.
+    async fn bisect(
+        &self,
+        st: &mut State,
+        commits: &[String],
+        (good, bad): (&str, &str),
+        opts: &join::Options,
+        mut ends: Ends,
+    ) -> Result<Outcome> {
+        let only = only_of(&ends.bad, &ends.targets);
+        let mut runs = BTreeMap::new();
+        let mut rechecked = false;
+        loop {
+            if ends.targets.is_empty() {
+                return Ok(state::nothing_to_bisect(&ends.cmp));
+            }
+            let (outcome, steps) = self
+                .search(st, commits, &only, opts, &ends, &mut runs)
+                .await?;
+            // Every step on one side puts the first bad commit at an end of the range: either it
+            // is there, or the host changed after that end was measured. That end is measured
+            // once more; if it moved, the steps are judged again against its new run.
+            let edge = match outcome {
+                Next::Found(0) if !steps.is_empty() => Some((good, "good-again")),
+                Next::Found(i) if i + 1 == commits.len() && !steps.is_empty() => {
+                    Some((bad, "bad-again"))
+                }
+                _ => None,
+            };
+            let moved = match (edge, rechecked) {
+                (Some((commit, label)), false) => {
+                    rechecked = true;
+                    match self.measure(st, commit, label, &only).await? {
+                        Some(again) => ends.moved(again, label == "good-again", opts)?,
+                        None => None,
+                    }
+                }
+                _ => None,
+            };
+            match moved {
+                Some(new) => {
+                    eprintln!(
+                        "bisect: the {} end measures otherwise now than at the start (the host \
+                         changed?): its new run is the reference, and every step is judged again",
+                        if new.good.path == ends.good.path {
+                            "bad"
+                        } else {
+                            "good"
+                        }
+                    );
+                    ends = new;
+                }
+                None => {
+                    let report = state::Report {
+                        commits,
+                        steps: &steps,
+                        repo: self.repo,
+                        targets: &ends.targets,
+                        ends: &ends.cmp,
+                    };
+                    println!("{}", report.render(&outcome)?);
+                    return Ok(match outcome {
+                        Next::Found(_) => Outcome::Done,
+                        _ => Outcome::OnlySkipped,
+                    });
+                }
+            }
+        }
+    }
     /// Judge the runs measured so far against `ends`, then measure the middle of what is left
     /// until the first bad commit is known (`runs`: each measured commit's last run).
     async fn search(

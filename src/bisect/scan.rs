@@ -18,9 +18,9 @@ use anyhow::Result;
 use super::judge::Step;
 use super::paired::{self, Paired};
 use crate::ab::{self, CellChange, Dims, Plan, Side};
+use crate::commands::exit::codes as exit;
 use crate::compare::input;
 use crate::compare::join::Verdict;
-use crate::error::exit;
 use crate::servers::git;
 use crate::stats::Confidence;
 

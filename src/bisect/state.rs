@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::judge::{Step, Target};
 use super::search::Next;
 use crate::compare::join::{self, Comparison, Verdict};
-use crate::error::UsageError;
+use crate::error::{Outcome, UsageError};
 use crate::escape::md_cell as md;
 
 const STATE: &str = "bisect.json";
@@ -54,7 +54,7 @@ pub(crate) struct Args {
 }
 
 fn default_counted_threshold() -> String {
-    crate::cli::COUNTED_THRESHOLD.into()
+    crate::commands::options::COUNTED_THRESHOLD.into()
 }
 
 fn default_rounds() -> u32 {
@@ -211,15 +211,15 @@ pub(crate) fn cannot_tell(ends: &Comparison) -> String {
     )
 }
 
-/// The ends regressed nothing: print why and return the exit code, 8 when some change cannot
-/// be told ("cannot tell" is not "no regression"), else 6.
-pub(crate) fn nothing_to_bisect(ends: &Comparison) -> i32 {
+/// The ends regressed nothing: print why and return the outcome, "cannot tell" when some
+/// change cannot be told ("cannot tell" is not "no regression"), else "not reproduced".
+pub(crate) fn nothing_to_bisect(ends: &Comparison) -> Outcome {
     if ends_cannot_tell(ends) {
         println!("{}", cannot_tell(ends));
-        crate::error::exit::CANNOT_TELL
+        Outcome::CannotTell
     } else {
         println!("{}", not_reproduced(ends));
-        crate::error::exit::NOT_REPRODUCED
+        Outcome::NotReproduced
     }
 }
 

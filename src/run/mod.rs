@@ -97,11 +97,11 @@ pub(crate) struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// `rmatrix run`'s exit code: some cells failed, or all succeeded.
-    pub(crate) fn exit_code(&self) -> i32 {
+    /// How `rmatrix run` ended: some cells failed, or all succeeded.
+    pub(crate) fn outcome(&self) -> crate::error::Outcome {
         match self.failed {
-            0 => crate::error::exit::OK,
-            _ => crate::error::exit::CELLS_FAILED,
+            0 => crate::error::Outcome::Done,
+            _ => crate::error::Outcome::CellsFailed,
         }
     }
 }

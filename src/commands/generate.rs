@@ -3,21 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::CommandFactory;
-
-use super::Cli;
-
 /// The command as the generators see it: `help` is an option, not a command of its own.
-fn command() -> clap::Command {
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+/// `cli` is the parser's definition (`Cli::command()`), given by the caller so that this
+/// module needs no import of the parser, whose commands include the ones that use it.
+fn command(cli: clap::Command) -> clap::Command {
+    let mut cmd = cli.disable_help_subcommand(true);
     cmd.build();
     cmd
 }
 
 /// The command without its hidden (internal) commands: clap_complete offers every command
 /// it is given, and a user has no use for the ones rmatrix runs itself.
-fn visible_command() -> clap::Command {
-    let full = command();
+fn visible_command(cli: clap::Command) -> clap::Command {
+    let full = command(cli);
     let visible: Vec<clap::Command> = (full.get_subcommands())
         .filter(|s| !s.is_hide_set())
         .cloned()
@@ -32,15 +30,15 @@ fn visible_command() -> clap::Command {
 }
 
 /// The completion script of `shell`.
-pub(crate) fn completions(shell: clap_complete::Shell) -> String {
+pub(crate) fn completions(cli: clap::Command, shell: clap_complete::Shell) -> String {
     let mut out = Vec::new();
-    clap_complete::generate(shell, &mut visible_command(), "rmatrix", &mut out);
+    clap_complete::generate(shell, &mut visible_command(cli), "rmatrix", &mut out);
     String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The main man page, rmatrix(1), in roff: clap's sections, then those it does not write.
-pub(crate) fn man_page() -> std::io::Result<String> {
-    let man = clap_mangen::Man::new(command());
+pub(crate) fn man_page(cli: clap::Command) -> std::io::Result<String> {
+    let man = clap_mangen::Man::new(command(cli));
     let mut out = Vec::new();
     man.render_title(&mut out)?;
     man.render_name_section(&mut out)?;
@@ -54,17 +52,17 @@ pub(crate) fn man_page() -> std::io::Result<String> {
 }
 
 /// EXIT STATUS, ENVIRONMENT, FILES and EXAMPLES of rmatrix(1). The exit codes are those of
-/// `crate::error::exit` (a test holds them to it).
+/// `exit::End::code` (a test holds them to it).
 const MAN_SECTIONS: &str = include_str!("man-sections.roff");
 
 /// Write rmatrix.1 and a page per visible command (rmatrix-run.1, ...) and per command of
 /// a command (rmatrix-store-import.1, ...) into `dir`; the files written, in that order.
-pub(crate) fn man_pages(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn man_pages(cli: clap::Command, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let main = dir.join("rmatrix.1");
-    std::fs::write(&main, man_page()?)?;
+    std::fs::write(&main, man_page(cli.clone())?)?;
     let mut written = vec![main];
-    for sub in command().get_subcommands().filter(|s| !s.is_hide_set()) {
+    for sub in command(cli).get_subcommands().filter(|s| !s.is_hide_set()) {
         pages(sub, dir, &mut written)?;
     }
     Ok(written)
@@ -81,36 +79,17 @@ fn pages(cmd: &clap::Command, dir: &Path, written: &mut Vec<PathBuf>) -> std::io
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::exit;
 
     #[test]
     fn the_man_page_lists_every_exit_code() {
-        let codes = [
-            exit::OK,
-            exit::CELLS_FAILED,
-            exit::BAD_INPUT,
-            exit::NO_DOCKER,
-            exit::REGRESSION,
-            exit::ENV_DIFFERS,
-            exit::NOT_REPRODUCED,
-            exit::ONLY_SKIPPED,
-            exit::CANNOT_TELL,
-            exit::INTERRUPTED,
-        ];
-        for code in codes {
+        for code in crate::commands::exit::every_end()
+            .into_iter()
+            .map(|e| e.code())
+        {
             assert!(
                 MAN_SECTIONS.contains(&format!(".TP\n\\fB{code}\\fR\n")),
                 "{code}"
             );
-        }
-    }
-
-    #[test]
-    fn completions_leave_out_the_internal_commands() {
-        let bash = completions(clap_complete::Shell::Bash);
-        assert!(bash.contains("compare"));
-        for internal in ["drive-cell", "await-server", "engine-port"] {
-            assert!(!bash.contains(internal), "{internal}");
         }
     }
 }
