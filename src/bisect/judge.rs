@@ -1,9 +1,13 @@
 //! Whether one measured commit is good or bad: its run compared (with `compare`'s model)
 //! against the good end and the bad end, on the changes the bad end regressed.
+//! A paired step (`paired`, `scan`) is judged from its side-by-side changes against the good
+//! end instead, on the targets' metrics at half of their change.
 
 use std::collections::BTreeSet;
 
+use crate::ab::{self, CellChange};
 use crate::compare::join::{Comparison, Verdict};
+use crate::escape::md_cell as md;
 use crate::stats::Basis;
 
 /// One change the bisection follows: a cell (by name) and a metric.
@@ -119,6 +123,74 @@ fn position(end: Option<f64>, low: Option<f64>, high: Option<f64>) -> Option<(f6
     }
     let (a, b) = (ln(low) / scale, ln(high) / scale);
     Some((a.min(b), a.max(b)))
+}
+
+/// The plan a step is judged with: against half of the smallest targeted change (on the log
+/// scale), beyond which the step is nearer the bad end, on the targets' metrics only.
+pub(super) fn step_plan(plan: &ab::Plan, targets: &[CellChange]) -> ab::Plan {
+    let mut step_plan = plan.clone();
+    step_plan.threshold_pct = (targets.iter())
+        .filter_map(|t| t.change_pct)
+        .map(|p| ((p / 100.0).ln_1p() / 2.0).exp_m1().abs() * 100.0)
+        .fold(f64::INFINITY, f64::min);
+    step_plan
+        .metrics
+        .retain(|m| targets.iter().any(|t| t.metric == m.name));
+    step_plan
+}
+
+/// A commit from its changes against the good end (judged at the step plan's threshold): any
+/// target regressed is bad; else a target told to be less than that is good; else it cannot
+/// tell, or is skipped when no target has two rounds in which both sides succeeded (it did
+/// not build or start: more rounds cannot help).
+pub(super) fn step_of(targets: &[CellChange], changes: &[CellChange]) -> Step {
+    let of_targets: Vec<&CellChange> = (changes.iter()).filter(|c| is_target(targets, c)).collect();
+    if of_targets.iter().any(|c| c.verdict == Verdict::Regressed) {
+        return Step::Bad;
+    }
+    if of_targets.iter().any(|c| c.verdict != Verdict::CannotTell) {
+        return Step::Good;
+    }
+    match of_targets.iter().any(|c| c.rounds >= 2) {
+        true => Step::CannotTell,
+        false => Step::Skipped,
+    }
+}
+
+/// Whether `c` is a change of a target's cell and metric.
+pub(super) fn is_target(targets: &[CellChange], c: &CellChange) -> bool {
+    (targets.iter()).any(|t| t.cell == c.cell && t.metric == c.metric)
+}
+
+/// Why there is nothing to bisect: the ends' changes with their intervals.
+pub(super) fn nothing_to_bisect(changes: &[CellChange]) -> String {
+    let cannot = changes.iter().any(|c| c.verdict == Verdict::CannotTell);
+    let mut out = match cannot {
+        true => "Cannot tell: the bad end regressed nothing the side-by-side rounds could tell, \
+                 but some change's interval reaches past the threshold. Measure more \
+                 (--max-rounds).\n\n"
+            .to_string(),
+        false => "No regression: the bad end, side by side with the good end, regressed \
+                  nothing.\n\n"
+            .to_string(),
+    };
+    out.push_str(
+        "| cell | metric | change [interval] | verdict | rounds |\n|---|---|---:|---|---:|\n",
+    );
+    for c in changes {
+        let change = match (c.change_pct, c.ci_low_pct, c.ci_high_pct) {
+            (Some(p), Some(lo), Some(hi)) => format!("{p:+.1}% [{lo:+.1}%, {hi:+.1}%]"),
+            _ => "n/a".into(),
+        };
+        out.push_str(&format!(
+            "| {} | {} | {change} | {} | {} |\n",
+            md(&c.cell),
+            md(&c.metric),
+            c.verdict,
+            c.rounds
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

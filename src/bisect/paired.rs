@@ -12,7 +12,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use super::judge::Step;
+use super::judge::{is_target, nothing_to_bisect, step_of, step_plan, Step};
 use super::search::{self, Next};
 use super::Args;
 use crate::ab::{self, CellChange, Side, Sides};
@@ -247,43 +247,6 @@ impl Paired<'_> {
     }
 }
 
-/// The plan a step is judged with: against half of the smallest targeted change (on the log
-/// scale), beyond which the step is nearer the bad end, on the targets' metrics only.
-pub(super) fn step_plan(plan: &ab::Plan, targets: &[CellChange]) -> ab::Plan {
-    let mut step_plan = plan.clone();
-    step_plan.threshold_pct = (targets.iter())
-        .filter_map(|t| t.change_pct)
-        .map(|p| ((p / 100.0).ln_1p() / 2.0).exp_m1().abs() * 100.0)
-        .fold(f64::INFINITY, f64::min);
-    step_plan
-        .metrics
-        .retain(|m| targets.iter().any(|t| t.metric == m.name));
-    step_plan
-}
-
-/// A commit from its changes against the good end (judged at the step plan's threshold): any
-/// target regressed is bad; else a target told to be less than that is good; else it cannot
-/// tell, or is skipped when no target has two rounds in which both sides succeeded (it did
-/// not build or start: more rounds cannot help).
-pub(super) fn step_of(targets: &[CellChange], changes: &[CellChange]) -> Step {
-    let of_targets: Vec<&CellChange> = (changes.iter()).filter(|c| is_target(targets, c)).collect();
-    if of_targets.iter().any(|c| c.verdict == Verdict::Regressed) {
-        return Step::Bad;
-    }
-    if of_targets.iter().any(|c| c.verdict != Verdict::CannotTell) {
-        return Step::Good;
-    }
-    match of_targets.iter().any(|c| c.rounds >= 2) {
-        true => Step::CannotTell,
-        false => Step::Skipped,
-    }
-}
-
-/// Whether `c` is a change of a target's cell and metric.
-pub(super) fn is_target(targets: &[CellChange], c: &CellChange) -> bool {
-    (targets.iter()).any(|t| t.cell == c.cell && t.metric == c.metric)
-}
-
 fn changes_text(targets: &[CellChange], changes: &[CellChange]) -> String {
     let parts: Vec<String> = (changes.iter())
         .filter(|c| is_target(targets, c))
@@ -301,37 +264,6 @@ fn changes_text(targets: &[CellChange], changes: &[CellChange]) -> String {
         true => "-".into(),
         false => parts.join("; "),
     }
-}
-
-/// Why there is nothing to bisect: the ends' changes with their intervals.
-pub(super) fn nothing_to_bisect(changes: &[CellChange]) -> String {
-    let cannot = changes.iter().any(|c| c.verdict == Verdict::CannotTell);
-    let mut out = match cannot {
-        true => "Cannot tell: the bad end regressed nothing the side-by-side rounds could tell, \
-                 but some change's interval reaches past the threshold. Measure more \
-                 (--max-rounds).\n\n"
-            .to_string(),
-        false => "No regression: the bad end, side by side with the good end, regressed \
-                  nothing.\n\n"
-            .to_string(),
-    };
-    out.push_str(
-        "| cell | metric | change [interval] | verdict | rounds |\n|---|---|---:|---|---:|\n",
-    );
-    for c in changes {
-        let change = match (c.change_pct, c.ci_low_pct, c.ci_high_pct) {
-            (Some(p), Some(lo), Some(hi)) => format!("{p:+.1}% [{lo:+.1}%, {hi:+.1}%]"),
-            _ => "n/a".into(),
-        };
-        out.push_str(&format!(
-            "| {} | {} | {change} | {} | {} |\n",
-            md(&c.cell),
-            md(&c.metric),
-            c.verdict,
-            c.rounds
-        ));
-    }
-    out
 }
 
 /// `--paired` refuses what it does not do yet.

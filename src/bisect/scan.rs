@@ -15,8 +15,8 @@ mod report;
 
 use anyhow::Result;
 
-use super::judge::Step;
-use super::paired::{self, Paired};
+use super::judge::{self, Step};
+use super::paired::Paired;
 use crate::ab::{self, CellChange, Dims, Plan, Side};
 use crate::commands::exit::codes as exit;
 use crate::compare::input;
@@ -100,7 +100,7 @@ impl Looks {
             if self.targets.is_empty() {
                 return;
             }
-            self.step = Some(paired::step_plan(plan, &self.targets));
+            self.step = Some(judge::step_plan(plan, &self.targets));
         }
         let step = self
             .step
@@ -111,8 +111,8 @@ impl Looks {
         for i in 1..=n {
             let mut vs_good = judge_pair(batches, (&names[0], &names[i]), step, conf);
             let mut vs_prev = judge_pair(batches, (&names[i - 1], &names[i]), step, conf);
-            vs_good.retain(|c| paired::is_target(&self.targets, c));
-            vs_prev.retain(|c| paired::is_target(&self.targets, c));
+            vs_good.retain(|c| judge::is_target(&self.targets, c));
+            vs_prev.retain(|c| judge::is_target(&self.targets, c));
             ab::update(&mut self.vs_good[i - 1], vs_good, measured);
             ab::update(&mut self.vs_prev[i - 1], vs_prev, measured);
         }
@@ -121,7 +121,7 @@ impl Looks {
     /// Each commit's step against the good end.
     fn steps(&self) -> Vec<Step> {
         (self.vs_good.iter())
-            .map(|c| paired::step_of(&self.targets, c))
+            .map(|c| judge::step_of(&self.targets, c))
             .collect()
     }
 
@@ -243,7 +243,7 @@ mod tests {
     fn decided(vs_good: &[CellChange]) -> (Decision, bool) {
         let target = [change(Verdict::Regressed, -60.0, 6)];
         let steps: Vec<Step> = (vs_good.iter())
-            .map(|c| paired::step_of(&target, std::slice::from_ref(c)))
+            .map(|c| judge::step_of(&target, std::slice::from_ref(c)))
             .collect();
         let d = decide(&steps);
         let more = more_rounds_help(&steps, &d);

@@ -142,7 +142,7 @@ pub(crate) fn of(
                   candidate_inclusive,inclusive_change\n";
     let body = w.into_inner().context("failed to write the table")?;
     let text = [header.as_bytes(), &body].concat();
-    crate::results::rundir::replace_file(&path, &text)?;
+    crate::results::files::replace_file(&path, &text)?;
     Ok(Some(CountedDiff {
         cell: cell.to_string(),
         file: path.display().to_string(),

@@ -55,7 +55,7 @@ pub(crate) fn draw(base: &Run, cand: &Run, c: &mut Comparison, dir: &Path) -> Re
         std::fs::create_dir_all(dir)
             .with_context(|| format!("failed to create {}", dir.display()))?;
         let path = dir.join(&name);
-        crate::results::rundir::replace_file(&path, svg.as_bytes())?;
+        crate::results::files::replace_file(&path, svg.as_bytes())?;
         c.profiles.push(ProfileDiff {
             cell,
             file: path.display().to_string(),

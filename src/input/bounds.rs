@@ -25,6 +25,15 @@ pub(crate) fn first_outside<'a>(settings: &[Bounded<'a>]) -> Option<(&'a str, St
 /// for more than eleven days).
 pub(crate) const MAX_QUERIES: u64 = 1_000_000_000_000;
 
+/// The largest step of a `steps` shape (`load.shape.steps.pct`), in percent of the cell's rate.
+pub(crate) const MAX_STEP_PCT: f64 = 1000.0;
+
+/// The largest factor of a geometric sweep.
+pub(crate) const MAX_FACTOR: f64 = 100.0;
+
+/// Panels under a per-second chart's throughput and latency (`report.timeline_counters`).
+pub(crate) const MAX_TIMELINE_COUNTERS: usize = 4;
+
 #[cfg(test)]
 mod tests {
     use super::*;

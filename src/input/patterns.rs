@@ -6,6 +6,8 @@
 
 use serde_json::{json, Value};
 
+use super::untrusted::MAX_DESCRIPTION_CHARS;
+
 /// A parameter's name (`params::valid_name`), unanchored: it is also part of `${name}`.
 pub(crate) const PARAMETER_NAME: &str = "[A-Za-z_][A-Za-z0-9_]{0,63}";
 
@@ -83,9 +85,6 @@ fn invisible(lines: bool) -> String {
     }
     class
 }
-
-/// The most characters a description may have (`untrusted::description`).
-pub(crate) const MAX_DESCRIPTION_CHARS: usize = 4096;
 
 /// The schema of the matrix's description.
 pub(crate) fn description() -> Value {

@@ -65,6 +65,9 @@ pub(crate) fn unprintable(value: &str) -> Option<char> {
         .find(|&c| c.is_control() || crate::escape::invisible(c))
 }
 
+/// The most characters a description may have (`description`).
+pub(crate) const MAX_DESCRIPTION_CHARS: usize = 4096;
+
 /// The matrix's description, printed under the title of every summary: text, on several lines
 /// if need be, without control or invisible characters (a right-to-left override would show
 /// it reversed, a zero-width space hide a word's difference), at most 4096 characters.
@@ -79,7 +82,7 @@ pub(crate) fn description(text: &str) -> Result<(), String> {
             c.escape_unicode()
         ));
     }
-    let max = super::patterns::MAX_DESCRIPTION_CHARS;
+    let max = MAX_DESCRIPTION_CHARS;
     if text.chars().count() > max {
         return Err(format!("the description is longer than {max} characters"));
     }

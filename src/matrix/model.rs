@@ -371,9 +371,6 @@ pub(crate) struct LoadCurveSpec {
 /// What `max_measurements` may be.
 pub(crate) const MEASUREMENTS: std::ops::RangeInclusive<u32> = 1..=20;
 
-/// Panels under a per-second chart's throughput and latency (`timeline_counters`).
-pub(crate) const MAX_TIMELINE_COUNTERS: usize = 4;
-
 fn five() -> f64 {
     5.0
 }

@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::bounds::MAX_FACTOR;
 use crate::input::Length;
 use crate::workloads::arrival::{Shape, Spacing};
 use crate::workloads::pace::Pace;
@@ -19,10 +20,6 @@ const MAX_STEPS: usize = 10_000;
 pub(crate) const MAX_RATE: u32 = 10_000_000;
 /// The most client connections of one cell.
 pub(crate) const MAX_CONCURRENCY: u32 = 10_000;
-/// The largest step of a `steps` shape, in percent of the cell's rate.
-pub(crate) const MAX_STEP_PCT: f64 = 1000.0;
-/// The largest factor of a geometric sweep.
-pub(crate) const MAX_FACTOR: f64 = 100.0;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -386,7 +386,7 @@ pub(crate) fn write_charts(dir: &RunDir, m: &Matrix) -> Result<Vec<NamedChart<St
     }
     for c in &drawn {
         // Written whole or not at all; a failed write (a full disk) leaves no temp file.
-        crate::results::rundir::replace_file(&folder.join(&c.file), c.chart.as_bytes())?;
+        crate::results::files::replace_file(&folder.join(&c.file), c.chart.as_bytes())?;
     }
     Ok(drawn)
 }

@@ -93,7 +93,7 @@ pub(crate) struct Results {
 /// written by an older rmatrix; columns are only ever added) are read as empty.
 pub(crate) fn read_results(path: &Path) -> Result<Results, Refused> {
     // A torn last line (a kill in the middle of a write) is left out, as `--resume` cuts it.
-    let bytes = super::rundir::complete_lines(path, crate::input::file::RESULTS)?;
+    let bytes = super::files::complete_lines(path, crate::input::file::RESULTS)?;
     if std::fs::metadata(path).is_ok_and(|m| m.len() > bytes.len() as u64) {
         eprintln!(
             "warning: {}: left out a torn last row (the run stopped while writing it; \

@@ -77,7 +77,7 @@ impl CounterSink {
             .append(true)
             .open(&self.path)
             .with_context(|| format!("failed to open {}", self.path.display()))?;
-        super::rundir::write_once(file, &self.path, fresh, &lines)
+        super::files::write_once(file, &self.path, fresh, &lines)
     }
 }
 
@@ -122,7 +122,7 @@ pub(crate) fn read(path: &Path) -> Result<Counters, Refused> {
 }
 
 fn check_names(l: &CounterLine) -> Result<(), String> {
-    use crate::input::untrusted;
+    use crate::input::untrusted::{self, counter_name};
     untrusted::name("server", &l.server)?;
     untrusted::name("config", &l.config)?;
     untrusted::name("workload", &l.workload)?;
@@ -131,9 +131,6 @@ fn check_names(l: &CounterLine) -> Result<(), String> {
     }
     counter_name(&l.counter)
 }
-
-/// A counter's name as servers name theirs (`input::untrusted::counter_name`).
-pub(crate) use crate::input::untrusted::counter_name;
 
 /// Each row's counter deltas, in the order of `rows` (the run's results.csv, as
 /// `RunDir::rows` reads it): from counters.csv, or from format 1's column. Only an ok row

@@ -43,7 +43,7 @@ pub(crate) fn write(dir: &super::RunDir, row: &ResultRow, table: &str) -> Result
     let folder = dir.file(COUNTED);
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("failed to create {}", folder.display()))?;
-    super::rundir::replace_file(&folder.join(name), table.as_bytes())
+    super::files::replace_file(&folder.join(name), table.as_bytes())
 }
 
 /// The functions of `row`'s iteration in run directory `dir`, when it was counted.

@@ -3,6 +3,7 @@
 pub(crate) mod check;
 pub(crate) mod counters;
 pub(crate) mod estimate;
+pub(crate) mod files;
 pub(crate) mod functions;
 pub(crate) mod legacy;
 pub(crate) mod lock;

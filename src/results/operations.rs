@@ -108,7 +108,7 @@ impl OperationSink {
                 srv_counters: serde_json::to_string(&o.server).unwrap_or_default(),
             })
             .collect();
-        super::rundir::write_once(file, &self.path, fresh, &rows)
+        super::files::write_once(file, &self.path, fresh, &rows)
     }
 }
 

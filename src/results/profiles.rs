@@ -53,7 +53,7 @@ pub(crate) fn write(dir: &super::RunDir, row: &ResultRow, folded: &str) -> Resul
     let folder = dir.file(PROFILES);
     std::fs::create_dir_all(&folder)
         .with_context(|| format!("failed to create {}", folder.display()))?;
-    super::rundir::replace_file(&folder.join(name), folded.as_bytes())
+    super::files::replace_file(&folder.join(name), folded.as_bytes())
 }
 
 /// The folded stacks of `row`'s iteration in run directory `dir`, when it was profiled.

@@ -140,7 +140,7 @@ impl SampleSink {
             });
         }
         // One write for the iteration's lines: a kill leaves all of them or none.
-        super::rundir::write_once(file, path, fresh, &rows)
+        super::files::write_once(file, path, fresh, &rows)
     }
 }
 
@@ -272,7 +272,7 @@ pub(crate) fn retain(
         return Ok(());
     }
     let buf = w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
-    super::rundir::replace_file(path, &buf)
+    super::files::replace_file(path, &buf)
 }
 
 fn round2(v: f64) -> f64 {

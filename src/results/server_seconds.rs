@@ -85,7 +85,7 @@ impl ServerSecondSink {
             .append(true)
             .open(&self.path)
             .with_context(|| format!("failed to open {}", self.path.display()))?;
-        super::rundir::write_once(file, &self.path, fresh, &lines)
+        super::files::write_once(file, &self.path, fresh, &lines)
     }
 }
 
@@ -153,7 +153,7 @@ fn check(l: &Line) -> Result<(), String> {
     if !l.engine.is_empty() {
         untrusted::sql_identifier("engine", &l.engine)?;
     }
-    super::counters::counter_name(&l.counter)?;
+    crate::input::untrusted::counter_name(&l.counter)?;
     crate::model::plausible::check("delta", &l.value.to_string())
         .map_err(|e| format!("value: {e}"))?;
     if !(l.span_s > 0.0 && l.span_s <= 3600.0) {

@@ -9,10 +9,10 @@ use std::path::Path;
 use super::check::Refused;
 use crate::input::file::Cap;
 
-/// The complete lines of the file at `path` (see `rundir::complete_lines`); `None` when
+/// The complete lines of the file at `path` (see `files::complete_lines`); `None` when
 /// there is no such file.
 pub(crate) fn bytes(path: &Path, cap: Cap) -> Result<Option<Vec<u8>>, Refused> {
-    match super::rundir::complete_lines(path, cap) {
+    match super::files::complete_lines(path, cap) {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.is_missing() => Ok(None),
         Err(e) => Err(e.into()),

@@ -384,7 +384,7 @@ pub(crate) const REPORT_HTML: &str = "report.html";
 pub(crate) fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -> Result<String> {
     let charts = report::summary::write_charts(dir, m)?;
     let summary = report::summary::render(dir, m, template)?;
-    crate::results::rundir::replace_file(
+    crate::results::files::replace_file(
         &dir.file(crate::results::rundir::SUMMARY_MD),
         summary.as_bytes(),
     )?;
@@ -395,7 +395,7 @@ pub(crate) fn store_reports(dir: &RunDir, m: &Matrix, template: Option<&Path>) -
         series: crate::export::Series::default(),
     };
     let page = crate::export::html::run_page(&view, charts)?;
-    crate::results::rundir::replace_file(&dir.file(REPORT_HTML), page.as_bytes())?;
+    crate::results::files::replace_file(&dir.file(REPORT_HTML), page.as_bytes())?;
     Ok(summary)
 }
 

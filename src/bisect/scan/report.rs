@@ -10,8 +10,7 @@ use serde::Serialize;
 
 use super::{decide, Decision, Looks};
 use crate::ab::{Batch, CellChange, Plan};
-use crate::bisect::judge::Step;
-use crate::bisect::paired;
+use crate::bisect::judge::{self, Step};
 use crate::commands::exit::codes as exit;
 use crate::compare::join::Verdict;
 use crate::escape::{md_cell as md, md_text};
@@ -201,7 +200,7 @@ impl Report {
             self.commits.len() - 1
         );
         let Some(half) = self.step_threshold_pct else {
-            let mut out = paired::nothing_to_bisect(&self.ends);
+            let mut out = judge::nothing_to_bisect(&self.ends);
             out.push_str(&format!("\n({design}.)\n"));
             return out;
         };

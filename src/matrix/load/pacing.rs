@@ -3,8 +3,9 @@
 //! stop and a limit to stop at.
 
 use super::Validator;
+use crate::input::bounds::MAX_STEP_PCT;
 use crate::input::Length;
-use crate::matrix::pacing::{ShapeSpec, Until, MAX_RATE, MAX_STEP_PCT};
+use crate::matrix::pacing::{ShapeSpec, Until, MAX_RATE};
 use crate::matrix::MatrixError;
 
 impl Validator<'_> {

@@ -5,7 +5,8 @@ use super::validator::choices;
 use super::MatrixError;
 use super::Validator;
 use crate::escape::terminal;
-use crate::matrix::model::{ApdexT, LoadCurveSpec, MAX_TIMELINE_COUNTERS, MEASUREMENTS};
+use crate::input::bounds::MAX_TIMELINE_COUNTERS;
+use crate::matrix::model::{ApdexT, LoadCurveSpec, MEASUREMENTS};
 use crate::model::metric::Metric;
 use crate::model::Dimension;
 

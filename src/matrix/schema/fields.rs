@@ -6,6 +6,7 @@
 use schemars::Schema;
 use serde_json::{json, Value};
 
+use crate::input::bounds::{MAX_FACTOR, MAX_STEP_PCT, MAX_TIMELINE_COUNTERS};
 use crate::input::patterns;
 use crate::model::Dimension;
 
@@ -109,7 +110,7 @@ pub(crate) fn timeline_counters(schema: &mut Schema) {
     add(
         schema,
         json!({
-            "maxItems": crate::matrix::model::MAX_TIMELINE_COUNTERS,
+            "maxItems": MAX_TIMELINE_COUNTERS,
             "items": patterns::counter_name(),
         }),
     );
@@ -122,7 +123,7 @@ pub(crate) fn above_zero(schema: &mut Schema) {
 
 /// `load.shape.steps.pct`: at least one step, each above 0 and at most `MAX_STEP_PCT`.
 pub(crate) fn step_percentages(schema: &mut Schema) {
-    let max = crate::matrix::pacing::MAX_STEP_PCT;
+    let max = MAX_STEP_PCT;
     add(
         schema,
         json!({
@@ -134,6 +135,6 @@ pub(crate) fn step_percentages(schema: &mut Schema) {
 
 /// A geometric sweep's `factor`: above 1, at most `MAX_FACTOR`.
 pub(crate) fn geometric_factor(schema: &mut Schema) {
-    let max = crate::matrix::pacing::MAX_FACTOR;
+    let max = MAX_FACTOR;
     add(schema, json!({"exclusiveMinimum": 1, "maximum": max}));
 }

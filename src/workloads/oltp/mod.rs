@@ -8,6 +8,7 @@ pub(crate) mod collector;
 pub mod driver;
 pub(crate) mod my_session;
 pub(crate) mod pg;
+pub(crate) mod phase;
 pub mod prepare;
 pub(crate) mod rand;
 pub(crate) mod schema;

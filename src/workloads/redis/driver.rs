@@ -2,6 +2,7 @@
 //! `clients` connections on one dedicated event-loop thread (as redis-benchmark's single loop,
 //! so client CPU is comparable), each keeping `pipeline` requests in flight; INFO
 //! commandstats is read around the measured phase and must agree with what the clients sent.
+//! Also the kind's `Driver`: the spec's checks, among them that its starting state fits.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,12 +25,106 @@ use crate::measure::seconds::{Live, Recorder, Seconds};
 use crate::servers::redis::control::Control;
 use crate::servers::redis::{commandstats, commandstats_delta as delta};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
+use crate::servers::spec::ServerKind;
 use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
 use crate::workloads::redis::proto::{append, reply_len, templates, KeyGen, Template};
-use crate::workloads::redis::spec::{RedisSpec, Transport};
+use crate::workloads::redis::spec::{
+    KeyDistribution, RedisSpec, RedisTest, Transport, MAX_DATA_SIZE, MAX_KEYSPACE, MAX_PIPELINE,
+};
 use crate::workloads::redis::stream::{self, Stream};
 use crate::workloads::redis::{prefill, state};
-use crate::workloads::Ctx;
+use crate::workloads::{Ctx, Driver, Facts, Problem};
+
+impl Driver for RedisSpec {
+    fn families(&self) -> &'static [ServerKind] {
+        &[ServerKind::Redis]
+    }
+
+    fn transport(&self) -> &'static str {
+        self.transport.name()
+    }
+
+    fn resets(&self) -> Option<&'static str> {
+        Some("empties the server (FLUSHALL) and fills it with the state its test starts from")
+    }
+
+    fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        if self.pipeline == 0 {
+            return Err(Problem::at("pipeline", "pipeline must be at least 1"));
+        }
+        if self.keyspace == Some(0) {
+            return Err(Problem::at("keyspace", "keyspace must be at least 1"));
+        }
+        let ratio = self.ratio.unwrap_or_default();
+        Problem::bounded(&[
+            ("data_size", self.data_size as u64, 1..=MAX_DATA_SIZE),
+            ("keyspace", self.keyspace.unwrap_or(1), 1..=MAX_KEYSPACE),
+            ("pipeline", self.pipeline.into(), 1..=MAX_PIPELINE),
+            ("ratio", ratio.sets.max(ratio.gets).into(), 0..=1000),
+        ])?;
+        if facts.pace.is_some() && self.pipeline > 1 {
+            return Err(Problem::at(
+                "pipeline",
+                "open loop (`load.rate`) starts each request at its own time: a pipeline of \
+                 more than 1 would batch them; remove `pipeline`",
+            ));
+        }
+        if self.distribution != KeyDistribution::Uniform && self.keyspace.is_none() {
+            return Err(Problem::at(
+                "distribution",
+                "a key distribution needs a `keyspace` (without one every request uses the \
+                 same key, as redis-benchmark without -r)",
+            ));
+        }
+        if self.ratio.is_some() && self.test != RedisTest::Mixed {
+            return Err(Problem::at(
+                "ratio",
+                "`ratio` applies to `test: mixed` only",
+            ));
+        }
+        self.check_prefill(facts)
+    }
+
+    /// The sizes' ranges, as `check` bounds them.
+    fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
+        crate::workloads::driver::range_rules(&[
+            ("data_size", 0, 1..=MAX_DATA_SIZE),
+            ("keyspace", 0, 1..=MAX_KEYSPACE),
+            ("pipeline", 0, 1..=MAX_PIPELINE),
+        ])
+    }
+
+    async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {
+        run_iteration(ctx, self).await
+    }
+}
+
+impl RedisSpec {
+    /// The state an iteration starts from must fit a test server (`prefill`).
+    fn check_prefill(&self, facts: &Facts) -> Result<(), Problem> {
+        let Some(length) = facts.length else {
+            return Ok(());
+        };
+        let n = prefill::requests(length, facts.warmup);
+        let plan = prefill::plan(self.test, n);
+        let (_, bytes) = prefill::size(&plan, self.keyspace, self.distribution, self.data_size);
+        if bytes <= prefill::MAX_PREFILL_BYTES {
+            return Ok(());
+        }
+        Err(Problem::in_matrix(
+            "length",
+            format!(
+                "`{}` starts from the state redis-benchmark's suite leaves after {n} requests \
+                 (warm-up and length; a timed phase counts {} a second): about {} MiB, more \
+                 than the {} MiB rmatrix prepares; give a shorter `length` or `warmup`",
+                self.test,
+                prefill::TIMED_RATE,
+                bytes >> 20,
+                prefill::MAX_PREFILL_BYTES >> 20
+            ),
+        ))
+    }
+}
 
 /// One iteration: prepare, optional warmup, measured phase, counter check.
 pub(crate) async fn run_iteration(ctx: &Ctx<'_>, spec: &RedisSpec) -> Result<Measurement> {

@@ -5,11 +5,6 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::measurement::Measurement;
-use crate::servers::spec::ServerKind;
-use crate::workloads::redis::prefill;
-use crate::workloads::{Ctx, Driver, Facts, Problem};
-
 /// redis-benchmark's tests (`-t` names) plus memtier's mixed SET:GET load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -265,97 +260,6 @@ pub(crate) struct RedisSpec {
     /// SET:GET ratio of the `mixed` test (memtier's default 1:10).
     #[serde(default)]
     pub(crate) ratio: Option<Ratio>,
-}
-
-impl Driver for RedisSpec {
-    fn families(&self) -> &'static [ServerKind] {
-        &[ServerKind::Redis]
-    }
-
-    fn transport(&self) -> &'static str {
-        self.transport.name()
-    }
-
-    fn resets(&self) -> Option<&'static str> {
-        Some("empties the server (FLUSHALL) and fills it with the state its test starts from")
-    }
-
-    fn check(&self, facts: &Facts) -> Result<(), Problem> {
-        if self.pipeline == 0 {
-            return Err(Problem::at("pipeline", "pipeline must be at least 1"));
-        }
-        if self.keyspace == Some(0) {
-            return Err(Problem::at("keyspace", "keyspace must be at least 1"));
-        }
-        let ratio = self.ratio.unwrap_or_default();
-        Problem::bounded(&[
-            ("data_size", self.data_size as u64, 1..=MAX_DATA_SIZE),
-            ("keyspace", self.keyspace.unwrap_or(1), 1..=MAX_KEYSPACE),
-            ("pipeline", self.pipeline.into(), 1..=MAX_PIPELINE),
-            ("ratio", ratio.sets.max(ratio.gets).into(), 0..=1000),
-        ])?;
-        if facts.pace.is_some() && self.pipeline > 1 {
-            return Err(Problem::at(
-                "pipeline",
-                "open loop (`load.rate`) starts each request at its own time: a pipeline of \
-                 more than 1 would batch them; remove `pipeline`",
-            ));
-        }
-        if self.distribution != KeyDistribution::Uniform && self.keyspace.is_none() {
-            return Err(Problem::at(
-                "distribution",
-                "a key distribution needs a `keyspace` (without one every request uses the \
-                 same key, as redis-benchmark without -r)",
-            ));
-        }
-        if self.ratio.is_some() && self.test != RedisTest::Mixed {
-            return Err(Problem::at(
-                "ratio",
-                "`ratio` applies to `test: mixed` only",
-            ));
-        }
-        self.check_prefill(facts)
-    }
-
-    /// The sizes' ranges, as `check` bounds them.
-    fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
-        crate::workloads::driver::range_rules(&[
-            ("data_size", 0, 1..=MAX_DATA_SIZE),
-            ("keyspace", 0, 1..=MAX_KEYSPACE),
-            ("pipeline", 0, 1..=MAX_PIPELINE),
-        ])
-    }
-
-    async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {
-        super::driver::run_iteration(ctx, self).await
-    }
-}
-
-impl RedisSpec {
-    /// The state an iteration starts from must fit a test server (`prefill`).
-    fn check_prefill(&self, facts: &Facts) -> Result<(), Problem> {
-        let Some(length) = facts.length else {
-            return Ok(());
-        };
-        let n = prefill::requests(length, facts.warmup);
-        let plan = prefill::plan(self.test, n);
-        let (_, bytes) = prefill::size(&plan, self.keyspace, self.distribution, self.data_size);
-        if bytes <= prefill::MAX_PREFILL_BYTES {
-            return Ok(());
-        }
-        Err(Problem::in_matrix(
-            "length",
-            format!(
-                "`{}` starts from the state redis-benchmark's suite leaves after {n} requests \
-                 (warm-up and length; a timed phase counts {} a second): about {} MiB, more \
-                 than the {} MiB rmatrix prepares; give a shorter `length` or `warmup`",
-                self.test,
-                prefill::TIMED_RATE,
-                bytes >> 20,
-                prefill::MAX_PREFILL_BYTES >> 20
-            ),
-        ))
-    }
 }
 
 /// The largest value (`-d`): a client holds `pipeline` of them per connection.

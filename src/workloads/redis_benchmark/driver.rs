@@ -1,6 +1,7 @@
 //! Running a `redis_benchmark` cell: the redis-benchmark binary itself, with the cell's
 //! clients and the spec's options, its `--csv` line parsed into the common columns. The
-//! server's INFO commandstats must count the requests the tool reports.
+//! server's INFO commandstats must count the requests the tool reports. Also the kind's
+//! `Driver`, with the spec's checks.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use anyhow::{bail, Context, Result};
 
 use super::spec::REDIS_BENCHMARK;
 use super::RedisBenchmarkSpec;
+use crate::input::bounds::MAX_QUERIES;
 use crate::input::Length;
 use crate::measure::cgroup::Window;
 use crate::measure::cpu;
@@ -18,8 +20,104 @@ use crate::measure::measurement::Measurement;
 use crate::servers::redis::control::{CommandError, Control};
 use crate::servers::redis::{commandstats_delta as delta, parse_commandstats};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
+use crate::servers::spec::ServerKind;
 use crate::servers::Deployed;
+use crate::workloads::redis::spec::{MAX_DATA_SIZE, MAX_KEYSPACE, MAX_PIPELINE};
 use crate::workloads::redis::{RedisTest, Transport};
+use crate::workloads::{Ctx, Driver, Facts, Problem};
+
+/// The most `--threads` redis-benchmark is given.
+const MAX_THREADS: u64 = 256;
+
+impl Driver for RedisBenchmarkSpec {
+    fn tool(&self) -> Option<crate::workloads::tools::Tool> {
+        Some(REDIS_BENCHMARK)
+    }
+
+    fn families(&self) -> &'static [ServerKind] {
+        &[ServerKind::Redis]
+    }
+
+    fn transport(&self) -> &'static str {
+        self.transport.name()
+    }
+
+    fn counts_live(&self) -> bool {
+        false
+    }
+
+    fn client_in_process(&self) -> bool {
+        false
+    }
+
+    fn check(&self, facts: &Facts) -> Result<(), Problem> {
+        REDIS_BENCHMARK.refuse_binary(&self.binary)?;
+        if facts.pace.is_some() {
+            return Err(Problem::at(
+                "",
+                "redis-benchmark has no open-loop mode (each client sends its next request when \
+                 the last one answered): use a `redis` workload with `load.rate`, or exclude \
+                 this workload",
+            ));
+        }
+        if self.test == RedisTest::Mixed {
+            return Err(Problem::at(
+                "test",
+                "redis-benchmark has no mixed test: use a `redis` workload",
+            ));
+        }
+        if self.pipeline == 0 {
+            return Err(Problem::at("pipeline", "pipeline must be at least 1"));
+        }
+        if self.keyspace == Some(0) {
+            return Err(Problem::at("keyspace", "keyspace must be at least 1"));
+        }
+        if self.requests.is_none() && matches!(facts.length, Some(Length::Time(_))) {
+            return Err(Problem::at(
+                "",
+                "redis-benchmark cannot run for a duration: give `requests` (its -n) when \
+                 `length` is a duration",
+            ));
+        }
+        if self.requests == Some(0) {
+            return Err(Problem::at("requests", "requests must be at least 1"));
+        }
+        Problem::bounded(&[
+            ("data_size", self.data_size as u64, 1..=MAX_DATA_SIZE),
+            ("keyspace", self.keyspace.unwrap_or(1), 1..=MAX_KEYSPACE),
+            ("pipeline", self.pipeline.into(), 1..=MAX_PIPELINE),
+            ("threads", self.threads.into(), 0..=MAX_THREADS),
+            ("requests", self.requests.unwrap_or(1), 1..=MAX_QUERIES),
+        ])?;
+        Ok(())
+    }
+
+    /// The sizes' ranges, as `check` bounds them, and `binary` refused.
+    fn schema_rules() -> Vec<crate::workloads::SchemaRule> {
+        let mut rules = crate::workloads::driver::range_rules(&[
+            ("data_size", 0, 1..=MAX_DATA_SIZE),
+            ("keyspace", 0, 1..=MAX_KEYSPACE),
+            ("pipeline", 0, 1..=MAX_PIPELINE),
+            ("threads", 0, 0..=MAX_THREADS),
+            ("requests", 0, 1..=MAX_QUERIES),
+        ]);
+        rules.push(REDIS_BENCHMARK.binary_rule());
+        rules
+    }
+
+    async fn run(&self, ctx: &Ctx<'_>) -> anyhow::Result<Measurement> {
+        run_iteration(
+            ctx.server,
+            self,
+            ctx.concurrency,
+            ctx.warmup,
+            ctx.length()?,
+            ctx.live.clone(),
+            &ctx.window,
+        )
+        .await
+    }
+}
 
 pub(crate) async fn run_iteration(
     server: &Deployed,

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use super::driver::{finish, load, signature, sysbench, warm_up, Db, Run, MARKER};
+use super::process::{finish, load, signature, sysbench, warm_up, Db, Run, MARKER};
 use crate::input::Length;
 use crate::measure::cgroup::Window;
 use crate::measure::cpu;

@@ -23,7 +23,7 @@ use crate::measure::seconds::Live;
 use crate::servers::postgres::client::connect;
 use crate::servers::postgres::counters::{self, Control};
 use crate::servers::Endpoint;
-use crate::workloads::oltp::driver::{measurement, open_all, run_phase, SAMPLE_PERCENTILE};
+use crate::workloads::oltp::phase::{measurement, open_all, run_phase, SAMPLE_PERCENTILE};
 use crate::workloads::oltp::prepare::Prepared;
 use crate::workloads::oltp::schema::{initial_rows, takes_unique_ids};
 use crate::workloads::oltp::spec::OltpSpec;
