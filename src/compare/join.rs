@@ -309,16 +309,8 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
     opts.check()?;
     let base_cells = base.cells(&opts.ignore);
     let cand_cells = cand.cells(&opts.ignore);
-    let only_in_baseline: Vec<String> = base_cells
-        .iter()
-        .filter(|(k, _)| !cand_cells.contains_key(*k))
-        .map(|(_, d)| cell_name(d))
-        .collect();
-    let only_in_candidate: Vec<String> = cand_cells
-        .iter()
-        .filter(|(k, _)| !base_cells.contains_key(*k))
-        .map(|(_, d)| cell_name(d))
-        .collect();
+    let only_in_baseline = only_in(&base_cells, &cand_cells);
+    let only_in_candidate = only_in(&cand_cells, &base_cells);
     if base_cells.keys().all(|k| !cand_cells.contains_key(k)) {
         return Err(CompareError::NothingInCommon {
             baseline: base.path.clone(),
@@ -326,60 +318,10 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
         });
     }
     same_counter(base, cand, opts)?;
-    let per_metric: Vec<_> = opts
-        .metrics
-        .iter()
-        .map(|m| {
-            (
-                m,
-                base.samples(m, &opts.ignore),
-                cand.samples(m, &opts.ignore),
-            )
-        })
-        .collect();
-    let failed_on = |run: &Run, key: &CellKey| {
-        !run.rows
-            .iter()
-            .any(|r| r.is_ok() && super::input::key_of(r, &opts.ignore) == *key)
-    };
-    let mut no_successful_iteration = Vec::new();
-    for (key, dims) in base_cells
-        .iter()
-        .filter(|(k, _)| cand_cells.contains_key(*k))
-    {
-        for (side, run) in [("baseline", base), ("candidate", cand)] {
-            if failed_on(run, key) {
-                no_successful_iteration.push(format!("{} ({side})", cell_name(dims)));
-            }
-        }
-    }
-    let bound: BTreeSet<CellKey> = (client_bound_keys(base, opts).into_iter())
-        .chain(client_bound_keys(cand, opts))
-        .collect();
-    let mut changes = Vec::new();
-    for (key, dims) in &base_cells {
-        for (metric, b, c) in &per_metric {
-            let (Some(bs), Some(cs)) = (b.get(key), c.get(key)) else {
-                continue;
-            };
-            if let Some(mut ch) = judge(key, dims, metric, &bs.values, &cs.values, opts) {
-                ch.client_bound = bound.contains(key);
-                changes.push(ch);
-            }
-        }
-    }
+    let no_successful_iteration = without_success(base, cand, &base_cells, &cand_cells, opts);
+    let mut changes = judge_cells(base, cand, &base_cells, opts);
     if opts.fdr {
         adjust_for_fdr(&mut changes, opts);
-    }
-    let mut counts = Counts::default();
-    for ch in &changes {
-        match ch.verdict {
-            Verdict::Improved => counts.improved += 1,
-            Verdict::Regressed => counts.regressed += 1,
-            Verdict::Small => counts.small += 1,
-            Verdict::Unchanged => counts.unchanged += 1,
-            Verdict::CannotTell => counts.cannot_tell += 1,
-        }
     }
     Ok(Comparison {
         format_version: COMPARE_FORMAT_VERSION,
@@ -403,7 +345,7 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
             .map(|c| format!("{} {}", c.cell, c.metric))
             .collect(),
         ignored_dimensions: opts.ignore.clone(),
-        counts,
+        counts: Counts::of(&changes),
         changes,
         only_in_baseline,
         only_in_candidate,
@@ -413,6 +355,94 @@ pub(crate) fn compare(base: &Run, cand: &Run, opts: &Options) -> Result<Comparis
         profiles: Vec::new(),
         counted_profiles: Vec::new(),
     })
+}
+
+/// A run's cells: join key -> dimensions.
+type Cells = IndexMap<CellKey, IndexMap<String, String>>;
+
+/// The names of the cells of `these` that `those` lacks.
+fn only_in(these: &Cells, those: &Cells) -> Vec<String> {
+    these
+        .iter()
+        .filter(|(k, _)| !those.contains_key(*k))
+        .map(|(_, d)| cell_name(d))
+        .collect()
+}
+
+/// The cells both runs have where a side has no successful iteration, named with that side.
+fn without_success(
+    base: &Run,
+    cand: &Run,
+    base_cells: &Cells,
+    cand_cells: &Cells,
+    opts: &Options,
+) -> Vec<String> {
+    let failed_on = |run: &Run, key: &CellKey| {
+        !run.rows
+            .iter()
+            .any(|r| r.is_ok() && super::input::key_of(r, &opts.ignore) == *key)
+    };
+    let mut out = Vec::new();
+    for (key, dims) in base_cells
+        .iter()
+        .filter(|(k, _)| cand_cells.contains_key(*k))
+    {
+        for (side, run) in [("baseline", base), ("candidate", cand)] {
+            if failed_on(run, key) {
+                out.push(format!("{} ({side})", cell_name(dims)));
+            }
+        }
+    }
+    out
+}
+
+/// Each metric's change in every cell both runs measured, marked client-bound when either
+/// run found the cell so.
+fn judge_cells(base: &Run, cand: &Run, base_cells: &Cells, opts: &Options) -> Vec<MetricChange> {
+    let per_metric: Vec<_> = opts
+        .metrics
+        .iter()
+        .map(|m| {
+            (
+                m,
+                base.samples(m, &opts.ignore),
+                cand.samples(m, &opts.ignore),
+            )
+        })
+        .collect();
+    let bound: BTreeSet<CellKey> = (client_bound_keys(base, opts).into_iter())
+        .chain(client_bound_keys(cand, opts))
+        .collect();
+    let mut changes = Vec::new();
+    for (key, dims) in base_cells {
+        for (metric, b, c) in &per_metric {
+            let (Some(bs), Some(cs)) = (b.get(key), c.get(key)) else {
+                continue;
+            };
+            if let Some(mut ch) = judge(key, dims, metric, &bs.values, &cs.values, opts) {
+                ch.client_bound = bound.contains(key);
+                changes.push(ch);
+            }
+        }
+    }
+    changes
+}
+
+impl Counts {
+    /// How many changes got each verdict.
+    fn of(changes: &[MetricChange]) -> Counts {
+        let mut counts = Counts::default();
+        for ch in changes {
+            match ch.verdict {
+                Verdict::Improved => counts.improved += 1,
+                Verdict::Regressed => counts.regressed += 1,
+                Verdict::Small => counts.small += 1,
+                Verdict::Unchanged => counts.unchanged += 1,
+                Verdict::CannotTell => counts.cannot_tell += 1,
+            }
+        }
+        counts
+    }
 }
 
 /// The client-bound cells of both runs, each with its side and figure.
