@@ -45,55 +45,14 @@ pub(crate) fn metric_vs_concurrency(
     metric: &Metric,
 ) -> Vec<NamedChart> {
     let open = matrix.load.open();
-    let x_dim = if open { "rate" } else { "concurrency" };
-    const DEPLOYMENT: [&str; 4] = ["server", "config", "workload", "engine"];
-    let columns = &matrix.report.columns;
-    let mut line_dims: Vec<&str> =
-        match !columns.is_empty() && columns.iter().all(|c| DEPLOYMENT.contains(&c.as_str())) {
-            true => columns.iter().map(String::as_str).collect(),
-            false => vec!["server", "config"],
-        };
-    let several_c = {
-        let mut c: Vec<&String> = stats
-            .iter()
-            .filter_map(|s| s.dims.get("concurrency"))
-            .collect();
-        c.sort();
-        c.dedup();
-        c.len() > 1
-    };
-    if open && several_c {
-        line_dims.push("concurrency");
-    }
+    let line_dims = line_dims(matrix, stats, open);
     let chart_dims: Vec<&str> = DEPLOYMENT
         .into_iter()
         .filter(|d| !line_dims.contains(d))
         .collect();
-    // chart dims' values -> line dims' values -> points.
-    type Lines = IndexMap<Vec<String>, Vec<Point>>;
-    let mut charts: IndexMap<Vec<String>, Lines> = IndexMap::new();
-    for s in stats {
-        let dim = |d: &str| s.dims.get(d).cloned().unwrap_or_default();
-        let Ok(x) = dim(x_dim).parse::<f64>() else {
-            continue;
-        };
-        let interval = s
-            .half_pct
-            .map(|h| (s.mean * (1.0 - h / 100.0), s.mean * (1.0 + h / 100.0)));
-        charts
-            .entry(chart_dims.iter().map(|d| dim(d)).collect())
-            .or_default()
-            .entry(line_dims.iter().map(|d| dim(d)).collect())
-            .or_default()
-            .push(Point {
-                x,
-                y: s.mean,
-                interval,
-            });
-    }
-    let baseline = &matrix.report.baseline;
-    let on_lines: Vec<(&String, &String)> = baseline
-        .iter()
+    let x_dim = if open { "rate" } else { "concurrency" };
+    let charts = points_by_chart(stats, x_dim, &chart_dims, &line_dims);
+    let on_lines: Vec<(&String, &String)> = (matrix.report.baseline.iter())
         .filter(|(d, _)| line_dims.contains(&d.as_str()))
         .collect();
     charts
@@ -101,32 +60,7 @@ pub(crate) fn metric_vs_concurrency(
         .map(|(chart_values, lines)| {
             let lines = lines
                 .into_iter()
-                .map(|(values, mut points)| {
-                    points.sort_by(|a, b| a.x.total_cmp(&b.x));
-                    let value = |d: &str| {
-                        line_dims
-                            .iter()
-                            .position(|l| *l == d)
-                            .map(|i| values[i].as_str())
-                    };
-                    let is_baseline = !on_lines.is_empty()
-                        && on_lines.iter().all(|(d, v)| value(d) == Some(v.as_str()));
-                    let label = line_dims
-                        .iter()
-                        .zip(&values)
-                        .filter(|(_, v)| !v.is_empty())
-                        .map(|(d, v)| match *d {
-                            "concurrency" => format!("{v} conns"),
-                            _ => v.clone(),
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" / ");
-                    Line {
-                        label,
-                        points,
-                        baseline: is_baseline,
-                    }
-                })
+                .map(|(values, points)| line(&line_dims, values, points, &on_lines))
                 .collect();
             let named: Vec<&str> = chart_values
                 .iter()
@@ -147,6 +81,102 @@ pub(crate) fn metric_vs_concurrency(
             }
         })
         .collect()
+}
+
+/// The dimensions of a deployment, which split the cells into lines and charts.
+const DEPLOYMENT: [&str; 4] = ["server", "config", "workload", "engine"];
+
+/// Chart dims' values -> line dims' values -> points.
+type Charts = IndexMap<Vec<String>, IndexMap<Vec<String>, Vec<Point>>>;
+
+/// The dimensions that tell the lines of a chart apart: the `report:` block's `columns`
+/// when they are all deployment dimensions (else server and config), and concurrency when an
+/// open-loop run has several.
+fn line_dims<'m>(matrix: &'m Matrix, stats: &[CellStats], open: bool) -> Vec<&'m str> {
+    let columns = &matrix.report.columns;
+    let mut line_dims: Vec<&str> =
+        match !columns.is_empty() && columns.iter().all(|c| DEPLOYMENT.contains(&c.as_str())) {
+            true => columns.iter().map(String::as_str).collect(),
+            false => vec!["server", "config"],
+        };
+    let several_c = {
+        let mut c: Vec<&String> = stats
+            .iter()
+            .filter_map(|s| s.dims.get("concurrency"))
+            .collect();
+        c.sort();
+        c.dedup();
+        c.len() > 1
+    };
+    if open && several_c {
+        line_dims.push("concurrency");
+    }
+    line_dims
+}
+
+/// Each cell's mean, with its interval, at its load level (`x_dim`), grouped by chart and
+/// line; cells without a numeric load level are left out.
+fn points_by_chart(
+    stats: &[CellStats],
+    x_dim: &str,
+    chart_dims: &[&str],
+    line_dims: &[&str],
+) -> Charts {
+    let mut charts = Charts::new();
+    for s in stats {
+        let dim = |d: &str| s.dims.get(d).cloned().unwrap_or_default();
+        let Ok(x) = dim(x_dim).parse::<f64>() else {
+            continue;
+        };
+        let interval = s
+            .half_pct
+            .map(|h| (s.mean * (1.0 - h / 100.0), s.mean * (1.0 + h / 100.0)));
+        charts
+            .entry(chart_dims.iter().map(|d| dim(d)).collect())
+            .or_default()
+            .entry(line_dims.iter().map(|d| dim(d)).collect())
+            .or_default()
+            .push(Point {
+                x,
+                y: s.mean,
+                interval,
+            });
+    }
+    charts
+}
+
+/// One line, its points in load order, labelled with its dimensions' `values`; the baseline
+/// when its values match every baseline dimension on the lines (`on_lines`).
+fn line(
+    line_dims: &[&str],
+    values: Vec<String>,
+    mut points: Vec<Point>,
+    on_lines: &[(&String, &String)],
+) -> Line {
+    points.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let value = |d: &str| {
+        line_dims
+            .iter()
+            .position(|l| *l == d)
+            .map(|i| values[i].as_str())
+    };
+    let is_baseline =
+        !on_lines.is_empty() && on_lines.iter().all(|(d, v)| value(d) == Some(v.as_str()));
+    let label = line_dims
+        .iter()
+        .zip(&values)
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(d, v)| match *d {
+            "concurrency" => format!("{v} conns"),
+            _ => v.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(" / ");
+    Line {
+        label,
+        points,
+        baseline: is_baseline,
+    }
 }
 
 /// The latency percentiles (p50, p95, p99, max; means over iterations) against the load level:
