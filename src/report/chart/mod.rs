@@ -82,38 +82,11 @@ impl Chart {
 const SIZE: (u32, u32) = (720, 420);
 
 pub(crate) fn svg(c: &LineChart) -> Result<String> {
-    let points = || c.lines.iter().flat_map(|l| l.points.iter());
-    // Load levels are spaced evenly whatever their values (they usually double), and
-    // labelled with their values.
-    let mut levels: Vec<f64> = points().map(|p| p.x).filter(|x| x.is_finite()).collect();
-    levels.sort_by(f64::total_cmp);
-    levels.dedup();
-    if levels.is_empty() {
-        return Err(anyhow!("a chart with no points"));
-    }
+    let levels = load_levels(c)?;
     let at = |x: f64| levels.iter().position(|l| *l == x).unwrap_or(0) as f64;
-    let values = || {
-        points().flat_map(|p| {
-            [Some(p.y), p.interval.map(|i| i.0), p.interval.map(|i| i.1)]
-                .into_iter()
-                .flatten()
-                .filter(|v| v.is_finite())
-        })
-    };
-    let y_max = values().fold(f64::NEG_INFINITY, f64::max);
-    let y_min_pos = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
-    if y_max.is_nan() || y_max <= 0.0 || (c.log_y && !y_min_pos.is_finite()) {
-        return Err(anyhow!("a chart with no positive values"));
-    }
+    let (y_max, y_min_pos) = y_bounds(c)?;
     let x_range = -0.4..(levels.len() as f64 - 0.6);
-    let x_label = |v: &f64| {
-        let i = v.round();
-        if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < levels.len() {
-            number(levels[i as usize])
-        } else {
-            String::new()
-        }
-    };
+    let x_label = |v: &f64| level_label(&levels, *v);
     let y_label = |v: &f64| number(*v);
     let mut out = String::new();
     {
@@ -185,6 +158,49 @@ pub(crate) fn svg(c: &LineChart) -> Result<String> {
         root.present().map_err(draw)?;
     }
     Ok(out)
+}
+
+/// The load levels of a chart's points, in order. They are spaced evenly whatever their
+/// values (they usually double), and labelled with their values.
+fn load_levels(c: &LineChart) -> Result<Vec<f64>> {
+    let mut levels: Vec<f64> = (c.lines.iter().flat_map(|l| l.points.iter()))
+        .map(|p| p.x)
+        .filter(|x| x.is_finite())
+        .collect();
+    levels.sort_by(f64::total_cmp);
+    levels.dedup();
+    if levels.is_empty() {
+        return Err(anyhow!("a chart with no points"));
+    }
+    Ok(levels)
+}
+
+/// The highest value of a chart (points and interval ends) and its lowest positive one.
+fn y_bounds(c: &LineChart) -> Result<(f64, f64)> {
+    let values = || {
+        (c.lines.iter().flat_map(|l| l.points.iter())).flat_map(|p| {
+            [Some(p.y), p.interval.map(|i| i.0), p.interval.map(|i| i.1)]
+                .into_iter()
+                .flatten()
+                .filter(|v| v.is_finite())
+        })
+    };
+    let y_max = values().fold(f64::NEG_INFINITY, f64::max);
+    let y_min_pos = values().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    if y_max.is_nan() || y_max <= 0.0 || (c.log_y && !y_min_pos.is_finite()) {
+        return Err(anyhow!("a chart with no positive values"));
+    }
+    Ok((y_max, y_min_pos))
+}
+
+/// The x axis label at `v`: the load level on a level's position, nothing between them.
+fn level_label(levels: &[f64], v: f64) -> String {
+    let i = v.round();
+    if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < levels.len() {
+        number(levels[i as usize])
+    } else {
+        String::new()
+    }
 }
 
 /// Ten colours that stay apart on white and for most colour-blind readers (Tableau 10).
