@@ -38,90 +38,22 @@ impl Validator<'_> {
     /// The folder and arguments of every `build:` server, by server name.
     pub(super) fn build_dirs(&self, base: &Path) -> Result<HashMap<String, Build>, MatrixError> {
         let containers = containers_dir(base);
+        let containers = containers.as_deref();
         let mut out = HashMap::new();
         for (name, s) in &self.m.servers {
             let Some(build) = &s.build else { continue };
             let path = format!("servers.{name}.build");
-            let not_found = |dir: &str, path: &str, names: &[String]| {
-                let mut available = match &containers {
-                    Some(c) if !dir.contains('/') => folders(c),
-                    _ => Vec::new(),
-                };
-                available.extend(names.iter().cloned());
-                available.sort();
-                self.err(
-                    path,
-                    format!(
-                        "no Dockerfile for `{}` under containers/; available: {}",
-                        untrusted::printable(dir),
-                        if available.is_empty() {
-                            "(none found)".into()
-                        } else {
-                            available.join(", ")
-                        }
-                    ),
-                )
+            let (mut resolved, at) = match build {
+                BuildSpec::Dir(d) => (
+                    self.build_of_dir(base, containers, &path, d)?,
+                    format!("{path}.dir"),
+                ),
+                BuildSpec::Name(n) => (
+                    self.build_of_name(base, containers, &path, n)?,
+                    path.clone(),
+                ),
             };
-            let resolved = match build {
-                BuildSpec::Dir(BuildDir { dir, args }) => {
-                    let found = resolve_build_dir(base, containers.as_deref(), dir)
-                        .ok_or_else(|| not_found(dir, &format!("{path}.dir"), &[]))?;
-                    for (k, v) in args {
-                        let at = format!("{path}.args.{k}");
-                        untrusted::build_arg_name(k)
-                            .map_err(|msg| self.err_at(self.spans.key(&at), msg))?;
-                        untrusted::build_arg_value(k, v).map_err(|msg| self.err(&at, msg))?;
-                        declared(&found, k).map_err(|msg| self.err_at(self.spans.key(&at), msg))?;
-                    }
-                    Build {
-                        dir: found,
-                        args: args.clone().into_iter().collect(),
-                        packages: Vec::new(),
-                    }
-                }
-                BuildSpec::Name(n) => match resolve_build_dir(base, containers.as_deref(), n) {
-                    Some(dir) => Build {
-                        dir,
-                        args: BTreeMap::new(),
-                        packages: Vec::new(),
-                    },
-                    // Not a folder: a name from containers/builds.yaml.
-                    None => {
-                        let Some(here) = containers.as_deref().filter(|_| !n.contains('/')) else {
-                            return Err(not_found(n, &path, &[]));
-                        };
-                        let file = here.join(BUILD_NAMES);
-                        let names = build_names(&file).map_err(|e| self.err(&path, e))?;
-                        let Some(named) = names.get(n) else {
-                            let names: Vec<String> = names.keys().cloned().collect();
-                            return Err(not_found(n, &path, &names));
-                        };
-                        let in_file = |msg: String| {
-                            self.err(&path, format!("`{n}` in {}: {msg}", file.display()))
-                        };
-                        let dir = resolve_build_dir(here, Some(here), &named.dir)
-                            .ok_or_else(|| in_file(format!("no Dockerfile for `{}`", named.dir)))?;
-                        for (k, v) in &named.args {
-                            untrusted::build_arg_name(k)
-                                .and_then(|()| untrusted::build_arg_value(k, v))
-                                .and_then(|()| declared(&dir, k))
-                                .map_err(in_file)?;
-                        }
-                        Build {
-                            dir,
-                            args: named.args.clone().into_iter().collect(),
-                            packages: Vec::new(),
-                        }
-                    }
-                },
-            };
-            let at = match build {
-                BuildSpec::Dir(_) => format!("{path}.dir"),
-                BuildSpec::Name(_) => path.clone(),
-            };
-            context_allowed(&resolved.dir, base, containers.as_deref())
-                .map_err(|msg| self.err(&at, msg))?;
-            let mut resolved = resolved;
+            context_allowed(&resolved.dir, base, containers).map_err(|msg| self.err(&at, msg))?;
             for (i, p) in s.packages.iter().enumerate() {
                 let file = package_file(base, p)
                     .map_err(|msg| self.err(&format!("servers.{name}.packages[{i}]"), msg))?;
@@ -129,6 +61,104 @@ impl Validator<'_> {
             }
             out.insert(name.clone(), resolved);
         }
+        self.packages_only_with_build()?;
+        Ok(out)
+    }
+
+    /// `build: {dir: ..., args: ...}`: a folder, and arguments its Dockerfile declares.
+    fn build_of_dir(
+        &self,
+        base: &Path,
+        containers: Option<&Path>,
+        path: &str,
+        BuildDir { dir, args }: &BuildDir,
+    ) -> Result<Build, MatrixError> {
+        let found = resolve_build_dir(base, containers, dir)
+            .ok_or_else(|| self.not_found(containers, dir, &format!("{path}.dir"), &[]))?;
+        for (k, v) in args {
+            let at = format!("{path}.args.{k}");
+            untrusted::build_arg_name(k).map_err(|msg| self.err_at(self.spans.key(&at), msg))?;
+            untrusted::build_arg_value(k, v).map_err(|msg| self.err(&at, msg))?;
+            declared(&found, k).map_err(|msg| self.err_at(self.spans.key(&at), msg))?;
+        }
+        Ok(Build {
+            dir: found,
+            args: args.clone().into_iter().collect(),
+            packages: Vec::new(),
+        })
+    }
+
+    /// `build: NAME`: a folder, or else a name from containers/builds.yaml.
+    fn build_of_name(
+        &self,
+        base: &Path,
+        containers: Option<&Path>,
+        path: &str,
+        n: &str,
+    ) -> Result<Build, MatrixError> {
+        if let Some(dir) = resolve_build_dir(base, containers, n) {
+            return Ok(Build {
+                dir,
+                args: BTreeMap::new(),
+                packages: Vec::new(),
+            });
+        }
+        let Some(here) = containers.filter(|_| !n.contains('/')) else {
+            return Err(self.not_found(containers, n, path, &[]));
+        };
+        let file = here.join(BUILD_NAMES);
+        let names = build_names(&file).map_err(|e| self.err(path, e))?;
+        let Some(named) = names.get(n) else {
+            let names: Vec<String> = names.keys().cloned().collect();
+            return Err(self.not_found(containers, n, path, &names));
+        };
+        let in_file = |msg: String| self.err(path, format!("`{n}` in {}: {msg}", file.display()));
+        let dir = resolve_build_dir(here, Some(here), &named.dir)
+            .ok_or_else(|| in_file(format!("no Dockerfile for `{}`", named.dir)))?;
+        for (k, v) in &named.args {
+            untrusted::build_arg_name(k)
+                .and_then(|()| untrusted::build_arg_value(k, v))
+                .and_then(|()| declared(&dir, k))
+                .map_err(in_file)?;
+        }
+        Ok(Build {
+            dir,
+            args: named.args.clone().into_iter().collect(),
+            packages: Vec::new(),
+        })
+    }
+
+    /// No Dockerfile for `dir`: the error lists the folders of containers/ (for a plain
+    /// name) and the `names` of builds.yaml.
+    fn not_found(
+        &self,
+        containers: Option<&Path>,
+        dir: &str,
+        path: &str,
+        names: &[String],
+    ) -> MatrixError {
+        let mut available = match containers {
+            Some(c) if !dir.contains('/') => folders(c),
+            _ => Vec::new(),
+        };
+        available.extend(names.iter().cloned());
+        available.sort();
+        self.err(
+            path,
+            format!(
+                "no Dockerfile for `{}` under containers/; available: {}",
+                untrusted::printable(dir),
+                if available.is_empty() {
+                    "(none found)".into()
+                } else {
+                    available.join(", ")
+                }
+            ),
+        )
+    }
+
+    /// `packages` are installed into a built image: a server without `build:` has none.
+    fn packages_only_with_build(&self) -> Result<(), MatrixError> {
         for (name, s) in &self.m.servers {
             if !s.packages.is_empty() && s.build.is_none() {
                 return Err(self.err(
@@ -138,7 +168,7 @@ impl Validator<'_> {
                 ));
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 
