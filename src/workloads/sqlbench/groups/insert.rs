@@ -513,9 +513,17 @@ fn join_and_in_ops(
     engine: &str,
     bench: impl Fn(&str, &[&str]) -> Step,
 ) -> Vec<Op> {
+    let mut ops = outer_join_ops(engine);
+    ops.extend(in_list_ops(l, r));
+    ops.extend(insert_select_ops(total, bench));
+    ops
+}
+
+/// The outer joins of bench1 on itself, then bench2 created for the IN lists.
+fn outer_join_ops(engine: &str) -> Vec<Op> {
     let join = "from bench1 as a left outer join bench1 as b on (a.id2=b.id3)";
     let each = |name, q: String| Op::new(G, name, SMALL, repeat(SMALL, |_| Step::Sql(q.clone())));
-    let mut ops = vec![
+    vec![
         each("outer_join_on_key", format!("select count(*) {join}")),
         each(
             "outer_join",
@@ -539,8 +547,13 @@ fn join_and_in_ops(
                 engine,
             )],
         ),
-    ];
-    // IN lists of 10, 100 and 1000 keys (at most (query_size - 50) / 6 and loops).
+    ]
+}
+
+/// IN lists of 10, 100 and 1000 keys (at most (query_size - 50) / 6 and loops), each as a
+/// list and as a join with bench2 holding the keys.
+fn in_list_ops(l: u64, r: u64) -> Vec<Op> {
+    let mut ops = Vec::new();
     let max_tests = ((QUERY_SIZE as u64 - 50) / 6).min(l);
     for (from, to) in [
         (1, 10),
@@ -575,15 +588,20 @@ fn join_and_in_ops(
             repeat(r, |_| Step::Rows(j.into(), to)),
         ));
     }
-    ops.push(Op::setup(
-        G,
-        vec![
-            Step::sql("DROP TABLE bench2"),
-            bench("bench2", &["primary key (id,id2)"]),
-            bench("bench3", &["primary key (id,id2)", "index index_id3 (id3)"]),
-        ],
-    ));
-    ops.push(
+    ops
+}
+
+/// bench1 copied into a table with one key and one with two, then both dropped.
+fn insert_select_ops(total: u64, bench: impl Fn(&str, &[&str]) -> Step) -> Vec<Op> {
+    vec![
+        Op::setup(
+            G,
+            vec![
+                Step::sql("DROP TABLE bench2"),
+                bench("bench2", &["primary key (id,id2)"]),
+                bench("bench3", &["primary key (id,id2)", "index index_id3 (id3)"]),
+            ],
+        ),
         Op::new(
             G,
             "insert_select_1_key",
@@ -591,8 +609,6 @@ fn join_and_in_ops(
             vec![Step::sql("INSERT INTO bench2 SELECT * from bench1")],
         )
         .then_rows("bench2", total),
-    );
-    ops.push(
         Op::new(
             G,
             "insert_select_2_keys",
@@ -600,15 +616,14 @@ fn join_and_in_ops(
             vec![Step::sql("INSERT INTO bench3 SELECT * from bench1")],
         )
         .then_rows("bench3", total),
-    );
-    ops.push(Op::setup(
-        G,
-        vec![
-            Step::sql("DROP TABLE bench2"),
-            Step::sql("DROP TABLE bench3"),
-        ],
-    ));
-    ops
+        Op::setup(
+            G,
+            vec![
+                Step::sql("DROP TABLE bench2"),
+                Step::sql("DROP TABLE bench3"),
+            ],
+        ),
+    ]
 }
 
 fn delete_ops(l: u64, random: &[i64]) -> Vec<Op> {
