@@ -18,14 +18,14 @@ pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
     };
     // Connect tests are done a tenth as often.
     let small = (loops / 10).max(1);
-    let table = || {
-        create_table(
-            "bench1",
-            &defs(&["a int NOT NULL", "i int", "s char(10)"]),
-            &defs(&["primary key (a)"]),
-            engine,
-        )
-    };
+    let mut ops = simple_ops(loops, small);
+    ops.extend(row_ops(loops, small, engine));
+    ops.extend(big_str_ops(small, engine));
+    ops
+}
+
+/// Connecting, and selects that read no table.
+fn simple_ops(loops: u64, small: u64) -> Vec<Op> {
     vec![
         Op::new(G, "connect", small, repeat(small, |_| Step::Connect(None))),
         Op::new(
@@ -46,9 +46,21 @@ pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
             loops,
             repeat(loops, |_| Step::sql("select 10000")),
         ),
+    ]
+}
+
+/// Reads of one and two small rows, and of a computed column.
+fn row_ops(loops: u64, small: u64, engine: &str) -> Vec<Op> {
+    let table = create_table(
+        "bench1",
+        &defs(&["a int NOT NULL", "i int", "s char(10)"]),
+        &defs(&["primary key (a)"]),
+        engine,
+    );
+    vec![
         Op::setup(
             G,
-            vec![table(), Step::sql("insert into bench1 values(1,100,'AAA')")],
+            vec![table, Step::sql("insert into bench1 values(1,100,'AAA')")],
         ),
         Op::new(
             G,
@@ -90,6 +102,12 @@ pub(crate) fn plan(size: Size, engine: &str) -> Vec<Op> {
                 Step::Sql(format!("select a+a+a+a+a+a+a+a+a+{i} from bench1"))
             }),
         ),
+    ]
+}
+
+/// Reads of one big string, then the table dropped.
+fn big_str_ops(small: u64, engine: &str) -> Vec<Op> {
+    vec![
         Op::setup(
             G,
             vec![
