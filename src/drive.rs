@@ -14,6 +14,7 @@ use crate::matrix::model::Counted;
 use crate::matrix::{Cell, Matrix};
 use crate::measure::cgroup::{Cgroup, Window};
 use crate::measure::interval::Sample;
+use crate::measure::measurement::Measurement;
 use crate::measure::operation::Operation;
 use crate::measure::seconds::Live;
 use crate::measure::server_seconds::ServerSecond;
@@ -115,35 +116,13 @@ pub(crate) async fn measure(
         .unwrap_or(DEFAULT_STALL_TIMEOUT);
     let mut meas = match workload.run(&ctx, stall_timeout).await {
         Ok(meas) => meas,
-        Err(e) => {
-            return CellOutput {
-                row: row.failed(&format!("{e:#}")),
-                counters: Default::default(),
-                samples: Vec::new(),
-                warmup_samples: Vec::new(),
-                operations: Vec::new(),
-                server_seconds: Vec::new(),
-                profile: None,
-                counted_functions: None,
-                loaded: None,
-            }
-        }
+        Err(e) => return CellOutput::failed(row.failed(&format!("{e:#}"))),
     };
-    // Each second's target, where the pacer counted it (not sysbench's).
-    if let Some(open) = meas.open.as_ref().filter(|o| !o.per_second.is_empty()) {
-        for s in &mut meas.samples {
-            let n = open.per_second.get((s.second as usize).saturating_sub(1));
-            s.target_ps = Some(n.copied().unwrap_or(0) as f64);
-        }
-    }
+    with_targets(&mut meas);
     // The client's demand, where the client is this process: over the phase and each second.
     let client = ctx.window.client().filter(|_| workload.client_in_process());
     if client.is_some() {
-        let per_second = ctx.window.client_seconds();
-        for s in &mut meas.samples {
-            let b = per_second.get((s.second as usize).saturating_sub(1));
-            s.client_busy_pct = b.copied();
-        }
+        with_client_seconds(&mut meas, &ctx.window);
     }
     let mut row = meas.fill_row(row);
     let mut counted_functions = None;
@@ -153,14 +132,7 @@ pub(crate) async fn measure(
     }
     if row.is_ok() {
         family.result_columns(&meas.server, &mut row);
-        if let (Some(used), Some(q)) = (ctx.window.used(), row.queries) {
-            let cpu_s = used.cpu_ns as f64 / 1e9;
-            row.srv_cpu_s = Some((cpu_s * 1e6).round() / 1e6);
-            row.srv_cpu_us_per_op = (q > 0).then(|| cpu_s * 1e6 / q as f64);
-            row.srv_read_bytes = Some(used.read_bytes);
-            row.srv_write_bytes = Some(used.write_bytes);
-            row.srv_ctx_switches = used.ctx_switches;
-        }
+        with_server_usage(&mut row, &ctx.window);
         (row, counted_functions) = with_counted(row, &ctx.window);
         // Only from a histogram: an external tool's summary cannot say.
         let t = m.report.apdex_t_ms(&cell.workload);
@@ -183,6 +155,55 @@ pub(crate) async fn measure(
         profile: folded_profile(&ctx.window).await,
         counted_functions,
         loaded: meas.loaded,
+    }
+}
+
+impl CellOutput {
+    /// An iteration that failed: its row, and nothing measured.
+    fn failed(row: ResultRow) -> CellOutput {
+        CellOutput {
+            row,
+            counters: Default::default(),
+            samples: Vec::new(),
+            warmup_samples: Vec::new(),
+            operations: Vec::new(),
+            server_seconds: Vec::new(),
+            profile: None,
+            counted_functions: None,
+            loaded: None,
+        }
+    }
+}
+
+/// Each second's target, where the pacer counted it (not sysbench's).
+fn with_targets(meas: &mut Measurement) {
+    if let Some(open) = meas.open.as_ref().filter(|o| !o.per_second.is_empty()) {
+        for s in &mut meas.samples {
+            let n = open.per_second.get((s.second as usize).saturating_sub(1));
+            s.target_ps = Some(n.copied().unwrap_or(0) as f64);
+        }
+    }
+}
+
+/// Each second's client demand, as the window read it.
+fn with_client_seconds(meas: &mut Measurement, window: &Window) {
+    let per_second = window.client_seconds();
+    for s in &mut meas.samples {
+        let b = per_second.get((s.second as usize).saturating_sub(1));
+        s.client_busy_pct = b.copied();
+    }
+}
+
+/// The server's usage over the measured phase (its cgroup's): CPU, also per operation,
+/// bytes read and written, context switches.
+fn with_server_usage(row: &mut ResultRow, window: &Window) {
+    if let (Some(used), Some(q)) = (window.used(), row.queries) {
+        let cpu_s = used.cpu_ns as f64 / 1e9;
+        row.srv_cpu_s = Some((cpu_s * 1e6).round() / 1e6);
+        row.srv_cpu_us_per_op = (q > 0).then(|| cpu_s * 1e6 / q as f64);
+        row.srv_read_bytes = Some(used.read_bytes);
+        row.srv_write_bytes = Some(used.write_bytes);
+        row.srv_ctx_switches = used.ctx_switches;
     }
 }
 
