@@ -126,25 +126,7 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         return nothing_to_resume(dir, m, &opts);
     }
 
-    // The CPU's counter is there before anything is written (`counted: perf`).
-    if m.counted == Some(crate::matrix::model::Counted::Perf) {
-        crate::measure::perf_count::available().map_err(crate::error::UsageError)?;
-    }
-    // The engine answers before anything is written: a run that cannot start leaves no
-    // folder behind (a new run) and its stored files as they were (a resumed one).
-    let needs_docker = (plan.deployments.iter().zip(&has_work))
-        .any(|(d, work)| *work && m.servers[&d.server].external.is_none());
-    if let Some(old) = &opened.old {
-        same_pool_as(old, &opts)?;
-    }
-    if m.repeat.duet && opts.engines.len() > 1 {
-        return Err(crate::error::UsageError(
-            "repeat.duet runs both sides on one engine, at the same time: give one --engine, \
-             not a pool"
-                .into(),
-        )
-        .into());
-    }
+    let needs_docker = before_writing(&opts, &opened, &plan, &has_work)?;
     let pooled = !opts.engines.is_empty();
     let (addrs, pool, engine_facts) = connect_pool(&opts, needs_docker).await?;
     let docker = match pool.first() {
@@ -179,13 +161,7 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
 
     let progress = Progress::new(total, opts.quiet);
     set_eta(&progress, loaded, &plan, total);
-    progress.line(format!(
-        "rmatrix: {} cells x {} iterations ({} to run) -> {}",
-        plan.cell_count(),
-        m.iterations,
-        total,
-        dir.path.display()
-    ));
+    announce(&progress, m, &plan, total, &dir);
     let manifest = Mutex::new(man);
     let shared = RunShared {
         loaded,
@@ -218,6 +194,49 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let man = manifest.into_inner().unwrap_or_else(|e| e.into_inner());
     let outcome = finish(&dir, m, &opts, man)?;
     ended(&dir, outcome, interrupted, lost)
+}
+
+/// What is checked before anything is written: the CPU's counter (`counted: perf`), the
+/// pool a resumed run was started with, one engine for a duet. Returns whether the run
+/// needs an engine at all (a deployment with work left that is not `external`).
+fn before_writing(
+    opts: &RunOptions,
+    opened: &Opened,
+    plan: &crate::matrix::Plan,
+    has_work: &[bool],
+) -> Result<bool> {
+    let m = &opened.loaded.matrix;
+    // The CPU's counter is there before anything is written (`counted: perf`).
+    if m.counted == Some(crate::matrix::model::Counted::Perf) {
+        crate::measure::perf_count::available().map_err(crate::error::UsageError)?;
+    }
+    // The engine answers before anything is written: a run that cannot start leaves no
+    // folder behind (a new run) and its stored files as they were (a resumed one).
+    let needs_docker = (plan.deployments.iter().zip(has_work))
+        .any(|(d, work)| *work && m.servers[&d.server].external.is_none());
+    if let Some(old) = &opened.old {
+        same_pool_as(old, opts)?;
+    }
+    if m.repeat.duet && opts.engines.len() > 1 {
+        return Err(crate::error::UsageError(
+            "repeat.duet runs both sides on one engine, at the same time: give one --engine, \
+             not a pool"
+                .into(),
+        )
+        .into());
+    }
+    Ok(needs_docker)
+}
+
+/// The run's first progress line: what it measures and where it writes.
+fn announce(progress: &Progress, m: &Matrix, plan: &crate::matrix::Plan, total: u64, dir: &RunDir) {
+    progress.line(format!(
+        "rmatrix: {} cells x {} iterations ({} to run) -> {}",
+        plan.cell_count(),
+        m.iterations,
+        total,
+        dir.path.display()
+    ));
 }
 
 /// The progress line's ETA, from the plan's estimate as `rmatrix plan` makes it: each cell's
