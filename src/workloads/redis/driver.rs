@@ -206,19 +206,7 @@ impl Job {
         let mut control = Control::connect(&self.control, &self.password).await?;
         let n = prefill::requests(self.length, self.warmup);
         state::prepare(&mut control, spec, n, &self.live).await?;
-        let templates = templates(
-            spec.test,
-            spec.data_size,
-            spec.keyspace.is_some(),
-            spec.ratio.unwrap_or_default(),
-        );
-        let plan = Arc::new(Plan {
-            classes: templates.iter().map(|t| class(t.command).one()).collect(),
-            templates,
-            pipeline: u64::from(spec.pipeline.max(1)),
-            keyspace: spec.keyspace,
-            spec: spec.clone(),
-        });
+        let plan = Arc::new(Plan::new(spec));
         let opened = (0..self.clients).map(|_| stream::connect(&self.load, &self.password));
         let mut streams = futures_util::future::try_join_all(opened).await?;
         let pace = self.pace.as_ref();
@@ -278,38 +266,68 @@ impl Job {
             open,
             ..Measurement::default()
         };
-        let mut sent: BTreeMap<&'static str, u64> = BTreeMap::new();
-        let mut broken = false;
-        for r in results {
-            m.queries += r.ok;
-            m.errors += r.errors;
-            m.latency.merge(&r.latency);
-            if let Some(service) = &r.service {
-                m.service.merge(service);
-            }
-            if m.first_error.is_none() {
-                m.first_error = r.first_error;
-            }
-            broken |= r.broken;
-            for (t, n) in plan.templates.iter().zip(&r.sent) {
-                *sent.entry(t.command).or_default() += n;
-            }
-        }
-        let (mut reads, mut writes, mut others) = (0, 0, 0);
-        for (cmd, n) in &sent {
-            match class(cmd) {
-                Class::Read => reads += n,
-                Class::Write => writes += n,
-                Class::Other => others += n,
-            }
-        }
-        (m.reads, m.writes, m.others) = (Some(reads), Some(writes), Some(others));
+        let (sent, broken) = merge_clients(&mut m, results, &plan);
         if !broken {
             check_counts(&sent, &server)?;
         }
         m.server = server;
         Ok(m)
     }
+}
+
+impl Plan {
+    fn new(spec: &RedisSpec) -> Plan {
+        let templates = templates(
+            spec.test,
+            spec.data_size,
+            spec.keyspace.is_some(),
+            spec.ratio.unwrap_or_default(),
+        );
+        Plan {
+            classes: templates.iter().map(|t| class(t.command).one()).collect(),
+            templates,
+            pipeline: u64::from(spec.pipeline.max(1)),
+            keyspace: spec.keyspace,
+            spec: spec.clone(),
+        }
+    }
+}
+
+/// The clients' results added into `m` (with the reads, writes and others they sent); also
+/// the requests sent per command, and whether a connection broke (then the server may have
+/// run requests whose replies were lost).
+fn merge_clients(
+    m: &mut Measurement,
+    results: Vec<ClientResult>,
+    plan: &Plan,
+) -> (BTreeMap<&'static str, u64>, bool) {
+    let mut sent: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut broken = false;
+    for r in results {
+        m.queries += r.ok;
+        m.errors += r.errors;
+        m.latency.merge(&r.latency);
+        if let Some(service) = &r.service {
+            m.service.merge(service);
+        }
+        if m.first_error.is_none() {
+            m.first_error = r.first_error;
+        }
+        broken |= r.broken;
+        for (t, n) in plan.templates.iter().zip(&r.sent) {
+            *sent.entry(t.command).or_default() += n;
+        }
+    }
+    let (mut reads, mut writes, mut others) = (0, 0, 0);
+    for (cmd, n) in &sent {
+        match class(cmd) {
+            Class::Read => reads += n,
+            Class::Write => writes += n,
+            Class::Other => others += n,
+        }
+    }
+    (m.reads, m.writes, m.others) = (Some(reads), Some(writes), Some(others));
+    (sent, broken)
 }
 
 enum Class {
@@ -422,37 +440,13 @@ async fn client(
     live: Arc<AtomicU64>,
     mut rec: Option<Recorder>,
 ) -> (Option<Stream>, ClientResult) {
-    let mut r = ClientResult {
-        ok: 0,
-        errors: 0,
-        sent: vec![0; plan.templates.len()],
-        first_error: None,
-        latency: Latency::default(),
-        service: None,
-        broken: false,
-    };
+    let mut r = ClientResult::new(plan.templates.len());
     let mut out = Vec::with_capacity(4096);
     let mut rbuf = vec![0u8; 64 * 1024];
     let (mut start, mut filled) = (0usize, 0usize);
     let mut next_t = 0usize;
     let mut done: u64 = 0;
-    loop {
-        let (batch, intended) = match &until {
-            Until::Closed { share, deadline } => {
-                let batch = match share {
-                    Some(s) => plan.pipeline.min(s - done),
-                    None => plan.pipeline,
-                };
-                if batch == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
-                    break;
-                }
-                (batch, None)
-            }
-            Until::Paced(t) => match t.next().await {
-                Some(at) => (1, Some(at)),
-                None => break,
-            },
-        };
+    while let Some((batch, intended)) = next_batch(&until, plan.pipeline, done).await {
         out.clear();
         let first_t = next_t;
         for _ in 0..batch {
@@ -484,16 +478,7 @@ async fn client(
                             }
                         }
                     }
-                    if is_error {
-                        r.errors += 1;
-                        if r.first_error.is_none() {
-                            let text = &rbuf[start + 1..start + len - 2];
-                            r.first_error = Some(String::from_utf8_lossy(text).into_owned());
-                        }
-                    } else {
-                        r.ok += 1;
-                    }
-                    r.latency.record_us(us);
+                    r.reply(us, is_error.then(|| &rbuf[start..start + len]));
                     start += len;
                     got += 1;
                     continue;
@@ -521,6 +506,54 @@ async fn client(
         live.fetch_add(batch, Ordering::Relaxed);
     }
     (Some(stream), r)
+}
+
+/// The next batch's size, and in open loop its request's intended start; None when the
+/// client is done (its share sent, the deadline passed, the pacer ended).
+async fn next_batch(until: &Until, pipeline: u64, done: u64) -> Option<(u64, Option<Instant>)> {
+    match until {
+        Until::Closed { share, deadline } => {
+            let batch = match share {
+                Some(s) => pipeline.min(s - done),
+                None => pipeline,
+            };
+            if batch == 0 || deadline.is_some_and(|d| Instant::now() >= d) {
+                return None;
+            }
+            Some((batch, None))
+        }
+        Until::Paced(t) => t.next().await.map(|at| (1, Some(at))),
+    }
+}
+
+impl ClientResult {
+    /// Nothing sent yet, of `templates` templates.
+    fn new(templates: usize) -> ClientResult {
+        ClientResult {
+            ok: 0,
+            errors: 0,
+            sent: vec![0; templates],
+            first_error: None,
+            latency: Latency::default(),
+            service: None,
+            broken: false,
+        }
+    }
+
+    /// One reply and its latency: a success, or an `error` reply (whose text is kept when it
+    /// is the first).
+    fn reply(&mut self, us: u64, error: Option<&[u8]>) {
+        if let Some(reply) = error {
+            self.errors += 1;
+            if self.first_error.is_none() {
+                let text = &reply[1..reply.len() - 2];
+                self.first_error = Some(String::from_utf8_lossy(text).into_owned());
+            }
+        } else {
+            self.ok += 1;
+        }
+        self.latency.record_us(us);
+    }
 }
 
 /// The connection is gone: requests without a reply are errors and this client stops.
