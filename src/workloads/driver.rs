@@ -46,11 +46,45 @@ pub(crate) struct Ctx<'a> {
     pub(crate) window: Arc<Window>,
 }
 
+/// What one iteration of a driver that talks to its server itself runs with: the parts of
+/// `Ctx` it uses, borrowed, so that a test can run one without a `Deployed`.
+pub struct Iteration<'a> {
+    pub endpoint: &'a Endpoint,
+    /// Client connections.
+    pub concurrency: u32,
+    /// Load run before the measured phase and discarded.
+    pub warmup: Option<Length>,
+    /// The measured phase: a count of operations or a duration.
+    pub length: Length,
+    /// Operations completed so far, of every phase (`Ctx::live`).
+    pub live: &'a Arc<AtomicU64>,
+    /// The measured phase's edges (`Ctx::window`).
+    pub window: &'a Window,
+    /// Open loop: the schedule requests start on (None: closed loop).
+    pub pace: Option<&'a Pace>,
+    /// Where the measured phase's seconds are shown (None: nowhere).
+    pub phase: Option<&'a Arc<Live>>,
+}
+
 impl Ctx<'_> {
     /// The measured phase's length, for a kind that runs for one.
     pub(crate) fn length(&self) -> Result<Length> {
         self.length
             .ok_or_else(|| anyhow::anyhow!("the matrix gives no `length` for this workload"))
+    }
+
+    /// The parts of the context that a SQL driver's phases run with.
+    pub(crate) fn iteration(&self) -> Result<Iteration<'_>> {
+        Ok(Iteration {
+            endpoint: &self.server.endpoint,
+            concurrency: self.concurrency,
+            warmup: self.warmup,
+            length: self.length()?,
+            live: &self.live,
+            window: &self.window,
+            pace: self.pace.as_ref(),
+            phase: Some(&self.phase),
+        })
     }
 
     /// Open loop's target rate of the cell (for a tool that takes only a number).

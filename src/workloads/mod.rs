@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::measure::measurement::Measurement;
 use crate::servers::spec::ServerKind;
+pub use driver::Iteration;
 pub(crate) use driver::{Ctx, Driver, Facts, Problem, SchemaRule};
 
 /// The registry: each kind's variant, its options type (a `Driver`) and its name in a

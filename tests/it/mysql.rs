@@ -16,6 +16,7 @@ use rmatrix::measure::cgroup::Window;
 use rmatrix::servers::Deployed;
 use rmatrix::workloads::oltp::driver::run_iteration;
 use rmatrix::workloads::oltp::{OltpSpec, OltpTest};
+use rmatrix::workloads::Iteration;
 
 const PASSWORD: &str = "mysql-test-pw";
 
@@ -187,16 +188,18 @@ async fn oltp_counts_agree_on_mysql() {
             let s = oltp(test);
             let before = deadlock_count(&dep).await;
             let mut m = run_iteration(
-                &dep.endpoint,
+                &Iteration {
+                    endpoint: &dep.endpoint,
+                    concurrency: threads,
+                    warmup: None,
+                    length: Length::Queries(events),
+                    live: &Arc::new(AtomicU64::new(0)),
+                    window: &Window::default(),
+                    pace: None,
+                    phase: None,
+                },
                 &s,
                 "InnoDB",
-                threads,
-                None,
-                Length::Queries(events),
-                Arc::new(AtomicU64::new(0)),
-                &Window::default(),
-                None,
-                None,
             )
             .await
             .unwrap_or_else(|e| panic!("{}: {e:#}", test.name()));

@@ -20,6 +20,7 @@ use rmatrix::servers::{Deployed, Endpoint};
 use rmatrix::workloads::oltp::driver::run_iteration;
 use rmatrix::workloads::oltp::prepare;
 use rmatrix::workloads::oltp::{OltpSpec, OltpTest};
+use rmatrix::workloads::Iteration;
 
 async fn server(run_id: &str, dir: &Path) -> Deployed {
     crate::common::mariadb_10_11(run_id, dir, "oltp-test-pw").await
@@ -37,16 +38,18 @@ fn spec(test: OltpTest) -> OltpSpec {
 
 async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Measurement {
     run_iteration(
-        ep,
+        &Iteration {
+            endpoint: ep,
+            concurrency: threads,
+            warmup: None,
+            length,
+            live: &Arc::new(AtomicU64::new(0)),
+            window: &Window::default(),
+            pace: None,
+            phase: None,
+        },
         spec,
         "InnoDB",
-        threads,
-        None,
-        length,
-        Arc::new(AtomicU64::new(0)),
-        &Window::default(),
-        None,
-        None,
     )
     .await
     .unwrap_or_else(|e| panic!("{}: {e:#}", spec.test.name()))
@@ -152,16 +155,18 @@ async fn every_test_runs_and_the_server_counts_the_same() {
     let sink = SampleSink::new(&dir, &cell, 1);
     let s = spec(OltpTest::OltpPointSelect);
     let m = run_iteration(
-        ep,
+        &Iteration {
+            endpoint: ep,
+            concurrency: 2,
+            warmup: Some(Length::Time(Duration::from_millis(500))),
+            length: Length::Time(Duration::from_millis(2500)),
+            live: &Arc::new(AtomicU64::new(0)),
+            window: &Window::default(),
+            pace: None,
+            phase: None,
+        },
         &s,
         "InnoDB",
-        2,
-        Some(Length::Time(Duration::from_millis(500))),
-        Length::Time(Duration::from_millis(2500)),
-        Arc::new(AtomicU64::new(0)),
-        &Window::default(),
-        None,
-        None,
     )
     .await
     .unwrap();
@@ -247,16 +252,18 @@ async fn oltp_insert_ids_are_unique_across_phases_and_iterations() {
     const EVENTS: u64 = 5000;
     for iteration in 0..3 {
         let m = run_iteration(
-            ep,
+            &Iteration {
+                endpoint: ep,
+                concurrency: 2,
+                warmup: (iteration == 0).then_some(Length::Queries(EVENTS)),
+                length: Length::Queries(EVENTS),
+                live: &Arc::new(AtomicU64::new(0)),
+                window: &Window::default(),
+                pace: None,
+                phase: None,
+            },
             &s,
             "InnoDB",
-            2,
-            (iteration == 0).then_some(Length::Queries(EVENTS)),
-            Length::Queries(EVENTS),
-            Arc::new(AtomicU64::new(0)),
-            &Window::default(),
-            None,
-            None,
         )
         .await
         .unwrap_or_else(|e| panic!("iteration {iteration}: {e:#}"));

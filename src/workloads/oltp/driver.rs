@@ -9,24 +9,22 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 
 use super::my_session::MySession;
-use super::phase::{measurement, open_all, run_phase, SAMPLE_PERCENTILE};
+use super::phase::{measurement, no_fatal, open_all, run_phase, service, SAMPLE_PERCENTILE};
 use super::prepare;
 use super::schema;
 use super::unique::{self, Ids};
-use crate::input::Length;
-use crate::measure::cgroup::Window;
+use super::worker::Worker;
 use crate::measure::cpu;
 use crate::measure::measurement::{Loaded, Measurement};
-use crate::measure::seconds::Live;
 use crate::servers::dataset::Layout;
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::driver::range_rules;
 use crate::workloads::oltp::spec::OltpSpec;
-use crate::workloads::pace::Pace;
 use crate::workloads::threads::{blocking, Cancel};
-use crate::workloads::{Ctx, Driver, Facts, Problem, SchemaRule};
+use crate::workloads::{Ctx, Driver, Facts, Iteration, Problem, SchemaRule};
+use mysql_async::Conn;
 use serde_json::json;
 
 /// The highest extra percentile: the maximum.
@@ -104,57 +102,29 @@ impl Driver for OltpSpec {
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         if ctx.kind == ServerKind::Postgres {
             // No storage engine there: `mysql_storage_engine` is sysbench's MySQL option.
-            return super::pg::run::run_iteration(
-                &ctx.server.endpoint,
-                self,
-                ctx.concurrency,
-                ctx.warmup,
-                ctx.length()?,
-                ctx.live.clone(),
-                &ctx.window,
-                ctx.pace.as_ref(),
-                Some(ctx.phase.clone()),
-            )
-            .await;
+            return super::pg::run::run_iteration(&ctx.iteration()?, self).await;
         }
         let engine = ctx.engine.unwrap_or(&self.mysql_storage_engine);
-        run_iteration(
-            &ctx.server.endpoint,
-            self,
-            engine,
-            ctx.concurrency,
-            ctx.warmup,
-            ctx.length()?,
-            ctx.live.clone(),
-            &ctx.window,
-            ctx.pace.as_ref(),
-            Some(ctx.phase.clone()),
-        )
-        .await
+        run_iteration(&ctx.iteration()?, self, engine).await
     }
 }
 
-#[allow(clippy::too_many_arguments)] // the parts of `Ctx` it uses, so tests can call it without a `Deployed`
 pub async fn run_iteration(
-    endpoint: &Endpoint,
+    it: &Iteration<'_>,
     spec: &OltpSpec,
     engine: &str,
-    concurrency: u32,
-    warmup: Option<Length>,
-    length: Length,
-    live: Arc<AtomicU64>,
-    window: &Window,
-    pace: Option<&Pace>,
-    phase: Option<Arc<Live>>,
 ) -> Result<Measurement> {
-    let started = std::time::Instant::now();
-    let loaded = prepare::ensure(endpoint, spec, engine, &live)
-        .await
-        .context("failed to prepare the sbtest tables")?;
-    let loaded = (loaded == prepare::Prepared::Loaded).then(|| Loaded {
-        rows: u64::from(spec.tables) * u64::from(schema::initial_rows(spec)),
-        seconds: started.elapsed().as_secs_f64(),
-    });
+    let Iteration {
+        endpoint,
+        concurrency,
+        warmup,
+        length,
+        window,
+        pace,
+        ..
+    } = *it;
+    let (live, phase) = (it.live.clone(), it.phase.cloned());
+    let loaded = prepare_tables(endpoint, spec, engine, &live).await?;
     let spec = Arc::new(spec.clone());
     let threads = concurrency.max(1);
     let mut workers = blocking({
@@ -163,10 +133,7 @@ pub async fn run_iteration(
     })
     .await?;
     let mut control = endpoint.connect(Some(&spec.db)).await?;
-    let own: Vec<u32> = (workers.iter_mut())
-        .filter_map(|w| w.session().map(|s| s.connection_id()))
-        .collect();
-    mysql::quits::settle(&mut control, &own).await;
+    mysql::quits::settle(&mut control, &connection_ids(&mut workers)).await;
     let ids = match schema::takes_unique_ids(&spec) {
         true => unique::resume(&mut control).await?,
         false => Ids::fresh(),
@@ -201,34 +168,17 @@ pub async fn run_iteration(
     let after = mysql::status(&mut control).await;
     // Kept after the counters were read: the UPDATE is not the measured phase's work.
     keep_ids(&mut control, &spec, &ids).await?;
-    let (mut workers, got, seconds, open) = ran?;
+    let (workers, got, seconds, open) = ran?;
     let after = after?;
     // Counters that moved, and always the ones compared (and rollbacks, which the
     // deadlock accounting reads).
     let server = mysql::measured(&before, &after, &["Com_rollback"], window.server_reads());
-    // Dropping a client sends COM_QUIT without waiting, and the server counts a COM_QUIT in
-    // Questions: wait until the server has let every client go, or its late quits would land
-    // in the next iteration's counters.
-    let ids: Vec<u32> = (workers.iter_mut())
-        .filter_map(|w| w.session().map(|s| s.connection_id()))
-        .collect();
-    blocking(move || {
-        drop(workers);
-        Ok(())
-    })
-    .await?;
-    mysql::wait_disconnected(&mut control, &ids).await;
-    mysql::quits::close(control).await;
+    close_clients(workers, control).await?;
 
     // As in sysbench, an error that is neither ignorable nor a lost connection ends the run:
     // the numbers of the clients left would not be the cell's.
-    if let Some(e) = got.workers.iter().find_map(|w| w.fatal.clone()) {
-        anyhow::bail!("a client stopped on an error: {e}");
-    }
-    let mut service = crate::measure::latency::Latency::default();
-    for w in got.workers.iter().filter_map(|w| w.service.as_ref()) {
-        service.merge(w);
-    }
+    no_fatal(&got)?;
+    let service = service(&got);
     Ok(Measurement {
         samples: got.samples(seconds, threads, SAMPLE_PERCENTILE),
         warmup_samples,
@@ -237,6 +187,45 @@ pub async fn run_iteration(
         loaded,
         ..measurement(&spec, &got, seconds, server, cpu0.zip(cpu1))
     })
+}
+
+/// The sbtest tables ready; what loading them took, when they were loaded.
+async fn prepare_tables(
+    endpoint: &Endpoint,
+    spec: &OltpSpec,
+    engine: &str,
+    live: &AtomicU64,
+) -> Result<Option<Loaded>> {
+    let started = std::time::Instant::now();
+    let loaded = prepare::ensure(endpoint, spec, engine, live)
+        .await
+        .context("failed to prepare the sbtest tables")?;
+    Ok((loaded == prepare::Prepared::Loaded).then(|| Loaded {
+        rows: u64::from(spec.tables) * u64::from(schema::initial_rows(spec)),
+        seconds: started.elapsed().as_secs_f64(),
+    }))
+}
+
+/// The server's ids of the clients' connections.
+fn connection_ids(workers: &mut [Worker<MySession>]) -> Vec<u32> {
+    (workers.iter_mut())
+        .filter_map(|w| w.session().map(|s| s.connection_id()))
+        .collect()
+}
+
+/// Drop the clients and wait until the server has let them go, then close the control
+/// connection. Dropping a client sends COM_QUIT without waiting, and the server counts a
+/// COM_QUIT in Questions: its late quits would land in the next iteration's counters.
+async fn close_clients(mut workers: Vec<Worker<MySession>>, mut control: Conn) -> Result<()> {
+    let ids = connection_ids(&mut workers);
+    blocking(move || {
+        drop(workers);
+        Ok(())
+    })
+    .await?;
+    mysql::wait_disconnected(&mut control, &ids).await;
+    mysql::quits::close(control).await;
+    Ok(())
 }
 
 /// After every phase, even one that failed: the indexes its workers took are used.

@@ -15,6 +15,7 @@ use super::worker::{Phase, Session, Worker};
 use crate::input::Length;
 use crate::measure::counters::Status;
 use crate::measure::interval::mean_stddev;
+use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::{Live, Seconds};
 use crate::servers::Endpoint;
@@ -55,6 +56,23 @@ pub(super) fn measurement(
             .collect(),
         ..Measurement::default()
     }
+}
+
+/// A client's error that is neither ignorable nor a lost connection, as an error.
+pub(super) fn no_fatal(got: &Collected) -> Result<()> {
+    if let Some(e) = got.workers.iter().find_map(|w| w.fatal.clone()) {
+        anyhow::bail!("a client stopped on an error: {e}");
+    }
+    Ok(())
+}
+
+/// The clients' service times together (open loop: from each request's send to its end).
+pub(super) fn service(got: &Collected) -> Latency {
+    let mut service = Latency::default();
+    for w in got.workers.iter().filter_map(|w| w.service.as_ref()) {
+        service.merge(w);
+    }
+    service
 }
 
 /// Connect `threads` clients in parallel, each preparing its statements.

@@ -14,7 +14,6 @@ use rand::SeedableRng;
 use super::client::{Client, ClientResult, Shared};
 use super::SlapSpec;
 use crate::input::Length;
-use crate::measure::cgroup::Window;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::{Live, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
@@ -24,7 +23,7 @@ use crate::workloads::driver::range_rules;
 use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
 use crate::workloads::slap::sql::{self, SlapSql, SCHEMA};
 use crate::workloads::threads::{self, blocking, Cancel};
-use crate::workloads::{Ctx, Driver, Facts, Problem, SchemaRule};
+use crate::workloads::{Ctx, Driver, Facts, Iteration, Problem, SchemaRule};
 
 impl Driver for SlapSpec {
     fn families(&self) -> &'static [ServerKind] {
@@ -45,19 +44,7 @@ impl Driver for SlapSpec {
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
-        run_iteration(
-            &ctx.server.endpoint,
-            self,
-            ctx.engine.unwrap_or("InnoDB"),
-            ctx.concurrency,
-            ctx.warmup,
-            ctx.length()?,
-            ctx.live.clone(),
-            &ctx.window,
-            ctx.pace.as_ref(),
-            &ctx.phase,
-        )
-        .await
+        run_iteration(&ctx.iteration()?, self, ctx.engine.unwrap_or("InnoDB")).await
     }
 }
 
@@ -65,19 +52,22 @@ impl Driver for SlapSpec {
 const SAMPLE_PERCENTILE: f64 = 95.0;
 
 /// One iteration: prepare, optional warmup, measured phase.
-#[allow(clippy::too_many_arguments)] // the parts of `Ctx` it uses, so tests can call it without a `Deployed`
 pub(crate) async fn run_iteration(
-    endpoint: &Endpoint,
+    it: &Iteration<'_>,
     spec: &SlapSpec,
     engine: &str,
-    concurrency: u32,
-    warmup: Option<Length>,
-    length: Length,
-    live: Arc<AtomicU64>,
-    window: &Window,
-    pace: Option<&Pace>,
-    phase: &Arc<Live>,
 ) -> Result<Measurement> {
+    let Iteration {
+        endpoint,
+        concurrency,
+        warmup,
+        length,
+        window,
+        pace,
+        phase,
+        ..
+    } = *it;
+    let live = it.live.clone();
     let mut rng = SmallRng::from_os_rng();
     let sql = sql::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
     let mut control = endpoint.connect(None).await?;
@@ -112,8 +102,8 @@ pub(crate) async fn run_iteration(
     let before = mysql::status(&mut control).await?;
     window.open();
     let (clients, done) = blocking({
-        let (load, pace, phase) = (load.clone(), pace.cloned(), phase.clone());
-        move || run_phase(clients, &load, length, pace, Some(&phase))
+        let (load, pace, phase) = (load.clone(), pace.cloned(), phase.cloned());
+        move || run_phase(clients, &load, length, pace, phase.as_deref())
     })
     .await?;
     window.close();

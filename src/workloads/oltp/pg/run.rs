@@ -6,7 +6,6 @@
 //! its statistics at most once a second while it lives and at its exit, so the counters
 //! are read after each client flushed them (before) and after every client has gone (after).
 
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,40 +13,38 @@ use anyhow::{Context, Result};
 
 use super::prepare;
 use super::session::PgSession;
-use crate::input::Length;
-use crate::measure::cgroup::Window;
 use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::measurement::{Loaded, Measurement};
-use crate::measure::seconds::Live;
 use crate::servers::postgres::client::connect;
 use crate::servers::postgres::counters::{self, Control};
-use crate::servers::Endpoint;
-use crate::workloads::oltp::phase::{measurement, open_all, run_phase, SAMPLE_PERCENTILE};
+use crate::workloads::oltp::phase::{
+    measurement, no_fatal, open_all, run_phase, service, SAMPLE_PERCENTILE,
+};
 use crate::workloads::oltp::prepare::Prepared;
 use crate::workloads::oltp::schema::{initial_rows, takes_unique_ids};
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::oltp::unique::Ids;
 use crate::workloads::oltp::worker::Worker;
-use crate::workloads::pace::Pace;
 use crate::workloads::threads::{blocking, Cancel};
+use crate::workloads::Iteration;
 
 /// PostgreSQL 15 keeps its statistics in shared memory and has `pg_stat_force_next_flush()`;
 /// before it a collector process receives them, at most every 500 ms from each backend.
 const SHARED_STATS: u32 = 150_000;
 
-#[allow(clippy::too_many_arguments)] // as oltp's `run_iteration`: the parts of `Ctx` it uses
-pub async fn run_iteration(
-    endpoint: &Endpoint,
-    spec: &OltpSpec,
-    concurrency: u32,
-    warmup: Option<Length>,
-    length: Length,
-    live: Arc<AtomicU64>,
-    window: &Window,
-    pace: Option<&Pace>,
-    phase: Option<Arc<Live>>,
-) -> Result<Measurement> {
+/// One iteration, as oltp's `run_iteration` on MySQL.
+pub async fn run_iteration(it: &Iteration<'_>, spec: &OltpSpec) -> Result<Measurement> {
+    let Iteration {
+        endpoint,
+        concurrency,
+        warmup,
+        length,
+        window,
+        pace,
+        ..
+    } = *it;
+    let (live, phase) = (it.live.clone(), it.phase.cloned());
     let started = Instant::now();
     let loaded = prepare::ensure(endpoint, spec, &live)
         .await
@@ -113,13 +110,8 @@ pub async fn run_iteration(
     let (got, seconds, open) = ran?;
     let server = counters::measured(&before, &after?);
 
-    if let Some(e) = got.workers.iter().find_map(|w| w.fatal.clone()) {
-        anyhow::bail!("a client stopped on an error: {e}");
-    }
-    let mut service = crate::measure::latency::Latency::default();
-    for w in got.workers.iter().filter_map(|w| w.service.as_ref()) {
-        service.merge(w);
-    }
+    no_fatal(&got)?;
+    let service = service(&got);
     Ok(Measurement {
         samples: got.samples(seconds, threads, SAMPLE_PERCENTILE),
         warmup_samples,
