@@ -37,6 +37,7 @@ use crate::measure::seconds::Live;
 use crate::model::CellKey;
 use crate::progress::Progress;
 use crate::report;
+use crate::results::lock::RunLock;
 use crate::results::manifest::{
     self, DataFacts, DataHow, DeploymentFacts, DeploymentStatus, DockerFacts, EngineFacts, Host,
     ImageFacts, Manifest,
@@ -134,13 +135,7 @@ pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
         None => None,
     };
 
-    let (dir, _lock) = match opened.dir {
-        Some(dir) => (dir, opened.lock),
-        None => {
-            let (dir, lock) = create_run_dir(&opts, loaded)?;
-            (dir, Some(lock))
-        }
-    };
+    let (dir, _lock) = held_dir(opened.dir, opened.lock, &opts, loaded)?;
     let old = (opened.old, opened.copied);
     let man = manifest_for(&opts, loaded, &plan, &dir, old, docker, engine_facts);
     let run_id = man.run_id.clone();
@@ -226,6 +221,22 @@ fn before_writing(
         .into());
     }
     Ok(needs_docker)
+}
+
+/// The run's directory with the hold on it: a resumed run's, or a new one created now.
+fn held_dir(
+    dir: Option<RunDir>,
+    lock: Option<RunLock>,
+    opts: &RunOptions,
+    loaded: &LoadedMatrix,
+) -> Result<(RunDir, Option<RunLock>)> {
+    match dir {
+        Some(dir) => Ok((dir, lock)),
+        None => {
+            let (dir, lock) = create_run_dir(opts, loaded)?;
+            Ok((dir, Some(lock)))
+        }
+    }
 }
 
 /// The run's first progress line: what it measures and where it writes.
