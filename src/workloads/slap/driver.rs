@@ -109,15 +109,7 @@ pub(crate) async fn run_iteration(
     window.close();
     let after = mysql::status(&mut control).await?;
     let server = mysql::measured(&before, &after, &[], window.server_reads());
-    blocking(move || {
-        drop(clients);
-        Ok(())
-    })
-    .await?;
-    let _ = control
-        .query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
-        .await;
-    let _ = control.disconnect().await;
+    close(clients, control).await?;
 
     let mut m = Measurement {
         seconds: done.elapsed,
@@ -129,7 +121,28 @@ pub(crate) async fn run_iteration(
         open: done.open,
         ..Measurement::default()
     };
-    for r in done.results {
+    merge_clients(&mut m, done.results);
+    Ok(m)
+}
+
+/// Drop the clients (on a blocking thread: each says goodbye to the server), then the
+/// schema, and close the control connection.
+async fn close(clients: Vec<Client>, mut control: Conn) -> Result<()> {
+    blocking(move || {
+        drop(clients);
+        Ok(())
+    })
+    .await?;
+    let _ = control
+        .query_drop(format!("DROP SCHEMA IF EXISTS {SCHEMA}"))
+        .await;
+    let _ = control.disconnect().await;
+    Ok(())
+}
+
+/// The clients' counts and latencies added into `m`; the first error kept.
+fn merge_clients(m: &mut Measurement, results: Vec<ClientResult>) {
+    for r in results {
         m.queries += r.queries;
         m.errors += r.errors;
         m.commits += r.commits;
@@ -141,7 +154,6 @@ pub(crate) async fn run_iteration(
             m.first_error = r.first_error;
         }
     }
-    Ok(m)
 }
 
 /// Fresh schema and table, pre-populated; returns the key list when statements need keys.
