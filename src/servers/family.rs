@@ -4,22 +4,19 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
 use super::dataset::Seal;
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
+pub(crate) use super::deployed::{BoxFuture, HostSide};
 use super::docker::ContainerSpec;
 use super::spec::{ConfigBlock, ConfigSpec, ExternalSpec, ServerSpec};
 use crate::measure::cgroup::Cgroup;
 use crate::measure::counters::Status;
 use crate::measure::server_seconds::CounterSource;
 use crate::model::ResultRow;
-
-/// A boxed future: a family is picked at run time (`ServerKind::family`, the registry).
-pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// How a container becomes ready: `probe` is tried every `every`, each try bounded by
 /// `attempt_timeout`, until it succeeds, the container exits, or the start timeout passes.
@@ -240,25 +237,6 @@ pub trait Family: Sync {
     fn read_seal<'a>(&'a self, _endpoint: &'a Endpoint) -> BoxFuture<'a, Result<Option<Seal>>> {
         Box::pin(async { bail!("this family keeps no data sets") })
     }
-}
-
-/// Where a server's port is reachable only from its engine's host (an engine on another
-/// machine): the port is picked, and the waiting and read-back done, there (in an rmatrix
-/// container with host networking), not in this process. Implemented by the client side
-/// (`drive::OnEngineHost`), which runs those containers.
-pub trait HostSide: Sync {
-    /// A free port on the engine's host.
-    fn free_port(&self) -> BoxFuture<'_, Result<u16>>;
-
-    /// Wait until the server of `container` (main process `pid` on the engine's host)
-    /// answers at `endpoint`, then read back what it runs with, on the engine's host; fail
-    /// early when the container exits.
-    fn await_ready<'a>(
-        &'a self,
-        container: &'a str,
-        endpoint: &'a Endpoint,
-        pid: Option<u32>,
-    ) -> BoxFuture<'a, Result<Deployed>>;
 }
 
 /// Start `image` for one deployment: its container, readiness, read-back. On failure the
