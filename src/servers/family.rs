@@ -111,7 +111,7 @@ pub trait Liveness: Send {
 }
 
 /// One server family: what a matrix may say about it, how to start it, when it is ready,
-/// what it runs with. Registered in `registry.rs`; nothing outside its folder names it. The
+/// what it runs with. Listed in `kind.rs`; nothing outside its folder names it. The
 /// counters a driver reads around a measured phase are the family's too, read on the
 /// driver's own connection.
 pub trait Family: Sync {

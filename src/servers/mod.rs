@@ -11,6 +11,7 @@ pub mod docker;
 pub mod family;
 pub(crate) mod git;
 pub(crate) mod identity;
+pub(crate) mod kind;
 pub(crate) mod maps;
 pub mod mysql;
 pub(crate) mod packages;

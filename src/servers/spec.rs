@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::input::untrusted::CPUS;
 
 pub use super::config::{Allocator, CnfValue, ConfigBlock, ConfigSpec, Settings};
-pub(crate) use super::registry::ServerKind;
+pub(crate) use super::kind::ServerKind;
 pub use super::source::SourceSpec;
 
 /// Where a server comes from: exactly one of `image`, `build`, `source` or `external`.
