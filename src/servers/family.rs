@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use super::dataset::Seal;
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
 pub(crate) use super::deployed::{BoxFuture, HostSide};
 use super::docker::ContainerSpec;
+use super::seal::Seal;
 use super::spec::{ConfigBlock, ConfigSpec, ExternalSpec, ServerSpec};
 use crate::measure::cgroup::Cgroup;
 use crate::measure::counters::Status;

@@ -18,6 +18,7 @@ pub(crate) mod packages;
 pub(crate) mod postgres;
 pub(crate) mod redis;
 pub(crate) mod registry;
+pub(crate) mod seal;
 pub(crate) mod source;
 pub mod spec;
 pub(crate) mod ssh;

@@ -17,13 +17,13 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use mysql_async::prelude::Queryable;
 
-use super::dataset::Seal;
 use super::deployed::{Deployed, Endpoint, Launch};
 use super::docker::tail;
 use super::family::{
     socket_dir, BoxFuture, Family, Liveness, Readiness, Refusal, Setup, SOCKET_DIR_IN_CONTAINER,
 };
 use super::maps;
+use super::seal::Seal;
 use super::source::{FlagStyle, Recipe};
 use super::spec::{ConfigBlock, ConfigSpec, ServerSpec};
 use crate::measure::counters::{self, Status};
