@@ -15,7 +15,9 @@ cd "$(dirname "$0")/.."
 # this script), with `_` and without (`redis_benchmark`, `RedisBenchmark`), and the products
 # and files a family folder serves, which name it as surely. A new family adds its products.
 folders() { find "$1" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort; }
-families=$(folders src/servers)
+# Folders of src/servers that hold a job every family shares, not a family.
+jobs="engines images"
+families=$(folders src/servers | grep -vxF -f <(tr ' ' '\n' <<<"$jobs"))
 kinds=$(folders src/workloads)
 products="mariadb percona valkey mycnf my\\.cnf mysqlslap postgresql pgsql"
 names=""

@@ -12,7 +12,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::docker::{ContainerSpec, Engine, DATASET_LABEL, INSTANCE_LABEL, LABEL};
+use super::engines::docker::{ContainerSpec, Engine, DATASET_LABEL, INSTANCE_LABEL, LABEL};
 use super::family::Family;
 pub use super::seal::Seal;
 use super::spec::ConfigSpec;
@@ -194,7 +194,7 @@ pub(crate) async fn copy(
         c => bail!(
             "copying data set {} failed (exit {c}): {}",
             set.key,
-            super::docker::tail(&log, 5)
+            super::engines::docker::tail(&log, 5)
         ),
     }
     let kib: u64 = String::from_utf8_lossy(&out)

@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::{anyhow, Result};
 
 use super::check::Check;
-use super::docker::{ContainerSpec, Engine};
+use super::engines::docker::{ContainerSpec, Engine};
 use super::spec::ExternalSpec;
 use crate::measure::cgroup::Cgroup;
 use crate::measure::server_seconds::CounterSlot;
@@ -109,7 +109,7 @@ pub struct Deployed {
     pub(crate) pid: Option<u32>,
     /// The volume its datadir is (a copy of a kept data set), removed with the container.
     pub(crate) data_volume: Option<String>,
-    /// Where its callgrind dumps land on this host (a counted server, `servers::counted`).
+    /// Where its callgrind dumps land on this host (a counted server, `servers::images::counted`).
     pub(crate) dumps: Option<std::path::PathBuf>,
 }
 

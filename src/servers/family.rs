@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
 pub(crate) use super::deployed::{BoxFuture, HostSide};
-use super::docker::ContainerSpec;
+use super::engines::docker::ContainerSpec;
 use super::seal::Seal;
 use super::spec::{ConfigBlock, ConfigSpec, ExternalSpec, ServerSpec};
 use crate::measure::cgroup::Cgroup;
@@ -127,7 +127,7 @@ pub trait Family: Sync {
 
     /// What counting its server's instructions needs (`counted: callgrind`); None: the
     /// family cannot be counted yet.
-    fn counted(&self) -> Option<super::counted::CountedServer> {
+    fn counted(&self) -> Option<super::images::counted::CountedServer> {
         None
     }
 
@@ -138,7 +138,7 @@ pub trait Family: Sync {
     }
 
     /// The recipes that build this family's servers from a source tree (`source: {recipe}`).
-    fn recipes(&self) -> &'static [super::source::Recipe] {
+    fn recipes(&self) -> &'static [super::images::source::Recipe] {
         &[]
     }
 
@@ -255,13 +255,13 @@ pub async fn start(
     };
     let mut setup = family.setup(launch, config, dir, port)?;
     let dumps = match launch.counted {
-        true => Some(super::counted::dump_dir(dir)?),
+        true => Some(super::images::counted::dump_dir(dir)?),
         false => None,
     };
     if let Some(d) = &dumps {
-        let in_container = super::counted::DUMP_DIR_IN_CONTAINER.to_string();
+        let in_container = super::images::counted::DUMP_DIR_IN_CONTAINER.to_string();
         setup.writable.push((d.clone(), in_container));
-        let random = super::counted::fixed_random(dir)?;
+        let random = super::images::counted::fixed_random(dir)?;
         for device in ["/dev/urandom", "/dev/random"] {
             setup.mounts.push((random.clone(), device.to_string()));
         }
