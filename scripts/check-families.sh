@@ -15,7 +15,9 @@ cd "$(dirname "$0")/.."
 # this script), with `_` and without (`redis_benchmark`, `RedisBenchmark`), and the products
 # and files a family folder serves, which name it as surely. A new family adds its products.
 folders() { find "$1" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort; }
-families=$(folders src/servers)
+# Folders of src/servers that hold a job every family shares, not a family.
+jobs="engines images"
+families=$(folders src/servers | grep -vxF -f <(tr ' ' '\n' <<<"$jobs"))
 kinds=$(folders src/workloads)
 products="mariadb percona valkey mycnf my\\.cnf mysqlslap postgresql pgsql"
 names=""
@@ -32,9 +34,9 @@ owned=$( (for f in $families; do echo "src/servers/$f/"; done
 
 # The allow-list, two kinds of registry line and nothing else:
 # 1. `pub mod <folder>;` (or `pub(crate) mod`) in src/servers/mod.rs and src/workloads/mod.rs: declaring a folder.
-# 2. An entry of a registry macro (`families!` in src/servers/registry.rs, `kinds!` in
-#    src/workloads/mod.rs): `Variant(path::Type) = "name",`, the one line that adds a
-#    family or a kind.
+# 2. An entry of a registry list (`families!` in src/servers/kind.rs, `kinds!` in
+#    src/workloads/mod.rs): `Variant(folder) = "name",` or `Variant(path::Type) = "name",`,
+#    the one line that adds a family or a kind.
 allowed() {
   local file=$1 text=$2
   case "$file" in
@@ -42,8 +44,8 @@ allowed() {
       [[ $text =~ ^pub(\(crate\))?\ mod\ [a-z_]+\;$ ]] && return 0 ;;
   esac
   case "$file" in
-    src/servers/registry.rs | src/workloads/mod.rs)
-      [[ $text =~ ^\ +[A-Z][A-Za-z]*\([a-z_:]+::[A-Z][A-Za-z]*\)\ =\ \"[a-z_]+\",$ ]] && return 0 ;;
+    src/servers/kind.rs | src/workloads/mod.rs)
+      [[ $text =~ ^\ +[A-Z][A-Za-z]*\([a-z_]+(::[a-z_]+)*(::[A-Z][A-Za-z]*)?\)\ =\ \"[a-z_]+\",$ ]] && return 0 ;;
   esac
   return 1
 }

@@ -21,7 +21,7 @@ use crate::measure::server_seconds::ServerSecond;
 use crate::measure::{counted, profile};
 use crate::model::ResultRow;
 use crate::servers::check::Check;
-use crate::servers::docker::{ContainerSpec, Engine};
+use crate::servers::engines::docker::{ContainerSpec, Engine};
 use crate::servers::family::{self, BoxFuture, HostSide};
 use crate::servers::{Deployed, Endpoint};
 use crate::workloads::stall::DEFAULT_STALL_TIMEOUT;
@@ -497,7 +497,7 @@ async fn collect(r: &Remote<'_>, id: &str, command: &str, watch: Option<&str>) -
             let log = r.engine.logs(id).await;
             bail!(
                 "rmatrix {command} exited with code {code}: {}",
-                crate::servers::docker::tail(&log, 5)
+                crate::servers::engines::docker::tail(&log, 5)
             )
         }
     }

@@ -74,7 +74,7 @@ kinded_errors![
     results::check::Refused,
     compare::CompareError,
     compare::EnvDiffers,
-    servers::docker::EngineUnavailable,
+    servers::engines::docker::EngineUnavailable,
     store::StoreError,
     run::Interrupted,
 ];
@@ -123,7 +123,9 @@ mod tests {
         );
         assert_eq!(kind(compare::EnvDiffers(Vec::new())), ErrorKind::EnvDiffers);
         assert_eq!(
-            kind(servers::docker::EngineUnavailable("no socket".into())),
+            kind(servers::engines::docker::EngineUnavailable(
+                "no socket".into()
+            )),
             ErrorKind::NoDocker
         );
         assert_eq!(kind(run::Interrupted), ErrorKind::Interrupted);
@@ -142,7 +144,7 @@ mod tests {
 
     #[test]
     fn the_kind_is_found_under_context() {
-        let err = Err::<(), _>(servers::docker::EngineUnavailable("x".into()))
+        let err = Err::<(), _>(servers::engines::docker::EngineUnavailable("x".into()))
             .context("failed to start server")
             .context("cell a|b")
             .unwrap_err();
@@ -160,7 +162,7 @@ mod tests {
         // A cause with no specific kind does not hide one below it.
         let err = servers::redis::control::CommandError::Client {
             command: "PING".into(),
-            source: Box::new(servers::docker::EngineUnavailable("x".into())),
+            source: Box::new(servers::engines::docker::EngineUnavailable("x".into())),
         };
         assert_eq!(error_kind(&err.into()), ErrorKind::NoDocker);
     }

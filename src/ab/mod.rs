@@ -22,7 +22,7 @@ use crate::compare::{input, CompareError};
 use crate::error::{self, UsageError};
 use crate::matrix::{LoadedMatrix, Order};
 use crate::model::metric::Metric;
-use crate::servers::git;
+use crate::servers::images::git;
 use crate::stats::Confidence;
 pub(crate) use batches::{in_batches, update, Dims, Place};
 pub(crate) use derive::{derive_named, numbered_names, Side};

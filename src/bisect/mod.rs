@@ -22,7 +22,7 @@ use crate::compare::join::{self, Comparison, Verdict};
 use crate::compare::{input, noise};
 use crate::error::{Outcome, UsageError};
 use crate::matrix::LoadedMatrix;
-use crate::servers::git;
+use crate::servers::images::git;
 use judge::Step;
 use search::Next;
 pub(crate) use state::{Args, State};

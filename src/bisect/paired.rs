@@ -21,7 +21,7 @@ use crate::compare::join::Verdict;
 use crate::error::UsageError;
 use crate::escape::md_cell as md;
 use crate::matrix::LoadedMatrix;
-use crate::servers::git;
+use crate::servers::images::git;
 
 /// `--scan-up-to`'s default: a range of at most this many commits is scanned (`scan`).
 pub(super) const SCAN_UP_TO: u32 = 16;

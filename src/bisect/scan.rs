@@ -21,7 +21,7 @@ use crate::ab::{self, CellChange, Dims, Plan, Side};
 use crate::commands::exit::codes as exit;
 use crate::compare::input;
 use crate::compare::join::Verdict;
-use crate::servers::git;
+use crate::servers::images::git;
 use crate::stats::Confidence;
 
 /// What the scan's servers are, for the refusal of a name the matrix has already.

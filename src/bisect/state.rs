@@ -273,7 +273,7 @@ pub(crate) struct Report<'a> {
 
 impl Report<'_> {
     pub(crate) fn render(&self, outcome: &Next) -> Result<String> {
-        use crate::servers::git;
+        use crate::servers::images::git;
         let mut out = String::new();
         let targets: Vec<String> = self
             .targets

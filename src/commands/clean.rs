@@ -27,18 +27,18 @@ pub(super) async fn clean(args: &CleanArgs) -> Result<Outcome> {
         datasets,
         images,
     } = args;
-    let env = crate::servers::address::Env::current();
+    let env = crate::servers::engines::address::Env::current();
     let addrs = match engines.is_empty() {
-        true => vec![crate::servers::address::from_env(&env)
-            .map_err(crate::servers::docker::EngineUnavailable)?],
+        true => vec![crate::servers::engines::address::from_env(&env)
+            .map_err(crate::servers::engines::docker::EngineUnavailable)?],
         false => engines
             .iter()
-            .map(|e| crate::servers::address::resolve(&env, e))
+            .map(|e| crate::servers::engines::address::resolve(&env, e))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(crate::servers::docker::EngineUnavailable)?,
+            .map_err(crate::servers::engines::docker::EngineUnavailable)?,
     };
     for a in &addrs {
-        let engine = crate::servers::docker::Engine::connect_to(a).await?;
+        let engine = crate::servers::engines::docker::Engine::connect_to(a).await?;
         let n = engine.remove_all().await?;
         eprintln!("removed {n} rmatrix container(s) on {}", a.url());
         if *datasets {

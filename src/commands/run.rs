@@ -107,22 +107,27 @@ pub(super) async fn run(a: RunArgs) -> Result<Outcome> {
 fn engine_pool(
     engines: &[String],
     engines_file: Option<&Path>,
-) -> Result<(Vec<crate::servers::address::EngineAddr>, Option<String>)> {
-    let env = crate::servers::address::Env::current();
+) -> Result<(
+    Vec<crate::servers::engines::address::EngineAddr>,
+    Option<String>,
+)> {
+    let env = crate::servers::engines::address::Env::current();
     let (mut pool, client_engine) = match engines_file {
-        Some(f) => crate::servers::address::load_hosts_file(f, &env).map_err(UsageError)?,
+        Some(f) => {
+            crate::servers::engines::address::load_hosts_file(f, &env).map_err(UsageError)?
+        }
         None => (Vec::new(), None),
     };
     for e in engines {
-        crate::servers::address::check_untrusted(e).map_err(UsageError)?;
+        crate::servers::engines::address::check_untrusted(e).map_err(UsageError)?;
         pool.push(
-            crate::servers::address::resolve(&env, e)
-                .map_err(crate::servers::docker::EngineUnavailable)?,
+            crate::servers::engines::address::resolve(&env, e)
+                .map_err(crate::servers::engines::docker::EngineUnavailable)?,
         );
     }
     // The same engine twice would run two deployments on one host at once.
-    crate::servers::identity::refuse_duplicates(&pool).map_err(UsageError)?;
-    crate::servers::address::name_engines(&mut pool);
+    crate::servers::engines::identity::refuse_duplicates(&pool).map_err(UsageError)?;
+    crate::servers::engines::address::name_engines(&mut pool);
     Ok((pool, client_engine))
 }
 

@@ -33,7 +33,7 @@ mod untrusted;
 mod validator;
 mod workloads;
 
-use crate::servers::build::SourceBuild;
+use crate::servers::images::build::SourceBuild;
 pub(crate) use builds::Build;
 pub use error::MatrixError;
 pub use params::parse_set;

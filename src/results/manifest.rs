@@ -157,7 +157,7 @@ pub(crate) struct EngineFacts {
     /// `process` (this rmatrix) or `container` (an rmatrix container on the engine's host),
     /// or `engine:NAME` when `client_engine` puts every client on one engine.
     pub(crate) client: String,
-    pub(crate) host: crate::servers::docker::HostFacts,
+    pub(crate) host: crate::servers::engines::docker::HostFacts,
     /// Why the engine left the pool mid-run, if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) lost: Option<String>,

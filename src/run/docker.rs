@@ -189,7 +189,7 @@ fn package_facts(files: &[std::path::PathBuf]) -> Vec<String> {
 
 /// What the manifest records of a `source:` server's image.
 fn source_facts(
-    src: &crate::servers::build::SourceBuild,
+    src: &crate::servers::images::build::SourceBuild,
     seconds: Option<f64>,
 ) -> crate::results::manifest::SourceFacts {
     crate::results::manifest::SourceFacts {
@@ -263,7 +263,7 @@ impl DockerBackend<'_> {
             (Ok((base, source)), Some(c)) => {
                 self.progress
                     .status(format!("{server}: preparing its counted image"));
-                crate::servers::counted::ensure(&engine, &base.reference, &base.id, &c)
+                crate::servers::images::counted::ensure(&engine, &base.reference, &base.id, &c)
                     .await
                     .map(|info| (info, source))
             }

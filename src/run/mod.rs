@@ -45,8 +45,8 @@ use crate::results::manifest::{
 use crate::results::rundir::{MANIFEST, MATRIX_COPY};
 use crate::results::samples::SampleSink;
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
-use crate::servers::address::EngineAddr;
-use crate::servers::docker::Engine;
+use crate::servers::engines::address::EngineAddr;
+use crate::servers::engines::docker::Engine;
 use crate::servers::family::HostSide;
 use crate::servers::{self, Deployed, Launch};
 
@@ -310,7 +310,7 @@ fn ended(
         return Err(Interrupted.into());
     }
     if let Some(why) = lost {
-        return Err(crate::servers::docker::EngineUnavailable(format!(
+        return Err(crate::servers::engines::docker::EngineUnavailable(format!(
             "{why} mid-run: {} iteration(s) were not measured; `rmatrix run --resume {}` \
              measures them once it answers again",
             outcome.failed,

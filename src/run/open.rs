@@ -313,7 +313,7 @@ fn pin_sources(mut loaded: LoadedMatrix, old: Option<&Manifest>) -> Result<Loade
             continue;
         };
         if was.commit != src.commit.commit {
-            src.commit = crate::servers::git::resolve(&src.repo, &was.commit)
+            src.commit = crate::servers::images::git::resolve(&src.repo, &was.commit)
                 .with_context(|| format!("server {server}: the run's commit is gone"))?;
         }
     }

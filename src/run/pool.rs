@@ -79,10 +79,10 @@ pub(super) async fn connect_pool(
     let pooled = !opts.engines.is_empty();
     let addrs = match pooled {
         true => opts.engines.clone(),
-        false => vec![
-            crate::servers::address::from_env(&crate::servers::address::Env::current())
-                .map_err(crate::servers::docker::EngineUnavailable)?,
-        ],
+        false => vec![crate::servers::engines::address::from_env(
+            &crate::servers::engines::address::Env::current(),
+        )
+        .map_err(crate::servers::engines::docker::EngineUnavailable)?],
     };
     let mut pool: Vec<Engine> = Vec::new();
     if needs_docker {

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::registry::ServerKind;
+use super::kind::ServerKind;
 use crate::input::patterns;
 use crate::input::yaml::Scalar;
 
@@ -31,7 +31,7 @@ pub struct ConfigBlock {
 /// The keys every family shares, before the families' blocks.
 const SHARED_FIELDS: [&str; 3] = ["env", "allocator", "args"];
 
-/// Every family's block, in registry order.
+/// Every family's block, in the order of the list (`kind.rs`).
 pub(crate) fn config_blocks() -> impl Iterator<Item = ConfigBlock> {
     ServerKind::ALL.iter().map(|k| k.family().config_block())
 }

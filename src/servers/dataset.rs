@@ -12,8 +12,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::docker::{ContainerSpec, Engine, DATASET_LABEL, INSTANCE_LABEL, LABEL};
+use super::engines::docker::{ContainerSpec, Engine, DATASET_LABEL, INSTANCE_LABEL, LABEL};
 use super::family::Family;
+pub use super::seal::Seal;
 use super::spec::ConfigSpec;
 
 /// What a workload loads before it measures: its schema, a signature of the tables' shape
@@ -84,17 +85,6 @@ impl DataSet {
 /// A setting's name as servers read it: `-` and `_` are the same.
 fn normal(k: &str) -> String {
     k.trim().to_lowercase().replace('-', "_")
-}
-
-/// What a prepared set holds, written into its server before it stopped.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Seal {
-    pub(crate) key: String,
-    pub(crate) rows: u64,
-    /// How long the prepare took.
-    pub(crate) prepare_s: f64,
-    /// `schema.table` -> the server's checksum of it.
-    pub(crate) tables: BTreeMap<String, String>,
 }
 
 /// How a restored copy is checked before it is measured.
@@ -204,7 +194,7 @@ pub(crate) async fn copy(
         c => bail!(
             "copying data set {} failed (exit {c}): {}",
             set.key,
-            super::docker::tail(&log, 5)
+            super::engines::docker::tail(&log, 5)
         ),
     }
     let kib: u64 = String::from_utf8_lossy(&out)

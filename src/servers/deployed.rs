@@ -1,6 +1,8 @@
 //! A server ready for load, whatever its kind: where to connect and what it reported.
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use std::path::Path;
@@ -8,7 +10,7 @@ use std::path::Path;
 use anyhow::{anyhow, Result};
 
 use super::check::Check;
-use super::docker::{ContainerSpec, Engine};
+use super::engines::docker::{ContainerSpec, Engine};
 use super::spec::ExternalSpec;
 use crate::measure::cgroup::Cgroup;
 use crate::measure::server_seconds::CounterSlot;
@@ -107,7 +109,7 @@ pub struct Deployed {
     pub(crate) pid: Option<u32>,
     /// The volume its datadir is (a copy of a kept data set), removed with the container.
     pub(crate) data_volume: Option<String>,
-    /// Where its callgrind dumps land on this host (a counted server, `servers::counted`).
+    /// Where its callgrind dumps land on this host (a counted server, `servers::images::counted`).
     pub(crate) dumps: Option<std::path::PathBuf>,
 }
 
@@ -150,7 +152,7 @@ pub struct Launch<'a> {
     /// may be on another host, where this run directory's paths do not exist.
     pub copy_files: bool,
     /// Set when the server's port is reachable only from its engine's host.
-    pub host_side: Option<&'a dyn super::family::HostSide>,
+    pub host_side: Option<&'a dyn HostSide>,
     /// The volume mounted at the family's datadir (a copy of a kept data set,
     /// `servers::dataset`); None: the image's own, empty one.
     pub data_volume: Option<String>,
@@ -205,4 +207,26 @@ impl Launch<'_> {
         let _ = self.engine.remove(id).await;
         log
     }
+}
+
+/// A boxed future: a family is picked at run time (`ServerKind::family`, the registry).
+pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where a server's port is reachable only from its engine's host (an engine on another
+/// machine): the port is picked, and the waiting and read-back done, there (in an rmatrix
+/// container with host networking), not in this process. Implemented by the client side
+/// (`drive::OnEngineHost`), which runs those containers.
+pub trait HostSide: Sync {
+    /// A free port on the engine's host.
+    fn free_port(&self) -> BoxFuture<'_, Result<u16>>;
+
+    /// Wait until the server of `container` (main process `pid` on the engine's host)
+    /// answers at `endpoint`, then read back what it runs with, on the engine's host; fail
+    /// early when the container exits.
+    fn await_ready<'a>(
+        &'a self,
+        container: &'a str,
+        endpoint: &'a Endpoint,
+        pid: Option<u32>,
+    ) -> BoxFuture<'a, Result<Deployed>>;
 }

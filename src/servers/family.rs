@@ -4,22 +4,19 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
-use super::dataset::Seal;
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
-use super::docker::ContainerSpec;
+pub(crate) use super::deployed::{BoxFuture, HostSide};
+use super::engines::docker::ContainerSpec;
+use super::seal::Seal;
 use super::spec::{ConfigBlock, ConfigSpec, ExternalSpec, ServerSpec};
 use crate::measure::cgroup::Cgroup;
 use crate::measure::counters::Status;
 use crate::measure::server_seconds::CounterSource;
 use crate::model::ResultRow;
-
-/// A boxed future: a family is picked at run time (`ServerKind::family`, the registry).
-pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// How a container becomes ready: `probe` is tried every `every`, each try bounded by
 /// `attempt_timeout`, until it succeeds, the container exits, or the start timeout passes.
@@ -114,7 +111,7 @@ pub trait Liveness: Send {
 }
 
 /// One server family: what a matrix may say about it, how to start it, when it is ready,
-/// what it runs with. Registered in `registry.rs`; nothing outside its folder names it. The
+/// what it runs with. Listed in `kind.rs`; nothing outside its folder names it. The
 /// counters a driver reads around a measured phase are the family's too, read on the
 /// driver's own connection.
 pub trait Family: Sync {
@@ -130,7 +127,7 @@ pub trait Family: Sync {
 
     /// What counting its server's instructions needs (`counted: callgrind`); None: the
     /// family cannot be counted yet.
-    fn counted(&self) -> Option<super::counted::CountedServer> {
+    fn counted(&self) -> Option<super::images::counted::CountedServer> {
         None
     }
 
@@ -141,7 +138,7 @@ pub trait Family: Sync {
     }
 
     /// The recipes that build this family's servers from a source tree (`source: {recipe}`).
-    fn recipes(&self) -> &'static [super::source::Recipe] {
+    fn recipes(&self) -> &'static [super::images::source::Recipe] {
         &[]
     }
 
@@ -242,25 +239,6 @@ pub trait Family: Sync {
     }
 }
 
-/// Where a server's port is reachable only from its engine's host (an engine on another
-/// machine): the port is picked, and the waiting and read-back done, there (in an rmatrix
-/// container with host networking), not in this process. Implemented by the client side
-/// (`drive::OnEngineHost`), which runs those containers.
-pub trait HostSide: Sync {
-    /// A free port on the engine's host.
-    fn free_port(&self) -> BoxFuture<'_, Result<u16>>;
-
-    /// Wait until the server of `container` (main process `pid` on the engine's host)
-    /// answers at `endpoint`, then read back what it runs with, on the engine's host; fail
-    /// early when the container exits.
-    fn await_ready<'a>(
-        &'a self,
-        container: &'a str,
-        endpoint: &'a Endpoint,
-        pid: Option<u32>,
-    ) -> BoxFuture<'a, Result<Deployed>>;
-}
-
 /// Start `image` for one deployment: its container, readiness, read-back. On failure the
 /// container is removed and the error carries the server's own log lines.
 pub async fn start(
@@ -277,13 +255,13 @@ pub async fn start(
     };
     let mut setup = family.setup(launch, config, dir, port)?;
     let dumps = match launch.counted {
-        true => Some(super::counted::dump_dir(dir)?),
+        true => Some(super::images::counted::dump_dir(dir)?),
         false => None,
     };
     if let Some(d) = &dumps {
-        let in_container = super::counted::DUMP_DIR_IN_CONTAINER.to_string();
+        let in_container = super::images::counted::DUMP_DIR_IN_CONTAINER.to_string();
         setup.writable.push((d.clone(), in_container));
-        let random = super::counted::fixed_random(dir)?;
+        let random = super::images::counted::fixed_random(dir)?;
         for device in ["/dev/urandom", "/dev/random"] {
             setup.mounts.push((random.clone(), device.to_string()));
         }

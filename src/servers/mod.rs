@@ -1,25 +1,22 @@
-//! Provisioning: Docker through bollard, config rendering, readiness and verification.
+//! Provisioning: Docker engines (`engines/`), the images made here (`images/`), and the server
+//! families (one folder each, `Family` in `family.rs`, listed in `kind.rs`): config rendering,
+//! readiness and verification.
 
-pub(crate) mod address;
-pub(crate) mod build;
 pub(crate) mod check;
 pub(crate) mod config;
-pub(crate) mod counted;
 pub mod dataset;
 pub(crate) mod deployed;
-pub mod docker;
+pub mod engines;
 pub mod family;
-pub(crate) mod git;
-pub(crate) mod identity;
+pub(crate) mod images;
+pub(crate) mod kind;
 pub(crate) mod maps;
 pub mod mysql;
-pub(crate) mod packages;
 pub(crate) mod postgres;
 pub(crate) mod redis;
 pub(crate) mod registry;
-pub(crate) mod source;
+pub(crate) mod seal;
 pub mod spec;
-pub(crate) mod ssh;
 
 pub use deployed::{Deployed, Endpoint, Launch};
 
@@ -51,7 +48,7 @@ pub async fn provision(
 
 /// Save the server log and remove the container (nothing for an external server).
 pub(crate) async fn teardown(
-    engine: Option<&docker::Engine>,
+    engine: Option<&engines::docker::Engine>,
     deployed: &Deployed,
     dir: &Path,
 ) -> Result<()> {

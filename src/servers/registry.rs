@@ -1,45 +1,22 @@
-//! The server families, one folder each (`servers/<family>/`, its `impl Family`). This file
-//! is the registry: adding a family is its folder plus one line in `families!` below.
-
-use serde::{Deserialize, Serialize};
+//! The server families, one folder each (`servers/<family>/`, its `impl Family`): each
+//! kind's family, found from the list of `kind.rs`, and what is asked of every family.
 
 use super::family::Family;
+use super::kind::{families, ServerKind};
 
-/// The registry: each family's variant, its `Family` value and its name in a matrix
-/// (`kind:`), in the order messages list them.
-macro_rules! families {
-    ($( $(#[$doc:meta])* $variant:ident($family:path) = $name:literal, )*) => {
-        /// A server family, as a matrix's `kind:` names it.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
-        pub enum ServerKind {
-            $( $(#[$doc])* #[serde(rename = $name)] $variant, )*
-        }
-
+/// Each kind's `Family`: the `<Variant>` type of its folder, `servers/<folder>/`.
+macro_rules! lookup {
+    ($( $(#[$doc:meta])* $variant:ident($folder:ident) = $name:literal, )*) => {
         impl ServerKind {
-            /// Every family, in registry order.
-            pub(crate) const ALL: &'static [ServerKind] = &[$( ServerKind::$variant ),*];
-
-            /// The family's name in a matrix and in messages.
-            pub(crate) fn name(self) -> &'static str {
-                match self { $( ServerKind::$variant => $name, )* }
-            }
-
             /// The family's behaviour: config, container, readiness, read-back, columns.
             pub(crate) fn family(self) -> &'static dyn Family {
-                match self { $( ServerKind::$variant => &$family, )* }
+                match self { $( ServerKind::$variant => &super::$folder::$variant, )* }
             }
         }
     };
 }
 
-families! {
-    /// MariaDB, MySQL, Percona Server; also any image or build no other family claims.
-    Mysql(super::mysql::Mysql) = "mysql",
-    /// Redis, Valkey.
-    Redis(super::redis::Redis) = "redis",
-    /// PostgreSQL.
-    Postgres(super::postgres::Postgres) = "postgres",
-}
+families!(lookup);
 
 impl ServerKind {
     /// The family an image or build name implies (`name`: its last path part, lower-case):

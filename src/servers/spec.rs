@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use crate::input::untrusted::CPUS;
 
 pub use super::config::{Allocator, CnfValue, ConfigBlock, ConfigSpec, Settings};
-pub(crate) use super::registry::ServerKind;
-pub use super::source::SourceSpec;
+pub use super::images::source::SourceSpec;
+pub(crate) use super::kind::ServerKind;
 
 /// Where a server comes from: exactly one of `image`, `build`, `source` or `external`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]

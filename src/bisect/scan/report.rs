@@ -15,7 +15,7 @@ use crate::commands::exit::codes as exit;
 use crate::compare::join::Verdict;
 use crate::escape::{md_cell as md, md_text};
 use crate::matrix::LoadedMatrix;
-use crate::servers::git;
+use crate::servers::images::git;
 
 /// Bumped when a field changes meaning or goes away.
 pub(super) const SCAN_FORMAT_VERSION: u32 = 1;

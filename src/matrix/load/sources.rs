@@ -7,9 +7,9 @@ use std::path::Path;
 use super::MatrixError;
 use super::Validator;
 use crate::input::untrusted;
-use crate::servers::build::SourceBuild;
-use crate::servers::git;
-use crate::servers::source::Recipe;
+use crate::servers::images::build::SourceBuild;
+use crate::servers::images::git;
+use crate::servers::images::source::Recipe;
 
 /// Where the recipes live under `containers/`.
 const RECIPES: &str = "source";

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use mysql_async::prelude::Queryable;
 
 use super::MysqlClient;
-use crate::servers::dataset::Seal;
+use crate::servers::seal::Seal;
 use crate::servers::Endpoint;
 
 /// The schema the seal lives in (one row of JSON in `seal`).

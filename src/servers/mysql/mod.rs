@@ -17,14 +17,14 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use mysql_async::prelude::Queryable;
 
-use super::dataset::Seal;
 use super::deployed::{Deployed, Endpoint, Launch};
-use super::docker::tail;
+use super::engines::docker::tail;
 use super::family::{
     socket_dir, BoxFuture, Family, Liveness, Readiness, Refusal, Setup, SOCKET_DIR_IN_CONTAINER,
 };
+use super::images::source::{FlagStyle, Recipe};
 use super::maps;
-use super::source::{FlagStyle, Recipe};
+use super::seal::Seal;
 use super::spec::{ConfigBlock, ConfigSpec, ServerSpec};
 use crate::measure::counters::{self, Status};
 use crate::measure::server_seconds::CounterSource;
@@ -72,8 +72,8 @@ impl Family for Mysql {
          && chown mysql:mysql /var/lib/mysql /run/mysqld"
     }
 
-    fn counted(&self) -> Option<crate::servers::counted::CountedServer> {
-        Some(crate::servers::counted::CountedServer {
+    fn counted(&self) -> Option<crate::servers::images::counted::CountedServer> {
+        Some(crate::servers::images::counted::CountedServer {
             binaries: &["mariadbd", "mysqld"],
             // MariaDB's background pool (InnoDB's purge, page flushing, its master task) runs
             // on timers and on what earlier phases left: 0.001-1.8% of a write phase.

@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use super::deployed::{Deployed, Endpoint, Launch};
-use super::docker::tail;
+use super::engines::docker::tail;
 use super::family::{
     socket_dir, BoxFuture, Family, Liveness, Readiness, Refusal, Setup, SOCKET_DIR_IN_CONTAINER,
 };
@@ -57,8 +57,8 @@ impl Family for Postgres {
          && chown -R postgres:postgres /var/lib/postgresql"
     }
 
-    fn counted(&self) -> Option<crate::servers::counted::CountedServer> {
-        Some(crate::servers::counted::CountedServer {
+    fn counted(&self) -> Option<crate::servers::images::counted::CountedServer> {
+        Some(crate::servers::images::counted::CountedServer {
             // Not on PATH: where containers/postgres/Dockerfile links the version's binaries.
             binaries: &["/usr/lib/postgresql/bin/postgres"],
             // The postmaster forks its background processes; each wakes on its own timer

@@ -13,12 +13,12 @@ use std::time::Duration;
 use anyhow::{anyhow, bail, Result};
 
 use super::deployed::{Deployed, Endpoint, Launch};
-use super::docker::tail;
+use super::engines::docker::tail;
 use super::family::{
     socket_dir, BoxFuture, Family, Liveness, Readiness, Setup, MAX_SOCKET_PATH,
     SOCKET_DIR_IN_CONTAINER,
 };
-use super::source::{FlagStyle, Recipe};
+use super::images::source::{FlagStyle, Recipe};
 use super::spec::{ConfigBlock, ConfigSpec};
 use crate::measure::counters::Status;
 use crate::measure::server_seconds::CounterSource;
@@ -49,10 +49,10 @@ impl Family for Redis {
         "redis-7.0"
     }
 
-    fn counted(&self) -> Option<crate::servers::counted::CountedServer> {
+    fn counted(&self) -> Option<crate::servers::images::counted::CountedServer> {
         // serverCron runs `hz` times a second (and more with many clients): its share of a
         // phase follows the phase's length under valgrind.
-        Some(crate::servers::counted::CountedServer {
+        Some(crate::servers::images::counted::CountedServer {
             binaries: &["redis-server", "valkey-server"],
             timer_roots: &["serverCron"],
             args: &[],

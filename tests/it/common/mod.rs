@@ -183,7 +183,7 @@ pub async fn mariadb_10_11(
     dir: &std::path::Path,
     password: &str,
 ) -> rmatrix::servers::Deployed {
-    let engine = rmatrix::servers::docker::Engine::connect()
+    let engine = rmatrix::servers::engines::docker::Engine::connect()
         .await
         .expect("docker engine");
     let build = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mariadb");
@@ -213,7 +213,7 @@ pub async fn mysql_9_7(
     password: &str,
     config: &rmatrix::servers::spec::ConfigSpec,
 ) -> rmatrix::servers::Deployed {
-    let engine = rmatrix::servers::docker::Engine::connect()
+    let engine = rmatrix::servers::engines::docker::Engine::connect()
         .await
         .expect("docker engine");
     let build = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("containers/mysql");
@@ -241,7 +241,7 @@ pub async fn mysql_9_7(
 
 /// How the tests start a server: this machine's engine, host networking, files mounted.
 fn local_launch<'a>(
-    engine: &'a rmatrix::servers::docker::Engine,
+    engine: &'a rmatrix::servers::engines::docker::Engine,
     run_id: &'a str,
     password: &'a str,
 ) -> rmatrix::servers::Launch<'a> {

@@ -89,7 +89,7 @@ pub(crate) fn refuse_duplicates(pool: &[EngineAddr]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::servers::address::parse;
+    use crate::servers::engines::address::parse;
 
     fn pool(urls: &[&str]) -> Vec<EngineAddr> {
         urls.iter().map(|u| parse(u, u, None).unwrap()).collect()

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 
 use super::git::{self, Commit};
 use super::source::Recipe;
-use crate::servers::docker::{build_context, tail, ContainerSpec, Engine, ImageInfo};
+use crate::servers::engines::docker::{build_context, tail, ContainerSpec, Engine, ImageInfo};
 
 /// The volume every build's ccache lives in.
 pub(crate) const CCACHE_VOLUME: &str = "rmatrix-ccache";

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use sha2::{Digest, Sha256};
 
-use super::docker::{Engine, ImageInfo};
 use crate::measure::counted::{DUMP_PREFIX, VGDB_PREFIX};
+use crate::servers::engines::docker::{Engine, ImageInfo};
 
 /// What counting a family's server needs: the binaries to wrap, and the functions whose
 /// instructions are timer work (run every so many milliseconds, so their count follows the

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::registry::ServerKind;
+use crate::servers::kind::ServerKind;
 
 /// `servers.<name>.source` as the matrix writes it.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
