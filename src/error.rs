@@ -2,10 +2,12 @@
 //! outcomes of a command that ran to its end ([`Outcome`]). `commands::exit` gives each its
 //! exit code, in one exhaustive match.
 //!
-//! Every error type of the crate implements [`Kinded`]; `crate::error_kind` walks an error's
-//! chain and takes the first cause whose kind says more than [`ErrorKind::Failed`]. A new
-//! error type states its kind, and one whose kind can be other than `Failed` is listed in
-//! `lib.rs`'s `kinded_errors!` (a unit test there reads `src/` to check both).
+//! An error type whose kind says more than [`ErrorKind::Failed`] implements [`Kinded`] and
+//! not `std::error::Error`: it enters an error chain only wrapped in a [`KindedError`]
+//! (`kinded!` gives it the `From` impls that `?` uses), so the compiler refuses any way in
+//! that would drop its kind (`.context()` on it, boxing it as a source). [`error_kind`]
+//! walks a chain and takes the first `KindedError` whose kind says more than `Failed`; any
+//! other error is `Failed`.
 
 /// What went wrong, as far as the exit code is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,18 +45,92 @@ pub enum Outcome {
     CannotTell,
 }
 
-/// An error type that knows its kind of failure.
-pub trait Kinded: std::error::Error + Send + Sync + 'static {
+/// An error that knows its kind of failure. It is no `std::error::Error` itself: it enters
+/// an error chain only as a [`KindedError`] (its `From` impls, made by `kinded!`), the one
+/// type the chain walk looks for, so a kind cannot be lost on the way.
+pub trait Kinded: std::fmt::Display + std::fmt::Debug + Send + Sync + 'static {
     fn kind(&self) -> ErrorKind;
+
+    /// The error below it, as `std::error::Error::source`.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        None
+    }
+}
+
+/// A [`Kinded`] error in an error chain: shown and chained as the error it carries.
+pub struct KindedError(Box<dyn Kinded>);
+
+impl KindedError {
+    pub fn new(e: impl Kinded) -> Self {
+        KindedError(Box::new(e))
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.0.kind()
+    }
+}
+
+impl std::fmt::Display for KindedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::fmt::Debug for KindedError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for KindedError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+/// The way a [`Kinded`] type goes into an error chain: `?` and `.into()` wrap it in a
+/// [`KindedError`].
+macro_rules! kinded {
+    ($t:ty) => {
+        impl From<$t> for $crate::error::KindedError {
+            fn from(e: $t) -> Self {
+                $crate::error::KindedError::new(e)
+            }
+        }
+
+        impl From<$t> for anyhow::Error {
+            fn from(e: $t) -> Self {
+                anyhow::Error::new($crate::error::KindedError::new(e))
+            }
+        }
+    };
+}
+pub(crate) use kinded;
+
+/// The kind of an error chain: its first cause that says more than "failed". Only a
+/// [`KindedError`] says more: every [`Kinded`] error enters a chain as one.
+pub fn error_kind(err: &anyhow::Error) -> ErrorKind {
+    err.chain()
+        .filter_map(|cause| cause.downcast_ref::<KindedError>())
+        .map(KindedError::kind)
+        .find(|k| *k != ErrorKind::Failed)
+        .unwrap_or(ErrorKind::Failed)
 }
 
 /// Bad usage that is not a matrix error (exit code 2).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[derive(Debug)]
 pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
 
 impl Kinded for UsageError {
     fn kind(&self) -> ErrorKind {
         ErrorKind::BadInput
     }
 }
+
+kinded!(UsageError);

@@ -50,9 +50,7 @@ pub(crate) async fn bisect(args: Args, resume: Option<PathBuf>) -> Result<Outcom
             repo: &repo,
             dir: &dir,
         };
-        let code = p.start(&st.args, resuming, (&good, &bad)).await?;
-        return crate::commands::exit::outcome_of(code)
-            .ok_or_else(|| anyhow::anyhow!("a paired bisection ended with exit code {code}"));
+        return p.start(&st.args, resuming, (&good, &bad)).await;
     }
     if !resuming {
         st.start(&dir)?;

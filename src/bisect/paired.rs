@@ -16,9 +16,8 @@ use super::judge::{is_target, nothing_to_bisect, step_of, step_plan, Step};
 use super::search::{self, Next};
 use super::Args;
 use crate::ab::{self, CellChange, Side, Sides};
-use crate::commands::exit::codes as exit;
 use crate::compare::join::Verdict;
-use crate::error::UsageError;
+use crate::error::{Outcome, UsageError};
 use crate::escape::md_cell as md;
 use crate::matrix::LoadedMatrix;
 use crate::servers::images::git;
@@ -44,7 +43,7 @@ impl Paired<'_> {
         args: &Args,
         resuming: bool,
         (good, bad): (&str, &str),
-    ) -> Result<i32> {
+    ) -> Result<Outcome> {
         check(args, resuming)?;
         crate::matrix::only::parse_only(self.loaded, &args.only)?;
         if self.dir.exists() {
@@ -79,12 +78,12 @@ impl Paired<'_> {
         args: &Args,
         (good, bad): (&str, &str),
         commits: &[String],
-    ) -> Result<i32> {
+    ) -> Result<Outcome> {
         let plan = self.plan(args)?;
         let ends = self.measure(&plan, good, bad, "ends", &args.only).await?;
         let Some(ends) = ends else {
             eprintln!("bisect: the ends have no successful cell: nothing to compare");
-            return Ok(exit::NOT_REPRODUCED);
+            return Ok(Outcome::NotReproduced);
         };
         let targets: Vec<CellChange> = (ends.changes.iter())
             .filter(|c| c.verdict == Verdict::Regressed)
@@ -98,8 +97,8 @@ impl Paired<'_> {
                     .iter()
                     .any(|c| c.verdict == Verdict::CannotTell)
                 {
-                    true => exit::CANNOT_TELL,
-                    false => exit::NOT_REPRODUCED,
+                    true => Outcome::CannotTell,
+                    false => Outcome::NotReproduced,
                 },
             );
         }
@@ -133,8 +132,8 @@ impl Paired<'_> {
             self.report(&outcome, commits, &targets, &steps, step_plan.threshold_pct)?
         );
         Ok(match outcome {
-            Next::Found(_) => exit::OK,
-            _ => exit::ONLY_SKIPPED,
+            Next::Found(_) => Outcome::Done,
+            _ => Outcome::OnlySkipped,
         })
     }
 

@@ -18,9 +18,9 @@ use anyhow::Result;
 use super::judge::{self, Step};
 use super::paired::Paired;
 use crate::ab::{self, CellChange, Dims, Plan, Side};
-use crate::commands::exit::codes as exit;
 use crate::compare::input;
 use crate::compare::join::Verdict;
+use crate::error::Outcome;
 use crate::servers::images::git;
 use crate::stats::Confidence;
 
@@ -162,17 +162,18 @@ fn judge_pair(
 }
 
 /// Scan `commits` (those after `good`, the bad end last) side by side with `good` into
-/// `DIR/scan/batch-K`; report into `DIR/scan.md` and `DIR/scan.json`. The exit code: 0 the
-/// first bad commit; 6/8 the ends regressed nothing (8 when some cell cannot tell); 7 out of
-/// rounds with commits before the first regressed one still undecided (they are listed); 8
-/// out of rounds with no commit told regressed (cannot tell is never "no regression").
+/// `DIR/scan/batch-K`; report into `DIR/scan.md` and `DIR/scan.json`. The outcome: done, the
+/// first bad commit found; not reproduced or cannot tell, the ends regressed nothing (cannot
+/// tell when some cell cannot); only skipped, out of rounds with commits before the first
+/// regressed one still undecided (they are listed); cannot tell, out of rounds with no commit
+/// told regressed (cannot tell is never "no regression").
 pub(super) async fn scan(
     p: &Paired<'_>,
     plan: &Plan,
     good: &str,
     commits: &[String],
     only: &[String],
-) -> Result<i32> {
+) -> Result<Outcome> {
     let names = ab::numbered_names(p.server, commits.len() + 1);
     let revs: Vec<Side> = (std::iter::once(good).chain(commits.iter().map(String::as_str)))
         .map(|c| Side::Rev(c.to_string()))
@@ -203,7 +204,7 @@ pub(super) async fn scan(
     };
     let Some(batched) = ab::in_batches(plan, &place, only, derive, look).await? else {
         eprintln!("bisect: the scan's first batch has no successful cell: nothing to compare");
-        return Ok(exit::NOT_REPRODUCED);
+        return Ok(Outcome::NotReproduced);
     };
     let resolved: Vec<git::Commit> = (std::iter::once(good)
         .chain(commits.iter().map(String::as_str)))
@@ -221,7 +222,7 @@ pub(super) async fn scan(
     });
     r.write(p.dir)?;
     println!("{}", r.markdown());
-    Ok(r.exit_code())
+    Ok(r.outcome())
 }
 
 #[cfg(test)]

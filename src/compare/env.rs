@@ -112,15 +112,22 @@ impl EnvDiff {
 }
 
 /// `--require-same-env` found differences (exit code 5).
-#[derive(Debug, thiserror::Error)]
-#[error("{}", refusal(.0))]
+#[derive(Debug)]
 pub(crate) struct EnvDiffers(pub Vec<EnvDiff>);
+
+impl std::fmt::Display for EnvDiffers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&refusal(&self.0))
+    }
+}
 
 impl crate::error::Kinded for EnvDiffers {
     fn kind(&self) -> crate::error::ErrorKind {
         crate::error::ErrorKind::EnvDiffers
     }
 }
+
+crate::error::kinded!(EnvDiffers);
 
 /// Read the environment of the run directory `dir` from its manifest (if any) and its
 /// deployments' variables.json files.

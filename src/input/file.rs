@@ -75,31 +75,42 @@ pub(crate) const SERVER_SECONDS: Cap = stored("a server_seconds.csv", 512 * MIB)
 /// A callgrind dump without per-instruction lines: one to a few hundred KB per phase.
 pub(crate) const CALLGRIND: Cap = stored("a callgrind dump", 256 * MIB);
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub(crate) enum FileError {
-    #[error("failed to read {}: {source}", shown(path))]
     Io {
         path: PathBuf,
-        #[source]
         source: std::io::Error,
     },
-    #[error(
-        "{} is not a regular file ({kind}): rmatrix reads {} from a regular file only",
-        shown(path),
-        cap.what
-    )]
     NotRegular {
         path: PathBuf,
         kind: &'static str,
         cap: Cap,
     },
-    #[error(
-        "{} is larger than {}, the most rmatrix reads of {} (docs/run-directory.md)",
-        shown(path),
-        size(cap.bytes),
-        cap.what
-    )]
-    TooLarge { path: PathBuf, cap: Cap },
+    TooLarge {
+        path: PathBuf,
+        cap: Cap,
+    },
+}
+
+impl std::fmt::Display for FileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FileError::Io { path, source } => write!(f, "failed to read {}: {source}", shown(path)),
+            FileError::NotRegular { path, kind, cap } => write!(
+                f,
+                "{} is not a regular file ({kind}): rmatrix reads {} from a regular file only",
+                shown(path),
+                cap.what
+            ),
+            FileError::TooLarge { path, cap } => write!(
+                f,
+                "{} is larger than {}, the most rmatrix reads of {} (docs/run-directory.md)",
+                shown(path),
+                size(cap.bytes),
+                cap.what
+            ),
+        }
+    }
 }
 
 impl crate::error::Kinded for FileError {
@@ -107,7 +118,16 @@ impl crate::error::Kinded for FileError {
         // A file rmatrix cannot read or will not read whole is an input to fix.
         crate::error::ErrorKind::BadInput
     }
+
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FileError::Io { source, .. } => Some(source),
+            FileError::NotRegular { .. } | FileError::TooLarge { .. } => None,
+        }
+    }
 }
+
+crate::error::kinded!(FileError);
 
 impl FileError {
     /// The file was not there (callers that take an absent file as "none" ask).

@@ -22,3 +22,5 @@ impl crate::error::Kinded for MatrixError {
         crate::error::ErrorKind::BadInput
     }
 }
+
+crate::error::kinded!(MatrixError);

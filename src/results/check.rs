@@ -21,27 +21,18 @@ use std::path::{Path, PathBuf};
 
 use super::{stored_csv, ResultRow, FORMAT_VERSION};
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub(crate) enum Refused {
-    #[error(transparent)]
-    File(#[from] crate::input::file::FileError),
-    #[error("failed to read {}", path.display())]
+    File(crate::input::file::FileError),
     Io {
         path: PathBuf,
-        #[source]
         source: std::io::Error,
     },
-    #[error("{}:{line}: {message}", path.display())]
     BadRow {
         path: PathBuf,
         line: u64,
         message: String,
     },
-    #[error(
-        "{}:{line}: a second ok row for {cell} iteration {iteration} (the first is on line \
-         {first}); an iteration has one result, and --resume only reruns failed ones",
-        path.display()
-    )]
     Duplicate {
         path: PathBuf,
         line: u64,
@@ -49,30 +40,74 @@ pub(crate) enum Refused {
         cell: String,
         iteration: u32,
     },
-    #[error(
-        "{} has no `{column}` column, so metric `{column}` cannot be read from it \
-         (written by an older rmatrix?)",
-        path.display()
-    )]
-    MissingColumn { path: PathBuf, column: String },
-    #[error("failed to parse {} as JSON", path.display())]
+    MissingColumn {
+        path: PathBuf,
+        column: String,
+    },
     NotJson {
         path: PathBuf,
-        #[source]
         source: serde_json::Error,
     },
-    #[error(
-        "{}: format_version {found} is newer than this rmatrix understands ({FORMAT_VERSION}); \
-         use a newer rmatrix",
-        path.display()
-    )]
-    NewerFormat { path: PathBuf, found: u64 },
-    #[error(
-        "{}: format_version {found} is not a version this rmatrix knows (it reads 1 to \
-         {FORMAT_VERSION})",
-        path.display()
-    )]
-    UnknownFormat { path: PathBuf, found: String },
+    NewerFormat {
+        path: PathBuf,
+        found: u64,
+    },
+    UnknownFormat {
+        path: PathBuf,
+        found: String,
+    },
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use Refused::*;
+        match self {
+            File(e) => e.fmt(f),
+            Io { path, .. } => write!(f, "failed to read {}", path.display()),
+            BadRow {
+                path,
+                line,
+                message,
+            } => write!(f, "{}:{line}: {message}", path.display()),
+            Duplicate {
+                path,
+                line,
+                first,
+                cell,
+                iteration,
+            } => write!(
+                f,
+                "{}:{line}: a second ok row for {cell} iteration {iteration} (the first is on \
+                 line {first}); an iteration has one result, and --resume only reruns failed ones",
+                path.display()
+            ),
+            MissingColumn { path, column } => write!(
+                f,
+                "{} has no `{column}` column, so metric `{column}` cannot be read from it \
+                 (written by an older rmatrix?)",
+                path.display()
+            ),
+            NotJson { path, .. } => write!(f, "failed to parse {} as JSON", path.display()),
+            NewerFormat { path, found } => write!(
+                f,
+                "{}: format_version {found} is newer than this rmatrix understands \
+                 ({FORMAT_VERSION}); use a newer rmatrix",
+                path.display()
+            ),
+            UnknownFormat { path, found } => write!(
+                f,
+                "{}: format_version {found} is not a version this rmatrix knows (it reads 1 \
+                 to {FORMAT_VERSION})",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl From<crate::input::file::FileError> for Refused {
+    fn from(e: crate::input::file::FileError) -> Self {
+        Refused::File(e)
+    }
 }
 
 impl crate::error::Kinded for Refused {
@@ -80,7 +115,18 @@ impl crate::error::Kinded for Refused {
         // A stored run rmatrix cannot read or trust is an input to fix.
         crate::error::ErrorKind::BadInput
     }
+
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Refused::File(e) => crate::error::Kinded::source(e),
+            Refused::Io { source, .. } => Some(source),
+            Refused::NotJson { source, .. } => Some(source),
+            _ => None,
+        }
+    }
 }
+
+crate::error::kinded!(Refused);
 
 /// The rows of a results.csv and the columns its header has.
 #[derive(Debug, Clone, Default)]

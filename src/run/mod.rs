@@ -108,9 +108,23 @@ impl RunOutcome {
 }
 
 /// The run was stopped by Ctrl-C (exit code 130).
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted")]
+#[derive(Debug)]
 pub(crate) struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted")
+    }
+}
+
+/// Ctrl-C.
+impl crate::error::Kinded for Interrupted {
+    fn kind(&self) -> crate::error::ErrorKind {
+        crate::error::ErrorKind::Interrupted
+    }
+}
+
+crate::error::kinded!(Interrupted);
 
 pub(crate) async fn run(opts: RunOptions) -> Result<RunOutcome> {
     let mut stop = Stop::listen();

@@ -4,24 +4,37 @@
 
 use crate::error::{ErrorKind, Kinded};
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub(crate) enum StoreError {
-    #[error("failed to open the store {store}")]
     Open {
         store: String,
-        #[source]
         source: anyhow::Error,
     },
-    #[error("failed to read the store {store}")]
     Read {
         store: String,
-        #[source]
         source: anyhow::Error,
     },
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Open { store, .. } => write!(f, "failed to open the store {store}"),
+            StoreError::Read { store, .. } => write!(f, "failed to read the store {store}"),
+        }
+    }
 }
 
 impl Kinded for StoreError {
     fn kind(&self) -> ErrorKind {
         ErrorKind::BadInput
     }
+
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StoreError::Open { source, .. } | StoreError::Read { source, .. } => Some(&**source),
+        }
+    }
 }
+
+crate::error::kinded!(StoreError);

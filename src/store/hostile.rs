@@ -52,11 +52,9 @@ fn refusals(loc: &Location, list: bool) -> Vec<String> {
     errors
 }
 
-/// A refusal with exit code 2: a `StoreError` or a usage error in its chain.
+/// A refusal with exit code 2 (a `StoreError` or a usage error in its chain).
 fn bad_input(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<StoreError>().is_some() || c.downcast_ref::<UsageError>().is_some()
-    })
+    crate::error::error_kind(e) == crate::error::ErrorKind::BadInput
 }
 
 const ENDLESS: &str = "WITH RECURSIVE n(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM n) \
@@ -168,7 +166,11 @@ fn what_is_no_file_is_no_store() {
     for (path, want) in cases {
         for open in [Store::open, Store::read] {
             let e = open(&Location::Sqlite(path.clone())).err().unwrap();
-            assert!(e.downcast_ref::<UsageError>().is_some(), "{e:#}");
+            assert_eq!(
+                crate::error::error_kind(&e),
+                crate::error::ErrorKind::BadInput,
+                "{e:#}"
+            );
             assert!(e.to_string().contains(want), "{e}");
         }
     }

@@ -385,7 +385,11 @@ mod tests {
         let csv = tmp.path().join("results.csv");
         std::fs::write(&csv, "a,b\n").unwrap();
         let err = Store::open(&Location::Sqlite(csv.clone())).err().unwrap();
-        assert!(err.downcast_ref::<UsageError>().is_some(), "{err:#}");
+        assert_eq!(
+            crate::error::error_kind(&err),
+            crate::error::ErrorKind::BadInput,
+            "{err:#}"
+        );
         assert!(format!("{err}").contains("not a SQLite database"), "{err}");
         assert_eq!(std::fs::read_to_string(&csv).unwrap(), "a,b\n");
         let empty = tmp.path().join("new.db");

@@ -23,12 +23,6 @@ pub(crate) struct Stalled {
     pub(crate) what: &'static str,
 }
 
-impl crate::error::Kinded for Stalled {
-    fn kind(&self) -> crate::error::ErrorKind {
-        crate::error::ErrorKind::Failed
-    }
-}
-
 /// Resolves once `ops` has not moved for `timeout`; never while it keeps moving.
 pub(crate) async fn watch(ops: &AtomicU64, timeout: Duration, what: &'static str) -> Stalled {
     let tick = (timeout / 10).clamp(Duration::from_millis(10), Duration::from_secs(1));

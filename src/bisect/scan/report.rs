@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::{decide, Decision, Looks};
 use crate::ab::{Batch, CellChange, Plan};
 use crate::bisect::judge::{self, Step};
-use crate::commands::exit::codes as exit;
 use crate::compare::join::Verdict;
+use crate::error;
 use crate::escape::{md_cell as md, md_text};
 use crate::matrix::LoadedMatrix;
 use crate::servers::images::git;
@@ -164,20 +164,21 @@ impl Report {
         }
     }
 
-    /// 0 found; 6 the ends regressed nothing; 7 the first bad commit is among commits that
-    /// could not tell within the rounds (or were skipped) and the first regressed one; 8 the
-    /// ends or every commit cannot tell.
-    pub(super) fn exit_code(&self) -> i32 {
+    /// How the bisection ends: done when the first bad commit is found; not reproduced when
+    /// the ends regressed nothing; only skipped when the first bad commit is among commits
+    /// that could not tell within the rounds (or were skipped) and the first regressed one;
+    /// cannot tell when the ends or every commit cannot tell.
+    pub(super) fn outcome(&self) -> error::Outcome {
         match &self.outcome {
-            Outcome::Found { .. } => exit::OK,
-            Outcome::NoRegression => exit::NOT_REPRODUCED,
-            Outcome::CannotTell => exit::CANNOT_TELL,
+            Outcome::Found { .. } => error::Outcome::Done,
+            Outcome::NoRegression => error::Outcome::NotReproduced,
+            Outcome::CannotTell => error::Outcome::CannotTell,
             Outcome::Undecided {
                 regressed: Some(_), ..
-            } => exit::ONLY_SKIPPED,
+            } => error::Outcome::OnlySkipped,
             Outcome::Undecided {
                 regressed: None, ..
-            } => exit::CANNOT_TELL,
+            } => error::Outcome::CannotTell,
         }
     }
 
@@ -425,6 +426,30 @@ mod tests {
         assert!(!md.contains("<b>") && !md.contains("\n# h"), "{md}");
         assert!(md.contains("| 1 | `112345678"), "{md}");
         assert!(md.contains("-60.0% [-65.0%, -55.0%] **regressed**"), "{md}");
-        assert_eq!(r.exit_code(), exit::OK);
+        assert_eq!(r.outcome(), error::Outcome::Done);
+        let mut r = r;
+        let mut ends = |outcome| {
+            r.outcome = outcome;
+            r.outcome()
+        };
+        let undecided = |regressed| Outcome::Undecided {
+            candidates: vec![1],
+            regressed,
+            adjacent_regressed: Vec::new(),
+        };
+        assert_eq!(
+            [
+                ends(Outcome::NoRegression),
+                ends(Outcome::CannotTell),
+                ends(undecided(Some(1))),
+                ends(undecided(None)),
+            ],
+            [
+                error::Outcome::NotReproduced,
+                error::Outcome::CannotTell,
+                error::Outcome::OnlySkipped,
+                error::Outcome::CannotTell,
+            ]
+        );
     }
 }

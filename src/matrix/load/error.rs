@@ -24,5 +24,3 @@ impl fmt::Display for MatrixError {
         }
     }
 }
-
-impl std::error::Error for MatrixError {}

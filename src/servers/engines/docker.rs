@@ -26,15 +26,22 @@ pub(crate) const DATASET_LABEL: &str = "rmatrix.dataset";
 pub(crate) const INSTANCE_LABEL: &str = "rmatrix.instance";
 
 /// Marks a failure to reach the Docker engine (exit code 3).
-#[derive(Debug, thiserror::Error)]
-#[error("Docker engine unavailable: {0}\nhint: run containers/setup-docker.sh (installs and starts dockerd when none runs)")]
+#[derive(Debug)]
 pub(crate) struct EngineUnavailable(pub String);
+
+impl std::fmt::Display for EngineUnavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Docker engine unavailable: {}\nhint: run containers/setup-docker.sh (installs and starts dockerd when none runs)", self.0)
+    }
+}
 
 impl crate::error::Kinded for EngineUnavailable {
     fn kind(&self) -> crate::error::ErrorKind {
         crate::error::ErrorKind::NoDocker
     }
 }
+
+crate::error::kinded!(EngineUnavailable);
 
 /// Seconds bollard allows one request (a cell's client container is waited on in steps).
 const TIMEOUT_S: u64 = 120;

@@ -38,12 +38,6 @@ pub(crate) enum CommandError {
     },
 }
 
-impl crate::error::Kinded for CommandError {
-    fn kind(&self) -> crate::error::ErrorKind {
-        crate::error::ErrorKind::Failed
-    }
-}
-
 /// One authenticated connection for control commands (not for load).
 pub(crate) struct Control {
     conn: MultiplexedConnection,

@@ -25,12 +25,6 @@ pub(crate) struct Summary {
 #[error("pgbench printed no `{0}` line in its summary")]
 pub(crate) struct MissingLine(&'static str);
 
-impl crate::error::Kinded for MissingLine {
-    fn kind(&self) -> crate::error::ErrorKind {
-        crate::error::ErrorKind::Failed
-    }
-}
-
 fn after<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     line.find(key).map(|i| &line[i + key.len()..])
 }

@@ -231,12 +231,6 @@ impl KeyGen {
 #[error("malformed reply from the server: {0}")]
 pub(crate) struct ProtocolError(pub String);
 
-impl crate::error::Kinded for ProtocolError {
-    fn kind(&self) -> crate::error::ErrorKind {
-        crate::error::ErrorKind::Failed
-    }
-}
-
 /// Length of the first complete RESP2 reply in `buf` and whether it is an error reply, or
 /// None when more bytes are needed. Arrays are walked without allocating.
 pub(crate) fn reply_len(buf: &[u8]) -> Result<Option<(usize, bool)>, ProtocolError> {

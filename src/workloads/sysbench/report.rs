@@ -34,12 +34,6 @@ pub(crate) struct Report {
 #[error("failed to read sysbench's report: {0} is missing (did the run finish?)")]
 pub(crate) struct MissingField(&'static str);
 
-impl crate::error::Kinded for MissingField {
-    fn kind(&self) -> crate::error::ErrorKind {
-        crate::error::ErrorKind::Failed
-    }
-}
-
 /// The first number in `s` (sysbench pads values with spaces and appends units).
 fn num(s: &str) -> Option<f64> {
     let t = s.trim_start();
