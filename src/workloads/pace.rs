@@ -298,9 +298,11 @@ mod tests {
             (200, Some(200), 200, Some(0))
         );
         assert!(s.max_backlog > Some(50), "{s:?}");
-        assert!(s.late > Some(100), "{s:?}");
-        // The lateness is the slow client's waiting for a connection, not the pacer's.
-        assert!(s.pacer_late.unwrap() * 4 < s.late.unwrap(), "{s:?}");
+        // The lateness is the slow client's: start k comes at least k ms after the first
+        // and was due k/2 ms after it, so every start from the fourth on is late, however
+        // late or early the pacer released it. (How often the pacer itself was late depends
+        // on the host's load, so it is not asserted.)
+        assert!(s.late >= Some(197), "{s:?}");
     }
 
     #[test]
