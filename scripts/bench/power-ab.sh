@@ -24,7 +24,8 @@
 # Usage: scripts/bench/power-ab.sh
 # Env: RMATRIX (default target/release/rmatrix), OUT (default /tmp/rmatrix-power-ab), LOCK
 #      (flock file serialising Docker users, default /tmp/docker-tests.lock), WORK ("15 37 75":
-#      loop rounds per GET, about 2%, 5% and 10% of its instructions), TRIALS (5),
+#      loop rounds per GET, about 2%, 5% and 10% of its user-space instructions, far less of
+#      its CPU time: docs/compare.md), TRIALS (5),
 #      TRUTH_ROUNDS (20), DESIGNS ("10/30/6m": rounds per batch/most rounds/budget, and
 #      "/duet" for duet rounds (`ab --duet`); space separated), LENGTH (3s), THRESHOLD (5%).
 set -euo pipefail
