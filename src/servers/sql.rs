@@ -1,9 +1,9 @@
 //! What a benchmark client of this crate asks of an SQL family, in terms every such family
 //! shares: a blocking client connection (`SqlClient`, one per client thread, as sysbench's
-//! drivers make them) and the family's part in an iteration (`SqlFamily`): the tables made
-//! and loaded in its dialect, the id sequence kept beside them, and the counters read so
-//! that they count the measured phase's statements only. Each family answers in its own
-//! folder (`sql.rs`, `sql_client.rs`); `ServerKind::with_sql` hands a caller the family of
+//! drivers make them), the tables made and loaded in its dialect with the id sequence kept
+//! beside them (`SqlTables`), and the family's part in an iteration (`SqlFamily`): the
+//! counters read so that they count the measured phase's statements only. Each family answers in its own
+//! folder (`sql.rs`, `sql_tables.rs`, `sql_client.rs`); `ServerKind::with_sql` hands a caller the family of
 //! a kind, and a family of another language answers None there.
 
 use std::future::Future;
@@ -97,24 +97,11 @@ pub(crate) struct Tables<'a> {
     pub(crate) engine: Option<&'a str>,
 }
 
-/// A family's part in a benchmark iteration. The calls come in this order, each rule one of
-/// exact counters: `settle` (before the clients connect) -> `control` (once they have) ->
-/// [`warmed_up`] -> `flush` and `before` around nothing but the measured phase -> the
-/// clients closed first when `COUNTED_AT_EXIT` -> `after` -> `keep` -> `measured` ->
-/// `close` (the clients dropped).
-pub(crate) trait SqlFamily: 'static {
-    type Client: SqlClient;
+/// Sysbench's tables in a family's dialect: made, loaded in its bulk form, keyed, and the
+/// marker and id sequence kept beside them.
+pub(crate) trait SqlTables {
     /// An async connection: loading, and the driver's own statements.
     type Conn: Send;
-    /// What `settle` leaves for `control`.
-    type Settled: Send;
-    /// The connection the counters are read on.
-    type Control: Send;
-    /// What `flush` leaves for `before`.
-    type Flushed: Send + 'static;
-    /// A client's statements reach the counters only when it exits: close the clients
-    /// before the counters after the phase are read.
-    const COUNTED_AT_EXIT: bool;
 
     /// The storage engine a family that has them uses: `chosen`, else `default`.
     fn engine<'a>(chosen: Option<&'a str>, default: &'a str) -> Option<&'a str>;
@@ -161,6 +148,24 @@ pub(crate) trait SqlFamily: 'static {
         seq: &str,
         offset: u32,
     ) -> impl Future<Output = Result<()>> + Send;
+}
+
+/// A family's part in a benchmark iteration. The calls come in this order, each rule one of
+/// exact counters: `settle` (before the clients connect) -> `control` (once they have) ->
+/// [`warmed_up`] -> `flush` and `before` around nothing but the measured phase -> the
+/// clients closed first when `COUNTED_AT_EXIT` -> `after` -> `keep` -> `measured` ->
+/// `close_control` (the clients dropped).
+pub(crate) trait SqlFamily: SqlTables + 'static {
+    type Client: SqlClient;
+    /// What `settle` leaves for `control`.
+    type Settled: Send;
+    /// The connection the counters are read on.
+    type Control: Send;
+    /// What `flush` leaves for `before`.
+    type Flushed: Send + 'static;
+    /// A client's statements reach the counters only when it exits: close the clients
+    /// before the counters after the phase are read.
+    const COUNTED_AT_EXIT: bool;
 
     /// Before the clients connect: `seq`'s (offset, next index) when there is one.
     fn settle(

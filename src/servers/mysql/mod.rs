@@ -9,6 +9,7 @@ pub(crate) mod per_second;
 pub mod quits;
 pub(crate) mod sql;
 pub(crate) mod sql_client;
+pub(crate) mod sql_tables;
 pub(crate) mod thread_pool;
 pub(crate) mod verify;
 

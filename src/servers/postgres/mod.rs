@@ -7,6 +7,7 @@ pub(crate) mod conf;
 pub(crate) mod counters;
 pub(crate) mod sql;
 pub(crate) mod sql_client;
+pub(crate) mod sql_tables;
 pub(crate) mod verify;
 
 use std::collections::BTreeMap;
