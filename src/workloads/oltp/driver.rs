@@ -176,6 +176,7 @@ async fn iteration<F: SqlFamily>(
         workers = back;
     }
 
+    // The connects, prepares and warm-up counted before the opening read.
     let (workers, flushed) = blocking(move || flush::<F>(workers)).await?;
     let before = F::before(&mut control, flushed).await?;
     let cpu0 = cpu::process_seconds();
@@ -187,7 +188,7 @@ async fn iteration<F: SqlFamily>(
     window.close();
     let cpu1 = cpu::process_seconds();
     let ran = match (F::COUNTED_AT_EXIT, ran) {
-        // Closed, so that each client's backend sends what it has left, and exits.
+        // Closed first where a client is counted at its exit: each sends what it has left.
         (true, Ok((workers, got, seconds, open))) => drop_clients(workers)
             .await
             .map(|()| (Vec::new(), got, seconds, open)),
