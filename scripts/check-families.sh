@@ -82,6 +82,19 @@ while IFS=: read -r file line text; do
   fi
 done < <(named $files)
 
+# Kinds that speak to every family of a language through its trait (`servers::sql`): their
+# folders name no family's variant or module, so that a new SQL family needs no line there.
+neutral_kinds="oltp"
+variants=$(for f in $families; do printf '%s\n' "${f^}"; done | paste -sd '|')
+modules=$(paste -sd '|' <<<"$families")
+for k in $neutral_kinds; do
+  while IFS=: read -r file line text; do
+    [[ -z $file ]] && continue
+    echo "$file:$line: ${text#"${text%%[![:space:]]*}"} (\`$k\` runs on every SQL family)"
+    bad=1
+  done < <(grep -rnE "ServerKind::($variants)\b|servers::($modules)\b" "src/workloads/$k" || true)
+done
+
 if ((bad)); then
   echo "check-families: a family or a workload kind is named outside its folder: move the" \
     "decision into src/servers/<family>/ or src/workloads/<kind>/ behind its trait" >&2

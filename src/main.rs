@@ -1,3 +1,7 @@
+// The command futures nest deeply (dispatch -> run -> a family-generic iteration): their
+// layout needs more than the default query depth of 128 in release builds.
+#![recursion_limit = "256"]
+
 use clap::Parser;
 use rmatrix::commands::exit::End;
 

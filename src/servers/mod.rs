@@ -17,6 +17,7 @@ pub(crate) mod redis;
 pub(crate) mod registry;
 pub(crate) mod seal;
 pub mod spec;
+pub(crate) mod sql;
 
 pub use deployed::{Deployed, Endpoint, Launch};
 

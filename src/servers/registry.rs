@@ -3,6 +3,9 @@
 
 use super::family::Family;
 use super::kind::{families, ServerKind};
+use std::sync::LazyLock;
+
+use super::sql::WithSql;
 
 /// Each kind's `Family`: the `<Variant>` type of its folder, `servers/<folder>/`.
 macro_rules! lookup {
@@ -12,11 +15,25 @@ macro_rules! lookup {
             pub(crate) fn family(self) -> &'static dyn Family {
                 match self { $( ServerKind::$variant => &super::$folder::$variant, )* }
             }
+
+            /// `what` done with the kind's SQL family, when it is one (its folder's
+            /// `with_sql`).
+            pub(crate) fn with_sql<W: WithSql>(self, what: W) -> Option<W::Output> {
+                match self { $( ServerKind::$variant => super::$folder::with_sql(what), )* }
+            }
         }
     };
 }
 
 families!(lookup);
+
+/// Asks only whether a kind is an SQL family.
+struct IsSql;
+
+impl WithSql for IsSql {
+    type Output = ();
+    fn with<F: super::sql::SqlFamily>(self) {}
+}
 
 impl ServerKind {
     /// The family an image or build name implies (`name`: its last path part, lower-case):
@@ -27,6 +44,16 @@ impl ServerKind {
             .copied()
             .find(|k| k.family().claims(name))
             .unwrap_or(ServerKind::ALL[0])
+    }
+
+    /// The SQL families (those `with_sql` hands over), in the list's order.
+    pub(crate) fn sql_families() -> &'static [ServerKind] {
+        static SQL: LazyLock<Vec<ServerKind>> = LazyLock::new(|| {
+            (ServerKind::ALL.iter().copied())
+                .filter(|k| k.with_sql(IsSql).is_some())
+                .collect()
+        });
+        &SQL
     }
 
     /// The families whose servers can be counted (`counted:`), for messages: "redis".

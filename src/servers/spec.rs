@@ -7,7 +7,7 @@ use crate::input::untrusted::CPUS;
 
 pub use super::config::{Allocator, CnfValue, ConfigBlock, ConfigSpec, Settings};
 pub use super::images::source::SourceSpec;
-pub(crate) use super::kind::ServerKind;
+pub use super::kind::ServerKind;
 
 /// Where a server comes from: exactly one of `image`, `build`, `source` or `external`.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]

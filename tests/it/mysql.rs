@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use rmatrix::matrix::Length;
 use rmatrix::measure::cgroup::Window;
+use rmatrix::servers::spec::ServerKind;
 use rmatrix::servers::Deployed;
 use rmatrix::workloads::oltp::driver::run_iteration;
 use rmatrix::workloads::oltp::{OltpSpec, OltpTest};
@@ -188,6 +189,7 @@ async fn oltp_counts_agree_on_mysql() {
             let s = oltp(test);
             let before = deadlock_count(&dep).await;
             let mut m = run_iteration(
+                ServerKind::Mysql,
                 &Iteration {
                     endpoint: &dep.endpoint,
                     concurrency: threads,
@@ -199,7 +201,7 @@ async fn oltp_counts_agree_on_mysql() {
                     phase: None,
                 },
                 &s,
-                "InnoDB",
+                Some("InnoDB"),
             )
             .await
             .unwrap_or_else(|e| panic!("{}: {e:#}", test.name()));

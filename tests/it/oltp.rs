@@ -16,6 +16,7 @@ use rmatrix::measure::measurement::Measurement;
 use rmatrix::results::samples::{SampleSink, SAMPLES_CSV};
 use rmatrix::results::RunDir;
 use rmatrix::servers::mysql::MysqlClient;
+use rmatrix::servers::spec::ServerKind;
 use rmatrix::servers::{Deployed, Endpoint};
 use rmatrix::workloads::oltp::driver::run_iteration;
 use rmatrix::workloads::oltp::prepare;
@@ -38,6 +39,7 @@ fn spec(test: OltpTest) -> OltpSpec {
 
 async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Measurement {
     run_iteration(
+        ServerKind::Mysql,
         &Iteration {
             endpoint: ep,
             concurrency: threads,
@@ -49,7 +51,7 @@ async fn run(ep: &Endpoint, spec: &OltpSpec, threads: u32, length: Length) -> Me
             phase: None,
         },
         spec,
-        "InnoDB",
+        Some("InnoDB"),
     )
     .await
     .unwrap_or_else(|e| panic!("{}: {e:#}", spec.test.name()))
@@ -65,16 +67,28 @@ async fn every_test_runs_and_the_server_counts_the_same() {
 
     let s = spec(OltpTest::OltpReadWrite);
     assert_eq!(
-        prepare::ensure(ep, &s, "InnoDB", &Default::default())
-            .await
-            .unwrap(),
+        prepare::ensure(
+            ServerKind::Mysql,
+            ep,
+            &s,
+            Some("InnoDB"),
+            &Default::default()
+        )
+        .await
+        .unwrap(),
         prepare::Prepared::Loaded
     );
     // Loaded once: sysbench's schema, row count and secondary index.
     assert_eq!(
-        prepare::ensure(ep, &s, "InnoDB", &Default::default())
-            .await
-            .unwrap(),
+        prepare::ensure(
+            ServerKind::Mysql,
+            ep,
+            &s,
+            Some("InnoDB"),
+            &Default::default()
+        )
+        .await
+        .unwrap(),
         prepare::Prepared::Kept
     );
     let mut conn = ep.connect(Some("sbtest")).await.unwrap();
@@ -155,6 +169,7 @@ async fn every_test_runs_and_the_server_counts_the_same() {
     let sink = SampleSink::new(&dir, &cell, 1);
     let s = spec(OltpTest::OltpPointSelect);
     let m = run_iteration(
+        ServerKind::Mysql,
         &Iteration {
             endpoint: ep,
             concurrency: 2,
@@ -166,7 +181,7 @@ async fn every_test_runs_and_the_server_counts_the_same() {
             phase: None,
         },
         &s,
-        "InnoDB",
+        Some("InnoDB"),
     )
     .await
     .unwrap();
@@ -252,6 +267,7 @@ async fn oltp_insert_ids_are_unique_across_phases_and_iterations() {
     const EVENTS: u64 = 5000;
     for iteration in 0..3 {
         let m = run_iteration(
+            ServerKind::Mysql,
             &Iteration {
                 endpoint: ep,
                 concurrency: 2,
@@ -263,7 +279,7 @@ async fn oltp_insert_ids_are_unique_across_phases_and_iterations() {
                 phase: None,
             },
             &s,
-            "InnoDB",
+            Some("InnoDB"),
         )
         .await
         .unwrap_or_else(|e| panic!("iteration {iteration}: {e:#}"));
@@ -312,9 +328,15 @@ async fn killed_connections_reconnect_and_are_counted() {
     let dep = server(&run_id, tmp.path()).await;
     let ep = dep.endpoint.clone();
     let s = spec(OltpTest::OltpPointSelect);
-    prepare::ensure(&ep, &s, "InnoDB", &Default::default())
-        .await
-        .unwrap();
+    prepare::ensure(
+        ServerKind::Mysql,
+        &ep,
+        &s,
+        Some("InnoDB"),
+        &Default::default(),
+    )
+    .await
+    .unwrap();
     let mut admin = ep.connect(None).await.unwrap();
     let before: Vec<u64> = admin
         .query("SELECT id FROM information_schema.processlist")

@@ -7,6 +7,9 @@ pub(crate) mod flavor;
 pub(crate) mod mycnf;
 pub(crate) mod per_second;
 pub mod quits;
+pub(crate) mod sql;
+pub(crate) mod sql_client;
+pub(crate) mod sql_tables;
 pub(crate) mod thread_pool;
 pub(crate) mod verify;
 
@@ -31,6 +34,7 @@ use crate::measure::server_seconds::CounterSource;
 use crate::model::ResultRow;
 pub use client::MysqlClient;
 use flavor::Flavor;
+pub(crate) use sql::with_sql;
 use verify::check_settings;
 
 pub(crate) const CNF_IN_CONTAINER: &str = "/etc/rmatrix/my.cnf";

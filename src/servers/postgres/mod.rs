@@ -5,6 +5,9 @@
 pub(crate) mod client;
 pub(crate) mod conf;
 pub(crate) mod counters;
+pub(crate) mod sql;
+pub(crate) mod sql_client;
+pub(crate) mod sql_tables;
 pub(crate) mod verify;
 
 use std::collections::BTreeMap;
@@ -24,6 +27,7 @@ use crate::measure::counters::Status;
 use crate::measure::server_seconds::CounterSource;
 use crate::model::ResultRow;
 use client::CONTROL_DB;
+pub(crate) use sql::with_sql;
 
 pub(crate) const CONF_IN_CONTAINER: &str = "/etc/rmatrix/postgresql.conf";
 

@@ -39,6 +39,11 @@ const SOCKET_NAME: &str = "redis.sock";
 /// The Redis family: Redis and Valkey servers.
 pub(crate) struct Redis;
 
+/// Not an SQL family (`ServerKind::with_sql`).
+pub(crate) fn with_sql<W: super::sql::WithSql>(_: W) -> Option<W::Output> {
+    None
+}
+
 impl Family for Redis {
     /// `redis:7`, `valkey/valkey:8`, a build `redis-7.0` or `valkey-8.1`.
     fn claims(&self, name: &str) -> bool {

@@ -1,38 +1,40 @@
-//! One oltp iteration: tables ready -> clients connected and statements prepared ->
-//! warmup (discarded) -> server counters -> measured phase -> server counters. The clients
-//! are blocking connections on OS threads (see worker.rs); the control connection that reads
-//! the counters stays async.
+//! One oltp iteration, on any SQL family: tables ready -> clients connected and statements
+//! prepared -> warmup (discarded) -> server counters -> measured phase -> server counters.
+//! The clients are blocking connections on OS threads (see worker.rs); the control
+//! connection that reads the counters stays async. What differs between families (the
+//! dialect, the load, when their counters are exact) is each family's `SqlFamily`, which
+//! `ServerKind::with_sql` picks.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
-use super::my_session::MySession;
+use super::family::sql_family;
 use super::phase::{measurement, no_fatal, open_all, run_phase, service, SAMPLE_PERCENTILE};
-use super::prepare;
+use super::prepare::{self, Prepared};
 use super::schema;
-use super::unique::{self, Ids};
+use super::unique::{Ids, TABLE};
 use super::worker::Worker;
 use crate::measure::cpu;
 use crate::measure::measurement::{Loaded, Measurement};
 use crate::servers::dataset::Layout;
-use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
+use crate::servers::sql::{FamilyFuture, SqlClient, SqlFamily, WithSql};
 use crate::servers::Endpoint;
 use crate::workloads::driver::range_rules;
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::threads::{blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Iteration, Problem, SchemaRule};
-use mysql_async::Conn;
 use serde_json::json;
 
 /// The highest extra percentile: the maximum.
 const MAX_PERCENTILE: f64 = 100.0;
 
 impl Driver for OltpSpec {
+    /// Every SQL family.
     fn families(&self) -> &'static [ServerKind] {
-        &[ServerKind::Mysql, ServerKind::Postgres]
+        ServerKind::sql_families()
     }
 
     fn check(&self, _: &Facts) -> Result<(), Problem> {
@@ -74,7 +76,7 @@ impl Driver for OltpSpec {
         let engine = engine.unwrap_or(&self.mysql_storage_engine);
         Some(Layout {
             db: self.db.clone(),
-            signature: schema::signature(self, engine),
+            signature: schema::signature(self, Some(engine)),
             rows: u64::from(self.tables) * u64::from(schema::initial_rows(self)),
         })
     }
@@ -86,33 +88,52 @@ impl Driver for OltpSpec {
         engine: Option<&str>,
         live: &AtomicU64,
     ) -> Result<()> {
-        if kind == ServerKind::Postgres {
-            super::pg::prepare::ensure(endpoint, self, live)
-                .await
-                .context("failed to prepare the sbtest tables")?;
-            return Ok(());
-        }
-        let engine = engine.unwrap_or(&self.mysql_storage_engine);
-        prepare::ensure(endpoint, self, engine, live)
+        prepare::ensure(kind, endpoint, self, engine, live)
             .await
             .context("failed to prepare the sbtest tables")?;
         Ok(())
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
-        if ctx.kind == ServerKind::Postgres {
-            // No storage engine there: `mysql_storage_engine` is sysbench's MySQL option.
-            return super::pg::run::run_iteration(&ctx.iteration()?, self).await;
-        }
-        let engine = ctx.engine.unwrap_or(&self.mysql_storage_engine);
-        run_iteration(&ctx.iteration()?, self, engine).await
+        let it = ctx.iteration()?;
+        let measured = run_iteration(ctx.kind, &it, self, ctx.engine).await;
+        measured
     }
 }
 
-pub async fn run_iteration(
+/// One iteration on a server of `kind`, in `engine` (else `spec`'s) where the family has
+/// storage engines.
+pub fn run_iteration<'a>(
+    kind: ServerKind,
+    it: &'a Iteration<'a>,
+    spec: &'a OltpSpec,
+    engine: Option<&'a str>,
+) -> FamilyFuture<'a, Result<Measurement>> {
+    sql_family(kind, Run { it, spec, engine })
+}
+
+/// An iteration, once the family is known.
+struct Run<'a> {
+    it: &'a Iteration<'a>,
+    spec: &'a OltpSpec,
+    engine: Option<&'a str>,
+}
+
+impl<'a> WithSql for Run<'a> {
+    type Output = FamilyFuture<'a, Result<Measurement>>;
+
+    fn with<F: SqlFamily>(self) -> Self::Output {
+        let engine = F::engine(self.engine, &self.spec.mysql_storage_engine);
+        Box::pin(iteration::<F>(self.it, self.spec, engine))
+    }
+}
+
+/// One iteration on family `F`: the phases in the order the family's counters need
+/// (`SqlFamily`), so that they count the measured phase's statements and nothing else.
+async fn iteration<F: SqlFamily>(
     it: &Iteration<'_>,
     spec: &OltpSpec,
-    engine: &str,
+    engine: Option<&str>,
 ) -> Result<Measurement> {
     let Iteration {
         endpoint,
@@ -124,20 +145,19 @@ pub async fn run_iteration(
         ..
     } = *it;
     let (live, phase) = (it.live.clone(), it.phase.cloned());
-    let loaded = prepare_tables(endpoint, spec, engine, &live).await?;
+    let loaded = prepare_tables::<F>(endpoint, spec, engine, &live).await?;
+    let seq = schema::takes_unique_ids(spec).then_some(TABLE);
+    let settled = F::settle(endpoint, &spec.db, seq).await?;
     let spec = Arc::new(spec.clone());
     let threads = concurrency.max(1);
     let mut workers = blocking({
         let (endpoint, spec) = (endpoint.clone(), spec.clone());
-        move || open_all::<MySession>(&endpoint, &spec, threads)
+        move || open_all::<F::Client>(&endpoint, &spec, threads)
     })
     .await?;
-    let mut control = endpoint.connect(Some(&spec.db)).await?;
-    mysql::quits::settle(&mut control, &connection_ids(&mut workers)).await;
-    let ids = match schema::takes_unique_ids(&spec) {
-        true => unique::resume(&mut control).await?,
-        false => Ids::fresh(),
-    };
+    let clients = client_ids(&mut workers);
+    let (mut control, resumed) = F::control(settled, endpoint, &spec.db, &clients, seq).await?;
+    let ids = resumed.map_or_else(Ids::fresh, |(offset, next)| Ids::at(offset, next));
 
     // Dropped midway (the stall watchdog gave up on the iteration), this stops the client
     // threads at their next event: they would go on loading the server under the next one.
@@ -150,13 +170,15 @@ pub async fn run_iteration(
         window.warmup_open();
         let ran = blocking(move || run_phase(workers, phase_ids, w, pace, live, stop, None)).await;
         window.warmup_close();
-        keep_ids(&mut control, &spec, &ids).await?;
+        F::warmed_up(&mut control, seq, ids.taken()).await?;
         let (back, got, seconds, _) = ran?;
         warmup_samples = got.samples(seconds, threads, SAMPLE_PERCENTILE);
         workers = back;
     }
 
-    let before = mysql::status(&mut control).await?;
+    // The connects, prepares and warm-up counted before the opening read.
+    let (workers, flushed) = blocking(move || flush::<F>(workers)).await?;
+    let before = F::before(&mut control, flushed).await?;
     let cpu0 = cpu::process_seconds();
     let stop = cancel.flag();
     window.open();
@@ -165,15 +187,23 @@ pub async fn run_iteration(
         blocking(move || run_phase(workers, phase_ids, length, pace, live, stop, phase)).await;
     window.close();
     let cpu1 = cpu::process_seconds();
-    let after = mysql::status(&mut control).await;
+    let ran = match (F::COUNTED_AT_EXIT, ran) {
+        // Closed first where a client is counted at its exit: each sends what it has left.
+        (true, Ok((workers, got, seconds, open))) => drop_clients(workers)
+            .await
+            .map(|()| (Vec::new(), got, seconds, open)),
+        (_, ran) => ran,
+    };
+    let after = F::after(&mut control).await;
     // Kept after the counters were read: the UPDATE is not the measured phase's work.
-    keep_ids(&mut control, &spec, &ids).await?;
-    let (workers, got, seconds, open) = ran?;
-    let after = after?;
-    // Counters that moved, and always the ones compared (and rollbacks, which the
-    // deadlock accounting reads).
-    let server = mysql::measured(&before, &after, &["Com_rollback"], window.server_reads());
-    close_clients(workers, control).await?;
+    if let Some(seq) = seq {
+        F::keep(&mut control, endpoint, &spec.db, seq, ids.taken()).await?;
+    }
+    let (mut workers, got, seconds, open) = ran?;
+    let server = F::measured(&before, &after?, window.server_reads());
+    let clients = client_ids(&mut workers);
+    drop_clients(workers).await?;
+    F::close_control(control, &clients).await;
 
     // As in sysbench, an error that is neither ignorable nor a lost connection ends the run:
     // the numbers of the clients left would not be the cell's.
@@ -190,48 +220,44 @@ pub async fn run_iteration(
 }
 
 /// The sbtest tables ready; what loading them took, when they were loaded.
-async fn prepare_tables(
+async fn prepare_tables<F: SqlFamily>(
     endpoint: &Endpoint,
     spec: &OltpSpec,
-    engine: &str,
+    engine: Option<&str>,
     live: &AtomicU64,
 ) -> Result<Option<Loaded>> {
     let started = std::time::Instant::now();
-    let loaded = prepare::ensure(endpoint, spec, engine, live)
+    let loaded = prepare::ensure_on::<F>(endpoint, spec, engine, live)
         .await
         .context("failed to prepare the sbtest tables")?;
-    Ok((loaded == prepare::Prepared::Loaded).then(|| Loaded {
+    Ok((loaded == Prepared::Loaded).then(|| Loaded {
         rows: u64::from(spec.tables) * u64::from(schema::initial_rows(spec)),
         seconds: started.elapsed().as_secs_f64(),
     }))
 }
 
-/// The server's ids of the clients' connections.
-fn connection_ids(workers: &mut [Worker<MySession>]) -> Vec<u32> {
+/// The server's ids of the clients' connections, where the family has them.
+fn client_ids<C: SqlClient>(workers: &mut [Worker<C>]) -> Vec<u32> {
     (workers.iter_mut())
-        .filter_map(|w| w.session().map(|s| s.connection_id()))
+        .filter_map(|w| w.client().and_then(|c| c.id()))
         .collect()
 }
 
-/// Drop the clients and wait until the server has let them go, then close the control
-/// connection. Dropping a client sends COM_QUIT without waiting, and the server counts a
-/// COM_QUIT in Questions: its late quits would land in the next iteration's counters.
-async fn close_clients(mut workers: Vec<Worker<MySession>>, mut control: Conn) -> Result<()> {
-    let ids = connection_ids(&mut workers);
+/// An iteration's clients on family `F`.
+type Clients<F> = Vec<Worker<<F as SqlFamily>::Client>>;
+
+/// The clients' statistics sent (`SqlFamily::flush`), on a client thread.
+fn flush<F: SqlFamily>(mut workers: Clients<F>) -> Result<(Clients<F>, F::Flushed)> {
+    let clients = workers.iter_mut().filter_map(Worker::client).collect();
+    let flushed = F::flush(clients)?;
+    Ok((workers, flushed))
+}
+
+/// Close the clients' connections, on a client thread.
+async fn drop_clients<C: SqlClient + 'static>(workers: Vec<Worker<C>>) -> Result<()> {
     blocking(move || {
         drop(workers);
         Ok(())
     })
-    .await?;
-    mysql::wait_disconnected(&mut control, &ids).await;
-    mysql::quits::close(control).await;
-    Ok(())
-}
-
-/// After every phase, even one that failed: the indexes its workers took are used.
-async fn keep_ids(control: &mut mysql_async::Conn, spec: &OltpSpec, ids: &Ids) -> Result<()> {
-    match schema::takes_unique_ids(spec) {
-        true => unique::keep(control, ids).await,
-        false => Ok(()),
-    }
+    .await
 }

@@ -1,17 +1,16 @@
 //! sysbench 1.0's OLTP tests (`oltp`), driven by rmatrix's own client: key distributions,
 //! statement texts and event plans, the sbtest schema, and the driver (load the tables once,
-//! then workers with one connection each send per-second stats to one collector). A MySQL
-//! server's connections are `my_session`'s; PostgreSQL's dialect, load and counters are in
-//! `pg/`.
+//! then workers with one connection each send per-second stats to one collector), on any SQL
+//! family: its connections, dialect, load and counters are its `servers::sql::SqlFamily`.
 
 pub(crate) mod collector;
 pub mod driver;
-pub(crate) mod my_session;
-pub(crate) mod pg;
+pub(crate) mod family;
 pub(crate) mod phase;
 pub mod prepare;
 pub(crate) mod rand;
 pub(crate) mod schema;
+pub(crate) mod session;
 pub(crate) mod spec;
 pub(crate) mod sql;
 pub(crate) mod unique;

@@ -1,6 +1,6 @@
 //! An iteration's clients, for either family's sessions: connected in parallel
 //! (`open_all`), run for one phase on their own threads (`run_phase`), and what they
-//! measured (`measurement`). `driver` (MySQL) and `pg::run` (PostgreSQL) order the phases.
+//! measured (`measurement`). `driver` orders the phases.
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
@@ -11,13 +11,14 @@ use super::collector::{self, Collected};
 use super::prepare::seeded;
 use super::spec::OltpSpec;
 use super::unique::Ids;
-use super::worker::{Phase, Session, Worker};
+use super::worker::{Phase, Worker};
 use crate::input::Length;
 use crate::measure::counters::Status;
 use crate::measure::interval::mean_stddev;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
 use crate::measure::seconds::{Live, Seconds};
+use crate::servers::sql::SqlClient;
 use crate::servers::Endpoint;
 use crate::workloads::pace::{Pace, PaceStats, Pacer};
 use crate::workloads::threads;
@@ -76,11 +77,11 @@ pub(super) fn service(got: &Collected) -> Latency {
 }
 
 /// Connect `threads` clients in parallel, each preparing its statements.
-pub(super) fn open_all<S: Session>(
+pub(super) fn open_all<C: SqlClient>(
     endpoint: &Endpoint,
     spec: &Arc<OltpSpec>,
     threads: u32,
-) -> Result<Vec<Worker<S>>> {
+) -> Result<Vec<Worker<C>>> {
     std::thread::scope(|s| {
         let opening: Vec<_> = (0..threads)
             .map(|tid| {
@@ -111,20 +112,20 @@ pub(super) fn open_all<S: Session>(
 }
 
 /// A phase's workers back, what the collector gathered, its wall time, what the pacer saw.
-pub(super) type Ran<S> = (Vec<Worker<S>>, Collected, f64, Option<PaceStats>);
+pub(super) type Ran<C> = (Vec<Worker<C>>, Collected, f64, Option<PaceStats>);
 
 /// Run every worker for `length` (a duration, or a total event count), each on its own
 /// thread (in open loop, taking arrivals from a pacer); give them back with what the
 /// collector gathered, the phase's wall time and what the pacer saw.
-pub(super) fn run_phase<S: Session>(
-    workers: Vec<Worker<S>>,
+pub(super) fn run_phase<C: SqlClient>(
+    workers: Vec<Worker<C>>,
     ids: Ids,
     length: Length,
     pace: Option<Pace>,
     live: Arc<AtomicU64>,
     cancelled: Arc<AtomicBool>,
     shown: Option<Arc<Live>>,
-) -> Result<Ran<S>> {
+) -> Result<Ran<C>> {
     let threads = workers.len() as u32;
     let (tx, rx) = std::sync::mpsc::channel();
     let items: Vec<_> = workers.into_iter().map(|w| (w, tx.clone())).collect();
@@ -149,7 +150,7 @@ pub(super) fn run_phase<S: Session>(
                 ids,
             })
         },
-        |_, (mut w, tx): (Worker<S>, _), phase| {
+        |_, (mut w, tx): (Worker<C>, _), phase| {
             if let Some(p) = phase {
                 w.run(p, &tx);
             }

@@ -1,23 +1,27 @@
-//! Loading the sbtest tables: once per deployment and table layout (a marker table remembers
-//! what was loaded), in parallel over several connections with multi-row INSERTs, and the
-//! secondary index built after the load, as sysbench does.
+//! Loading the sbtest tables on any SQL family: once per deployment and table layout (a
+//! marker table remembers what was loaded), the rows over `prepare_threads` connections in
+//! the family's bulk form (`SqlFamily::load`), then what each table gets once loaded (its
+//! keys: `SqlFamily::after_load`), in parallel over the tables, as sysbench does.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use anyhow::{Context, Result};
-use mysql_async::prelude::Queryable;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::servers::mysql::MysqlClient;
+use crate::servers::spec::ServerKind;
+use crate::servers::sql::{FamilyFuture, SqlFamily, Tables, WithSql};
 use crate::servers::Endpoint;
+use crate::workloads::oltp::family::sql_family;
 use crate::workloads::oltp::rand::KeyDist;
 use crate::workloads::oltp::schema;
 use crate::workloads::oltp::spec::OltpSpec;
+use crate::workloads::oltp::unique::{Ids, TABLE};
 
-/// Rows per INSERT: about 190 KB of SQL, well under the default max_allowed_packet.
+/// Rows per INSERT (or COPY message): about 190 KB of SQL, well under the default
+/// max_allowed_packet.
 pub(crate) const CHUNK: u32 = 1000;
 pub(crate) const MARKER: &str = "rmatrix_oltp_prepared";
 
@@ -29,76 +33,99 @@ pub enum Prepared {
     Loaded,
 }
 
-/// Make sure `spec.db` holds the tables `spec` needs; load them when it does not.
-/// Each loaded chunk and built index counts in `ops` (the stall watchdog's progress).
-pub async fn ensure(
+/// Make sure `spec.db` on a server of `kind` holds the tables `spec` needs (in `engine`,
+/// else `spec`'s, where the family has storage engines); load them when it does not. Each
+/// loaded chunk and each table's keys count in `ops` (the stall watchdog's progress).
+pub fn ensure<'a>(
+    kind: ServerKind,
+    endpoint: &'a Endpoint,
+    spec: &'a OltpSpec,
+    engine: Option<&'a str>,
+    ops: &'a AtomicU64,
+) -> FamilyFuture<'a, Result<Prepared>> {
+    let ensure = Ensure {
+        endpoint,
+        spec,
+        engine,
+        ops,
+    };
+    sql_family(kind, ensure)
+}
+
+/// `ensure`, once the family is known.
+struct Ensure<'a> {
+    endpoint: &'a Endpoint,
+    spec: &'a OltpSpec,
+    engine: Option<&'a str>,
+    ops: &'a AtomicU64,
+}
+
+impl<'a> WithSql for Ensure<'a> {
+    type Output = FamilyFuture<'a, Result<Prepared>>;
+
+    fn with<F: SqlFamily>(self) -> Self::Output {
+        let engine = F::engine(self.engine, &self.spec.mysql_storage_engine);
+        Box::pin(ensure_on::<F>(self.endpoint, self.spec, engine, self.ops))
+    }
+}
+
+/// `ensure` on family `F`, in `engine` where it has engines. Every connection is closed
+/// when it returns.
+pub(crate) async fn ensure_on<F: SqlFamily>(
     endpoint: &Endpoint,
     spec: &OltpSpec,
-    engine: &str,
+    engine: Option<&str>,
     ops: &AtomicU64,
 ) -> Result<Prepared> {
-    let db = &spec.db;
+    let tables = schema::tables(spec, engine);
     let sig = schema::signature(spec, engine);
-    let mut conn = endpoint.connect(None).await?;
-    conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{db}`"))
-        .await
-        .with_context(|| format!("failed to create schema {db}"))?;
-    conn.query_drop(format!("USE `{db}`")).await?;
-    let have: Option<String> = conn
-        .query_first(format!(
-            "SELECT signature FROM {MARKER} WHERE EXISTS (SELECT 1 FROM information_schema.tables \
-             WHERE table_schema = DATABASE() AND table_name = 'sbtest{}')",
-            spec.tables
-        ))
-        .await
-        .unwrap_or(None);
-    if have.as_deref() == Some(sig.as_str()) {
-        // Closed here, not dropped: a dropped connection is cleaned up in the background
-        // and its statements could land inside the measured window.
-        crate::servers::mysql::quits::close(conn).await;
+    let mut conn = F::open_db(endpoint, &spec.db).await?;
+    let last = format!("sbtest{}", spec.tables);
+    if F::marker(&mut conn, MARKER, &last).await.as_deref() == Some(sig.as_str()) {
+        F::close(conn).await;
         return Ok(Prepared::Kept);
     }
-    conn.query_drop(format!("DROP TABLE IF EXISTS {MARKER}"))
-        .await?;
-    for n in 1..=spec.tables {
-        conn.query_drop(format!("DROP TABLE IF EXISTS sbtest{n}"))
-            .await?;
-        let ddl = schema::create_table(spec, n, engine);
-        conn.query_drop(&ddl)
-            .await
-            .with_context(|| format!("failed: {ddl}"))?;
-    }
-    load(endpoint, spec, ops).await?;
-    if spec.create_secondary {
-        let tables: VecDeque<u32> = (1..=spec.tables).collect();
-        let queue = Arc::new(Mutex::new(tables));
-        let jobs = (0..spec.prepare_threads.clamp(1, spec.tables.max(1))).map(|_| {
-            let queue = queue.clone();
-            async move {
-                let mut c = endpoint.connect(Some(db)).await?;
-                while let Some(n) = pop(&queue) {
-                    c.query_drop(schema::create_index(n))
-                        .await
-                        .with_context(|| format!("failed to index sbtest{n}"))?;
-                    ops.fetch_add(1, Ordering::Relaxed);
-                }
-                crate::servers::mysql::quits::close(c).await;
-                anyhow::Ok(())
-            }
-        });
-        futures_util::future::try_join_all(jobs).await?;
-    }
-    conn.query_drop(format!(
-        "CREATE TABLE {MARKER}(signature VARCHAR(512) NOT NULL)"
-    ))
-    .await?;
-    conn.exec_drop(format!("INSERT INTO {MARKER} VALUES (?)"), (sig,))
-        .await?;
+    F::create_tables(&mut conn, &tables, MARKER).await?;
+    load::<F>(endpoint, spec, ops).await?;
+    keys::<F>(endpoint, &tables, spec.prepare_threads, ops).await?;
+    F::remember(&mut conn, MARKER, &sig).await?;
     if schema::takes_unique_ids(spec) {
-        super::unique::start(&mut conn).await?;
+        F::start_ids(&mut conn, TABLE, Ids::fresh().offset()).await?;
     }
-    crate::servers::mysql::quits::close(conn).await;
+    F::close(conn).await;
     Ok(Prepared::Loaded)
+}
+
+/// What each table gets once loaded, tables shared by `loaders` connections; none are
+/// opened when there is nothing to do.
+async fn keys<F: SqlFamily>(
+    endpoint: &Endpoint,
+    tables: &Tables<'_>,
+    loaders: u32,
+    ops: &AtomicU64,
+) -> Result<()> {
+    if (1..=tables.count).all(|n| F::after_load(tables, n).is_empty()) {
+        return Ok(());
+    }
+    let queue = Mutex::new((1..=tables.count).collect::<VecDeque<u32>>());
+    let jobs = (0..loaders.clamp(1, tables.count.max(1))).map(|_| {
+        let queue = &queue;
+        async move {
+            let mut c = F::connect(endpoint, tables.db).await?;
+            while let Some(n) = pop(queue) {
+                for q in F::after_load(tables, n) {
+                    F::execute(&mut c, &q)
+                        .await
+                        .with_context(|| format!("failed: {q}"))?;
+                }
+                ops.fetch_add(1, Ordering::Relaxed);
+            }
+            F::close(c).await;
+            anyhow::Ok(())
+        }
+    });
+    futures_util::future::try_join_all(jobs).await?;
+    Ok(())
 }
 
 pub(crate) fn pop<T>(q: &Mutex<VecDeque<T>>) -> Option<T> {
@@ -110,39 +137,45 @@ pub(crate) fn pop<T>(q: &Mutex<VecDeque<T>>) -> Option<T> {
 /// table of its own, as sysbench's prepare does), else each table cut into as many
 /// contiguous ranges as it takes to keep every loader busy. Loaders inserting into the same
 /// end of one index wait on each other's page latches.
-async fn load(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<()> {
+async fn load<F: SqlFamily>(endpoint: &Endpoint, spec: &OltpSpec, ops: &AtomicU64) -> Result<()> {
     let rows = schema::initial_rows(spec);
     let runs = runs(spec.tables, rows, spec.prepare_threads.max(1));
     if runs.is_empty() {
         return Ok(());
     }
     let threads = spec.prepare_threads.clamp(1, runs.len() as u32);
-    let queue = Arc::new(Mutex::new(VecDeque::from(runs)));
+    let queue = Mutex::new(VecDeque::from(runs));
     let dist = KeyDist::new(spec);
     let jobs = (0..threads).map(|i| {
-        let queue = queue.clone();
-        let db = spec.db.clone();
+        let (queue, dist) = (&queue, &dist);
         async move {
-            let mut c = endpoint.connect(Some(&db)).await?;
+            let mut c = F::connect(endpoint, &spec.db).await?;
             let mut rng = seeded(spec.rand_seed, i as u64 + 1_000);
-            while let Some((n, from, to)) = pop(&queue) {
-                let mut first = from;
-                while first <= to {
-                    let last = (first + CHUNK - 1).min(to);
-                    let q = schema::insert_rows(n, first, last, spec.table_size, &dist, &mut rng);
-                    c.query_drop(q).await.with_context(|| {
-                        format!("failed to load sbtest{n} rows {first}..{last}")
-                    })?;
-                    ops.fetch_add(1, Ordering::Relaxed);
-                    first = last + 1;
-                }
+            let mut rows = |first, last| schema::rows(first, last, spec.table_size, dist, &mut rng);
+            let sent = || {
+                ops.fetch_add(1, Ordering::Relaxed);
+            };
+            while let Some((n, from, to)) = pop(queue) {
+                F::load(&mut c, n, &chunks(from, to), &mut rows, &sent).await?;
             }
-            crate::servers::mysql::quits::close(c).await;
+            F::close(c).await;
             anyhow::Ok(())
         }
     });
     futures_util::future::try_join_all(jobs).await?;
     Ok(())
+}
+
+/// Ids `from..=to` as `CHUNK`-row chunks.
+fn chunks(from: u32, to: u32) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut first = from;
+    while first <= to {
+        let last = (first + CHUNK - 1).min(to);
+        out.push((first, last));
+        first = last + 1;
+    }
+    out
 }
 
 /// (table, first id, last id) runs of `tables` tables of `rows` rows for `loaders` loaders.
@@ -177,7 +210,13 @@ pub(crate) fn seeded(seed: u64, stream: u64) -> SmallRng {
 
 #[cfg(test)]
 mod tests {
-    use super::runs;
+    use super::{chunks, runs};
+
+    #[test]
+    fn chunks_cover_a_run_once() {
+        assert_eq!(chunks(1, 2500), vec![(1, 1000), (1001, 2000), (2001, 2500)]);
+        assert_eq!(chunks(7, 7), vec![(7, 7)]);
+    }
 
     #[test]
     fn loaders_take_whole_tables_when_there_are_enough_else_ranges() {

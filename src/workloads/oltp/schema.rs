@@ -1,8 +1,10 @@
-//! The sbtest tables exactly as sysbench's `oltp_common.lua` creates and fills them.
+//! The sbtest tables as sysbench's `oltp_common.lua` fills them: their rows, and what they
+//! hold; each family's dialect writes them (`SqlFamily`).
 
 use rand::Rng;
 
 use super::rand::KeyDist;
+use crate::servers::sql::{Row, Tables};
 use crate::workloads::oltp::spec::OltpSpec;
 
 /// `c`: 10 groups of 11 random digits joined by `-` (119 characters).
@@ -28,29 +30,6 @@ fn digit_groups<R: Rng>(rng: &mut R, groups: usize) -> String {
     s
 }
 
-/// CREATE TABLE as sysbench writes it (`secondary` makes `id` a plain key).
-pub(crate) fn create_table(spec: &OltpSpec, n: u32, engine: &str) -> String {
-    let id = if spec.auto_inc {
-        "INTEGER NOT NULL AUTO_INCREMENT"
-    } else {
-        "INTEGER NOT NULL"
-    };
-    let key = if spec.secondary {
-        "KEY xid"
-    } else {
-        "PRIMARY KEY"
-    };
-    format!(
-        "CREATE TABLE sbtest{n}(\n  id {id},\n  k INTEGER DEFAULT '0' NOT NULL,\n  \
-         c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  \
-         {key} (id)\n) /*! ENGINE = {engine} */"
-    )
-}
-
-pub(crate) fn create_index(n: u32) -> String {
-    format!("CREATE INDEX k_{n} ON sbtest{n}(k)")
-}
-
 /// Whether the test inserts ids of its own (`rand.unique()`): oltp_insert without auto_inc.
 pub(crate) fn takes_unique_ids(spec: &OltpSpec) -> bool {
     spec.test == crate::workloads::oltp::spec::OltpTest::OltpInsert && !spec.auto_inc
@@ -64,41 +43,51 @@ pub(crate) fn initial_rows(spec: &OltpSpec) -> u32 {
     }
 }
 
-/// One multi-row INSERT for ids `first..=last` of table `n`. Ids are explicit so that
-/// several connections can load one table in parallel and still get sysbench's 1..N.
-pub(crate) fn insert_rows<R: Rng>(
-    n: u32,
+/// Rows `first..=last` as sysbench fills them: for each id, `k` then `c` then `pad`
+/// drawn. Ids are explicit so that several connections can load one table in parallel and
+/// still get sysbench's 1..N.
+pub(crate) fn rows<R: Rng>(
     first: u32,
     last: u32,
     table_size: u32,
     dist: &KeyDist,
     rng: &mut R,
-) -> String {
-    use std::fmt::Write;
-    let rows = (last - first + 1) as usize;
-    let mut q = String::with_capacity(64 + rows * 200);
-    let _ = write!(q, "INSERT INTO sbtest{n}(id, k, c, pad) VALUES ");
-    for id in first..=last {
-        if id > first {
-            q.push(',');
-        }
-        let k = dist.sample(rng, 1, table_size);
-        let _ = write!(q, "({id},{k},'{}','{}')", c_value(rng), pad_value(rng));
+) -> Vec<Row> {
+    (first..=last)
+        .map(|id| {
+            let k = dist.sample(rng, 1, table_size);
+            (id, k, c_value(rng), pad_value(rng))
+        })
+        .collect()
+}
+
+/// What the family loads: the tables `spec` needs, in `engine` where there are engines.
+pub(crate) fn tables<'a>(spec: &'a OltpSpec, engine: Option<&'a str>) -> Tables<'a> {
+    Tables {
+        db: &spec.db,
+        count: spec.tables,
+        rows: initial_rows(spec),
+        auto_inc: spec.auto_inc,
+        secondary: spec.secondary,
+        create_secondary: spec.create_secondary,
+        engine,
     }
-    q
 }
 
 /// Identifies what a loaded schema holds, so an unchanged one is not reloaded.
-pub(crate) fn signature(spec: &OltpSpec, engine: &str) -> String {
-    format!(
-        "tables={} rows={} auto_inc={} secondary={} create_secondary={} engine={}",
+pub(crate) fn signature(spec: &OltpSpec, engine: Option<&str>) -> String {
+    let mut s = format!(
+        "tables={} rows={} auto_inc={} secondary={} create_secondary={}",
         spec.tables,
         initial_rows(spec),
         spec.auto_inc,
         spec.secondary,
         spec.create_secondary,
-        engine.to_lowercase()
-    )
+    );
+    if let Some(engine) = engine {
+        s.push_str(&format!(" engine={}", engine.to_lowercase()));
+    }
+    s
 }
 
 #[cfg(test)]
@@ -124,34 +113,28 @@ mod tests {
     }
 
     #[test]
-    fn ddl_matches_sysbench() {
+    fn rows_have_every_id_once_in_order() {
         let spec = OltpSpec::default();
-        assert_eq!(
-            create_table(&spec, 3, "innodb"),
-            "CREATE TABLE sbtest3(\n  id INTEGER NOT NULL AUTO_INCREMENT,\n  \
-             k INTEGER DEFAULT '0' NOT NULL,\n  c CHAR(120) DEFAULT '' NOT NULL,\n  \
-             pad CHAR(60) DEFAULT '' NOT NULL,\n  PRIMARY KEY (id)\n) /*! ENGINE = innodb */"
-        );
-        let spec = OltpSpec {
-            auto_inc: false,
-            secondary: true,
-            ..OltpSpec::default()
-        };
-        let ddl = create_table(&spec, 1, "MyISAM");
-        assert!(ddl.contains("id INTEGER NOT NULL,"), "{ddl}");
-        assert!(ddl.contains("KEY xid (id)"), "{ddl}");
-        assert!(ddl.ends_with("/*! ENGINE = MyISAM */"));
-        assert_eq!(create_index(2), "CREATE INDEX k_2 ON sbtest2(k)");
+        let mut rng = SmallRng::seed_from_u64(1);
+        let rows = rows(11, 20, 100, &KeyDist::new(&spec), &mut rng);
+        let ids: Vec<u32> = rows.iter().map(|r| r.0).collect();
+        assert_eq!(ids, (11..=20).collect::<Vec<u32>>());
+        assert!(rows.iter().all(|r| (1..=100).contains(&r.1)));
+        assert!(rows.iter().all(|r| r.2.len() == 119 && r.3.len() == 59));
     }
 
     #[test]
-    fn bulk_insert_has_every_id_once() {
+    fn signature_names_the_engine_where_there_is_one() {
         let spec = OltpSpec::default();
-        let mut rng = SmallRng::seed_from_u64(1);
-        let q = insert_rows(1, 11, 20, 100, &KeyDist::new(&spec), &mut rng);
-        assert!(q.starts_with("INSERT INTO sbtest1(id, k, c, pad) VALUES (11,"));
-        assert_eq!(q.matches("),(").count(), 9);
-        assert!(q.contains("),(20,"));
+        assert_eq!(
+            signature(&spec, Some("InnoDB")),
+            "tables=1 rows=10000 auto_inc=true secondary=false create_secondary=true \
+             engine=innodb"
+        );
+        assert_eq!(
+            signature(&spec, None),
+            "tables=1 rows=10000 auto_inc=true secondary=false create_secondary=true"
+        );
     }
 
     #[test]

@@ -1,21 +1,12 @@
 //! Statement texts and the per-event plan of every sysbench 1.0 OLTP test (the Lua scripts'
 //! `prepare_statements` and `event`), as data the driver executes.
 
-use mysql_async::Value;
 use rand::Rng;
 
 use super::rand::{uniform, KeyDist};
 use super::schema::{c_value, pad_value};
+use crate::servers::sql::{AutoId, Param};
 use crate::workloads::oltp::spec::{OltpSpec, OltpTest};
-
-/// The SQL a server family speaks: the statements are the same texts (`?` placeholders, which
-/// a PostgreSQL session numbers `$1, $2...`), but oltp_insert with auto_inc lets PostgreSQL's
-/// SERIAL pick the id, as sysbench's `oltp_insert.lua` does for its pgsql driver.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Dialect {
-    Mysql,
-    Postgres,
-}
 
 /// A prepared statement kind (one per table, as sysbench prepares them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,7 +110,7 @@ pub(crate) enum Step {
     Exec {
         kind: Kind,
         table: u32,
-        params: Vec<Value>,
+        params: Vec<Param>,
     },
     /// oltp_insert sends a plain text query, as sysbench does.
     Text(String),
@@ -132,7 +123,7 @@ pub(crate) struct EventGen<'a> {
     /// sysbench's thread id and thread count (select_random_* slice the key space by them).
     pub(crate) tid: u32,
     pub(crate) threads: u32,
-    pub(crate) dialect: Dialect,
+    pub(crate) auto_id: AutoId,
 }
 
 impl EventGen<'_> {
@@ -180,7 +171,7 @@ impl EventGen<'_> {
             OltpTest::OltpInsert => {
                 let table = self.table(rng);
                 let k = self.id(rng);
-                if s.auto_inc && self.dialect == Dialect::Postgres {
+                if s.auto_inc && self.auto_id == AutoId::Omitted {
                     out.push(Step::Text(format!(
                         "INSERT INTO sbtest{table} (k, c, pad) VALUES ({k}, '{}', '{}')",
                         c_value(rng),
@@ -296,7 +287,7 @@ impl EventGen<'_> {
     }
 }
 
-fn exec(kind: Kind, table: u32, params: Vec<Value>) -> Step {
+fn exec(kind: Kind, table: u32, params: Vec<Param>) -> Step {
     Step::Exec {
         kind,
         table,
@@ -311,16 +302,16 @@ mod tests {
     use rand::SeedableRng;
 
     fn plan(spec: &OltpSpec) -> Vec<Step> {
-        plan_in(spec, Dialect::Mysql)
+        plan_in(spec, AutoId::Zero)
     }
 
-    fn plan_in(spec: &OltpSpec, dialect: Dialect) -> Vec<Step> {
+    fn plan_in(spec: &OltpSpec, auto_id: AutoId) -> Vec<Step> {
         let g = EventGen {
             spec,
             dist: KeyDist::new(spec),
             tid: 1,
             threads: 4,
-            dialect,
+            auto_id,
         };
         let mut out = Vec::new();
         g.event(&mut SmallRng::seed_from_u64(3), || 5, &mut out);
@@ -412,7 +403,7 @@ mod tests {
         }
         assert_eq!(shape(&steps), want);
         // Delete and insert share the id, ranges span range_size ids.
-        let ids: Vec<&Vec<Value>> = steps
+        let ids: Vec<&Vec<Param>> = steps
             .iter()
             .filter_map(|s| match s {
                 Step::Exec {
@@ -431,7 +422,7 @@ mod tests {
                 ..
             } = s
             {
-                let (Value::UInt(lo), Value::UInt(hi)) = (&params[0], &params[1]) else {
+                let (Param::UInt(lo), Param::UInt(hi)) = (&params[0], &params[1]) else {
                     panic!("{params:?}")
                 };
                 assert_eq!(hi - lo, 99);
@@ -509,7 +500,7 @@ mod tests {
         assert!(q.contains("VALUES (-2147483643, "), "{q}");
         // PostgreSQL: SERIAL picks the id (sysbench's pgsql branch); without auto_inc the
         // same unique ids as on MySQL.
-        let Step::Text(q) = &plan_in(&spec(OltpTest::OltpInsert), Dialect::Postgres)[0] else {
+        let Step::Text(q) = &plan_in(&spec(OltpTest::OltpInsert), AutoId::Omitted)[0] else {
             panic!()
         };
         assert!(
@@ -520,7 +511,7 @@ mod tests {
             auto_inc: false,
             ..spec(OltpTest::OltpInsert)
         };
-        let Step::Text(q) = &plan_in(&off, Dialect::Postgres)[0] else {
+        let Step::Text(q) = &plan_in(&off, AutoId::Omitted)[0] else {
             panic!()
         };
         assert!(q.contains("VALUES (-2147483643, "), "{q}");
@@ -528,7 +519,7 @@ mod tests {
         for t in OltpTest::ALL {
             if t != OltpTest::OltpInsert {
                 assert_eq!(
-                    plan_in(&spec(t), Dialect::Postgres).len(),
+                    plan_in(&spec(t), AutoId::Omitted).len(),
                     plan(&spec(t)).len()
                 );
             }
@@ -547,7 +538,7 @@ mod tests {
             };
             assert_eq!(params.len(), 10);
             for p in params {
-                let Value::UInt(v) = p else { panic!() };
+                let Param::UInt(v) = p else { panic!() };
                 // tid 1 of 4 over 10000 rows: [2500, 5000].
                 assert!((2500..=5000).contains(v), "{v}");
             }

@@ -2,13 +2,12 @@
 //! table set rather than one per phase, so that warm-up, measured phases, later iterations
 //! and other cells on the same tables never insert an id twice (a duplicate key, 1062, is
 //! not an error sysbench ignores: a client would stop). The sequence's offset and next index
-//! are kept on the server beside the tables, so every client process goes on from them.
+//! are kept on the server beside the tables (each family's `SqlFamily::start_ids`, `keep`),
+//! so every client process goes on from them.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
-use mysql_async::prelude::Queryable;
 use rand::Rng;
 
 use super::rand::unique;
@@ -53,46 +52,6 @@ impl Ids {
     pub(crate) fn offset(&self) -> u32 {
         self.offset
     }
-}
-
-/// A new sequence for tables just loaded (empty ones: oltp_insert starts from none).
-pub(crate) async fn start(conn: &mut mysql_async::Conn) -> Result<()> {
-    conn.query_drop(format!("DROP TABLE IF EXISTS {TABLE}"))
-        .await?;
-    conn.query_drop(format!(
-        "CREATE TABLE {TABLE}(id_offset INT UNSIGNED NOT NULL, next_index INT UNSIGNED NOT NULL)"
-    ))
-    .await?;
-    let fresh = Ids::fresh();
-    conn.exec_drop(
-        format!("INSERT INTO {TABLE} VALUES (?, 0)"),
-        (fresh.offset,),
-    )
-    .await
-    .context("failed to start oltp_insert's id sequence")
-}
-
-/// The sequence where the last phase on these tables left it.
-pub(crate) async fn resume(conn: &mut mysql_async::Conn) -> Result<Ids> {
-    let row: Option<(u32, u32)> = conn
-        .query_first(format!("SELECT id_offset, next_index FROM {TABLE}"))
-        .await
-        .with_context(|| {
-            format!("failed to read oltp_insert's id sequence ({TABLE}): drop the schema to reload")
-        })?;
-    let (offset, next) =
-        row.with_context(|| format!("{TABLE} is empty: drop the schema to reload"))?;
-    Ok(Ids {
-        next: Arc::new(AtomicU32::new(next)),
-        offset,
-    })
-}
-
-/// Keep where this phase left the sequence, for the next phase, iteration or cell.
-pub(crate) async fn keep(conn: &mut mysql_async::Conn, ids: &Ids) -> Result<()> {
-    conn.exec_drop(format!("UPDATE {TABLE} SET next_index = ?"), (ids.taken(),))
-        .await
-        .context("failed to keep oltp_insert's id sequence")
 }
 
 #[cfg(test)]

@@ -3,9 +3,8 @@
 //! spent twice sysbench's user CPU per statement (readiness polling and per-packet futures),
 //! which at low concurrency is round-trip time lost. Each completed second of counts and
 //! latencies goes to the collector; nothing is shared in the hot path but the event budget
-//! and the live counter. What a connection of one server family does (connect and prepare,
-//! execute an event's statements, classify a failure) is its `Session`: `my_session.rs`,
-//! `pg/session.rs`.
+//! and the live counter. What a connection of one server family does (connect, prepare,
+//! execute, classify a failure) is its `SqlClient`, which `session.rs` drives.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -19,10 +18,12 @@ use rand::rngs::SmallRng;
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::seconds::Seconds;
+use crate::servers::sql::{Failure, SqlClient};
 use crate::servers::Endpoint;
 use crate::workloads::oltp::rand::KeyDist;
+use crate::workloads::oltp::session::Session;
 use crate::workloads::oltp::spec::OltpSpec;
-use crate::workloads::oltp::sql::{Dialect, EventGen, Step};
+use crate::workloads::oltp::sql::{EventGen, Step};
 use crate::workloads::oltp::unique::Ids;
 use crate::workloads::pace::Tickets;
 
@@ -72,45 +73,22 @@ impl Phase {
     }
 }
 
-/// How a statement failed, as sysbench's drivers see it.
-pub(crate) enum Failure {
-    /// An error sysbench ignores (a deadlock...): the event is restarted and counted.
-    Ignored,
-    /// The connection is gone: reconnect, re-prepare, restart the event.
-    Lost,
-    /// Anything else: the client stops.
-    Fatal,
-}
-
-/// One client connection of a server family, its statements prepared.
-pub(crate) trait Session: Sized + Send {
-    /// The SQL its events are written in.
-    const DIALECT: Dialect;
-
-    /// Connect and prepare the test's statements for every table, as thread_init does.
-    fn open(endpoint: &Endpoint, spec: &OltpSpec) -> Result<Self>;
-
-    /// Execute one event's statements, classifying each as sysbench's driver does (a read
-    /// returns rows, a write changes some, anything else is an other).
-    fn execute(&mut self, plan: &mut Vec<Step>, st: &mut Counts) -> Result<(), (Failure, String)>;
-}
-
-pub(crate) struct Worker<S> {
+pub(crate) struct Worker<C: SqlClient> {
     pub(crate) tid: u32,
-    conn: Option<S>,
+    conn: Option<Session<C>>,
     rng: SmallRng,
     endpoint: Endpoint,
     spec: Arc<OltpSpec>,
 }
 
-impl<S: Session> Worker<S> {
+impl<C: SqlClient> Worker<C> {
     pub(crate) fn open(
         tid: u32,
         endpoint: &Endpoint,
         spec: Arc<OltpSpec>,
         rng: SmallRng,
-    ) -> Result<Worker<S>> {
-        let conn = Some(S::open(endpoint, &spec)?);
+    ) -> Result<Worker<C>> {
+        let conn = Some(Session::open(endpoint, &spec)?);
         Ok(Worker {
             tid,
             conn,
@@ -121,8 +99,8 @@ impl<S: Session> Worker<S> {
     }
 
     /// This client's connection, while it has one.
-    pub(crate) fn session(&mut self) -> Option<&mut S> {
-        self.conn.as_mut()
+    pub(crate) fn client(&mut self) -> Option<&mut C> {
+        self.conn.as_mut().map(Session::client)
     }
 
     /// Run events until the phase is over; each second's stats go to the phase's `seconds`,
@@ -134,7 +112,7 @@ impl<S: Session> Worker<S> {
             dist: KeyDist::new(&spec),
             tid: self.tid,
             threads: phase.threads,
-            dialect: S::DIALECT,
+            auto_id: C::AUTO_ID,
         };
         let mut summary = Summary::default();
         let mut rec = phase.seconds.recorder();
@@ -205,7 +183,7 @@ impl<S: Session> Worker<S> {
         self.conn = None;
         let give_up = phase.deadline.unwrap_or_else(Instant::now) + Duration::from_secs(10);
         while Instant::now() < give_up && !phase.cancelled.load(Ordering::Relaxed) {
-            if let Ok(conn) = S::open(&self.endpoint, &self.spec) {
+            if let Ok(conn) = Session::open(&self.endpoint, &self.spec) {
                 self.conn = Some(conn);
                 return true;
             }
