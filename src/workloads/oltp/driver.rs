@@ -96,6 +96,7 @@ impl Driver for OltpSpec {
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         let it = ctx.iteration()?;
+        // Bound first: as a tail expression the future would outlive `it` (edition 2021).
         let measured = run_iteration(ctx.kind, &it, self, ctx.engine).await;
         measured
     }
