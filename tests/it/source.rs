@@ -297,14 +297,16 @@ fn a_parameter_picks_the_commit_and_compare_sees_only_get_slow_down() {
     assert!(!line("set").contains("regressed"), "{}", cmp.stdout);
 }
 
-/// Counted mode on the commits around a planted ~1% of extra instructions in GET (7 rounds of
-/// a fixed loop): compare flags GET's instructions per operation and not SET's, on one run
-/// of each side of 3,000 operations per iteration, and its differential profile puts the
-/// gain in GET's handler.
+/// Counted mode on the commits around a planted ~1.8% of extra instructions in GET (14 rounds
+/// of a fixed loop): compare flags GET's instructions per operation and not SET's, on one run
+/// of each side, and its differential profile puts the gain in GET's handler. A phase's count
+/// moves by some 50,000 instructions from phase to phase whatever the build (SET at 3,000
+/// operations: 5,912-5,957 per operation), so phases of 10,000 operations, three a side, keep
+/// SET's change (within ±0.31% in 3 tries) below the 0.5% threshold and GET's above it.
 #[test]
 fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
     let tmp = tempfile::tempdir().unwrap();
-    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "work:7");
+    let (repo, commits) = crate::common::redis_source_repo(tmp.path(), "work:14");
     let planted = commits.iter().position(|(_, s)| s == "slow GET").unwrap();
     let m = tmp.path().join("counted.yaml");
     std::fs::write(
@@ -317,7 +319,7 @@ fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
              configs:\n  plain: {{redis_conf: {{appendonly: \"no\", save: \"\"}}}}\n\
              workloads:\n  get: {{redis: {{test: get, keyspace: 1000}}}}\n  \
              set: {{redis: {{test: set, keyspace: 1000}}}}\n\
-             concurrency: [1]\niterations: 2\nwarmup: 200\nlength: 3000\n\
+             concurrency: [1]\niterations: 3\nwarmup: 200\nlength: 10000\n\
              counted: callgrind\nreport: {{metric: srv_instr_per_op}}\n",
             repo.display()
         ),
@@ -352,7 +354,8 @@ fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
     let top = &get_profile["functions"][0];
     assert_eq!(top["function"], "getCommand", "{get_profile}");
     let gained = top["candidate_own"].as_f64().unwrap() - top["baseline_own"].as_f64().unwrap();
-    assert!((20.0..100.0).contains(&gained), "{get_profile}");
+    // 87 instructions per GET in 3 tries.
+    assert!((60.0..120.0).contains(&gained), "{get_profile}");
     assert!(Path::new(get_profile["file"].as_str().unwrap()).exists());
     let change = |w: &str| {
         v[0]["changes"]
@@ -366,9 +369,10 @@ fn counted_compare_flags_the_planted_instructions_of_get_and_not_set() {
     let (get, set) = (change("get"), change("set"));
     assert_eq!(get["basis"], "counted", "{get}");
     assert_eq!(get["verdict"], "regressed", "{get}");
-    // About 1% (7 rounds of about 7 instructions on some 4,700): not a time, a count.
+    // About 1.8% (14 rounds of about 6 instructions on some 4,740): not a time, a count
+    // (+1.67%, +1.86%, +1.91% in 3 tries).
     let pct = get["change_pct"].as_f64().unwrap();
-    assert!((0.5..2.0).contains(&pct), "{get}");
+    assert!((1.0..3.0).contains(&pct), "{get}");
     assert_eq!(set["verdict"], "unchanged", "{set}");
 }
 
