@@ -70,6 +70,11 @@ pub struct Matrix {
     pub(crate) include: Vec<Selector>,
     #[serde(default)]
     pub(crate) report: ReportSpec,
+    /// Host CPUs the load runs on (its client threads and the peer tools it starts), as
+    /// a server's `cpuset`, e.g. `"1"` with the server's `cpuset: "1"`: each round trip
+    /// then wakes a thread on the CPU it ran on (docs/matrix.md#client-cpus).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) client_cpuset: Option<String>,
     /// How the load reaches the server: `host` networking (default, no NAT in the path) or
     /// `bridge` with the port published on 127.0.0.1.
     #[serde(default)]

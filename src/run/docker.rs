@@ -36,6 +36,14 @@ pub(super) struct DockerBackend<'a> {
     placed: Option<String>,
 }
 
+/// The CPUs a cell's load runs on: a duet side's (`placed`), else the matrix's
+/// `client_cpuset`, else anywhere.
+fn client_cpus(placed: Option<&str>, m: &Matrix) -> Option<Arc<[u32]>> {
+    (placed.or(m.client_cpuset.as_deref()))
+        .and_then(|c| crate::input::untrusted::cpus_of(c).ok())
+        .map(Into::into)
+}
+
 /// Where a worker's load generator runs.
 pub(super) enum Client {
     /// In this process (the local engine: its servers share this host's loopback).
@@ -123,9 +131,7 @@ impl Backend for DockerBackend<'_> {
                 let phase = Arc::new(Live::default());
                 let ticker = self.ticker(label, live.clone(), phase.clone());
                 let measured = drive::measure(m, cell, i, self.seed, deployed, live, phase);
-                let cpus = (self.placed.as_deref())
-                    .and_then(|c| crate::input::untrusted::cpus_of(c).ok())
-                    .map(Into::into);
+                let cpus = client_cpus(self.placed.as_deref(), m);
                 let out = crate::workloads::threads::on_cpus(cpus, measured).await;
                 ticker.abort();
                 out
@@ -509,4 +515,28 @@ pub(super) fn start_timeout(m: &Matrix) -> Duration {
     m.start_timeout
         .and_then(|l| l.as_duration())
         .unwrap_or(Duration::from_secs(180))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_load_runs_on_the_duet_side_else_the_client_cpuset() {
+        let matrix = |extra: &str| {
+            let text = format!(
+                "servers: {{r: {{image: redis:7, cpuset: \"1\"}}}}\n\
+                 workloads: {{get: {{redis: {{test: get}}}}}}\nlength: 1s\n{extra}"
+            );
+            crate::matrix::load_str(&text, Path::new("m.yaml"))
+                .unwrap()
+                .matrix
+        };
+        let (pinned, free) = (matrix("client_cpuset: \"0-1\"\n"), matrix(""));
+        let cpus = |placed, m| client_cpus(placed, m).map(|c| c.to_vec());
+        assert_eq!(cpus(None, &pinned), Some(vec![0, 1]));
+        assert_eq!(cpus(Some("1"), &pinned), Some(vec![1]));
+        assert_eq!(cpus(Some("0"), &free), Some(vec![0]));
+        assert_eq!(cpus(None, &free), None);
+    }
 }

@@ -148,6 +148,8 @@ impl Validator<'_> {
             Some("duet rounds are all planned: drop until_cv and until_interval".into())
         } else if m.load.until.is_some() {
             Some("duet rounds are all planned: drop load.until".into())
+        } else if m.client_cpuset.is_some() {
+            Some("duet runs each side's client on its server's CPUs: drop client_cpuset".into())
         } else {
             None
         };

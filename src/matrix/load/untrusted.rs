@@ -77,6 +77,9 @@ impl Validator<'_> {
                 }
             }
         }
+        if let Some(list) = &m.client_cpuset {
+            cpuset(list).map_err(|msg| self.err("client_cpuset", msg))?;
+        }
         for (i, e) in m.engines.iter().enumerate() {
             sql_identifier("engine", e).map_err(|msg| self.err(&format!("engines[{i}]"), msg))?;
         }
