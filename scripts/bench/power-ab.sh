@@ -140,10 +140,10 @@ PY
 }
 echo "## Calibration of \`rmatrix ab\` ($(date -u +%Y-%m-%d), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end)"
 echo
-echo "Redis 7.0.15 built from source, pinned to CPU 1 (a duet design: side A on CPU 0, B on 1); GET and SET at 4 clients on 10,000 keys, $LENGTH a round"
+echo "Redis 7.0.15 built from source (a duet design: side A on CPU 0, B on 1, trading every other round; the others: anywhere); GET and SET at 4 clients on 10,000 keys, $LENGTH a round"
 echo "after 300 ms, a fresh server every round, threshold $THRESHOLD, judged on qps and server CPU per operation."
 echo
-echo "### True effect of each slowdown (a duet of $TRUTH_ROUNDS rounds each)"
+echo "### True effect of each slowdown (a long duet each, its rounds in each row)"
 echo
 cat "$OUT/truth.md"
 echo
