@@ -2,6 +2,7 @@
 //! same host, so the change is judged on the per-round ratios B / A (`stats::paired_change`:
 //! Hodges-Lehmann with the signed-rank interval, the paired mean beside it), pooled over
 //! every batch of rounds the cell ran in. The verdict is compare's (`join::verdict_of`).
+//! In a duet, rounds whose sides got unequal CPU are set aside first (`stats::uneven`).
 
 use std::collections::BTreeMap;
 
@@ -15,15 +16,25 @@ use crate::model::{CellKey, Dimension};
 use crate::stats::jumps::jumped_rounds;
 use crate::stats::paired_change::paired_change;
 use crate::stats::power::{self, Regression};
+use crate::stats::uneven::uneven_rounds;
 use crate::stats::{Basis, Confidence};
 
-/// One round of one cell: its number over all batches, A's and B's value and the higher of
-/// their host CPU pressures.
-#[derive(Debug, Clone, Copy)]
+/// One round of one cell: its number over all batches, A's and B's value, the higher of
+/// their host CPU pressures and each side's server CPU share (CPU seconds per second).
+#[derive(Debug, Clone, Copy, Default)]
 struct Round {
     a: Option<f64>,
     b: Option<f64>,
     pressure: Option<f64>,
+    share: [Option<f64>; 2],
+}
+
+impl Round {
+    /// ln(B's server CPU share / A's), when both are known.
+    fn split(&self) -> Option<f64> {
+        let [a, b] = self.share;
+        Some((b? / a?).ln()).filter(|s| s.is_finite())
+    }
 }
 
 /// The judged change of one cell and metric, B against A.
@@ -35,7 +46,7 @@ pub(crate) struct CellChange {
     pub(crate) metric: String,
     pub(crate) unit: String,
     pub(crate) higher_is_better: bool,
-    /// Rounds in which both sides succeeded (what the change rests on).
+    /// Rounds in which both sides succeeded and got even CPU (what the change rests on).
     pub(crate) rounds: usize,
     /// Medians of each side's values over those rounds.
     pub(crate) a_median: Option<f64>,
@@ -59,6 +70,8 @@ pub(crate) struct CellChange {
     pub(crate) verdict: Verdict,
     /// Rounds whose host pressure jumped (`stats::jumps`): read the change with care.
     pub(crate) jumped_rounds: Vec<u32>,
+    /// Duet rounds set aside: their sides got unequal CPU (`stats::uneven`).
+    pub(crate) uneven_rounds: Vec<u32>,
     /// A control cell (`--control`): one the change cannot touch, which must not move.
     pub(crate) control: bool,
 }
@@ -68,6 +81,8 @@ pub(crate) struct CellChange {
 pub(crate) struct Pooled {
     cells: IndexMap<CellKey, IndexMap<String, String>>,
     rounds: BTreeMap<(CellKey, &'static str), BTreeMap<u32, Round>>,
+    /// The sides ran at once (a duet): rounds whose sides got unequal CPU are set aside.
+    duet: bool,
 }
 
 const WITHOUT_SERVER: [Dimension; 5] = [
@@ -90,6 +105,7 @@ impl Pooled {
         batches: &[(u32, Run)],
         (a, b): (&str, &str),
         metrics: &[&'static Metric],
+        duet: bool,
     ) -> Pooled {
         let mut cells = IndexMap::new();
         let mut rounds: BTreeMap<(CellKey, &'static str), BTreeMap<u32, Round>> = BTreeMap::new();
@@ -115,15 +131,15 @@ impl Pooled {
                     };
                     let round = (rounds.entry((key.clone(), m.name)).or_default())
                         .entry(first + r.iteration)
-                        .or_insert(Round {
-                            a: None,
-                            b: None,
-                            pressure: None,
-                        });
+                        .or_default();
                     match is_a {
                         true => round.a = Some(v),
                         false => round.b = Some(v),
                     }
+                    round.share[usize::from(!is_a)] = r
+                        .srv_cpu_s
+                        .zip(r.seconds.filter(|s| *s > 0.0))
+                        .map(|(cpu, s)| cpu / s);
                     round.pressure = [round.pressure, r.host_cpu_pressure_pct]
                         .into_iter()
                         .flatten()
@@ -131,7 +147,11 @@ impl Pooled {
                 }
             }
         }
-        Pooled { cells, rounds }
+        Pooled {
+            cells,
+            rounds,
+            duet,
+        }
     }
 
     /// Every cell and metric judged, in the cells' order then the metrics'.
@@ -147,22 +167,37 @@ impl Pooled {
                 let rounds = self.rounds.get(&(key.clone(), m.name));
                 let rounds: Vec<(&u32, &Round)> =
                     rounds.map(|r| r.iter().collect()).unwrap_or_default();
-                out.push(judge_cell(dims, m, &rounds, threshold_pct, conf));
+                let uneven = match self.duet {
+                    true => uneven_of(&rounds),
+                    false => Vec::new(),
+                };
+                out.push(judge_cell(dims, m, &rounds, &uneven, threshold_pct, conf));
             }
         }
         out
     }
 }
 
+/// The rounds, of those both sides measured, whose sides got unequal CPU.
+fn uneven_of(rounds: &[(&u32, &Round)]) -> Vec<u32> {
+    let splits: Vec<(u32, f64)> = (rounds.iter())
+        .filter(|(_, r)| r.a.is_some() && r.b.is_some())
+        .filter_map(|(n, r)| Some((**n, r.split()?)))
+        .collect();
+    uneven_rounds(&splits)
+}
+
 fn judge_cell(
     dims: &IndexMap<String, String>,
     m: &Metric,
     rounds: &[(&u32, &Round)],
+    uneven: &[u32],
     threshold_pct: f64,
     conf: Confidence,
 ) -> CellChange {
     let both: Vec<(u32, f64, f64, Option<f64>)> = rounds
         .iter()
+        .filter(|(n, _)| !uneven.contains(n))
         .filter_map(|(n, r)| Some((**n, r.a?, r.b?, r.pressure)))
         .collect();
     let pairs: Vec<(f64, f64)> = both.iter().map(|x| (x.1, x.2)).collect();
@@ -209,6 +244,7 @@ fn judge_cell(
         confidence: conf.level(),
         verdict,
         jumped_rounds: jumped_rounds(&pressure),
+        uneven_rounds: uneven.to_vec(),
         control: false,
     }
 }
@@ -241,6 +277,7 @@ impl CellChange {
             confidence: 0.95,
             verdict,
             jumped_rounds: Vec::new(),
+            uneven_rounds: Vec::new(),
             control: false,
         }
     }
@@ -256,6 +293,7 @@ mod tests {
             a: Some(a),
             b: Some(b),
             pressure: Some(1.0),
+            share: [Some(0.4), Some(0.4)],
         }
     }
 
@@ -270,6 +308,7 @@ mod tests {
             &IndexMap::new(),
             qps,
             &refs,
+            &[],
             threshold,
             Confidence::default(),
         )
@@ -303,6 +342,42 @@ mod tests {
         assert_eq!(judged(&BASE, &CAND, 6.0).verdict, Verdict::Small);
         assert_eq!(judged(&BASE, &CAND, 4.0).verdict, Verdict::Regressed);
         assert!(c.mde_pct.is_some());
+    }
+
+    /// Beside a build, a duet's rounds in which one side had its CPU to itself run twice as
+    /// fast on that side: set aside, the rest tell the planted +7%.
+    #[test]
+    fn a_duet_sets_aside_the_rounds_whose_sides_got_unequal_cpu() {
+        let mut rounds: Vec<(u32, Round)> = (1..=12)
+            .map(|n| (n, round(100.0, 107.0 + f64::from(n % 3) * 0.5)))
+            .collect();
+        for (n, r) in rounds.iter_mut().filter(|(n, _)| n % 4 == 0) {
+            // One side alone on its CPU: 30% faster, and its server got more of it.
+            let (fast, slow) = match n.is_multiple_of(8) {
+                true => (0, 1),
+                false => (1, 0),
+            };
+            let v = [r.a.unwrap(), r.b.unwrap()];
+            let mut out = v;
+            out[fast] = v[fast] * 1.3;
+            [r.a, r.b] = [Some(out[0]), Some(out[1])];
+            r.share[fast] = Some(0.52);
+            r.share[slow] = Some(0.40);
+        }
+        let refs: Vec<(&u32, &Round)> = rounds.iter().map(|(n, r)| (n, r)).collect();
+        assert_eq!(uneven_of(&refs), vec![4, 8, 12]);
+        let qps = Metric::find("qps").unwrap();
+        let c = judge_cell(
+            &IndexMap::new(),
+            qps,
+            &refs,
+            &[4, 8, 12],
+            2.0,
+            Confidence::default(),
+        );
+        assert_eq!((c.rounds, c.uneven_rounds.clone()), (9, vec![4, 8, 12]));
+        assert!((c.change_pct.unwrap() - 7.5).abs() < 0.6, "{c:?}");
+        assert!(c.ci_low_pct.unwrap() > 6.5, "{c:?}");
     }
 
     #[test]

@@ -117,7 +117,9 @@ impl Report {
             s.push_str(&format!(
                 "- Duet: both sides at the same time, each cell measured on A (CPUs `{}`) and B \
                  (CPUs `{}`) at once with its client beside its server, the sides trading CPUs \
-                 every other round; each pair is a round.\n",
+                 every other round; each pair is a round. A round in which one side's server \
+                 got a share of its CPU more than 5% off the usual split (another process on one \
+                 side's CPU) is set aside, and its cell's note names it.\n",
                 md_code(a),
                 md_code(b)
             ));
@@ -213,6 +215,14 @@ fn row(c: &CellChange) -> String {
     if !c.jumped_rounds.is_empty() {
         let list: Vec<String> = c.jumped_rounds.iter().map(u32::to_string).collect();
         note.push(format!("host pressure jumped in round {}", list.join(", ")));
+    }
+    if !c.uneven_rounds.is_empty() {
+        let list: Vec<String> = c.uneven_rounds.iter().map(u32::to_string).collect();
+        note.push(format!(
+            "{} uneven round(s) set aside: {}",
+            list.len(),
+            list.join(", ")
+        ));
     }
     format!(
         "| {} | {} | {} | {} | {change} | {verdict} | {} | {} | {} |\n",

@@ -59,7 +59,12 @@ pub(crate) async fn side_by_side(
         derive::derive(sides.loaded, sides.server, (sides.a, sides.b), layout)
     };
     let look = |runs: &[_], conf, measured: Option<&[Dims]>| {
-        let pooled = judge::Pooled::new(runs, (&names.0, &names.1), &plan.metrics);
+        let pooled = judge::Pooled::new(
+            runs,
+            (&names.0, &names.1),
+            &plan.metrics,
+            plan.duet.is_some(),
+        );
         let looked = pooled.judge(&plan.metrics, plan.threshold_pct, conf);
         batches::update(&mut changes, looked, measured);
         let open = open_cells(&changes);
@@ -84,7 +89,9 @@ pub(crate) async fn side_by_side(
 fn open_cells(changes: &[CellChange]) -> Vec<Dims> {
     let mut out: Vec<Dims> = Vec::new();
     for c in changes {
-        if c.verdict == Verdict::CannotTell && c.rounds >= 2 && !out.contains(&c.dims) {
+        // A cell whose rounds were set aside as uneven may tell with more.
+        let measured = c.rounds + c.uneven_rounds.len();
+        if c.verdict == Verdict::CannotTell && measured >= 2 && !out.contains(&c.dims) {
             out.push(c.dims.clone());
         }
     }

@@ -158,7 +158,12 @@ fn judge_pair(
     plan: &Plan,
     conf: Confidence,
 ) -> Vec<CellChange> {
-    ab::Pooled::new(batches, (x, y), &plan.metrics).judge(&plan.metrics, plan.threshold_pct, conf)
+    // A scan runs its commits one after another in each round, never as a duet.
+    ab::Pooled::new(batches, (x, y), &plan.metrics, false).judge(
+        &plan.metrics,
+        plan.threshold_pct,
+        conf,
+    )
 }
 
 /// Scan `commits` (those after `good`, the bad end last) side by side with `good` into

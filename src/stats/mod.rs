@@ -21,8 +21,9 @@
 //! - [`paired_change`]: deployments measured in the same rounds, judged on the per-round
 //!   log-ratios: Hodges-Lehmann with the signed-rank interval ([`signed_rank`]), the median
 //!   with the sign test's ([`sign`]), the paired mean's t interval ([`located`] their shape);
-//!   [`jumps`] flags the rounds whose host CPU pressure jumped; [`spending`] the level of
-//!   each look when rounds are added until a cell can tell.
+//!   [`jumps`] flags the rounds whose host CPU pressure jumped; [`uneven`] the duet rounds
+//!   whose sides got unequal CPU; [`spending`] the level of each look when rounds are added
+//!   until a cell can tell.
 //! - [`apdex`], [`knee`], [`drift`]: what a load study asks of its curves: Apdex[T], the knee
 //!   of a sweep and the maximum sustainable load, drift between the ends of a long run.
 
@@ -46,6 +47,7 @@ pub(crate) mod sign;
 pub(crate) mod signed_rank;
 pub(crate) mod spending;
 pub(crate) mod summary;
+pub(crate) mod uneven;
 
 pub(crate) use batch::batch_means;
 pub(crate) use change::{change, change_batches, Basis, Change, RunNoise};
