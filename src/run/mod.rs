@@ -226,6 +226,11 @@ fn before_writing(
     if let Some(old) = &opened.old {
         same_pool_as(old, opts)?;
     }
+    // The load's CPUs are this host's when the load runs in this process: a CPU it may not
+    // use would leave the load wherever the scheduler puts it, and nothing would say so.
+    if let (Some(c), true) = (&m.client_cpuset, opts.engines.is_empty()) {
+        client_cpus_here(c, crate::measure::client::allowed_cpus())?;
+    }
     if m.repeat.duet && opts.engines.len() > 1 {
         return Err(crate::error::UsageError(
             "repeat.duet runs both sides on one engine, at the same time: give one --engine, \
@@ -235,6 +240,30 @@ fn before_writing(
         .into());
     }
     Ok(needs_docker)
+}
+
+/// `client_cpuset`'s CPUs are among those this process may use (`allowed`; None: unknown,
+/// nothing to check).
+fn client_cpus_here(cpuset: &str, allowed: Option<Vec<u32>>) -> Result<()> {
+    let Some(allowed) = allowed else {
+        return Ok(());
+    };
+    let wanted = crate::input::untrusted::cpus_of(cpuset).unwrap_or_default();
+    let list = |c: &[u32]| c.iter().map(u32::to_string).collect::<Vec<_>>().join(",");
+    let missing: Vec<u32> = wanted
+        .into_iter()
+        .filter(|c| !allowed.contains(c))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(crate::error::UsageError(format!(
+        "client_cpuset names CPU {}, which this process may not use (it may use {}): the load \
+         would run unpinned; name CPUs of this host",
+        list(&missing),
+        list(&allowed)
+    ))
+    .into())
 }
 
 /// The run's directory with the hold on it: a resumed run's, or a new one created now.

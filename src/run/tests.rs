@@ -940,3 +940,22 @@ fn a_duet_whose_sides_measure_other_cells_is_refused() {
     let same = bench(DUET);
     assert!(duet::same_cells(&same.loaded.matrix, &same.deployments()).is_ok());
 }
+
+/// A `client_cpuset` naming a CPU this process may not use is refused (the load would run
+/// unpinned); one it may use, or an unknown affinity, passes.
+#[test]
+fn a_client_cpuset_beyond_this_hosts_cpus_is_refused() {
+    let err = client_cpus_here("1,3-4", Some(vec![0, 1])).unwrap_err();
+    assert_eq!(
+        crate::error::error_kind(&err),
+        crate::error::ErrorKind::BadInput
+    );
+    assert!(
+        err.to_string().contains(
+            "client_cpuset names CPU 3,4, which this process may not use (it may use 0,1)"
+        ),
+        "{err}"
+    );
+    assert!(client_cpus_here("1", Some(vec![0, 1])).is_ok());
+    assert!(client_cpus_here("7", None).is_ok());
+}

@@ -11,16 +11,9 @@ pub(crate) const JUMP_MIN_POINTS: f64 = 10.0;
 
 /// The rounds (as given) whose pressure jumped; rounds without a pressure are left out.
 pub(crate) fn jumped_rounds(pressure: &[(u32, f64)]) -> Vec<u32> {
-    let mut p: Vec<f64> = pressure
-        .iter()
-        .map(|x| x.1)
-        .filter(|x| x.is_finite())
-        .collect();
-    if p.len() < 3 {
+    let Some(median) = super::located::median_of_rounds(pressure.iter().map(|x| x.1)) else {
         return Vec::new();
-    }
-    p.sort_by(f64::total_cmp);
-    let median = super::located::median_sorted(&p);
+    };
     pressure
         .iter()
         .filter(|(_, x)| *x > JUMP_FACTOR * median && *x >= median + JUMP_MIN_POINTS)

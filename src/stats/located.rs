@@ -28,3 +28,15 @@ pub(crate) fn median_sorted(sorted: &[f64]) -> f64 {
         (sorted[mid - 1] + sorted[mid]) / 2.0
     }
 }
+
+/// The median of the finite ones of `values` when there are at least 3 (no median to judge
+/// a round against under that): what [`super::jumps`] and [`super::uneven`] measure rounds
+/// from.
+pub(crate) fn median_of_rounds(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let mut v: Vec<f64> = values.filter(|x| x.is_finite()).collect();
+    if v.len() < 3 {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(median_sorted(&v))
+}

@@ -1,8 +1,8 @@
 //! Duet rounds whose two sides did not get the same CPU. In a duet both servers run at once,
 //! each with its load on a CPU of its own, so that whatever slows the host slows both; but
 //! another process that lands on one side's CPU for part of a round slows that side alone,
-//! and no pairing cancels it. Beside a build on this 2-vCPU machine, such rounds put one side
-//! in a mode twice as fast as the other (per-round ratios off by 30%) in half the rounds.
+//! and no pairing cancels it. Beside a build on this 2-vCPU machine, such rounds ran one side
+//! up to twice as fast as the other (per-round ratios off by 30%), in many rounds.
 //!
 //! Each side's server CPU share in the window (its CPU seconds over the window's) tells
 //! them apart: a change in the server's code moves every round's split of CPU between the
@@ -18,16 +18,9 @@ pub(crate) const UNEVEN_SPLIT: f64 = 0.05;
 /// [`UNEVEN_SPLIT`]; none under 3 rounds (no median to go by). A split is ln(B / A) of the
 /// two sides' server CPU shares; rounds without one are never uneven.
 pub(crate) fn uneven_rounds(splits: &[(u32, f64)]) -> Vec<u32> {
-    let mut s: Vec<f64> = splits
-        .iter()
-        .map(|x| x.1)
-        .filter(|x| x.is_finite())
-        .collect();
-    if s.len() < 3 {
+    let Some(median) = super::located::median_of_rounds(splits.iter().map(|x| x.1)) else {
         return Vec::new();
-    }
-    s.sort_by(f64::total_cmp);
-    let median = super::located::median_sorted(&s);
+    };
     splits
         .iter()
         .filter(|(_, x)| (x - median).abs() > UNEVEN_SPLIT)
