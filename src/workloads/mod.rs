@@ -16,6 +16,7 @@ pub(crate) mod stall;
 pub mod sysbench;
 pub(crate) mod threads;
 pub(crate) mod tools;
+pub(crate) mod tpcc;
 
 use std::time::Duration;
 
