@@ -66,27 +66,47 @@ impl Driver for TpccSpec {
     }
 
     async fn prepare(&self, kind: ServerKind, endpoint: &Endpoint, engine: Option<&str>, live: &AtomicU64) -> Result<()> {
-        let job = Job { spec: self, endpoint, engine, live, it: None };
+        let job = Job { spec: self, endpoint, engine, live, ask: Ask::Prepare };
         on_family(kind, job).await.map(drop)
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         let it = ctx.iteration()?;
-        let job = Job { spec: self, endpoint: it.endpoint, engine: ctx.engine, live: &ctx.live, it: Some(&it) };
+        let job = Job { spec: self, endpoint: it.endpoint, engine: ctx.engine, live: &ctx.live, ask: Ask::Run(&it) };
         // Bound first: as a tail expression the future would outlive `it` (edition 2021).
         let measured = on_family(ctx.kind, job).await;
         measured
     }
 }
 
-/// What a cell asks of its server's family: the database ready, then (with `it`) one
-/// iteration.
+/// What is asked of a server's family: the database ready, and then one iteration, or the
+/// consistency conditions.
 struct Job<'a> {
     spec: &'a TpccSpec,
     endpoint: &'a Endpoint,
     engine: Option<&'a str>,
     live: &'a AtomicU64,
-    it: Option<&'a Iteration<'a>>,
+    ask: Ask<'a>,
+}
+
+enum Ask<'a> {
+    Prepare,
+    Run(&'a Iteration<'a>),
+    Check,
+}
+
+/// The database of `spec` loaded on a server of `kind`, unless it is there already.
+pub async fn prepare_database(kind: ServerKind, endpoint: &Endpoint, spec: &TpccSpec) -> Result<()> {
+    let live = AtomicU64::new(0);
+    let job = Job { spec, endpoint, engine: None, live: &live, ask: Ask::Prepare };
+    on_family(kind, job).await.map(drop)
+}
+
+/// The consistency conditions 1-4 on the database of `spec` on a server of `kind`.
+pub async fn check_database(kind: ServerKind, endpoint: &Endpoint, spec: &TpccSpec) -> Result<()> {
+    let live = AtomicU64::new(0);
+    let job = Job { spec, endpoint, engine: None, live: &live, ask: Ask::Check };
+    on_family(kind, job).await.map(drop)
 }
 
 fn on_family<'a>(kind: ServerKind, job: Job<'a>) -> FamilyFuture<'a, Result<Measurement>> {
@@ -105,9 +125,14 @@ impl<'a> WithSql for Job<'a> {
             let (c, _) = prepare::ensure::<F>(self.endpoint, self.spec, engine, self.live)
                 .await
                 .context("failed to prepare the TPC-C database")?;
-            match self.it {
-                Some(it) => iteration::<F>(it, self.spec, c).await,
-                None => Ok(Measurement::default()),
+            match self.ask {
+                Ask::Prepare => Ok(Measurement::default()),
+                Ask::Run(it) => iteration::<F>(it, self.spec, c).await,
+                Ask::Check => {
+                    let (endpoint, spec) = (self.endpoint.clone(), self.spec.clone());
+                    blocking(move || consistency::<F::Client>(&endpoint, &spec)).await?;
+                    Ok(Measurement::default())
+                }
             }
         })
     }
@@ -163,7 +188,7 @@ fn measurement(ran: &Ran<Vec<Tally>>, terminals: u32, server: Status, orders: i6
     let mut latency = Latency::default();
     let mut service = Latency::default();
     let (mut retries, mut committed) = (0, 0);
-    let mut by_type = vec![(0u64, 0u64); 5];
+    let mut by_type = vec![(0u64, Sent::default()); 5];
     for t in &ran.tally {
         sent = sent.plus(&t.sent);
         latency.merge(&t.latency);
@@ -174,22 +199,22 @@ fn measurement(ran: &Ran<Vec<Tally>>, terminals: u32, server: Status, orders: i6
             retries += b.retries;
             committed += b.committed;
             by_type[i].0 += b.committed + b.rolled_back;
-            by_type[i].1 += b.retries;
+            by_type[i].1 = by_type[i].1.plus(&b.sent);
         }
     }
     let operations = (Txn::ALL.iter().zip(&by_type))
-        .map(|(txn, (n, _))| Operation {
+        .map(|(txn, (n, sent))| Operation {
             group: "tpcc".into(),
             name: txn.name().into(),
             loops: *n,
-            statements: 0,
+            statements: sent.total(),
             seconds: ran.elapsed,
             server: Status::default(),
         })
         .collect();
     let _ = orders;
     Measurement {
-        queries: sent.select + sent.update + sent.insert + sent.delete + sent.begin + sent.commit + sent.rollback,
+        queries: sent.total(),
         reads: Some(sent.select),
         writes: Some(sent.update + sent.insert + sent.delete),
         others: Some(sent.begin + sent.commit + sent.rollback),

@@ -22,6 +22,9 @@ pub(crate) const CUSTOMERS: u32 = 3_000;
 /// Orders per district at load; those from this id on are not delivered yet.
 pub(crate) const ORDERS: u32 = 3_000;
 pub(crate) const FIRST_UNDELIVERED: u32 = 2_101;
+/// About how many rows a warehouse holds once loaded (stock, customers, history, orders,
+/// about 300,000 order lines, new orders), for a kept data set's size.
+pub(crate) const ROWS_PER_WAREHOUSE: u64 = 100_000 + 4 * 30_000 + 300_000 + 9_000;
 /// Rows a statement carries: large enough that round trips do not bound the load, small
 /// enough to stay far under a server's packet limit (a customer row is about 700 bytes).
 const ROWS_PER_STATEMENT: usize = 500;

@@ -5,12 +5,16 @@
 //! consistency conditions checked after a run (`check`).
 
 pub(crate) mod check;
+pub(crate) mod driver;
 pub(crate) mod load;
 pub(crate) mod mix;
+pub(crate) mod prepare;
 pub(crate) mod rand;
 pub(crate) mod schema;
 pub(crate) mod spec;
 pub(crate) mod statements;
+pub(crate) mod terminal;
 pub(crate) mod txn;
 
+pub use driver::{check_database, prepare_database};
 pub use spec::TpccSpec;

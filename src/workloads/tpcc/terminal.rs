@@ -30,6 +30,8 @@ pub(crate) struct ByType {
     pub(crate) rolled_back: u64,
     /// Deadlocks and serialization failures, each followed by the same transaction again.
     pub(crate) retries: u64,
+    /// Statements sent for this type, retries included.
+    pub(crate) sent: Sent,
     pub(crate) latency: Latency,
 }
 
@@ -92,8 +94,10 @@ impl<C: SqlClient> Desk<C> {
                 self.keying_and_thinking(txn, phase);
             }
             let input = Input::draw(txn, &self.terminal, &mut self.rng);
-            let t0 = Instant::now();
+            let (t0, sent0) = (Instant::now(), self.session.sent);
             let ended = self.attempt(&input, &mut tally.by_type[txn.index()]);
+            let by_type = &mut tally.by_type[txn.index()];
+            by_type.sent = by_type.sent.plus(&self.session.sent.since(&sent0));
             let end = Instant::now();
             done += 1;
             let us = end.duration_since(intended.unwrap_or(t0)).as_micros() as u64;

@@ -38,6 +38,23 @@ pub(crate) struct Sent {
 }
 
 impl Sent {
+    pub(crate) fn plus(&self, o: &Sent) -> Sent {
+        Sent {
+            select: self.select + o.select,
+            update: self.update + o.update,
+            insert: self.insert + o.insert,
+            delete: self.delete + o.delete,
+            begin: self.begin + o.begin,
+            commit: self.commit + o.commit,
+            rollback: self.rollback + o.rollback,
+        }
+    }
+
+    /// Every statement.
+    pub(crate) fn total(&self) -> u64 {
+        self.select + self.update + self.insert + self.delete + self.begin + self.commit + self.rollback
+    }
+
     /// What was sent after `before` was taken.
     pub(crate) fn since(&self, before: &Sent) -> Sent {
         Sent {
@@ -69,6 +86,11 @@ impl<C: SqlClient> Session<C> {
             prepared,
             sent: Sent::default(),
         })
+    }
+
+    /// The connection, for what the driver asks beside the transactions.
+    pub(crate) fn client(&mut self) -> &mut C {
+        &mut self.client
     }
 
     fn count(&mut self, s: Stmt) {
