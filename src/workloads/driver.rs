@@ -41,8 +41,9 @@ pub(crate) struct Ctx<'a> {
     /// Where the driver shows its measured phase's seconds as they complete (the status
     /// line); drivers of external tools leave it empty.
     pub(crate) phase: Arc<Live>,
-    /// The measured phase's edges: a driver opens it right before its measured phase and
-    /// closes it right after, so that the server's usage in between is its cost.
+    /// The measured phase's edges: opened right before the measured phase and closed right
+    /// after (by `phases::Phases` for a driver with its own clients), so that the server's
+    /// usage in between is its cost.
     pub(crate) window: Arc<Window>,
 }
 

@@ -8,6 +8,7 @@ pub(crate) mod driver;
 pub mod oltp;
 pub(crate) mod pace;
 pub(crate) mod pgbench;
+pub(crate) mod phases;
 pub(crate) mod redis;
 pub(crate) mod redis_benchmark;
 pub(crate) mod slap;

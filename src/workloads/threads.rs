@@ -107,13 +107,11 @@ impl Drop for Cancel {
 }
 
 /// What a gated phase gave back.
-pub(crate) struct Ran<O, P, D> {
+pub(crate) struct Ran<O, P> {
     /// What each thread returned, in start order (a thread that panicked is missing).
     pub(crate) outputs: Vec<O>,
     /// The phase's state from `begin`, back from the threads (None: it never began).
     pub(crate) state: Option<P>,
-    /// What `during` returned.
-    pub(crate) during: D,
     /// Seconds from the gate's opening to the last thread's end.
     pub(crate) elapsed: f64,
     /// Threads that panicked.
@@ -124,16 +122,14 @@ pub(crate) struct Ran<O, P, D> {
 
 /// Run `work` for every item, each on its own OS thread named `{name}-{index}`. The threads
 /// wait at a gate until all of them exist; then `begin` (on this thread) makes the phase's
-/// state from the start instant, so starting 512 threads is not measured, and opens the gate.
-/// `during` runs on this thread while they work (it gets None, and the threads too, when the
-/// phase never began).
-pub(crate) fn gated<I, O, P, D>(
+/// state from the start instant, so starting 512 threads is not measured, and opens the gate
+/// (the threads get None when the phase never began).
+pub(crate) fn gated<I, O, P>(
     name: &str,
     items: Vec<I>,
     begin: impl FnOnce(Instant) -> Result<P>,
     work: impl Fn(usize, I, Option<&P>) -> O + Sync,
-    during: impl FnOnce(Instant, Option<&P>) -> D,
-) -> Ran<O, P, D>
+) -> Ran<O, P>
 where
     I: Send,
     O: Send,
@@ -142,7 +138,7 @@ where
     let n = items.len();
     let state = OnceLock::new();
     let gate = RwLock::new(());
-    let (outputs, panicked, during, start, error) = std::thread::scope(|s| {
+    let (outputs, panicked, start, error) = std::thread::scope(|s| {
         let closed = gate.write().unwrap_or_else(|e| e.into_inner());
         let mut spawned = Vec::with_capacity(n);
         let mut error = None;
@@ -165,7 +161,7 @@ where
                 }
             }
         }
-        // The items not started are dropped here, before `during` waits on the others.
+        // The items not started are dropped here, before the others are waited for.
         let start = Instant::now();
         if error.is_none() {
             match begin(start) {
@@ -176,7 +172,6 @@ where
             }
         }
         drop(closed);
-        let during = during(start, state.get());
         let mut outputs = Vec::with_capacity(spawned.len());
         let mut panicked = 0;
         for h in spawned {
@@ -185,12 +180,11 @@ where
                 Err(_) => panicked += 1,
             }
         }
-        (outputs, panicked, during, start, error)
+        (outputs, panicked, start, error)
     });
     Ran {
         outputs,
         state: state.into_inner(),
-        during,
         elapsed: start.elapsed().as_secs_f64(),
         panicked,
         error,
@@ -268,11 +262,10 @@ mod tests {
                 );
                 item + i + phase.copied().unwrap_or(0)
             },
-            |_, phase| phase.copied(),
         );
         assert!(ran.error.is_none());
         assert_eq!(ran.outputs, vec![15, 26, 37]);
-        assert_eq!((ran.state, ran.during, ran.panicked), (Some(5), Some(5), 0));
+        assert_eq!((ran.state, ran.panicked), (Some(5), 0));
     }
 
     #[test]
@@ -288,13 +281,9 @@ mod tests {
                 }
                 item
             },
-            |_, phase| phase.is_none(),
         );
         assert_eq!(ran.error.unwrap().to_string(), "no pacer");
-        assert_eq!(
-            (ran.outputs, ran.state, ran.during),
-            (vec![1, 2], None, true)
-        );
+        assert_eq!((ran.outputs, ran.state), (vec![1, 2], None));
         assert_eq!(worked.load(Ordering::SeqCst), 0);
     }
 
@@ -308,7 +297,6 @@ mod tests {
                 assert!(item != 2, "a client thread failed on purpose");
                 item
             },
-            |_, _| (),
         );
         assert_eq!((ran.outputs, ran.panicked), (vec![1, 3], 1));
     }

@@ -5,7 +5,7 @@ use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 
 use super::worker::Summary;
-use crate::measure::interval::{IntervalStats, Sample};
+use crate::measure::interval::IntervalStats;
 use crate::measure::latency::Latency;
 use crate::measure::seconds::Seconds;
 
@@ -25,11 +25,6 @@ pub(crate) fn collect(rx: Receiver<Summary>, seconds: Arc<Seconds>) -> Collected
 impl Collected {
     pub(crate) fn total(&self) -> IntervalStats {
         self.seconds.total()
-    }
-
-    /// One sample per complete second of a phase that lasted `elapsed` seconds.
-    pub(crate) fn samples(&self, elapsed: f64, threads: u32, pct: f64) -> Vec<Sample> {
-        self.seconds.samples(elapsed, threads, pct)
     }
 
     pub(crate) fn first_error(&self) -> Option<String> {

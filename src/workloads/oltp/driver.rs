@@ -1,21 +1,24 @@
 //! One oltp iteration, on any SQL family: tables ready -> clients connected and statements
-//! prepared -> warmup (discarded) -> server counters -> measured phase -> server counters.
-//! The clients are blocking connections on OS threads (see worker.rs); the control
-//! connection that reads the counters stays async. What differs between families (the
-//! dialect, the load, when their counters are exact) is each family's `SqlFamily`, which
-//! `ServerKind::with_sql` picks.
+//! prepared -> the phases (`workloads::phases`: warmup, discarded -> server counters ->
+//! measured phase -> server counters), the family's reads being `Oltp`'s hooks. The clients
+//! are blocking connections on OS threads (see worker.rs); the control connection that
+//! reads the counters stays async. What differs between families (the dialect, the load,
+//! when their counters are exact) is each family's `SqlFamily`, which `ServerKind::with_sql`
+//! picks.
 
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
 
+use super::collector::Collected;
 use super::family::sql_family;
-use super::phase::{measurement, no_fatal, open_all, run_phase, service, SAMPLE_PERCENTILE};
+use super::phase::{measurement, no_fatal, open_all, run_phase, service, Common};
 use super::prepare::{self, Prepared};
 use super::schema;
 use super::unique::{Ids, TABLE};
 use super::worker::Worker;
+use crate::measure::counters::Status;
 use crate::measure::cpu;
 use crate::measure::measurement::{Loaded, Measurement};
 use crate::servers::dataset::Layout;
@@ -24,6 +27,7 @@ use crate::servers::sql::{FamilyFuture, SqlClient, SqlFamily, WithSql};
 use crate::servers::Endpoint;
 use crate::workloads::driver::range_rules;
 use crate::workloads::oltp::spec::OltpSpec;
+use crate::workloads::phases::{Begin, Load, Phases, Ran};
 use crate::workloads::threads::{blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Iteration, Problem, SchemaRule};
 use serde_json::json;
@@ -129,95 +133,133 @@ impl<'a> WithSql for Run<'a> {
     }
 }
 
-/// One iteration on family `F`: the phases in the order the family's counters need
-/// (`SqlFamily`), so that they count the measured phase's statements and nothing else.
+/// One iteration on family `F`: the phases (`phases::Phases`) with the counters read in
+/// the order the family needs (`SqlFamily`, `Oltp`), so that they count the measured
+/// phase's statements and nothing else.
 async fn iteration<F: SqlFamily>(
     it: &Iteration<'_>,
     spec: &OltpSpec,
     engine: Option<&str>,
 ) -> Result<Measurement> {
-    let Iteration {
-        endpoint,
-        concurrency,
-        warmup,
-        length,
-        window,
-        pace,
-        ..
-    } = *it;
-    let (live, phase) = (it.live.clone(), it.phase.cloned());
+    let (endpoint, live) = (it.endpoint, it.live.clone());
     let loaded = prepare_tables::<F>(endpoint, spec, engine, &live).await?;
     let seq = schema::takes_unique_ids(spec).then_some(TABLE);
     let settled = F::settle(endpoint, &spec.db, seq).await?;
     let spec = Arc::new(spec.clone());
-    let threads = concurrency.max(1);
+    let threads = it.concurrency.max(1);
     let mut workers = blocking({
         let (endpoint, spec) = (endpoint.clone(), spec.clone());
         move || open_all::<F::Client>(&endpoint, &spec, threads)
     })
     .await?;
     let clients = client_ids(&mut workers);
-    let (mut control, resumed) = F::control(settled, endpoint, &spec.db, &clients, seq).await?;
+    let (control, resumed) = F::control(settled, endpoint, &spec.db, &clients, seq).await?;
     let ids = resumed.map_or_else(Ids::fresh, |(offset, next)| Ids::at(offset, next));
 
     // Dropped midway (the stall watchdog gave up on the iteration), this stops the client
     // threads at their next event: they would go on loading the server under the next one.
     let cancel = Cancel::default();
-    let pace = pace.cloned();
-    let mut warmup_samples = Vec::new();
-    if let Some(w) = warmup {
-        let (live, stop, pace, phase_ids) =
-            (live.clone(), cancel.flag(), pace.clone(), ids.clone());
-        window.warmup_open();
-        let ran = blocking(move || run_phase(workers, phase_ids, w, pace, live, stop, None)).await;
-        window.warmup_close();
-        F::warmed_up(&mut control, seq, ids.taken()).await?;
-        let (back, got, seconds, _) = ran?;
-        warmup_samples = got.samples(seconds, threads, SAMPLE_PERCENTILE);
-        workers = back;
-    }
-
-    // The connects, prepares and warm-up counted before the opening read.
-    let (workers, flushed) = blocking(move || flush::<F>(workers)).await?;
-    let before = F::before(&mut control, flushed).await?;
-    let cpu0 = cpu::process_seconds();
-    let stop = cancel.flag();
-    window.open();
-    let phase_ids = ids.clone();
-    let ran =
-        blocking(move || run_phase(workers, phase_ids, length, pace, live, stop, phase)).await;
-    window.close();
-    let cpu1 = cpu::process_seconds();
-    let ran = match (F::COUNTED_AT_EXIT, ran) {
-        // Closed first where a client is counted at its exit: each sends what it has left.
-        (true, Ok((workers, got, seconds, open))) => drop_clients(workers)
-            .await
-            .map(|()| (Vec::new(), got, seconds, open)),
-        (_, ran) => ran,
+    let mut load = Oltp::<F> {
+        control,
+        endpoint,
+        db: &spec.db,
+        seq,
+        ids,
+        live,
+        cancelled: cancel.flag(),
     };
-    let after = F::after(&mut control).await;
-    // Kept after the counters were read: the UPDATE is not the measured phase's work.
-    if let Some(seq) = seq {
-        F::keep(&mut control, endpoint, &spec.db, seq, ids.taken()).await?;
-    }
-    let (mut workers, got, seconds, open) = ran?;
-    let server = F::measured(&before, &after?, window.server_reads());
+    let done = Phases::of(it).run(&mut load, workers).await?;
+    let ((before, cpu0), (after, cpu1)) = (done.before, done.after);
+    let server = F::measured(&before, &after?, it.window.server_reads());
+    let mut workers = done.clients;
     let clients = client_ids(&mut workers);
     drop_clients(workers).await?;
-    F::close_control(control, &clients).await;
+    F::close_control(load.control, &clients).await;
 
     // As in sysbench, an error that is neither ignorable nor a lost connection ends the run:
     // the numbers of the clients left would not be the cell's.
-    no_fatal(&got)?;
-    let service = service(&got);
+    let ran = done.measured;
+    no_fatal(&ran.tally)?;
+    let samples = ran.samples(threads);
     Ok(Measurement {
-        samples: got.samples(seconds, threads, SAMPLE_PERCENTILE),
-        warmup_samples,
-        open,
-        service,
+        samples,
+        warmup_samples: (done.warmup.as_ref()).map_or_else(Vec::new, |w| w.samples(threads)),
+        open: ran.open,
+        service: service(&ran.tally),
         loaded,
-        ..measurement(&spec, &got, seconds, server, cpu0.zip(cpu1))
+        ..measurement(&spec, &ran.tally, ran.elapsed, server, cpu0.zip(cpu1))
     })
+}
+
+/// An iteration's phases on family `F`, with its control connection.
+struct Oltp<'a, F: SqlFamily> {
+    control: F::Control,
+    endpoint: &'a Endpoint,
+    db: &'a str,
+    /// oltp_insert without auto_inc: the table of the `rand.unique()` sequence.
+    seq: Option<&'static str>,
+    ids: Ids,
+    live: Arc<AtomicU64>,
+    cancelled: Arc<AtomicBool>,
+}
+
+impl<F: SqlFamily> Load for Oltp<'_, F> {
+    type Clients = Clients<F>;
+    type Tally = Collected;
+    /// The counters, and this process's CPU seconds, at the opening edge.
+    type Before = (Status, Option<f64>);
+    /// The counters (read after the phase's error, if any, is known), CPU seconds.
+    type After = (Result<Status>, Option<f64>);
+
+    async fn phase(
+        &mut self,
+        workers: Clients<F>,
+        begin: Begin,
+    ) -> Result<(Clients<F>, Ran<Collected>)> {
+        let common = Common {
+            ids: self.ids.clone(),
+            live: self.live.clone(),
+            cancelled: self.cancelled.clone(),
+        };
+        blocking(move || run_phase(workers, &begin, common)).await
+    }
+
+    async fn warmed_up(&mut self) -> Result<()> {
+        F::warmed_up(&mut self.control, self.seq, self.ids.taken()).await
+    }
+
+    /// The connects, prepares and warm-up counted before the opening read.
+    async fn before(&mut self, workers: Clients<F>) -> Result<(Clients<F>, Self::Before)> {
+        let (workers, flushed) = blocking(move || flush::<F>(workers)).await?;
+        let before = F::before(&mut self.control, flushed).await?;
+        Ok((workers, (before, cpu::process_seconds())))
+    }
+
+    async fn after(
+        &mut self,
+        measured: &mut Result<(Clients<F>, Ran<Collected>)>,
+    ) -> Result<Self::After> {
+        let cpu = cpu::process_seconds();
+        // Closed first where a client is counted at its exit: each sends what it has left.
+        if let (true, Ok((workers, _))) = (F::COUNTED_AT_EXIT, &mut *measured) {
+            if let Err(e) = drop_clients(std::mem::take(workers)).await {
+                *measured = Err(e);
+            }
+        }
+        let after = F::after(&mut self.control).await;
+        // Kept after the counters were read: the UPDATE is not the measured phase's work.
+        if let Some(seq) = self.seq {
+            F::keep(
+                &mut self.control,
+                self.endpoint,
+                self.db,
+                seq,
+                self.ids.taken(),
+            )
+            .await?;
+        }
+        Ok((after, cpu))
+    }
 }
 
 /// The sbtest tables ready; what loading them took, when they were loaded.

@@ -1,6 +1,6 @@
 //! An iteration's clients, for either family's sessions: connected in parallel
 //! (`open_all`), run for one phase on their own threads (`run_phase`), and what they
-//! measured (`measurement`). `driver` orders the phases.
+//! measured (`measurement`). `driver` plugs them into the phases (`workloads::phases`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
@@ -12,19 +12,13 @@ use super::prepare::seeded;
 use super::spec::OltpSpec;
 use super::unique::Ids;
 use super::worker::{Phase, Worker};
-use crate::input::Length;
 use crate::measure::counters::Status;
 use crate::measure::interval::mean_stddev;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
-use crate::measure::seconds::{Live, Seconds};
 use crate::servers::sql::SqlClient;
 use crate::servers::Endpoint;
-use crate::workloads::pace::{Pace, PaceStats, Pacer};
-use crate::workloads::threads;
-
-/// The percentile of the per-second lines (sysbench's `--percentile` default).
-pub(super) const SAMPLE_PERCENTILE: f64 = 95.0;
+use crate::workloads::phases::{self, Begin, Ran};
 
 pub(super) fn measurement(
     spec: &OltpSpec,
@@ -111,67 +105,50 @@ pub(super) fn open_all<C: SqlClient>(
     })
 }
 
-/// A phase's workers back, what the collector gathered, its wall time, what the pacer saw.
-pub(super) type Ran<C> = (Vec<Worker<C>>, Collected, f64, Option<PaceStats>);
+/// What every worker of one phase shares besides the started phase.
+pub(super) struct Common {
+    pub(super) ids: Ids,
+    pub(super) live: Arc<AtomicU64>,
+    pub(super) cancelled: Arc<AtomicBool>,
+}
 
-/// Run every worker for `length` (a duration, or a total event count), each on its own
-/// thread (in open loop, taking arrivals from a pacer); give them back with what the
-/// collector gathered, the phase's wall time and what the pacer saw.
+/// Run every worker until the phase `begin` starts is over (a duration, a total event count
+/// they share, or the pacer's end), each on its own thread; give them back with what the
+/// collector gathered.
 pub(super) fn run_phase<C: SqlClient>(
     workers: Vec<Worker<C>>,
-    ids: Ids,
-    length: Length,
-    pace: Option<Pace>,
-    live: Arc<AtomicU64>,
-    cancelled: Arc<AtomicBool>,
-    shown: Option<Arc<Live>>,
-) -> Result<Ran<C>> {
+    begin: &Begin,
+    common: Common,
+) -> Result<(Vec<Worker<C>>, Ran<Collected>)> {
     let threads = workers.len() as u32;
     let (tx, rx) = std::sync::mpsc::channel();
     let items: Vec<_> = workers.into_iter().map(|w| (w, tx.clone())).collect();
     drop(tx);
-    let mut pacer = None;
-    let ran = threads::gated(
-        "oltp",
-        items,
-        |start| {
-            pacer = pace.as_ref().map(|p| Pacer::start(p, length)).transpose()?;
-            Ok(Phase {
-                seconds: Seconds::new(start),
-                deadline: length.as_duration().map(|d| start + d),
-                budget: match length {
-                    Length::Queries(n) if pacer.is_none() => Some((AtomicU64::new(0), n)),
-                    _ => None,
-                },
-                tickets: pacer.as_ref().map(Pacer::tickets),
-                live,
-                cancelled,
-                threads,
-                ids,
-            })
-        },
-        |_, (mut w, tx): (Worker<C>, _), phase| {
-            if let Some(p) = phase {
-                w.run(p, &tx);
-            }
-            w
-        },
-        |start, phase| {
-            let seconds = phase.map_or_else(|| Seconds::new(start), |p| p.seconds.clone());
-            if let Some(l) = &shown {
-                l.set(&seconds);
-            }
-            collector::collect(rx, seconds)
-        },
-    );
+    let phase = Phase {
+        budget: begin.shared_count().map(|n| (AtomicU64::new(0), n)),
+        live: common.live,
+        cancelled: common.cancelled,
+        threads,
+        ids: common.ids,
+    };
     // A panicked worker is lost; its stats were sent up to its last second.
-    match ran.error {
-        Some(e) => Err(e),
-        None => Ok((
-            ran.outputs,
-            ran.during,
-            ran.elapsed,
-            pacer.map(Pacer::finish),
-        )),
-    }
+    let (ran, _) = phases::on_threads("oltp", items, begin, |_, (mut w, tx), started| {
+        w.run(started, &phase, &tx);
+        w
+    })?;
+    // Every sender is gone with its thread: the totals are all in.
+    let got = collector::collect(rx, ran.seconds.clone());
+    let Ran {
+        tally: workers,
+        seconds,
+        elapsed,
+        open,
+    } = ran;
+    let ran = Ran {
+        tally: got,
+        seconds,
+        elapsed,
+        open,
+    };
+    Ok((workers, ran))
 }

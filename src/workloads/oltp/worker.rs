@@ -17,7 +17,6 @@ use rand::rngs::SmallRng;
 
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
-use crate::measure::seconds::Seconds;
 use crate::servers::sql::{Failure, SqlClient};
 use crate::servers::Endpoint;
 use crate::workloads::oltp::rand::KeyDist;
@@ -25,7 +24,7 @@ use crate::workloads::oltp::session::Session;
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::oltp::sql::{EventGen, Step};
 use crate::workloads::oltp::unique::Ids;
-use crate::workloads::pace::Tickets;
+use crate::workloads::phases::Started;
 
 /// Per-worker totals for thread fairness.
 #[derive(Debug, Clone, Default)]
@@ -42,11 +41,9 @@ pub(crate) struct Summary {
     pub(crate) service: Option<Latency>,
 }
 
-/// The phase every worker of one run shares.
+/// What every worker of one phase shares besides the started phase (`phases::Started`: its
+/// deadline, per-second statistics and, in open loop, arrivals).
 pub(crate) struct Phase {
-    pub(crate) deadline: Option<Instant>,
-    /// The phase's per-second statistics, which each worker's recorder feeds.
-    pub(crate) seconds: Arc<Seconds>,
     /// Event count limit shared by all workers (sysbench `--events`).
     pub(crate) budget: Option<(AtomicU64, u64)>,
     pub(crate) live: Arc<AtomicU64>,
@@ -55,15 +52,11 @@ pub(crate) struct Phase {
     pub(crate) threads: u32,
     /// oltp_insert without auto_inc: the tables' `rand.unique()` sequence.
     pub(crate) ids: Ids,
-    /// Open loop: each event is an arrival, taken from here; the pacer ends the phase.
-    pub(crate) tickets: Option<Tickets>,
 }
 
 impl Phase {
-    fn over(&self) -> bool {
-        if self.cancelled.load(Ordering::Relaxed)
-            || self.deadline.is_some_and(|d| Instant::now() >= d)
-        {
+    fn over(&self, deadline: Option<Instant>) -> bool {
+        if self.cancelled.load(Ordering::Relaxed) || deadline.is_some_and(|d| Instant::now() >= d) {
             return true;
         }
         match &self.budget {
@@ -103,9 +96,10 @@ impl<C: SqlClient> Worker<C> {
         self.conn.as_mut().map(Session::client)
     }
 
-    /// Run events until the phase is over; each second's stats go to the phase's `seconds`,
+    /// Run events until the phase is over (open loop: each event is an arrival taken from
+    /// the pacer, which ends the phase); each second's stats go to the phase's `seconds`,
     /// this worker's totals to `tx` at the end.
-    pub(crate) fn run(&mut self, phase: &Phase, tx: &Sender<Summary>) {
+    pub(crate) fn run(&mut self, started: &Started, phase: &Phase, tx: &Sender<Summary>) {
         let spec = self.spec.clone();
         let gen = EventGen {
             spec: &spec,
@@ -115,17 +109,17 @@ impl<C: SqlClient> Worker<C> {
             auto_id: C::AUTO_ID,
         };
         let mut summary = Summary::default();
-        let mut rec = phase.seconds.recorder();
+        let mut rec = started.seconds.recorder();
         let mut plan = Vec::with_capacity(32);
         'events: while self.conn.is_some() {
             // The latency's origin: the intended start in open loop, the send in closed loop.
-            let intended = match &phase.tickets {
+            let intended = match &started.tickets {
                 _ if phase.cancelled.load(Ordering::Relaxed) => break,
                 Some(t) => match t.next_blocking() {
                     Some(at) => Some(at),
                     None => break,
                 },
-                None if phase.over() => break,
+                None if phase.over(started.deadline) => break,
                 None => None,
             };
             let t0 = Instant::now();
@@ -137,7 +131,7 @@ impl<C: SqlClient> Worker<C> {
                     Ok(()) => break,
                     Err((Failure::Ignored, _)) => ev.errors += 1,
                     Err((Failure::Lost, e)) => {
-                        if !self.reconnect(phase) {
+                        if !self.reconnect(started.deadline, phase) {
                             summary.first_error.get_or_insert(e.clone());
                             summary.fatal = Some(format!("could not reconnect after: {e}"));
                             break 'events;
@@ -179,9 +173,9 @@ impl<C: SqlClient> Worker<C> {
     }
 
     /// Reconnect (1 ms between attempts, as sysbench) until the phase would have ended.
-    fn reconnect(&mut self, phase: &Phase) -> bool {
+    fn reconnect(&mut self, deadline: Option<Instant>, phase: &Phase) -> bool {
         self.conn = None;
-        let give_up = phase.deadline.unwrap_or_else(Instant::now) + Duration::from_secs(10);
+        let give_up = deadline.unwrap_or_else(Instant::now) + Duration::from_secs(10);
         while Instant::now() < give_up && !phase.cancelled.load(Ordering::Relaxed) {
             if let Ok(conn) = Session::open(&self.endpoint, &self.spec) {
                 self.conn = Some(conn);

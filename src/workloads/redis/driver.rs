@@ -21,12 +21,13 @@ use crate::measure::cpu;
 use crate::measure::interval::Counts;
 use crate::measure::latency::Latency;
 use crate::measure::measurement::Measurement;
-use crate::measure::seconds::{Live, Recorder, Seconds};
+use crate::measure::seconds::{Live, Recorder};
 use crate::servers::redis::control::Control;
 use crate::servers::redis::{commandstats, commandstats_delta as delta};
 use crate::servers::redis::{socket_addr, tcp_addr, Addr};
 use crate::servers::spec::ServerKind;
-use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
+use crate::workloads::pace::{Pace, Until};
+use crate::workloads::phases::{self, Begin, Load, Phases, Ran};
 use crate::workloads::redis::proto::{append, reply_len, templates, KeyGen, Template};
 use crate::workloads::redis::spec::{
     KeyDistribution, RedisSpec, RedisTest, Transport, MAX_DATA_SIZE, MAX_KEYSPACE, MAX_PIPELINE,
@@ -208,70 +209,109 @@ impl Job {
         state::prepare(&mut control, spec, n, &self.live).await?;
         let plan = Arc::new(Plan::new(spec));
         let opened = (0..self.clients).map(|_| stream::connect(&self.load, &self.password));
-        let mut streams = futures_util::future::try_join_all(opened).await?;
-        let pace = self.pace.as_ref();
-        let mut warmup_samples = Vec::new();
-        if let Some(w) = self.warmup {
-            let started = Instant::now();
-            let per_second = Seconds::new(started);
-            self.window.warmup_open();
-            let warmed = run_load(
-                streams,
-                &plan,
-                w,
-                pace,
-                self.live.clone(),
-                Some(&per_second),
-            )
-            .await;
-            self.window.warmup_close();
-            let (back, _, _) = warmed?;
-            let seconds = started.elapsed().as_secs_f64();
-            warmup_samples = per_second.samples(seconds, self.clients, SAMPLE_PERCENTILE);
-            streams = back;
-        }
-
-        let before = commandstats(&mut control).await?;
-        let cpu_before = cpu::process_seconds();
-        self.window.open();
-        let started = Instant::now();
-        let per_second = Seconds::new(started);
-        self.phase.set(&per_second);
-        let (_, results, open) = run_load(
-            streams,
-            &plan,
-            self.length,
-            pace,
-            self.live.clone(),
-            Some(&per_second),
-        )
-        .await?;
-        let seconds = started.elapsed().as_secs_f64();
-        self.window.close();
-        let cpu = cpu::process_seconds().zip(cpu_before).map(|(a, b)| a - b);
-        let after = commandstats(&mut control).await?;
+        let streams = futures_util::future::try_join_all(opened).await?;
+        let phases = Phases {
+            warmup: self.warmup,
+            length: self.length,
+            pace: self.pace.as_ref(),
+            shown: Some(&self.phase),
+            edges: &*self.window,
+        };
+        let mut load = Redis {
+            control,
+            plan: plan.clone(),
+            live: self.live.clone(),
+        };
+        let done = phases.run(&mut load, streams).await?;
+        let ((before, cpu_before), (after, cpu_after)) = (done.before, done.after);
+        let cpu = cpu_after.zip(cpu_before).map(|(a, b)| a - b);
         let server = crate::servers::redis::without_reads(
             delta(&before, &after),
             self.window.server_reads(),
         );
         if prefill::any_timed(self.length, self.warmup) {
-            state::check_not_drained(&mut control, spec, n).await?;
+            state::check_not_drained(&mut load.control, spec, n).await?;
         }
 
+        let ran = done.measured;
         let mut m = Measurement {
-            seconds,
+            seconds: ran.elapsed,
             client_cpu_s: cpu,
-            samples: per_second.samples(seconds, self.clients, SAMPLE_PERCENTILE),
-            warmup_samples,
-            open,
+            samples: ran.samples(self.clients),
+            warmup_samples: (done.warmup.as_ref())
+                .map_or_else(Vec::new, |w| w.samples(self.clients)),
+            open: ran.open,
             ..Measurement::default()
         };
-        let (sent, broken) = merge_clients(&mut m, results, &plan);
+        let (sent, broken) = merge_clients(&mut m, ran.tally, &plan);
         if !broken {
             check_counts(&sent, &server)?;
         }
         m.server = server;
         Ok(m)
+    }
+}
+
+/// The clients' phases, and INFO commandstats read around the measured one.
+struct Redis {
+    control: Control,
+    plan: Arc<Plan>,
+    live: Arc<AtomicU64>,
+}
+
+impl Load for Redis {
+    type Clients = Vec<Stream>;
+    type Tally = Vec<ClientResult>;
+    /// The counters, and this process's CPU seconds, at the opening edge.
+    type Before = (Status, Option<f64>);
+    /// At the closing edge.
+    type After = (Status, Option<f64>);
+
+    /// Every client to the end of its share (or the deadline, or the pacer's end); the
+    /// streams of those still connected back.
+    async fn phase(
+        &mut self,
+        streams: Vec<Stream>,
+        begin: Begin,
+    ) -> Result<(Vec<Stream>, Ran<Vec<ClientResult>>)> {
+        let n = streams.len() as u64;
+        let (plan, live) = (&self.plan, &self.live);
+        let ran = phases::on_tasks(streams, &begin, |i, stream, started| {
+            let keys = plan.keyspace.map(|k| {
+                KeyGen::new(
+                    plan.spec.distribution,
+                    k,
+                    i as u64,
+                    n,
+                    SmallRng::from_os_rng(),
+                )
+            });
+            let rec = started.seconds.recorder();
+            client(
+                stream,
+                plan.clone(),
+                keys,
+                started.until(i),
+                live.clone(),
+                rec,
+            )
+        })
+        .await?;
+        let (back, ran) = ran.unzip();
+        Ok((back.into_iter().flatten().collect(), ran))
+    }
+
+    async fn before(&mut self, streams: Vec<Stream>) -> Result<(Vec<Stream>, Self::Before)> {
+        let before = commandstats(&mut self.control).await?;
+        Ok((streams, (before, cpu::process_seconds())))
+    }
+
+    async fn after(
+        &mut self,
+        _: &mut Result<(Vec<Stream>, Ran<Vec<ClientResult>>)>,
+    ) -> Result<Self::After> {
+        let cpu = cpu::process_seconds();
+        Ok((commandstats(&mut self.control).await?, cpu))
     }
 }
 
@@ -347,9 +387,6 @@ impl Class {
     }
 }
 
-/// The percentile of the per-second lines (sysbench's `--percentile` default).
-const SAMPLE_PERCENTILE: f64 = 95.0;
-
 fn class(cmd: &str) -> Class {
     match cmd {
         "get" | "lrange" => Class::Read,
@@ -386,49 +423,6 @@ struct ClientResult {
     broken: bool,
 }
 
-/// Run every client to the end of its share (or the deadline, or the pacer's end); give
-/// the streams back, with what the pacer saw in open loop. The measured phase records each
-/// second into `per_second`.
-async fn run_load(
-    streams: Vec<Stream>,
-    plan: &Arc<Plan>,
-    length: Length,
-    pace: Option<&Pace>,
-    live: Arc<AtomicU64>,
-    per_second: Option<&Arc<Seconds>>,
-) -> Result<(Vec<Stream>, Vec<ClientResult>, Option<PaceStats>)> {
-    let n = streams.len() as u64;
-    let deadline = length.as_duration().map(|d| Instant::now() + d);
-    let pacer = pace.map(|p| Pacer::start(p, length)).transpose()?;
-    let runs = streams.into_iter().enumerate().map(|(i, stream)| {
-        let until = match &pacer {
-            Some(p) => Until::Paced(p.tickets()),
-            None => Until::Closed {
-                share: length.share(i, n as usize),
-                deadline,
-            },
-        };
-        let keys = plan.keyspace.map(|k| {
-            KeyGen::new(
-                plan.spec.distribution,
-                k,
-                i as u64,
-                n,
-                SmallRng::from_os_rng(),
-            )
-        });
-        let rec = per_second.map(|s| s.recorder());
-        client(stream, plan.clone(), keys, until, live.clone(), rec)
-    });
-    let mut back = Vec::new();
-    let mut results = Vec::new();
-    for (stream, r) in futures_util::future::join_all(runs).await {
-        back.extend(stream);
-        results.push(r);
-    }
-    Ok((back, results, pacer.map(Pacer::finish)))
-}
-
 /// One connection: write a batch of up to `pipeline` requests, read all their replies, again.
 /// Each reply's latency runs from the batch's write (in open loop: from the request's
 /// intended start) to the read that completed the reply.
@@ -438,7 +432,7 @@ async fn client(
     mut keys: Option<KeyGen>,
     until: Until,
     live: Arc<AtomicU64>,
-    mut rec: Option<Recorder>,
+    mut rec: Recorder,
 ) -> (Option<Stream>, ClientResult) {
     let mut r = ClientResult::new(plan.templates.len());
     let mut out = Vec::with_capacity(4096);
@@ -469,13 +463,11 @@ async fn client(
                             .get_or_insert_with(Latency::default)
                             .record_us(now.duration_since(t0).as_micros() as u64);
                     }
-                    if let Some(rec) = rec.as_mut() {
-                        match is_error {
-                            true => rec.counts(now, &Counts::ERROR),
-                            false => {
-                                let t = (first_t + got as usize) % plan.templates.len();
-                                rec.event(now, us, &plan.classes[t]);
-                            }
+                    match is_error {
+                        true => rec.counts(now, &Counts::ERROR),
+                        false => {
+                            let t = (first_t + got as usize) % plan.templates.len();
+                            rec.event(now, us, &plan.classes[t]);
                         }
                     }
                     r.reply(us, is_error.then(|| &rbuf[start..start + len]));

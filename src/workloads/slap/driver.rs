@@ -1,6 +1,6 @@
 //! Running a slap cell: one connection prepares the schema, `concurrency` blocking clients (an
-//! OS thread each, client.rs) run their share of the statements, and the server's counters
-//! are read around the measured phase.
+//! OS thread each, client.rs) run their share of the statements through the phases
+//! (`workloads::phases`), and the server's counters are read around the measured one.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,16 +13,15 @@ use rand::SeedableRng;
 
 use super::client::{Client, ClientResult, Shared};
 use super::SlapSpec;
-use crate::input::Length;
+use crate::measure::counters::Status;
 use crate::measure::measurement::Measurement;
-use crate::measure::seconds::{Live, Seconds};
 use crate::servers::mysql::{self, MysqlClient};
 use crate::servers::spec::ServerKind;
 use crate::servers::Endpoint;
 use crate::workloads::driver::range_rules;
-use crate::workloads::pace::{Pace, PaceStats, Pacer, Until};
+use crate::workloads::phases::{self, Begin, Load, Phases, Ran};
 use crate::workloads::slap::sql::{self, SlapSql, SCHEMA};
-use crate::workloads::threads::{self, blocking, Cancel};
+use crate::workloads::threads::{blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Iteration, Problem, SchemaRule};
 
 impl Driver for SlapSpec {
@@ -48,81 +47,80 @@ impl Driver for SlapSpec {
     }
 }
 
-/// The percentile of the per-second lines (sysbench's `--percentile` default).
-const SAMPLE_PERCENTILE: f64 = 95.0;
-
-/// One iteration: prepare, optional warmup, measured phase.
+/// One iteration: prepare, then the phases (`phases::Phases`) with the server's counters
+/// read around the measured one.
 pub(crate) async fn run_iteration(
     it: &Iteration<'_>,
     spec: &SlapSpec,
     engine: &str,
 ) -> Result<Measurement> {
-    let Iteration {
-        endpoint,
-        concurrency,
-        warmup,
-        length,
-        window,
-        pace,
-        phase,
-        ..
-    } = *it;
     let live = it.live.clone();
     let mut rng = SmallRng::from_os_rng();
     let sql = sql::generate(spec, engine, &mut rng).map_err(anyhow::Error::msg)?;
-    let mut control = endpoint.connect(None).await?;
+    let mut control = it.endpoint.connect(None).await?;
     let keys = prepare(&mut control, &sql, engine, &live).await?;
     let cancel = Cancel::default();
-    let load = Arc::new(Load {
+    let common = Arc::new(Common {
         sql,
         keys,
         commit: spec.commit,
         live,
         cancelled: cancel.flag(),
     });
-
-    let mut clients = blocking({
-        let (endpoint, no_autocommit) = (endpoint.clone(), spec.commit > 0);
-        move || open_all(&endpoint, concurrency, no_autocommit)
+    let clients = blocking({
+        let (endpoint, n, no_autocommit) = (it.endpoint.clone(), it.concurrency, spec.commit > 0);
+        move || open_all(&endpoint, n, no_autocommit)
     })
     .await?;
-    let mut warmup_samples = Vec::new();
-    if let Some(w) = warmup {
-        let (load, pace) = (load.clone(), pace.cloned());
-        window.warmup_open();
-        let warmed = blocking(move || run_phase(clients, &load, w, pace, None)).await;
-        window.warmup_close();
-        let (back, done) = warmed?;
-        warmup_samples = done
-            .seconds
-            .samples(done.elapsed, concurrency, SAMPLE_PERCENTILE);
-        clients = back;
-    }
-
-    let before = mysql::status(&mut control).await?;
-    window.open();
-    let (clients, done) = blocking({
-        let (load, pace, phase) = (load.clone(), pace.cloned(), phase.cloned());
-        move || run_phase(clients, &load, length, pace, phase.as_deref())
-    })
-    .await?;
-    window.close();
-    let after = mysql::status(&mut control).await?;
-    let server = mysql::measured(&before, &after, &[], window.server_reads());
-    close(clients, control).await?;
+    let mut load = Slap { common, control };
+    let done = Phases::of(it).run(&mut load, clients).await?;
+    let server = mysql::measured(&done.before, &done.after, &[], it.window.server_reads());
+    close(done.clients, load.control).await?;
 
     let mut m = Measurement {
-        seconds: done.elapsed,
+        seconds: done.measured.elapsed,
         server,
-        samples: done
-            .seconds
-            .samples(done.elapsed, concurrency, SAMPLE_PERCENTILE),
-        warmup_samples,
-        open: done.open,
+        samples: done.measured.samples(it.concurrency),
+        warmup_samples: (done.warmup.as_ref()).map_or_else(Vec::new, |w| w.samples(it.concurrency)),
+        open: done.measured.open,
         ..Measurement::default()
     };
-    merge_clients(&mut m, done.results);
+    merge_clients(&mut m, done.measured.tally);
     Ok(m)
+}
+
+/// The clients' phases, and the server's counters read around the measured one on the
+/// control connection.
+struct Slap {
+    common: Arc<Common>,
+    control: Conn,
+}
+
+impl Load for Slap {
+    type Clients = Vec<Client>;
+    type Tally = Vec<ClientResult>;
+    type Before = Status;
+    type After = Status;
+
+    async fn phase(
+        &mut self,
+        clients: Vec<Client>,
+        begin: Begin,
+    ) -> Result<(Vec<Client>, Ran<Vec<ClientResult>>)> {
+        let common = self.common.clone();
+        blocking(move || run_phase(clients, &common, &begin)).await
+    }
+
+    async fn before(&mut self, clients: Vec<Client>) -> Result<(Vec<Client>, Status)> {
+        Ok((clients, mysql::status(&mut self.control).await?))
+    }
+
+    async fn after(
+        &mut self,
+        _: &mut Result<(Vec<Client>, Ran<Vec<ClientResult>>)>,
+    ) -> Result<Status> {
+        mysql::status(&mut self.control).await
+    }
 }
 
 /// Drop the clients (on a blocking thread: each says goodbye to the server), then the
@@ -209,7 +207,7 @@ async fn prepare(
 }
 
 /// What the clients of every phase share.
-struct Load {
+struct Common {
     sql: SlapSql,
     keys: Vec<String>,
     commit: u32,
@@ -234,80 +232,28 @@ fn open_all(endpoint: &Endpoint, n: u32, no_autocommit: bool) -> Result<Vec<Clie
     })
 }
 
-/// What one phase gave: each client's totals, its seconds, its wall time, what the pacer saw.
-struct Done {
-    results: Vec<ClientResult>,
-    seconds: Arc<Seconds>,
-    elapsed: f64,
-    open: Option<PaceStats>,
-}
-
 /// Run every client to the end of its share (or the deadline, or the pacer's end), each on
 /// its own thread; give the clients back.
 fn run_phase(
     clients: Vec<Client>,
-    load: &Load,
-    length: Length,
-    pace: Option<Pace>,
-    shown: Option<&Live>,
-) -> Result<(Vec<Client>, Done)> {
+    common: &Common,
+    begin: &Begin,
+) -> Result<(Vec<Client>, Ran<Vec<ClientResult>>)> {
     let n = clients.len();
     let shared = Shared {
-        sql: &load.sql,
-        keys: &load.keys,
-        commit: load.commit,
-        live: &load.live,
-        cancelled: &load.cancelled,
+        sql: &common.sql,
+        keys: &common.keys,
+        commit: common.commit,
+        live: &common.live,
+        cancelled: &common.cancelled,
     };
-    let mut pacer = None;
-    let ran = threads::gated(
-        "slap",
-        clients,
-        // What the threads read once the gate opens: the phase's seconds, deadline and pacer.
-        |start| {
-            pacer = pace.as_ref().map(|p| Pacer::start(p, length)).transpose()?;
-            let seconds = Seconds::new(start);
-            if let Some(l) = shown {
-                l.set(&seconds);
-            }
-            Ok((
-                seconds,
-                length.as_duration().map(|d| start + d),
-                pacer.as_ref().map(Pacer::tickets),
-            ))
-        },
-        |i, mut client: Client, phase| {
-            let r = match phase {
-                Some((seconds, deadline, tickets)) => {
-                    let until = match tickets {
-                        Some(t) => Until::Paced(t.clone()),
-                        None => Until::Closed {
-                            share: length.share(i, n),
-                            deadline: *deadline,
-                        },
-                    };
-                    client.run(&shared, &until, Some(seconds.recorder()))
-                }
-                None => ClientResult::default(),
-            };
-            (client, r)
-        },
-        |_, _| (),
-    );
-    // The phase began (a state) unless a thread could not start or the pacer failed.
-    let seconds = match (ran.error, ran.panicked, ran.state) {
-        (None, 0, Some((seconds, _, _))) => seconds,
-        (Some(e), _, _) => return Err(e.context(format!("failed to run {n} client threads"))),
-        (None, k, _) => bail!("failed to run {n} client threads: {k} of them panicked"),
-    };
-    let (back, results) = ran.outputs.into_iter().unzip();
-    Ok((
-        back,
-        Done {
-            results,
-            seconds,
-            elapsed: ran.elapsed,
-            open: pacer.map(Pacer::finish),
-        },
-    ))
+    let ran = phases::on_threads("slap", clients, begin, |i, mut client: Client, started| {
+        let r = client.run(&shared, &started.until(i), Some(started.seconds.recorder()));
+        (client, r)
+    });
+    match ran {
+        Err(e) => Err(e.context(format!("failed to run {n} client threads"))),
+        Ok((_, k)) if k > 0 => bail!("failed to run {n} client threads: {k} of them panicked"),
+        Ok((ran, _)) => Ok(ran.unzip()),
+    }
 }
