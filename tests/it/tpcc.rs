@@ -35,20 +35,37 @@ fn tpcc_runs_on_mariadb_and_postgres_and_the_servers_agree() {
         let c = counters_of(&dir, r);
         let commits = num(r, "commits");
         assert!(commits > 0, "{r:?}");
-        assert_eq!(num(r, "queries"), num(r, "reads") + num(r, "writes") + num(r, "others"));
+        assert_eq!(
+            num(r, "queries"),
+            num(r, "reads") + num(r, "writes") + num(r, "others")
+        );
         // Each type's transactions, from operations.csv: all five ran, and their sum is
         // every transaction the terminals ended (committed or the New-Orders rolled back).
         let mine: Vec<&Row> = ops.iter().filter(|o| o["server"] == r["server"]).collect();
         let names: Vec<&str> = mine.iter().map(|o| o["operation"].as_str()).collect();
-        assert_eq!(names, ["new_order", "payment", "order_status", "delivery", "stock_level"]);
+        assert_eq!(
+            names,
+            [
+                "new_order",
+                "payment",
+                "order_status",
+                "delivery",
+                "stock_level"
+            ]
+        );
         let ended: u64 = mine.iter().map(|o| num(o, "loops")).sum();
         assert!(ended >= commits, "{mine:?}");
         assert_eq!(num(r, "srv_com_commit"), commits, "{r:?} {c:?}");
         if r["server"] == "pg" {
-            assert_eq!(c["db.xact_rollback"], ended - commits + num(r, "errors"), "{c:?}");
+            assert_eq!(
+                c["db.xact_rollback"],
+                ended - commits + num(r, "errors"),
+                "{c:?}"
+            );
         } else {
             assert_eq!(num(r, "srv_com_select"), num(r, "reads"), "{r:?}");
-            let writes = num(r, "srv_com_insert") + num(r, "srv_com_update") + num(r, "srv_com_delete");
+            let writes =
+                num(r, "srv_com_insert") + num(r, "srv_com_update") + num(r, "srv_com_delete");
             assert_eq!(writes, num(r, "writes"), "{r:?}");
         }
     }
@@ -67,11 +84,21 @@ async fn a_broken_row_fails_the_consistency_check() {
     let _g = crate::common::Cleanup("tpcc-broken".into());
     let dep = crate::common::mariadb_10_11("tpcc-broken", tmp.path(), "tpcc-pw").await;
     let spec = TpccSpec::default();
-    prepare_database(ServerKind::Mysql, &dep.endpoint, &spec).await.unwrap();
-    check_database(ServerKind::Mysql, &dep.endpoint, &spec).await.unwrap();
+    prepare_database(ServerKind::Mysql, &dep.endpoint, &spec)
+        .await
+        .unwrap();
+    check_database(ServerKind::Mysql, &dep.endpoint, &spec)
+        .await
+        .unwrap();
     let mut c = mysql::Conn::new(dep.endpoint.blocking_opts(Some("tpcc"))).unwrap();
-    c.query_drop("UPDATE warehouse SET w_ytd = w_ytd + 0.01 WHERE w_id = 1").unwrap();
-    let err = check_database(ServerKind::Mysql, &dep.endpoint, &spec).await.unwrap_err();
+    c.query_drop("UPDATE warehouse SET w_ytd = w_ytd + 0.01 WHERE w_id = 1")
+        .unwrap();
+    let err = check_database(ServerKind::Mysql, &dep.endpoint, &spec)
+        .await
+        .unwrap_err();
     let msg = format!("{err:#}");
-    assert!(msg.contains("condition 1 (w_ytd = sum(d_ytd)") && msg.contains("fails in 1 place"), "{msg}");
+    assert!(
+        msg.contains("condition 1 (w_ytd = sum(d_ytd)") && msg.contains("fails in 1 place"),
+        "{msg}"
+    );
 }

@@ -27,10 +27,10 @@ pub(crate) const CONDITIONS: [(u32, &str, &str); 4] = [
     (
         4,
         "sum(o_ol_cnt) = the order_line rows of each district",
-        "SELECT COUNT(*) FROM (SELECT o_w_id, o_d_id, SUM(o_ol_cnt) AS lines FROM orders \
+        "SELECT COUNT(*) FROM (SELECT o_w_id, o_d_id, SUM(o_ol_cnt) AS ol_cnt FROM orders \
          GROUP BY o_w_id, o_d_id) o JOIN (SELECT ol_w_id, ol_d_id, COUNT(*) AS n \
          FROM order_line GROUP BY ol_w_id, ol_d_id) l \
-         ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id WHERE o.lines <> l.n",
+         ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id WHERE o.ol_cnt <> l.n",
     ),
 ];
 

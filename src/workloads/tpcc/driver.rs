@@ -34,10 +34,6 @@ impl Driver for TpccSpec {
         ServerKind::sql_families()
     }
 
-    fn uses_engine(&self) -> bool {
-        true
-    }
-
     fn check(&self, _: &Facts) -> Result<(), Problem> {
         Problem::bounded(&self.sizes())?;
         if let Some(msg) = self.weights_problem() {
@@ -65,14 +61,32 @@ impl Driver for TpccSpec {
         })
     }
 
-    async fn prepare(&self, kind: ServerKind, endpoint: &Endpoint, engine: Option<&str>, live: &AtomicU64) -> Result<()> {
-        let job = Job { spec: self, endpoint, engine, live, ask: Ask::Prepare };
+    async fn prepare(
+        &self,
+        kind: ServerKind,
+        endpoint: &Endpoint,
+        engine: Option<&str>,
+        live: &AtomicU64,
+    ) -> Result<()> {
+        let job = Job {
+            spec: self,
+            endpoint,
+            engine,
+            live,
+            ask: Ask::Prepare,
+        };
         on_family(kind, job).await.map(drop)
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
         let it = ctx.iteration()?;
-        let job = Job { spec: self, endpoint: it.endpoint, engine: ctx.engine, live: &ctx.live, ask: Ask::Run(&it) };
+        let job = Job {
+            spec: self,
+            endpoint: it.endpoint,
+            engine: ctx.engine,
+            live: &ctx.live,
+            ask: Ask::Run(&it),
+        };
         // Bound first: as a tail expression the future would outlive `it` (edition 2021).
         let measured = on_family(ctx.kind, job).await;
         measured
@@ -96,23 +110,41 @@ enum Ask<'a> {
 }
 
 /// The database of `spec` loaded on a server of `kind`, unless it is there already.
-pub async fn prepare_database(kind: ServerKind, endpoint: &Endpoint, spec: &TpccSpec) -> Result<()> {
+pub async fn prepare_database(
+    kind: ServerKind,
+    endpoint: &Endpoint,
+    spec: &TpccSpec,
+) -> Result<()> {
     let live = AtomicU64::new(0);
-    let job = Job { spec, endpoint, engine: None, live: &live, ask: Ask::Prepare };
+    let job = Job {
+        spec,
+        endpoint,
+        engine: None,
+        live: &live,
+        ask: Ask::Prepare,
+    };
     on_family(kind, job).await.map(drop)
 }
 
 /// The consistency conditions 1-4 on the database of `spec` on a server of `kind`.
 pub async fn check_database(kind: ServerKind, endpoint: &Endpoint, spec: &TpccSpec) -> Result<()> {
     let live = AtomicU64::new(0);
-    let job = Job { spec, endpoint, engine: None, live: &live, ask: Ask::Check };
+    let job = Job {
+        spec,
+        endpoint,
+        engine: None,
+        live: &live,
+        ask: Ask::Check,
+    };
     on_family(kind, job).await.map(drop)
 }
 
 fn on_family<'a>(kind: ServerKind, job: Job<'a>) -> FamilyFuture<'a, Result<Measurement>> {
     match kind.with_sql(job) {
         Some(future) => future,
-        None => Box::pin(async move { anyhow::bail!("tpcc does not speak to {} servers", kind.name()) }),
+        None => {
+            Box::pin(async move { anyhow::bail!("tpcc does not speak to {} servers", kind.name()) })
+        }
     }
 }
 
@@ -139,7 +171,11 @@ impl<'a> WithSql for Job<'a> {
 }
 
 /// One iteration on family `F`, its database loaded with constants `c`.
-async fn iteration<F: SqlFamily>(it: &Iteration<'_>, spec: &TpccSpec, c: super::rand::Constants) -> Result<Measurement> {
+async fn iteration<F: SqlFamily>(
+    it: &Iteration<'_>,
+    spec: &TpccSpec,
+    c: super::rand::Constants,
+) -> Result<Measurement> {
     let endpoint = it.endpoint;
     let settled = F::settle(endpoint, &spec.db, None).await?;
     let terminals = it.concurrency.max(1);
@@ -235,7 +271,12 @@ fn measurement(ran: &Ran<Vec<Tally>>, terminals: u32, server: Status, orders: i6
 /// Connect `n` terminals in parallel, each preparing its statements; terminal `i` works on
 /// warehouse `i % warehouses + 1`, and asks Stock-Level of the district after its
 /// warehouse's previous terminals' (10 terminals a warehouse, 2.4.1.1).
-fn open_all<C: SqlClient>(endpoint: &Endpoint, spec: &TpccSpec, n: u32, c: super::rand::Constants) -> Result<Vec<Desk<C>>> {
+fn open_all<C: SqlClient>(
+    endpoint: &Endpoint,
+    spec: &TpccSpec,
+    n: u32,
+    c: super::rand::Constants,
+) -> Result<Vec<Desk<C>>> {
     std::thread::scope(|s| {
         let opening: Vec<_> = (0..n)
             .map(|i| {
@@ -254,7 +295,9 @@ fn open_all<C: SqlClient>(endpoint: &Endpoint, spec: &TpccSpec, n: u32, c: super
             .collect();
         let mut desks = Vec::with_capacity(n as usize);
         for h in opening {
-            let desk = h.join().map_err(|_| anyhow::anyhow!("a terminal panicked while connecting"))?;
+            let desk = h
+                .join()
+                .map_err(|_| anyhow::anyhow!("a terminal panicked while connecting"))?;
             desks.push(desk.context("failed to open the terminals' connections")?);
         }
         Ok(desks)
@@ -263,7 +306,10 @@ fn open_all<C: SqlClient>(endpoint: &Endpoint, spec: &TpccSpec, n: u32, c: super
 
 /// The server's ids of the terminals' connections, where the family has them.
 fn client_ids<C: SqlClient>(desks: &mut [Desk<C>]) -> Vec<u32> {
-    desks.iter_mut().filter_map(|d| d.session.client().id()).collect()
+    desks
+        .iter_mut()
+        .filter_map(|d| d.session.client().id())
+        .collect()
 }
 
 /// The consistency conditions on a connection of its own, once the terminals are gone.
@@ -275,7 +321,9 @@ fn consistency<C: SqlClient>(endpoint: &Endpoint, spec: &TpccSpec) -> Result<()>
     let mut counts = Vec::new();
     for (number, _, sql) in check::CONDITIONS {
         let stmt = client.prepare(sql)?;
-        let rows = client.rows(&stmt, Vec::new()).map_err(|(_, e)| anyhow::anyhow!(e))?;
+        let rows = client
+            .rows(&stmt, Vec::new())
+            .map_err(|(_, e)| anyhow::anyhow!(e))?;
         let n = match rows.first().and_then(|r| r.first()) {
             Some(crate::servers::sql::Cell::Int(n)) => *n,
             other => anyhow::bail!("consistency condition {number}: the server answered {other:?}"),
@@ -291,9 +339,13 @@ fn consistency<C: SqlClient>(endpoint: &Endpoint, spec: &TpccSpec) -> Result<()>
 /// The committed New-Orders so far, from the schema.
 fn orders_taken<C: SqlClient>(client: &mut C) -> Result<i64> {
     let stmt = client.prepare(check::ORDERS_TAKEN)?;
-    let rows = client.rows(&stmt, Vec::new()).map_err(|(_, e)| anyhow::anyhow!(e))?;
+    let rows = client
+        .rows(&stmt, Vec::new())
+        .map_err(|(_, e)| anyhow::anyhow!(e))?;
     match rows.first().and_then(|r| r.first()) {
-        Some(cell) => super::txn::cents(cell).map(|c| c / 100).map_err(|(_, e)| anyhow::anyhow!(e)),
+        Some(cell) => super::txn::cents(cell)
+            .map(|c| c / 100)
+            .map_err(|(_, e)| anyhow::anyhow!(e)),
         None => anyhow::bail!("no districts: is it a TPC-C database?"),
     }
 }
@@ -315,7 +367,11 @@ impl<F: SqlFamily> Load for Tpcc<F> {
     type Before = (Status, i64);
     type After = (Result<Status>, i64);
 
-    async fn phase(&mut self, desks: Self::Clients, begin: Begin) -> Result<(Self::Clients, Ran<Self::Tally>)> {
+    async fn phase(
+        &mut self,
+        desks: Self::Clients,
+        begin: Begin,
+    ) -> Result<(Self::Clients, Ran<Self::Tally>)> {
         let (live, cancelled) = (self.live.clone(), self.cancelled.clone());
         blocking(move || {
             let (ran, panicked) = on_threads("tpcc", desks, &begin, |i, mut desk, started| {
@@ -345,7 +401,10 @@ impl<F: SqlFamily> Load for Tpcc<F> {
 
     /// The terminals closed first where a client is counted at its exit; the New-Orders
     /// taken read on a connection of its own once the counters are.
-    async fn after(&mut self, measured: &mut Result<(Self::Clients, Ran<Self::Tally>)>) -> Result<Self::After> {
+    async fn after(
+        &mut self,
+        measured: &mut Result<(Self::Clients, Ran<Self::Tally>)>,
+    ) -> Result<Self::After> {
         if let (true, Ok((desks, _))) = (F::COUNTED_AT_EXIT, &mut *measured) {
             let desks = std::mem::take(desks);
             if let Err(e) = blocking(move || Ok(drop(desks))).await {
@@ -354,7 +413,8 @@ impl<F: SqlFamily> Load for Tpcc<F> {
         }
         let after = F::after(&mut self.control).await;
         let (endpoint, db) = (self.endpoint.clone(), self.db.clone());
-        let taken = blocking(move || orders_taken(&mut F::Client::open(&endpoint, &db, 1)?)).await?;
+        let taken =
+            blocking(move || orders_taken(&mut F::Client::open(&endpoint, &db, 1)?)).await?;
         Ok((after, taken))
     }
 }

@@ -68,13 +68,17 @@ pub(crate) async fn ensure<F: SqlFamily>(
     for (name, text) in TABLES {
         F::execute(&mut conn, &format!("DROP TABLE IF EXISTS {name}")).await?;
         let ddl = schema::create(text, F::DATETIME, &options);
-        F::execute(&mut conn, &ddl).await.with_context(|| format!("failed: {ddl}"))?;
+        F::execute(&mut conn, &ddl)
+            .await
+            .with_context(|| format!("failed: {ddl}"))?;
     }
     load_counted::<F::Client>(endpoint, spec, c, ops)
         .await
         .context("failed to load the TPC-C tables")?;
     for ddl in INDEXES {
-        F::execute(&mut conn, ddl).await.with_context(|| format!("failed: {ddl}"))?;
+        F::execute(&mut conn, ddl)
+            .await
+            .with_context(|| format!("failed: {ddl}"))?;
     }
     F::remember(&mut conn, MARKER, &signature(spec, engine, &c)).await?;
     F::close(conn).await;
@@ -91,7 +95,12 @@ pub(crate) fn seeded(seed: u64, stream: u64) -> SmallRng {
 
 /// The load on threads of its own, each statement it sends counted in `ops` once a second
 /// (the stall watchdog's progress: a large load takes minutes).
-async fn load_counted<C: SqlClient>(endpoint: &Endpoint, spec: &TpccSpec, c: Constants, ops: &AtomicU64) -> Result<()> {
+async fn load_counted<C: SqlClient>(
+    endpoint: &Endpoint,
+    spec: &TpccSpec,
+    c: Constants,
+    ops: &AtomicU64,
+) -> Result<()> {
     let sent = Arc::new(AtomicU64::new(0));
     let job = crate::workloads::threads::blocking({
         let (endpoint, spec, sent) = (endpoint.clone(), spec.clone(), sent.clone());
@@ -126,7 +135,12 @@ impl<C: SqlClient> Sink for Loader<'_, C> {
 }
 
 /// The items, then every warehouse, over `spec.load_threads` connections.
-fn load_all<C: SqlClient>(endpoint: &Endpoint, spec: &TpccSpec, c: Constants, sent: &AtomicU64) -> Result<()> {
+fn load_all<C: SqlClient>(
+    endpoint: &Endpoint,
+    spec: &TpccSpec,
+    c: Constants,
+    sent: &AtomicU64,
+) -> Result<()> {
     let queue = Mutex::new((1..=spec.warehouses).collect::<VecDeque<u32>>());
     let threads = spec.load_threads.clamp(1, spec.warehouses.max(1));
     std::thread::scope(|s| {
@@ -149,7 +163,8 @@ fn load_all<C: SqlClient>(endpoint: &Endpoint, spec: &TpccSpec, c: Constants, se
             })
             .collect();
         for l in loaders {
-            l.join().map_err(|_| anyhow!("a loader thread panicked"))??;
+            l.join()
+                .map_err(|_| anyhow!("a loader thread panicked"))??;
         }
         Ok(())
     })
@@ -161,12 +176,22 @@ mod tests {
 
     #[test]
     fn the_marker_gives_the_loads_constants_back() {
-        let spec = TpccSpec { warehouses: 3, ..TpccSpec::default() };
-        let c = Constants { c_last: 157, c_id: 259, ol_i_id: 7911 };
+        let spec = TpccSpec {
+            warehouses: 3,
+            ..TpccSpec::default()
+        };
+        let c = Constants {
+            c_last: 157,
+            c_id: 259,
+            ol_i_id: 7911,
+        };
         let m = signature(&spec, Some("InnoDB"), &c);
         assert_eq!(kept(&m, &spec, Some("InnoDB")), Some(c));
         assert_eq!(kept(&m, &spec, Some("MyISAM")), None);
-        let bigger = TpccSpec { warehouses: 4, ..TpccSpec::default() };
+        let bigger = TpccSpec {
+            warehouses: 4,
+            ..TpccSpec::default()
+        };
         assert_eq!(kept(&m, &bigger, Some("InnoDB")), None);
         assert_eq!(kept("sbtest", &spec, None), None);
     }

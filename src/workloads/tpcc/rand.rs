@@ -114,12 +114,6 @@ pub(crate) fn data_with_original(rng: &mut impl Rng) -> String {
     s
 }
 
-/// A decimal drawn uniformly in `[min, max]` hundredths (or ten-thousandths), as an integer
-/// of that unit: money and rates are kept exact.
-pub(crate) fn fixed(rng: &mut impl Rng, min: u32, max: u32) -> u32 {
-    rng.random_range(min..=max)
-}
-
 /// The customer ids 1..=n in a random order: the o_c_id of a district's loaded orders.
 pub(crate) fn permutation(rng: &mut impl Rng, n: u32) -> Vec<u32> {
     let mut ids: Vec<u32> = (1..=n).collect();

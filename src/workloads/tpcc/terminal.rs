@@ -58,7 +58,12 @@ pub(crate) struct Desk<C: SqlClient> {
 }
 
 impl<C: SqlClient> Desk<C> {
-    pub(crate) fn new(session: Session<C>, terminal: Terminal, spec: &TpccSpec, rng: SmallRng) -> Desk<C> {
+    pub(crate) fn new(
+        session: Session<C>,
+        terminal: Terminal,
+        spec: &TpccSpec,
+        rng: SmallRng,
+    ) -> Desk<C> {
         Desk {
             session,
             terminal,
@@ -69,7 +74,13 @@ impl<C: SqlClient> Desk<C> {
     }
 
     /// Transactions until the phase ends for terminal `i`; each counted in `live` as it ends.
-    pub(crate) fn run(&mut self, i: usize, phase: &Started, live: &AtomicU64, cancelled: &AtomicBool) -> Tally {
+    pub(crate) fn run(
+        &mut self,
+        i: usize,
+        phase: &Started,
+        live: &AtomicU64,
+        cancelled: &AtomicBool,
+    ) -> Tally {
         let until = phase.until(i);
         let mut rec = phase.seconds.recorder();
         let mut tally = Tally::default();
@@ -79,7 +90,9 @@ impl<C: SqlClient> Desk<C> {
             // The latency's origin: the intended start in open loop, the send in closed loop.
             let intended = match &until {
                 Until::Closed { share, deadline } => {
-                    if share.is_some_and(|s| done >= s) || deadline.is_some_and(|d| Instant::now() >= d) {
+                    if share.is_some_and(|s| done >= s)
+                        || deadline.is_some_and(|d| Instant::now() >= d)
+                    {
                         break;
                     }
                     None
@@ -101,7 +114,10 @@ impl<C: SqlClient> Desk<C> {
             let end = Instant::now();
             done += 1;
             let us = end.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
-            let mut counts = Counts { events: 1, ..Counts::default() };
+            let mut counts = Counts {
+                events: 1,
+                ..Counts::default()
+            };
             match ended {
                 Ok(ended) => {
                     let t = &mut tally.by_type[txn.index()];
@@ -113,7 +129,10 @@ impl<C: SqlClient> Desk<C> {
                     tally.latency.record_us(us);
                     if intended.is_some() {
                         let service = end.duration_since(t0).as_micros() as u64;
-                        tally.service.get_or_insert_with(Latency::default).record_us(service);
+                        tally
+                            .service
+                            .get_or_insert_with(Latency::default)
+                            .record_us(service);
                     }
                     rec.event(end, us, &counts);
                     live.fetch_add(1, Ordering::Relaxed);

@@ -52,7 +52,13 @@ impl Sent {
 
     /// Every statement.
     pub(crate) fn total(&self) -> u64 {
-        self.select + self.update + self.insert + self.delete + self.begin + self.commit + self.rollback
+        self.select
+            + self.update
+            + self.insert
+            + self.delete
+            + self.begin
+            + self.commit
+            + self.rollback
     }
 
     /// What was sent after `before` was taken.
