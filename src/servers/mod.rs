@@ -8,6 +8,8 @@ pub mod dataset;
 pub(crate) mod deployed;
 pub mod engines;
 pub mod family;
+#[cfg(test)]
+mod family_tests;
 pub(crate) mod images;
 pub(crate) mod kind;
 pub(crate) mod maps;
