@@ -3,7 +3,10 @@
 # "Adding things"): outside src/servers/<family>/ and src/workloads/<kind>/, no code in src/
 # names a family or a kind, as a string ("redis") or as a type, variant or path (`Redis`,
 # `ServerKind::Redis`, `WorkloadSpec::Slap`, `servers::mysql`), except the registry lines
-# allowed below. Run from anywhere; exit 1 lists each place with its file and line.
+# allowed below. And a workload kind's folder names no family either (it speaks to every
+# family of a language through its trait, `servers::sql`), but for the kinds listed below
+# as bound to one family's own product. Run from anywhere; exit 1 lists each place with its
+# file and line.
 #
 # What is read: code lines of src/**/*.rs. Not read: comments (lines starting with `//`:
 # prose may give examples) and each file's `#[cfg(test)] mod` (tests use real names as
@@ -25,6 +28,12 @@ for n in $families $kinds; do
   names="$names $n ${n//_/}"
 done
 pattern=$(tr ' ' '\n' <<<"$names $products" | grep -v '^$' | sort -u | paste -sd '|')
+# A family by name only: what a kind's folder may not say.
+family_names=""
+for n in $families; do
+  family_names="$family_names $n ${n//_/}"
+done
+family_pattern=$(tr ' ' '\n' <<<"$family_names $products" | grep -v '^$' | sort -u | paste -sd '|')
 
 # The folders a name belongs in: nothing under them is read. And src/store/: the results
 # store keeps runs in SQLite or PostgreSQL, databases of its own, not server families.
@@ -50,9 +59,12 @@ allowed() {
   return 1
 }
 
-# Code lines (comments and test modules skipped) that name one, as file:line:text.
+# Code lines (comments and test modules skipped) that match the regex $1 once the words of
+# the regex $2 are taken out (case-insensitive), as file:line:text; then the files.
 named() {
-  awk -v pattern="$pattern" '
+  local pattern=$1 spared=$2
+  shift 2
+  awk -v pattern="$pattern" -v spared="$spared" '
     FNR == 1 { skip = 0; test = 0 }
     # Braces outside strings and char literals, to find where a test module ends.
     function depth(s) {
@@ -67,7 +79,11 @@ named() {
     { test = 0 }
     /^[[:space:]]*#\[cfg\(test\)\]/ { test = 1; next }
     /^[[:space:]]*\/\// { next }
-    tolower($0) ~ pattern { print FILENAME ":" FNR ":" $0 }
+    {
+      line = tolower($0)
+      if (spared != "") gsub(spared, "", line)
+      if (line ~ pattern) print FILENAME ":" FNR ":" $0
+    }
   ' "$@"
 }
 
@@ -80,24 +96,34 @@ while IFS=: read -r file line text; do
     echo "$file:$line: ${text#"${text%%[![:space:]]*}"}"
     bad=1
   fi
-done < <(named $files)
+done < <(named "$pattern" "" $files)
 
-# Kinds that speak to every family of a language through its trait (`servers::sql`): their
-# folders name no family's variant or module, so that a new SQL family needs no line there.
-neutral_kinds="oltp"
-variants=$(for f in $families; do printf '%s\n' "${f^}"; done | paste -sd '|')
-modules=$(paste -sd '|' <<<"$families")
-for k in $neutral_kinds; do
+# A workload kind's folder names no family: a kind speaks to every family of a language
+# through its trait (`servers::sql` for SQL), so that a new family needs no line there and a
+# new kind is checked from its first line. Not read: the folders of the kinds bound to one
+# family's own product, which name it as surely as its folder does:
+#   pgbench          PostgreSQL's pgbench program and its scripts
+#   redis            the Redis protocol (RESP) and its commands, redis-benchmark's tests
+#   redis_benchmark  Redis's redis-benchmark and memtier programs
+#   slap             mysqlslap's MySQL statements and its program
+#   sqlbench         MySQL's sql-bench suite and its MySQL-only SQL
+bound_kinds="pgbench redis redis_benchmark slap sqlbench"
+# Words that name a family's product but are a tool's own option, which a kind copies:
+# oltp's `mysql_storage_engine` is sysbench's `--mysql-storage-engine`.
+spared="mysql_storage_engine"
+for k in $(grep -vxF -f <(tr ' ' '\n' <<<"$bound_kinds") <<<"$kinds"); do
+  kind_files=$(find "src/workloads/$k" -name '*.rs' ! -name tests.rs | sort)
   while IFS=: read -r file line text; do
     [[ -z $file ]] && continue
-    echo "$file:$line: ${text#"${text%%[![:space:]]*}"} (\`$k\` runs on every SQL family)"
+    echo "$file:$line: ${text#"${text%%[![:space:]]*}"} (\`$k\` names no family)"
     bad=1
-  done < <(grep -rnE "ServerKind::($variants)\b|servers::($modules)\b" "src/workloads/$k" || true)
+  done < <(named "$family_pattern" "$spared" $kind_files)
 done
 
 if ((bad)); then
   echo "check-families: a family or a workload kind is named outside its folder: move the" \
-    "decision into src/servers/<family>/ or src/workloads/<kind>/ behind its trait" >&2
+    "decision into src/servers/<family>/ or src/workloads/<kind>/ behind its trait (a" \
+    "kind's folder names no family: its trait, e.g. servers::sql, says what differs)" >&2
   exit 1
 fi
 echo "check-families: ok"

@@ -3,6 +3,7 @@
 use anyhow::Result;
 
 use crate::error::Outcome;
+use crate::servers::engines::Containers as _;
 
 /// `rmatrix clean`'s options.
 #[derive(Debug, clap::Args)]

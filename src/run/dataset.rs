@@ -127,11 +127,12 @@ impl DockerBackend<'_> {
             d.server, d.config, set.key
         ));
         let password = self.password.clone();
-        let launch = self.launch(d, &engine, &password, Some(set.volume()));
+        let launch = self.launch(d, &password, Some(set.volume()));
         let family = m.servers[&d.server].kind().family();
         let config = &m.configs[&d.config];
         let builder = format!("{name}-dataset");
-        let server = servers::family::start(family, &launch, &builder, image, config, &dir).await?;
+        let server =
+            servers::family::start(&engine, family, &launch, &builder, image, config, &dir).await?;
         let id = server
             .container
             .clone()
@@ -239,12 +240,12 @@ impl DockerBackend<'_> {
                 return Err(e);
             }
         };
-        let launch = self.launch(d, &engine, password, Some(volume.clone()));
+        let launch = self.launch(d, password, Some(volume.clone()));
         let family = m.servers[&d.server].kind().family();
         let server_spec = &m.servers[&d.server];
         let config = &m.configs[&d.config];
         let started =
-            servers::provision(server_spec, Some(&launch), name, image, config, ddir).await;
+            servers::provision(server_spec, &engine, &launch, name, image, config, ddir).await;
         let mut deployed = match started {
             Ok(s) => s,
             Err(e) => {

@@ -93,7 +93,7 @@ impl Backend for DockerBackend<'_> {
             let config = &self.loaded.matrix.configs[&d.config];
             return Started {
                 container: None,
-                server: servers::provision(spec, None, "", "", config, ddir)
+                server: servers::attach(spec, config)
                     .await
                     .map_err(|e| format!("{e:#}")),
                 data: Vec::new(),
@@ -365,28 +365,26 @@ impl DockerBackend<'_> {
         let password = self.password.clone();
         let launch = Launch {
             host_side: host_side.as_ref().map(|h| h as &dyn HostSide),
-            ..self.launch(d, &engine, &password, None)
+            ..self.launch(d, &password, None)
         };
         let spec = &m.servers[&d.server];
         let config = &m.configs[&d.config];
-        servers::provision(spec, Some(&launch), name, &image, config, ddir)
+        servers::provision(spec, &engine, &launch, name, &image, config, ddir)
             .await
             .map_err(|e| Unstarted::After(format!("{e:#}")))
     }
 
-    /// How `d`'s server container is started on `engine` (reached from this process), its
+    /// How `d`'s server container is started (its server reached from this process), its
     /// datadir on `data_volume` when given.
     pub(super) fn launch<'l>(
         &'l self,
         d: &Deployment,
-        engine: &'l Engine,
         password: &'l str,
         data_volume: Option<String>,
     ) -> Launch<'l> {
         let m = &self.loaded.matrix;
         let spec = &m.servers[&d.server];
         Launch {
-            engine,
             run_id: self.run_id,
             instance: self.instance,
             password,

@@ -47,6 +47,7 @@ use crate::results::samples::SampleSink;
 use crate::results::{ResultRow, RunDir, FORMAT_VERSION};
 use crate::servers::engines::address::EngineAddr;
 use crate::servers::engines::docker::Engine;
+use crate::servers::engines::Containers as _;
 use crate::servers::family::HostSide;
 use crate::servers::{self, Deployed, Launch};
 

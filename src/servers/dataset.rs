@@ -12,7 +12,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::engines::docker::{ContainerSpec, Engine, DATASET_LABEL, INSTANCE_LABEL, LABEL};
+use super::engines::docker::{Engine, DATASET_LABEL, INSTANCE_LABEL, LABEL};
+use super::engines::{ContainerSpec, Containers as _};
 use super::family::Family;
 pub use super::seal::Seal;
 use super::spec::ConfigSpec;

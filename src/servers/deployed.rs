@@ -5,12 +5,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use std::path::Path;
-
 use anyhow::{anyhow, Result};
 
 use super::check::Check;
-use super::engines::docker::{ContainerSpec, Engine};
+use super::engines::ContainerSpec;
 use super::spec::ExternalSpec;
 use crate::measure::cgroup::Cgroup;
 use crate::measure::server_seconds::CounterSlot;
@@ -133,9 +131,9 @@ impl Deployed {
     }
 }
 
-/// How containers are started for this run.
+/// How a server's container is started for this run (on the engine given beside it:
+/// `family::start`).
 pub struct Launch<'a> {
-    pub engine: &'a Engine,
     pub run_id: &'a str,
     /// The run directory's token, labelled on every container (see `docker::INSTANCE_LABEL`).
     pub instance: &'a str,
@@ -198,14 +196,6 @@ impl Launch<'_> {
             user: user.into(),
             password: self.password.into(),
         }
-    }
-
-    /// A container that never became ready: keep its log in `dir`, remove it, return the log.
-    pub(crate) async fn discard(&self, id: &str, dir: &Path) -> String {
-        let log = self.engine.logs(id).await;
-        let _ = std::fs::write(dir.join("server.log"), &log);
-        let _ = self.engine.remove(id).await;
-        log
     }
 }
 

@@ -4,13 +4,13 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Result};
 
 use super::deployed::{attach_retrying, Deployed, Endpoint, Launch};
 pub(crate) use super::deployed::{BoxFuture, HostSide};
-use super::engines::docker::ContainerSpec;
+use super::engines::{ContainerSpec, Containers};
 use super::seal::Seal;
 use super::spec::{ConfigBlock, ConfigSpec, ExternalSpec, ServerSpec};
 use crate::measure::cgroup::Cgroup;
@@ -239,9 +239,10 @@ pub trait Family: Sync {
     }
 }
 
-/// Start `image` for one deployment: its container, readiness, read-back. On failure the
-/// container is removed and the error carries the server's own log lines.
+/// Start `image` for one deployment on `engine`: its container, readiness, read-back. On
+/// failure the container is removed and the error carries the server's own log lines.
 pub async fn start(
+    engine: &impl Containers,
     family: &dyn Family,
     launch: &Launch<'_>,
     name: &str,
@@ -289,20 +290,20 @@ pub async fn start(
         volumes,
         ..launch.container(name, image, family.container_port(), port)
     };
-    let id = launch.engine.start(&spec).await?;
+    let id = engine.start(&spec).await?;
     let endpoint = launch.endpoint(port, family.user());
     let ready = match launch.host_side {
         // The pid and its cgroup are the engine host's: only a client there reads them.
-        Some(h) => match launch.engine.pid(&id).await {
+        Some(h) => match engine.pid(&id).await {
             Ok(pid) => h.await_ready(&id, &endpoint, pid).await,
             Err(e) => Err(e),
         },
-        None => ready_here(family, launch, &id, endpoint, config).await,
+        None => ready_here(engine, family, launch, &id, endpoint, config).await,
     };
     let mut deployed = match ready {
         Ok(d) => d,
         Err(e) => {
-            let log = launch.discard(&id, dir).await;
+            let log = discard(engine, &id, dir).await;
             return Err(e.context(family.failed_start(&log)));
         }
     };
@@ -314,6 +315,7 @@ pub async fn start(
 
 /// Wait for a server this process reaches, read it back, and inspect its process here.
 async fn ready_here(
+    engine: &impl Containers,
     family: &dyn Family,
     launch: &Launch<'_>,
     id: &str,
@@ -321,11 +323,19 @@ async fn ready_here(
     config: &ConfigSpec,
 ) -> Result<Deployed> {
     wait_ready(family, &endpoint, launch.start_timeout, || {
-        launch.engine.exit_code(id)
+        engine.exit_code(id)
     })
     .await?;
-    let pid = launch.engine.pid(id).await?;
+    let pid = engine.pid(id).await?;
     read_back_and_inspect(family, endpoint, config, pid).await
+}
+
+/// A container that never became ready: keep its log in `dir`, remove it, return the log.
+async fn discard(engine: &impl Containers, id: &str, dir: &Path) -> String {
+    let log = engine.logs(id).await;
+    let _ = std::fs::write(dir.join("server.log"), &log);
+    let _ = engine.remove(id).await;
+    log
 }
 
 /// The server's settings, and the checks only its process answers, where `pid` is in this
@@ -368,7 +378,8 @@ where
     Fut: Future<Output = Result<Option<i64>>>,
 {
     let ready = family.readiness();
-    let start = Instant::now();
+    // Tokio's clock (the system's, unless a test pauses it).
+    let start = tokio::time::Instant::now();
     loop {
         if let Some(code) = exited().await? {
             bail!("server exited with code {code} before {}", ready.what);

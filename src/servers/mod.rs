@@ -8,6 +8,8 @@ pub mod dataset;
 pub(crate) mod deployed;
 pub mod engines;
 pub mod family;
+#[cfg(test)]
+mod family_tests;
 pub(crate) mod images;
 pub(crate) mod kind;
 pub(crate) mod maps;
@@ -25,31 +27,44 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use engines::Containers;
 use spec::{ConfigSpec, ServerSpec};
 
-/// Start (or attach to) the server of one deployment and verify its config.
-/// `image` is the image reference for container servers.
+/// Start the server of one deployment in a container on `engine` (or attach to it, where the
+/// matrix says it is external) and verify its config. `image` is the container's image.
 pub async fn provision(
     spec: &ServerSpec,
-    launch: Option<&Launch<'_>>,
+    engine: &impl Containers,
+    launch: &Launch<'_>,
     name: &str,
     image: &str,
     config: &ConfigSpec,
     dir: &Path,
 ) -> Result<Deployed> {
+    if spec.external.is_some() {
+        return attach(spec, config).await;
+    }
     let family = spec.kind().family();
-    let mut deployed = match (&spec.external, launch) {
-        (Some(ext), _) => family::attach(family, ext, config).await?,
-        (None, Some(launch)) => family::start(family, launch, name, image, config, dir).await?,
-        (None, None) => anyhow::bail!("invariant: a container server needs the Docker engine"),
-    };
+    let mut deployed = family::start(engine, family, launch, name, image, config, dir).await?;
     family.confirm(spec, &mut deployed);
     Ok(deployed)
 }
 
-/// Save the server log and remove the container (nothing for an external server).
+/// Attach to the external server of one deployment and verify its config.
+pub async fn attach(spec: &ServerSpec, config: &ConfigSpec) -> Result<Deployed> {
+    let Some(ext) = &spec.external else {
+        anyhow::bail!("invariant: only an external server is attached to");
+    };
+    let family = spec.kind().family();
+    let mut deployed = family::attach(family, ext, config).await?;
+    family.confirm(spec, &mut deployed);
+    Ok(deployed)
+}
+
+/// Save the server log and remove the container and its data volume (nothing for an
+/// external server).
 pub(crate) async fn teardown(
-    engine: Option<&engines::docker::Engine>,
+    engine: Option<&impl Containers>,
     deployed: &Deployed,
     dir: &Path,
 ) -> Result<()> {

@@ -2,9 +2,10 @@
 //! shares: a blocking client connection (`SqlClient`, one per client thread, as sysbench's
 //! drivers make them), the tables made and loaded in its dialect with the id sequence kept
 //! beside them (`SqlTables`), and the family's part in an iteration (`SqlFamily`): the
-//! counters read so that they count the measured phase's statements only. Each family answers in its own
-//! folder (`sql.rs`, `sql_tables.rs`, `sql_client.rs`); `ServerKind::with_sql` hands a caller the family of
-//! a kind, and a family of another language answers None there.
+//! counters read so that they count the measured phase's statements only; and its part in
+//! an external SQL tool's run (`SqlTool`). Each family answers in its own folder (`sql.rs`,
+//! `sql_tables.rs`, `sql_client.rs`, `sql_tool.rs`); `ServerKind::with_sql` hands a caller
+//! the family of a kind, and a family of another language answers None there.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -188,12 +189,46 @@ pub(crate) trait SqlTables {
     ) -> impl Future<Output = Result<()>> + Send;
 }
 
+/// A family's part in the run of an external SQL tool (a benchmark binary with drivers of
+/// its own, such as sysbench's), in this order: `watch` before the tool's warm-up ->
+/// `before_run` -> the measured run -> `after_run` once the tool has exited -> `unwatch` ->
+/// `run_measured`. The database and the marker of what the tool loaded are `SqlTables`'.
+pub(crate) trait SqlTool: SqlTables {
+    /// The name the tool's drivers give the family (sysbench's `--db-driver`, and the prefix
+    /// of its connection options: `mysql`, `pgsql`); None: the tool cannot speak to it.
+    const TOOL_DRIVER: Option<&'static str>;
+    /// What the counters are read on around the run.
+    type Watch: Send;
+
+    /// Before the tool's warm-up.
+    fn watch(endpoint: &Endpoint) -> impl Future<Output = Result<Self::Watch>> + Send;
+    /// The counters just before the measured run, whatever ran before it (the load, the
+    /// warm-up) counted.
+    fn before_run(
+        watch: &mut Self::Watch,
+        endpoint: &Endpoint,
+        db: &str,
+    ) -> impl Future<Output = Result<Status>> + Send;
+    /// The counters once the tool has exited, its statements counted.
+    fn after_run(watch: &mut Self::Watch) -> impl Future<Output = Result<Status>> + Send;
+    fn unwatch(watch: Self::Watch) -> impl Future<Output = ()> + Send;
+    /// The run's counters from the reads around it (`reads`: those of the per-second
+    /// counters between them).
+    fn run_measured(before: &Status, after: &Status, reads: u64) -> Status;
+    /// `CREATE TABLE marker` holding `text`, of any length.
+    fn mark(
+        conn: &mut Self::Conn,
+        marker: &str,
+        text: &str,
+    ) -> impl Future<Output = Result<()>> + Send;
+}
+
 /// A family's part in a benchmark iteration. The calls come in this order, each rule one of
 /// exact counters: `settle` (before the clients connect) -> `control` (once they have) ->
 /// [`warmed_up`] -> `flush` and `before` around nothing but the measured phase -> the
 /// clients closed first when `COUNTED_AT_EXIT` -> `after` -> `keep` -> `measured` ->
 /// `close_control` (the clients dropped).
-pub(crate) trait SqlFamily: SqlTables + 'static {
+pub(crate) trait SqlFamily: SqlTool + 'static {
     type Client: SqlClient;
     /// What `settle` leaves for `control`.
     type Settled: Send;

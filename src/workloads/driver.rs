@@ -90,9 +90,7 @@ impl Ctx<'_> {
 
     /// Open loop's target rate of the cell (for a tool that takes only a number).
     pub(crate) fn cell_rate(&self) -> Option<u32> {
-        self.pace
-            .as_ref()
-            .map(|p| p.shape.max_rate().round() as u32)
+        self.pace.as_ref().map(Pace::rate)
     }
 }
 
@@ -101,6 +99,12 @@ pub(crate) trait Driver {
     /// The server families the kind speaks to (a matrix pairing it with another is refused
     /// at plan time); `Ctx::kind` says which one a cell's server is.
     fn families(&self) -> &'static [ServerKind];
+
+    /// Why a family outside `families` is refused, when there is more to say than that the
+    /// kind speaks to others (a tool with no driver for one of the SQL families).
+    fn refuses(&self, _kind: ServerKind) -> Option<String> {
+        None
+    }
 
     /// Whether the kind creates its own tables, so that the matrix's `engines` axis applies.
     fn uses_engine(&self) -> bool {

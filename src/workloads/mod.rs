@@ -53,6 +53,11 @@ macro_rules! kinds {
                 match self { $( WorkloadSpec::$variant(s) => s.families(), )* }
             }
 
+            /// Why a family outside `families` is refused (`Driver::refuses`).
+            pub(crate) fn refuses(&self, kind: ServerKind) -> Option<String> {
+                match self { $( WorkloadSpec::$variant(s) => s.refuses(kind), )* }
+            }
+
             /// Whether the storage-engine axis applies (the workload creates its own tables).
             pub(crate) fn uses_engine(&self) -> bool {
                 match self { $( WorkloadSpec::$variant(s) => s.uses_engine(), )* }

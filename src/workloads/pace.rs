@@ -26,6 +26,13 @@ pub struct Pace {
     pub(crate) seed: u64,
 }
 
+impl Pace {
+    /// The target rate, for a tool that takes only a number: the shape's highest.
+    pub(crate) fn rate(&self) -> u32 {
+        self.shape.max_rate().round() as u32
+    }
+}
+
 /// When a client stops, and when each of its operations starts.
 pub(crate) enum Until {
     /// Closed loop: after its share of a count, or at the deadline.

@@ -225,14 +225,19 @@ async fn sysbench_counts_agree_on_mysql() {
     )
     .unwrap();
     let before = deadlock_count(&dep).await;
-    let mut got = rmatrix::workloads::sysbench::driver::run_iteration(
-        &dep.endpoint,
+    let mut got = rmatrix::workloads::sysbench::iteration::run_iteration(
+        ServerKind::Mysql,
+        &Iteration {
+            endpoint: &dep.endpoint,
+            concurrency: 2,
+            warmup: None,
+            length: Length::Time(std::time::Duration::from_secs(3)),
+            live: &Arc::new(AtomicU64::new(0)),
+            window: &Window::default(),
+            pace: None,
+            phase: None,
+        },
         &spec,
-        2,
-        None,
-        Length::Time(std::time::Duration::from_secs(3)),
-        &Window::default(),
-        None,
     )
     .await
     .unwrap_or_else(|e| panic!("{e:#}"));

@@ -380,6 +380,28 @@ async fn killed_connections_reconnect_and_are_counted() {
     assert!(m.commits > 0);
 }
 
+/// One sysbench iteration on MariaDB, closed loop.
+async fn sysbench_iteration(
+    endpoint: &Endpoint,
+    spec: &rmatrix::workloads::sysbench::SysbenchSpec,
+    concurrency: u32,
+    warmup: Option<Length>,
+    length: Length,
+    window: &Window,
+) -> anyhow::Result<Measurement> {
+    let it = rmatrix::workloads::Iteration {
+        endpoint,
+        concurrency,
+        warmup,
+        length,
+        live: &Arc::new(AtomicU64::new(0)),
+        window,
+        pace: None,
+        phase: None,
+    };
+    rmatrix::workloads::sysbench::iteration::run_iteration(ServerKind::Mysql, &it, spec).await
+}
+
 /// The sysbench driver against a real sysbench run: its report parsed into the same columns,
 /// and sysbench's counts agree with the server's.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -412,14 +434,13 @@ async fn sysbench_driver_parses_a_real_run() {
     let sink = SampleSink::new(&dir, &cell, 1);
     // The server's own cost over the measured phase, from its container's cgroup.
     let window = Window::new(dep.cgroup.clone());
-    let got = rmatrix::workloads::sysbench::driver::run_iteration(
+    let got = sysbench_iteration(
         &dep.endpoint,
         &spec,
         2,
         m.warmup,
         m.length.unwrap(),
         &window,
-        None,
     )
     .await
     .unwrap();
@@ -468,14 +489,13 @@ async fn sysbench_driver_parses_a_real_run() {
     let text = std::fs::read_to_string(tmp.path().join(SAMPLES_CSV)).unwrap();
     assert!(text.lines().count() >= 2, "{text}");
     // Prepared once: a second iteration does not reload (marker kept).
-    let again = rmatrix::workloads::sysbench::driver::run_iteration(
+    let again = sysbench_iteration(
         &dep.endpoint,
         &spec,
         1,
         m.warmup,
         m.length.unwrap(),
         &Window::default(),
-        None,
     )
     .await
     .unwrap();

@@ -18,10 +18,14 @@ impl Validator<'_> {
                 let w = &m.workloads[&c.workload];
                 let wants = w.families();
                 if !wants.contains(&kind) {
+                    let why = w
+                        .refuses(kind)
+                        .map(|why| format!(" ({why})"))
+                        .unwrap_or_default();
                     return Err(self.err_at(
                         self.spans.key(&format!("workloads.{}", c.workload)),
                         format!(
-                            "workload `{}` ({}) cannot run against server `{}` ({}): \
+                            "workload `{}` ({}) cannot run against server `{}` ({}){why}: \
                              add `{{server: {}, workload: {}}}` to `exclude`, or set the \
                              server's `kind` when it is not inferred from its image name",
                             c.workload,

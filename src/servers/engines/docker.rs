@@ -14,6 +14,7 @@ use bollard::query_parameters::{
 use bollard::Docker;
 
 use super::address::{EngineAddr, Transport};
+use super::containers::{ContainerSpec, Containers};
 use futures_util::StreamExt;
 use sha2::{Digest, Sha256};
 
@@ -84,45 +85,6 @@ pub struct ImageInfo {
     pub(crate) origin: String,
     /// The registry digest (`name@sha256:...`), for an image that came from a registry.
     pub(crate) digest: Option<String>,
-}
-
-/// What to start: the image, its arguments and environment, files to mount read-only.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ContainerSpec {
-    pub(crate) name: String,
-    pub(crate) image: String,
-    pub(crate) args: Vec<String>,
-    pub(crate) env: Vec<(String, String)>,
-    /// (host path, container path), mounted read-only.
-    pub(crate) mounts: Vec<(PathBuf, String)>,
-    /// (host path, container path), mounted read-write (e.g. a directory for a unix socket).
-    pub(crate) writable: Vec<(PathBuf, String)>,
-    pub(crate) run_id: String,
-    /// This run directory's token (empty for runs made before it existed).
-    pub(crate) instance: String,
-    /// Host networking, or bridge with `publish = Some((container_port, host_port))` on 127.0.0.1.
-    pub(crate) host_network: bool,
-    pub(crate) publish: Option<(u16, u16)>,
-    /// Host CPUs the container may run on (`--cpuset-cpus`), all when None.
-    pub(crate) cpuset: Option<String>,
-    /// A CPU quota in CPUs (`--cpus`, sent as `NanoCpus`), none when None.
-    pub(crate) cpus: Option<f64>,
-    /// A memory limit in bytes (`--memory`, with no swap beyond it), none when None.
-    pub(crate) memory: Option<u64>,
-    /// Files copied into the container before it starts (path in it, content): they go
-    /// through the API, so they reach an engine on another host too.
-    pub(crate) files: Vec<(String, Vec<u8>)>,
-    /// The host's process namespace (`--pid host`): a client container reads the server's
-    /// cgroup through the server's pid.
-    pub(crate) pid_host: bool,
-    /// Capabilities added to Docker's default set (e.g. `SYS_PTRACE`).
-    pub(crate) cap_add: Vec<String>,
-    /// Named volumes (volume, container path), mounted read-write (a build's compiler cache).
-    pub(crate) volumes: Vec<(String, String)>,
-    /// A tar unpacked at `/` before the container starts (a source tree).
-    pub(crate) archive: Option<Vec<u8>>,
-    /// The image's entrypoint replaced (a helper that runs one command in a server's image).
-    pub(crate) entrypoint: Option<Vec<String>>,
 }
 
 impl Engine {
@@ -340,8 +302,220 @@ impl Engine {
         })
     }
 
+    /// Copy files into a created container (one tar at `/`).
+    async fn upload(&self, id: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
+        let mut builder = tar::Builder::new(Vec::new());
+        for (path, data) in files {
+            let mut header = tar::Header::new_gnu();
+            header.set_size(data.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            builder.append_data(&mut header, path.trim_start_matches('/'), data.as_slice())?;
+        }
+        self.upload_tar(id, builder.into_inner()?).await
+    }
+
+    /// Unpack `tar` at `/` of a created container.
+    async fn upload_tar(&self, id: &str, tar: Vec<u8>) -> Result<()> {
+        let opts = bollard::query_parameters::UploadToContainerOptionsBuilder::default()
+            .path("/")
+            .build();
+        self.docker
+            .upload_to_container(id, Some(opts), bollard::body_full(tar.into()))
+            .await?;
+        Ok(())
+    }
+
+    /// `path` of a container as a tar (its last part is the archive's top folder).
+    pub(crate) async fn download(&self, id: &str, path: &str) -> Result<Vec<u8>> {
+        let opts = bollard::query_parameters::DownloadFromContainerOptionsBuilder::default()
+            .path(path)
+            .build();
+        let mut stream = self.docker.download_from_container(id, Some(opts));
+        let mut out = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            out.extend_from_slice(&chunk.with_context(|| format!("failed to copy {path}"))?);
+        }
+        Ok(out)
+    }
+
+    /// Wait until the container exits; its exit code.
+    pub(crate) async fn wait(&self, id: &str) -> Result<i64> {
+        let mut stream = self.docker.wait_container(id, None);
+        match stream.next().await {
+            Some(Ok(r)) => Ok(r.status_code),
+            // bollard reports a non-zero exit as this error.
+            Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => Ok(code),
+            Some(Err(e)) => Err(e.into()),
+            None => Ok(self.exit_code(id).await?.unwrap_or(-1)),
+        }
+    }
+
+    /// What the container wrote to its standard output only.
+    pub(crate) async fn stdout(&self, id: &str) -> Result<Vec<u8>> {
+        let opts = LogsOptionsBuilder::default()
+            .stdout(true)
+            .stderr(false)
+            .build();
+        let mut stream = self.docker.logs(id, Some(opts));
+        let mut out = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            out.extend_from_slice(&chunk?.into_bytes());
+        }
+        Ok(out)
+    }
+
+    /// Stop a container's main process with SIGTERM, waiting up to `grace` for it to exit
+    /// (a server's clean shutdown) before Docker kills it.
+    pub(crate) async fn stop(&self, id: &str, grace: std::time::Duration) -> Result<()> {
+        let opts = bollard::query_parameters::StopContainerOptionsBuilder::default()
+            .t(i32::try_from(grace.as_secs()).unwrap_or(i32::MAX))
+            .build();
+        self.docker
+            .stop_container(id, Some(opts))
+            .await
+            .with_context(|| format!("failed to stop container {id}"))
+    }
+
+    /// Create a named volume with `labels`.
+    pub(crate) async fn create_volume(&self, name: &str, labels: &[(&str, &str)]) -> Result<()> {
+        let labels = labels
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let req = bollard::models::VolumeCreateRequest {
+            name: Some(name.to_string()),
+            labels: Some(labels),
+            ..Default::default()
+        };
+        self.docker
+            .create_volume(req)
+            .await
+            .with_context(|| format!("failed to create volume {name}"))?;
+        Ok(())
+    }
+
+    /// A volume's labels, None when there is no such volume.
+    pub(crate) async fn volume(&self, name: &str) -> Result<Option<HashMap<String, String>>> {
+        use bollard::errors::Error::DockerResponseServerError as Server;
+        match self.docker.inspect_volume(name).await {
+            Ok(v) => Ok(Some(v.labels)),
+            Err(Server {
+                status_code: 404, ..
+            }) => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("failed to inspect volume {name}")),
+        }
+    }
+
+    /// The tags of repository `repo` (`rmatrix/client`) on this engine, as `repo:tag`.
+    pub(crate) async fn tags_of(&self, repo: &str) -> Result<Vec<String>> {
+        let filters = HashMap::from([("reference".to_string(), vec![format!("{repo}:*")])]);
+        let opts = bollard::query_parameters::ListImagesOptions {
+            filters: Some(filters),
+            ..Default::default()
+        };
+        let images = self.docker.list_images(Some(opts)).await?;
+        let prefix = format!("{repo}:");
+        Ok((images.into_iter().flat_map(|i| i.repo_tags))
+            .filter(|t| t.starts_with(&prefix))
+            .collect())
+    }
+
+    /// Remove the tag `reference` (and its image when no other tag names it). An image a
+    /// container still uses is refused by the engine: that error is returned.
+    pub(crate) async fn remove_image(&self, reference: &str) -> Result<()> {
+        self.docker
+            .remove_image(
+                reference,
+                None::<bollard::query_parameters::RemoveImageOptions>,
+                None,
+            )
+            .await
+            .with_context(|| format!("failed to remove image {reference}"))?;
+        Ok(())
+    }
+
+    /// The names of the volumes carrying `label` (`key` or `key=value`), with their labels.
+    pub(crate) async fn volumes_labelled(
+        &self,
+        label: &str,
+    ) -> Result<Vec<(String, HashMap<String, String>)>> {
+        let filters = HashMap::from([("label".to_string(), vec![label.to_string()])]);
+        let opts = bollard::query_parameters::ListVolumesOptions {
+            filters: Some(filters),
+        };
+        let list = self.docker.list_volumes(Some(opts)).await?;
+        Ok(list
+            .volumes
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| (v.name, v.labels))
+            .collect())
+    }
+
+    /// Remove the containers of one run directory, then its volumes (a deployment's copy
+    /// of a data set): by its instance token, or by run id for a run made before tokens
+    /// existed. Returns how many containers.
+    pub(crate) async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
+        let label = match instance.is_empty() {
+            true => format!("{LABEL}={run_id}"),
+            false => format!("{INSTANCE_LABEL}={instance}"),
+        };
+        let n = self.remove_labelled(&label).await?;
+        for (volume, _) in self.volumes_labelled(&label).await? {
+            self.remove_volume(&volume).await?;
+        }
+        Ok(n)
+    }
+
+    /// How many rmatrix runs other than the one with instance token `instance` have
+    /// containers running on this engine (runs told apart by their tokens).
+    pub(crate) async fn other_runs(&self, instance: &str) -> Result<u32> {
+        let filters = HashMap::from([("label", vec![LABEL]), ("status", vec!["running"])]);
+        let opts = ListContainersOptionsBuilder::default()
+            .filters(&filters)
+            .build();
+        let list = self.docker.list_containers(Some(opts)).await?;
+        let tokens: std::collections::BTreeSet<String> = list
+            .into_iter()
+            .filter_map(|c| c.labels?.get(INSTANCE_LABEL).cloned())
+            .filter(|t| t != instance)
+            .collect();
+        Ok(tokens.len() as u32)
+    }
+
+    /// Remove every rmatrix container of every run, and their volumes (`rmatrix clean`).
+    /// Returns how many containers.
+    pub(crate) async fn remove_all(&self) -> Result<usize> {
+        let n = self.remove_labelled(LABEL).await?;
+        for (volume, _) in self.volumes_labelled(LABEL).await? {
+            self.remove_volume(&volume).await?;
+        }
+        Ok(n)
+    }
+
+    async fn remove_labelled(&self, label: &str) -> Result<usize> {
+        let filters = HashMap::from([("label", vec![label])]);
+        let opts = ListContainersOptionsBuilder::default()
+            .all(true)
+            .filters(&filters)
+            .build();
+        let list = self.docker.list_containers(Some(opts)).await?;
+        let mut n = 0;
+        for c in list {
+            if let Some(id) = c.id {
+                self.remove(&id).await?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+}
+
+/// Docker's containers through bollard.
+impl Containers for Engine {
     /// Create and start a container; returns its id.
-    pub(crate) async fn start(&self, spec: &ContainerSpec) -> Result<String> {
+    async fn start(&self, spec: &ContainerSpec) -> Result<String> {
         let mut host = HostConfig {
             binds: Some(
                 spec.mounts
@@ -422,71 +596,8 @@ impl Engine {
         Ok(created.id)
     }
 
-    /// Copy files into a created container (one tar at `/`).
-    async fn upload(&self, id: &str, files: &[(String, Vec<u8>)]) -> Result<()> {
-        let mut builder = tar::Builder::new(Vec::new());
-        for (path, data) in files {
-            let mut header = tar::Header::new_gnu();
-            header.set_size(data.len() as u64);
-            header.set_mode(0o644);
-            header.set_cksum();
-            builder.append_data(&mut header, path.trim_start_matches('/'), data.as_slice())?;
-        }
-        self.upload_tar(id, builder.into_inner()?).await
-    }
-
-    /// Unpack `tar` at `/` of a created container.
-    async fn upload_tar(&self, id: &str, tar: Vec<u8>) -> Result<()> {
-        let opts = bollard::query_parameters::UploadToContainerOptionsBuilder::default()
-            .path("/")
-            .build();
-        self.docker
-            .upload_to_container(id, Some(opts), bollard::body_full(tar.into()))
-            .await?;
-        Ok(())
-    }
-
-    /// `path` of a container as a tar (its last part is the archive's top folder).
-    pub(crate) async fn download(&self, id: &str, path: &str) -> Result<Vec<u8>> {
-        let opts = bollard::query_parameters::DownloadFromContainerOptionsBuilder::default()
-            .path(path)
-            .build();
-        let mut stream = self.docker.download_from_container(id, Some(opts));
-        let mut out = Vec::new();
-        while let Some(chunk) = stream.next().await {
-            out.extend_from_slice(&chunk.with_context(|| format!("failed to copy {path}"))?);
-        }
-        Ok(out)
-    }
-
-    /// Wait until the container exits; its exit code.
-    pub(crate) async fn wait(&self, id: &str) -> Result<i64> {
-        let mut stream = self.docker.wait_container(id, None);
-        match stream.next().await {
-            Some(Ok(r)) => Ok(r.status_code),
-            // bollard reports a non-zero exit as this error.
-            Some(Err(bollard::errors::Error::DockerContainerWaitError { code, .. })) => Ok(code),
-            Some(Err(e)) => Err(e.into()),
-            None => Ok(self.exit_code(id).await?.unwrap_or(-1)),
-        }
-    }
-
-    /// What the container wrote to its standard output only.
-    pub(crate) async fn stdout(&self, id: &str) -> Result<Vec<u8>> {
-        let opts = LogsOptionsBuilder::default()
-            .stdout(true)
-            .stderr(false)
-            .build();
-        let mut stream = self.docker.logs(id, Some(opts));
-        let mut out = Vec::new();
-        while let Some(chunk) = stream.next().await {
-            out.extend_from_slice(&chunk?.into_bytes());
-        }
-        Ok(out)
-    }
-
     /// The container's main process as this host sees it (for its cgroup).
-    pub(crate) async fn pid(&self, id: &str) -> Result<Option<u32>> {
+    async fn pid(&self, id: &str) -> Result<Option<u32>> {
         let info = self.docker.inspect_container(id, None).await?;
         let pid = info.state.and_then(|s| s.pid).unwrap_or(0);
         Ok(u32::try_from(pid).ok().filter(|p| *p > 0))
@@ -495,7 +606,7 @@ impl Engine {
     /// Whether the kernel killed the container for lack of memory (its `OOMKilled` state).
     /// Asked when a cell failed: the client may see the connection reset before Docker has
     /// seen the container exit, so a running one is asked again for up to a second.
-    pub(crate) async fn oom_killed(&self, id: &str) -> Result<bool> {
+    async fn oom_killed(&self, id: &str) -> Result<bool> {
         for _ in 0..10 {
             let state = self.docker.inspect_container(id, None).await?.state;
             let state = state.unwrap_or_default();
@@ -510,7 +621,7 @@ impl Engine {
         Ok(false)
     }
 
-    pub(crate) async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
+    async fn exit_code(&self, id: &str) -> Result<Option<i64>> {
         let info = self.docker.inspect_container(id, None).await?;
         let state = info.state.unwrap_or_default();
         if state.running.unwrap_or(false) {
@@ -521,7 +632,7 @@ impl Engine {
     }
 
     /// The container's stdout and stderr (where the server writes its log).
-    pub(crate) async fn logs(&self, id: &str) -> String {
+    async fn logs(&self, id: &str) -> String {
         let opts = LogsOptionsBuilder::default()
             .stdout(true)
             .stderr(true)
@@ -536,7 +647,7 @@ impl Engine {
 
     /// Remove a container, stopping it first. One already gone counts as removed; one whose
     /// removal another request started (a killed attempt's, Docker answers 409) is waited for.
-    pub(crate) async fn remove(&self, id: &str) -> Result<()> {
+    async fn remove(&self, id: &str) -> Result<()> {
         use bollard::errors::Error::DockerResponseServerError as Server;
         let opts = RemoveContainerOptionsBuilder::default()
             .force(true)
@@ -561,78 +672,8 @@ impl Engine {
         )
     }
 
-    /// Stop a container's main process with SIGTERM, waiting up to `grace` for it to exit
-    /// (a server's clean shutdown) before Docker kills it.
-    pub(crate) async fn stop(&self, id: &str, grace: std::time::Duration) -> Result<()> {
-        let opts = bollard::query_parameters::StopContainerOptionsBuilder::default()
-            .t(i32::try_from(grace.as_secs()).unwrap_or(i32::MAX))
-            .build();
-        self.docker
-            .stop_container(id, Some(opts))
-            .await
-            .with_context(|| format!("failed to stop container {id}"))
-    }
-
-    /// Create a named volume with `labels`.
-    pub(crate) async fn create_volume(&self, name: &str, labels: &[(&str, &str)]) -> Result<()> {
-        let labels = labels
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let req = bollard::models::VolumeCreateRequest {
-            name: Some(name.to_string()),
-            labels: Some(labels),
-            ..Default::default()
-        };
-        self.docker
-            .create_volume(req)
-            .await
-            .with_context(|| format!("failed to create volume {name}"))?;
-        Ok(())
-    }
-
-    /// A volume's labels, None when there is no such volume.
-    pub(crate) async fn volume(&self, name: &str) -> Result<Option<HashMap<String, String>>> {
-        use bollard::errors::Error::DockerResponseServerError as Server;
-        match self.docker.inspect_volume(name).await {
-            Ok(v) => Ok(Some(v.labels)),
-            Err(Server {
-                status_code: 404, ..
-            }) => Ok(None),
-            Err(e) => Err(e).with_context(|| format!("failed to inspect volume {name}")),
-        }
-    }
-
-    /// The tags of repository `repo` (`rmatrix/client`) on this engine, as `repo:tag`.
-    pub(crate) async fn tags_of(&self, repo: &str) -> Result<Vec<String>> {
-        let filters = HashMap::from([("reference".to_string(), vec![format!("{repo}:*")])]);
-        let opts = bollard::query_parameters::ListImagesOptions {
-            filters: Some(filters),
-            ..Default::default()
-        };
-        let images = self.docker.list_images(Some(opts)).await?;
-        let prefix = format!("{repo}:");
-        Ok((images.into_iter().flat_map(|i| i.repo_tags))
-            .filter(|t| t.starts_with(&prefix))
-            .collect())
-    }
-
-    /// Remove the tag `reference` (and its image when no other tag names it). An image a
-    /// container still uses is refused by the engine: that error is returned.
-    pub(crate) async fn remove_image(&self, reference: &str) -> Result<()> {
-        self.docker
-            .remove_image(
-                reference,
-                None::<bollard::query_parameters::RemoveImageOptions>,
-                None,
-            )
-            .await
-            .with_context(|| format!("failed to remove image {reference}"))?;
-        Ok(())
-    }
-
     /// Remove a volume (one already gone counts as removed).
-    pub(crate) async fn remove_volume(&self, name: &str) -> Result<()> {
+    async fn remove_volume(&self, name: &str) -> Result<()> {
         use bollard::errors::Error::DockerResponseServerError as Server;
         match self
             .docker
@@ -645,82 +686,6 @@ impl Engine {
             }) => Ok(()),
             Err(e) => Err(e).with_context(|| format!("failed to remove volume {name}")),
         }
-    }
-
-    /// The names of the volumes carrying `label` (`key` or `key=value`), with their labels.
-    pub(crate) async fn volumes_labelled(
-        &self,
-        label: &str,
-    ) -> Result<Vec<(String, HashMap<String, String>)>> {
-        let filters = HashMap::from([("label".to_string(), vec![label.to_string()])]);
-        let opts = bollard::query_parameters::ListVolumesOptions {
-            filters: Some(filters),
-        };
-        let list = self.docker.list_volumes(Some(opts)).await?;
-        Ok(list
-            .volumes
-            .unwrap_or_default()
-            .into_iter()
-            .map(|v| (v.name, v.labels))
-            .collect())
-    }
-
-    /// Remove the containers of one run directory, then its volumes (a deployment's copy
-    /// of a data set): by its instance token, or by run id for a run made before tokens
-    /// existed. Returns how many containers.
-    pub(crate) async fn remove_run(&self, run_id: &str, instance: &str) -> Result<usize> {
-        let label = match instance.is_empty() {
-            true => format!("{LABEL}={run_id}"),
-            false => format!("{INSTANCE_LABEL}={instance}"),
-        };
-        let n = self.remove_labelled(&label).await?;
-        for (volume, _) in self.volumes_labelled(&label).await? {
-            self.remove_volume(&volume).await?;
-        }
-        Ok(n)
-    }
-
-    /// How many rmatrix runs other than the one with instance token `instance` have
-    /// containers running on this engine (runs told apart by their tokens).
-    pub(crate) async fn other_runs(&self, instance: &str) -> Result<u32> {
-        let filters = HashMap::from([("label", vec![LABEL]), ("status", vec!["running"])]);
-        let opts = ListContainersOptionsBuilder::default()
-            .filters(&filters)
-            .build();
-        let list = self.docker.list_containers(Some(opts)).await?;
-        let tokens: std::collections::BTreeSet<String> = list
-            .into_iter()
-            .filter_map(|c| c.labels?.get(INSTANCE_LABEL).cloned())
-            .filter(|t| t != instance)
-            .collect();
-        Ok(tokens.len() as u32)
-    }
-
-    /// Remove every rmatrix container of every run, and their volumes (`rmatrix clean`).
-    /// Returns how many containers.
-    pub(crate) async fn remove_all(&self) -> Result<usize> {
-        let n = self.remove_labelled(LABEL).await?;
-        for (volume, _) in self.volumes_labelled(LABEL).await? {
-            self.remove_volume(&volume).await?;
-        }
-        Ok(n)
-    }
-
-    async fn remove_labelled(&self, label: &str) -> Result<usize> {
-        let filters = HashMap::from([("label", vec![label])]);
-        let opts = ListContainersOptionsBuilder::default()
-            .all(true)
-            .filters(&filters)
-            .build();
-        let list = self.docker.list_containers(Some(opts)).await?;
-        let mut n = 0;
-        for c in list {
-            if let Some(id) = c.id {
-                self.remove(&id).await?;
-                n += 1;
-            }
-        }
-        Ok(n)
     }
 }
 

@@ -12,7 +12,8 @@ use sha2::{Digest, Sha256};
 
 use super::git::{self, Commit};
 use super::source::Recipe;
-use crate::servers::engines::docker::{build_context, tail, ContainerSpec, Engine, ImageInfo};
+use crate::servers::engines::docker::{build_context, tail, Engine, ImageInfo};
+use crate::servers::engines::{ContainerSpec, Containers as _};
 
 /// The volume every build's ccache lives in.
 pub(crate) const CCACHE_VOLUME: &str = "rmatrix-ccache";

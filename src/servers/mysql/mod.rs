@@ -10,6 +10,7 @@ pub mod quits;
 pub(crate) mod sql;
 pub(crate) mod sql_client;
 pub(crate) mod sql_tables;
+pub(crate) mod sql_tool;
 pub(crate) mod thread_pool;
 pub(crate) mod verify;
 

@@ -9,6 +9,7 @@ pub(crate) mod numeric;
 pub(crate) mod sql;
 pub(crate) mod sql_client;
 pub(crate) mod sql_tables;
+pub(crate) mod sql_tool;
 pub(crate) mod verify;
 
 use std::collections::BTreeMap;

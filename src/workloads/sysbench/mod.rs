@@ -1,9 +1,10 @@
 //! The sysbench binary itself (`sysbench`): its options, its report parser, the process
-//! (`process`) and the driver (`driver`; against PostgreSQL, its pgsql driver: `pg`).
+//! (`process`), the iteration on any SQL family it has a driver for (`iteration`) and the
+//! kind's checks (`driver`).
 
-pub mod driver;
+pub(crate) mod driver;
+pub mod iteration;
 pub(crate) mod options;
-pub(crate) mod pg;
 pub(crate) mod process;
 pub(crate) mod report;
 pub(crate) mod script;

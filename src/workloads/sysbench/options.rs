@@ -1,30 +1,32 @@
 //! The options a matrix passes to sysbench (`options: {tables: 4}`): checked before they
 //! reach its command line.
 
+use std::sync::LazyLock;
+
+use super::process::Db;
 use crate::input::untrusted::{config_value, printable};
 
 /// Options rmatrix sets itself on sysbench's command line: where the load goes, as whom,
 /// how many clients and for how long, and how progress is read. A matrix option with one
 /// of these names would silently override the cell (sysbench takes the last value).
-pub(crate) const SYSBENCH_MANAGED: [&str; 17] = [
-    "db-driver",
-    "mysql-host",
-    "mysql-port",
-    "mysql-socket",
-    "mysql-user",
-    "mysql-password",
-    "mysql-db",
-    "pgsql-host",
-    "pgsql-port",
-    "pgsql-user",
-    "pgsql-password",
-    "pgsql-db",
-    "threads",
-    "time",
-    "events",
-    "report-interval",
-    "config-file",
-];
+fn managed() -> &'static [String] {
+    static MANAGED: LazyLock<Vec<String>> = LazyLock::new(|| {
+        let connection = ["host", "port", "socket", "user", "password", "db"];
+        let per_driver = Db::all().flat_map(|d| connection.map(|o| format!("{}-{o}", d.name())));
+        let cell = [
+            "threads",
+            "time",
+            "events",
+            "report-interval",
+            "config-file",
+        ];
+        (std::iter::once("db-driver".to_string()))
+            .chain(per_driver)
+            .chain(cell.map(String::from))
+            .collect()
+    });
+    &MANAGED
+}
 
 /// A sysbench option from a matrix (`--key=value`): a lower-case option name rmatrix does not
 /// manage itself, and a one-line scalar value.
@@ -39,11 +41,11 @@ pub(crate) fn sysbench_option(key: &str, value: &serde_json::Value) -> Result<()
             printable(key)
         ));
     }
-    if SYSBENCH_MANAGED.contains(&key.replace('_', "-").as_str()) {
+    if managed().contains(&key.replace('_', "-")) {
         return Err(format!(
             "sysbench option `{key}` is set by rmatrix from the cell (server, concurrency, \
              length); options it manages: {}",
-            SYSBENCH_MANAGED.join(", ")
+            managed().join(", ")
         ));
     }
     match value {
@@ -113,6 +115,9 @@ mod tests {
             ("mysql_host", json!("10.0.0.1")),
             ("pgsql-host", json!("10.0.0.1")),
             ("pgsql_password", json!("x")),
+            ("pgsql-db", json!("other")),
+            ("mysql-socket", json!("/tmp/s")),
+            ("db_driver", json!("pgsql")),
             ("threads", json!(64)),
             ("time", json!(1)),
             ("Tables", json!(4)),

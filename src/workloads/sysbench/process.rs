@@ -1,10 +1,11 @@
-//! sysbench itself as a child process, for either family's database driver (`Db`): its
-//! command line (the password in a 0600 config file, never on the command line), a run or
-//! `prepare` (with the marker table's signature of the prepared option set), the warm-up
-//! run, and the report turned into a `Measurement`. `driver` (MySQL) and `pg` (PostgreSQL)
-//! order the runs and read the server's counters around the measured one.
+//! sysbench itself as a child process, with the database driver the server's family names
+//! (`Db`): its command line (the password in a 0600 config file, never on the command
+//! line), a run or `prepare` (with the marker table's signature of the prepared option
+//! set), the warm-up run, and the report turned into a `Measurement`. `iteration` orders
+//! the runs and reads the server's counters around the measured one.
 
 use std::process::Stdio;
+use std::sync::LazyLock;
 
 use anyhow::{bail, Context, Result};
 
@@ -14,6 +15,8 @@ use crate::measure::counters::Status;
 use crate::measure::interval::Sample;
 use crate::measure::latency::LatencySummary;
 use crate::measure::measurement::{Measurement, PaceStats};
+use crate::servers::spec::ServerKind;
+use crate::servers::sql::{SqlFamily, WithSql};
 use crate::servers::Endpoint;
 use crate::workloads::sysbench::report::{parse, Report};
 use crate::workloads::sysbench::script;
@@ -64,20 +67,46 @@ pub(super) fn finish(
     }
 }
 
-/// Which of sysbench's database drivers a run uses: its `--db-driver` and the prefix of its
-/// connection options (`--mysql-host`, `--pgsql-host`...).
+/// Which of sysbench's database drivers a run uses: its `--db-driver`, and the prefix of its
+/// connection options (`--<driver>-host`...), as the server's SQL family names it
+/// (`SqlTool::TOOL_DRIVER`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Db {
-    Mysql,
-    Pgsql,
-}
+pub(crate) struct Db(pub(crate) &'static str);
 
 impl Db {
-    fn name(self) -> &'static str {
-        match self {
-            Db::Mysql => "mysql",
-            Db::Pgsql => "pgsql",
-        }
+    /// The driver for `kind`'s servers: None when sysbench has none, or `kind` is no SQL
+    /// family.
+    pub(crate) fn of(kind: ServerKind) -> Option<Db> {
+        kind.with_sql(Named).flatten()
+    }
+
+    /// The SQL families sysbench has a driver for, in the registry's order.
+    pub(crate) fn families() -> &'static [ServerKind] {
+        static WITH_DRIVER: LazyLock<Vec<ServerKind>> = LazyLock::new(|| {
+            (ServerKind::sql_families().iter().copied())
+                .filter(|k| Db::of(*k).is_some())
+                .collect()
+        });
+        &WITH_DRIVER
+    }
+
+    /// Every driver, in the registry's order of their families.
+    pub(crate) fn all() -> impl Iterator<Item = Db> {
+        Db::families().iter().filter_map(|k| Db::of(*k))
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+/// Asks a family for its name among sysbench's drivers.
+struct Named;
+
+impl WithSql for Named {
+    type Output = Option<Db>;
+    fn with<F: SqlFamily>(self) -> Option<Db> {
+        F::TOOL_DRIVER.map(Db)
     }
 }
 
@@ -146,8 +175,7 @@ fn option_text(v: &serde_json::Value) -> String {
     }
 }
 
-/// sysbench's `--config-file` holding `mysql-password` (or `pgsql-password`), mode 0600,
-/// removed on drop.
+/// sysbench's `--config-file` holding `<driver>-password`, mode 0600, removed on drop.
 struct PasswordFile {
     path: std::path::PathBuf,
 }
@@ -299,6 +327,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_sql_family_names_its_driver() {
+        assert_eq!(Db::families(), ServerKind::sql_families());
+        let names: Vec<&str> = Db::all().map(Db::name).collect();
+        assert_eq!(names, ["mysql", "pgsql"]);
+        assert_eq!(Db::of(ServerKind::Redis), None);
+        assert_eq!(Db::of(ServerKind::Postgres), Some(Db("pgsql")));
+    }
+
+    #[test]
     fn command_line_carries_options_and_length() {
         let ep = Endpoint {
             host: "127.0.0.1".into(),
@@ -311,7 +348,7 @@ mod tests {
         )
         .unwrap();
         let a = args(
-            Db::Mysql,
+            Db("mysql"),
             &ep,
             &spec,
             "run",
@@ -327,7 +364,7 @@ mod tests {
         );
         assert!(!a.contains("secret"));
         let t = args(
-            Db::Mysql,
+            Db("mysql"),
             &ep,
             &spec,
             "prepare",
@@ -340,7 +377,7 @@ mod tests {
             rate: Some(500),
         };
         let r = args(
-            Db::Mysql,
+            Db("mysql"),
             &ep,
             &spec,
             "run",
@@ -348,11 +385,10 @@ mod tests {
             Some(Length::Queries(500)),
         );
         assert!(r.contains(&"--rate=500".to_string()), "{r:?}");
-        assert!(
-            !args(Db::Mysql, &ep, &spec, "prepare", open, None).contains(&"--rate=500".to_string())
-        );
+        assert!(!args(Db("mysql"), &ep, &spec, "prepare", open, None)
+            .contains(&"--rate=500".to_string()));
         // PostgreSQL: sysbench's pgsql driver and its options, the password still not there.
-        let pg = args(Db::Pgsql, &ep, &spec, "run", Run::threads(2), None).join(" ");
+        let pg = args(Db("pgsql"), &ep, &spec, "run", Run::threads(2), None).join(" ");
         assert!(
             pg.starts_with(
                 "oltp_read_write --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=3307 \

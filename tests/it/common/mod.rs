@@ -192,8 +192,9 @@ pub async fn mariadb_10_11(
         .ensure_built("mariadb-10.11", &build, &args)
         .await
         .expect("image");
-    let launch = local_launch(&engine, run_id, password);
+    let launch = local_launch(run_id, password);
     rmatrix::servers::family::start(
+        &engine,
         &rmatrix::servers::mysql::Mysql,
         &launch,
         &format!("rmatrix-{run_id}"),
@@ -222,14 +223,15 @@ pub async fn mysql_9_7(
         .ensure_built("mysql-9.7", &build, &args)
         .await
         .expect("image");
-    let launch = local_launch(&engine, run_id, password);
+    let launch = local_launch(run_id, password);
     let spec = rmatrix::servers::spec::ServerSpec {
         build: Some(rmatrix::servers::spec::BuildSpec::Name("mysql-9.7".into())),
         ..Default::default()
     };
     rmatrix::servers::provision(
         &spec,
-        Some(&launch),
+        &engine,
+        &launch,
         &format!("rmatrix-{run_id}"),
         &image.reference,
         config,
@@ -240,13 +242,8 @@ pub async fn mysql_9_7(
 }
 
 /// How the tests start a server: this machine's engine, host networking, files mounted.
-fn local_launch<'a>(
-    engine: &'a rmatrix::servers::engines::docker::Engine,
-    run_id: &'a str,
-    password: &'a str,
-) -> rmatrix::servers::Launch<'a> {
+fn local_launch<'a>(run_id: &'a str, password: &'a str) -> rmatrix::servers::Launch<'a> {
     rmatrix::servers::Launch {
-        engine,
         run_id,
         instance: "",
         password,
