@@ -407,7 +407,11 @@ impl<F: SqlFamily> Load for Tpcc<F> {
     ) -> Result<Self::After> {
         if let (true, Ok((desks, _))) = (F::COUNTED_AT_EXIT, &mut *measured) {
             let desks = std::mem::take(desks);
-            if let Err(e) = blocking(move || Ok(drop(desks))).await {
+            let closed = blocking(move || {
+                drop(desks);
+                Ok(())
+            });
+            if let Err(e) = closed.await {
                 *measured = Err(e);
             }
         }
