@@ -30,6 +30,8 @@ pub(crate) enum Failure {
 pub(crate) enum Param {
     UInt(u64),
     Text(String),
+    /// A DECIMAL of two places, in hundredths (money: exact on every family).
+    Fixed(i64),
 }
 
 impl From<u32> for Param {
@@ -59,6 +61,28 @@ pub(crate) enum AutoId {
     Omitted,
 }
 
+/// A decimal of `scale` places written from its integer in units of the last place
+/// (`decimal(-1050, 2)` is `-10.50`).
+pub(crate) fn decimal(units: i64, scale: u32) -> String {
+    let p = 10u64.pow(scale);
+    let sign = if units < 0 { "-" } else { "" };
+    let a = units.unsigned_abs();
+    format!("{sign}{}.{:0w$}", a / p, a % p, w = scale as usize)
+}
+
+/// A column's value as a client reads it back: integers as integers, DECIMALs and strings as
+/// text (exact whatever the family's binary form), anything else (a timestamp) not decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Cell {
+    Null,
+    Int(i64),
+    Text(String),
+    Other,
+}
+
+/// A read's rows.
+pub(crate) type Rows = Vec<Vec<Cell>>;
+
 /// A statement's result: whether it returned rows (a read), and the rows it changed.
 pub(crate) type Outcome = Result<(bool, u64), (Failure, String)>;
 
@@ -75,9 +99,16 @@ pub(crate) trait SqlClient: Sized + Send + 'static {
     fn prepare(&mut self, sql: &str) -> Result<Self::Statement>;
     fn begin(&mut self) -> Outcome;
     fn commit(&mut self) -> Outcome;
+    fn rollback(&mut self) -> Outcome;
     /// A statement sent as text.
     fn text(&mut self, sql: &str) -> Outcome;
     fn exec(&mut self, statement: &Self::Statement, params: Vec<Param>) -> Outcome;
+    /// A prepared read, with its rows.
+    fn rows(
+        &mut self,
+        statement: &Self::Statement,
+        params: Vec<Param>,
+    ) -> Result<Rows, (Failure, String)>;
     /// After an ignored error, before the event restarts (end an aborted transaction).
     fn recover(&mut self) -> Result<(), (Failure, String)>;
     /// The server's id of the connection, where the family waits for a closed one by it.
@@ -106,6 +137,13 @@ pub(crate) trait SqlTables {
 
     /// The storage engine a family that has them uses: `chosen`, else `default`.
     fn engine<'a>(chosen: Option<&'a str>, default: &'a str) -> Option<&'a str>;
+
+    /// The type of a date-and-time column that changes only when written (a MySQL
+    /// TIMESTAMP column may update itself).
+    const DATETIME: &'static str;
+    /// What follows a CREATE TABLE's column list: the storage engine, where the family has
+    /// them (`engine` from `engine()`).
+    fn table_options(engine: Option<&str>) -> String;
 
     /// A connection to `db`, created when missing.
     fn open_db(endpoint: &Endpoint, db: &str) -> impl Future<Output = Result<Self::Conn>> + Send;

@@ -17,6 +17,7 @@ pub(crate) mod stall;
 pub mod sysbench;
 pub(crate) mod threads;
 pub(crate) mod tools;
+pub mod tpcc;
 
 use std::time::Duration;
 
@@ -151,6 +152,8 @@ kinds! {
     Sqlbench(sqlbench::SqlbenchSpec) = "sqlbench",
     /// The pgbench binary itself (its built-in scripts or a script of the matrix's).
     Pgbench(pgbench::PgbenchSpec) = "pgbench",
+    /// TPC-C's five transactions on any SQL family (TPROC-C style).
+    Tpcc(tpcc::TpccSpec) = "tpcc",
 }
 
 /// `{kind: {options}}` with exactly one kind; said in the matrix's words when it is not.

@@ -40,3 +40,4 @@ mod source;
 mod sqlbench;
 mod store;
 mod store_input;
+mod tpcc;

@@ -56,7 +56,7 @@ fn wrong_type_and_unknown_kind() {
     assert_eq!(
         e.message,
         "workload `w` names an unknown driver `slapp`; valid drivers: slap, oltp, sysbench, \
-         redis, redis_benchmark, sqlbench, pgbench"
+         redis, redis_benchmark, sqlbench, pgbench, tpcc"
     );
     let e = err(&GOOD.replace("{slap: {load_type: write}}", "slap"));
     assert_eq!((e.line, e.col), (8, 6), "{e}");

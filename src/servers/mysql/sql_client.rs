@@ -7,7 +7,7 @@ use mysql::prelude::Queryable;
 use mysql::{Conn, Params, Statement, Value};
 
 use super::MysqlClient;
-use crate::servers::sql::{AutoId, Failure, Outcome, Param, SqlClient};
+use crate::servers::sql::{decimal, AutoId, Cell, Failure, Outcome, Param, Rows, SqlClient};
 use crate::servers::Endpoint;
 
 /// sysbench's default `--mysql-ignore-errors`: deadlock, record changed, lock-wait timeout.
@@ -34,6 +34,18 @@ fn value(p: Param) -> Value {
     match p {
         Param::UInt(v) => Value::UInt(v),
         Param::Text(s) => Value::Bytes(s.into_bytes()),
+        Param::Fixed(hundredths) => Value::Bytes(decimal(hundredths, 2).into_bytes()),
+    }
+}
+
+/// A column as the binary protocol sends it: DECIMAL as its text.
+fn cell(v: Value) -> Cell {
+    match v {
+        Value::NULL => Cell::Null,
+        Value::Int(i) => Cell::Int(i),
+        Value::UInt(u) => i64::try_from(u).map_or(Cell::Other, Cell::Int),
+        Value::Bytes(b) => Cell::Text(String::from_utf8_lossy(&b).into_owned()),
+        Value::Float(_) | Value::Double(_) | Value::Date(..) | Value::Time(..) => Cell::Other,
     }
 }
 
@@ -75,6 +87,11 @@ impl SqlClient for MyClient {
         self.outcome(sent)
     }
 
+    fn rollback(&mut self) -> Outcome {
+        let sent = self.conn.query_drop("ROLLBACK").map(|_| false);
+        self.outcome(sent)
+    }
+
     fn text(&mut self, sql: &str) -> Outcome {
         let sent = self.conn.query_drop(sql).map(|_| false);
         self.outcome(sent)
@@ -85,6 +102,19 @@ impl SqlClient for MyClient {
         let params = Params::Positional(params.into_iter().map(value).collect());
         let sent = self.conn.exec_drop(statement, params).map(|_| read);
         self.outcome(sent)
+    }
+
+    fn rows(
+        &mut self,
+        statement: &Statement,
+        params: Vec<Param>,
+    ) -> Result<Rows, (Failure, String)> {
+        let params = Params::Positional(params.into_iter().map(value).collect());
+        let got: mysql::Result<Vec<mysql::Row>> = self.conn.exec(statement, params);
+        let rows = got.map_err(|e| (classify(&e), e.to_string()))?;
+        Ok((rows.into_iter())
+            .map(|r| r.unwrap().into_iter().map(cell).collect())
+            .collect())
     }
 
     /// The server has rolled the transaction back already.

@@ -19,6 +19,12 @@ impl SqlTables for Mysql {
         Some(chosen.unwrap_or(default))
     }
 
+    const DATETIME: &'static str = "DATETIME";
+
+    fn table_options(engine: Option<&str>) -> String {
+        engine.map_or_else(String::new, |e| format!(" /*! ENGINE = {e} */"))
+    }
+
     async fn open_db(endpoint: &Endpoint, db: &str) -> Result<Conn> {
         let mut conn = endpoint.connect(None).await?;
         conn.query_drop(format!("CREATE DATABASE IF NOT EXISTS `{db}`"))

@@ -5,6 +5,7 @@
 pub(crate) mod client;
 pub(crate) mod conf;
 pub(crate) mod counters;
+pub(crate) mod numeric;
 pub(crate) mod sql;
 pub(crate) mod sql_client;
 pub(crate) mod sql_tables;

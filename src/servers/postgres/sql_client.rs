@@ -10,7 +10,8 @@ use postgres::types::ToSql;
 use postgres::{Client, SimpleQueryMessage, Statement};
 
 use super::client::config;
-use crate::servers::sql::{AutoId, Failure, Outcome, Param, SqlClient};
+use super::numeric::Hundredths;
+use crate::servers::sql::{AutoId, Cell, Failure, Outcome, Param, Rows, SqlClient};
 use crate::servers::Endpoint;
 
 /// sysbench's pgsql driver ignores these (and sends ROLLBACK): `drv_pgsql.c`.
@@ -73,13 +74,26 @@ fn failed(e: postgres::Error) -> (Failure, String) {
 enum Typed {
     Int(i32),
     Text(String),
+    Fixed(Hundredths),
 }
 
 fn typed(p: Param) -> Typed {
     match p {
         Param::UInt(u) => Typed::Int(i32::try_from(u).unwrap_or(i32::MAX)),
         Param::Text(s) => Typed::Text(s),
+        Param::Fixed(h) => Typed::Fixed(Hundredths(h)),
     }
+}
+
+/// The parameters as the `postgres` crate takes them (borrowing `owned`).
+fn refs(owned: &[Typed]) -> Vec<&(dyn ToSql + Sync)> {
+    (owned.iter())
+        .map(|p| match p {
+            Typed::Int(v) => v as &(dyn ToSql + Sync),
+            Typed::Text(s) => s as &(dyn ToSql + Sync),
+            Typed::Fixed(h) => h as &(dyn ToSql + Sync),
+        })
+        .collect()
 }
 
 impl PgClient {
@@ -145,6 +159,14 @@ impl SqlClient for PgClient {
         r
     }
 
+    /// Ends the transaction BEGIN opened; outside one there is nothing to end.
+    fn rollback(&mut self) -> Outcome {
+        match std::mem::take(&mut self.in_block) {
+            true => self.simple("ROLLBACK"),
+            false => Ok((false, 0)),
+        }
+    }
+
     fn text(&mut self, sql: &str) -> Outcome {
         self.simple(sql)
     }
@@ -152,15 +174,33 @@ impl SqlClient for PgClient {
     /// Bind and execute a prepared statement.
     fn exec(&mut self, statement: &Statement, params: Vec<Param>) -> Outcome {
         let owned: Vec<Typed> = params.into_iter().map(typed).collect();
-        let refs: Vec<&(dyn ToSql + Sync)> = (owned.iter())
-            .map(|p| match p {
-                Typed::Int(v) => v as &(dyn ToSql + Sync),
-                Typed::Text(s) => s as &(dyn ToSql + Sync),
-            })
-            .collect();
         let read = !statement.columns().is_empty();
-        let n = self.client().execute(statement, &refs).map_err(failed)?;
+        let n = self
+            .client()
+            .execute(statement, &refs(&owned))
+            .map_err(failed)?;
         Ok((read, n))
+    }
+
+    fn rows(
+        &mut self,
+        statement: &Statement,
+        params: Vec<Param>,
+    ) -> Result<Rows, (Failure, String)> {
+        let owned: Vec<Typed> = params.into_iter().map(typed).collect();
+        let rows = self
+            .client()
+            .query(statement, &refs(&owned))
+            .map_err(failed)?;
+        let width = statement.columns().len();
+        (rows.iter())
+            .map(|row| {
+                (0..width)
+                    .map(|i| row.try_get::<_, Cell>(i))
+                    .collect::<Result<Vec<Cell>, _>>()
+                    .map_err(failed)
+            })
+            .collect()
     }
 
     /// End the aborted transaction, as sysbench's driver does.

@@ -21,6 +21,12 @@ impl SqlTables for Postgres {
         None
     }
 
+    const DATETIME: &'static str = "TIMESTAMP";
+
+    fn table_options(_: Option<&str>) -> String {
+        String::new()
+    }
+
     async fn open_db(endpoint: &Endpoint, db: &str) -> Result<Client> {
         ensure_database(endpoint, db).await?;
         connect(endpoint, db).await
