@@ -48,7 +48,10 @@ impl Driver for TpccSpec {
         use crate::input::patterns::sql_identifier;
         // The weights' ranges are the Weights type's (a nested option has no rule here).
         let sizes = TpccSpec::default().sizes();
-        let top: Vec<_> = sizes.into_iter().filter(|(at, ..)| !at.contains('.')).collect();
+        let top: Vec<_> = sizes
+            .into_iter()
+            .filter(|(at, ..)| !at.contains('.'))
+            .collect();
         let mut rules = range_rules(&top);
         rules.push(("db", sql_identifier()));
         rules.push(("mysql_storage_engine", sql_identifier()));
