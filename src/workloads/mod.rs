@@ -12,6 +12,7 @@ pub(crate) mod phases;
 pub(crate) mod redis;
 pub(crate) mod redis_benchmark;
 pub(crate) mod slap;
+pub(crate) mod sql_family;
 pub mod sqlbench;
 pub(crate) mod stall;
 pub mod sysbench;

@@ -12,7 +12,6 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 
 use super::collector::Collected;
-use super::family::sql_family;
 use super::phase::{measurement, no_fatal, open_all, run_phase, service, Common};
 use super::prepare::{self, Prepared};
 use super::schema;
@@ -28,6 +27,7 @@ use crate::servers::Endpoint;
 use crate::workloads::driver::range_rules;
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::phases::{Begin, Load, Phases, Ran};
+use crate::workloads::sql_family::sql_family;
 use crate::workloads::threads::{blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Iteration, Problem, SchemaRule};
 use serde_json::json;
@@ -114,7 +114,7 @@ pub fn run_iteration<'a>(
     spec: &'a OltpSpec,
     engine: Option<&'a str>,
 ) -> FamilyFuture<'a, Result<Measurement>> {
-    sql_family(kind, Run { it, spec, engine })
+    sql_family(kind, "oltp", Run { it, spec, engine })
 }
 
 /// An iteration, once the family is known.

@@ -5,7 +5,6 @@
 
 pub(crate) mod collector;
 pub mod driver;
-pub(crate) mod family;
 pub(crate) mod phase;
 pub mod prepare;
 pub(crate) mod rand;

@@ -14,11 +14,11 @@ use rand::SeedableRng;
 use crate::servers::spec::ServerKind;
 use crate::servers::sql::{FamilyFuture, SqlFamily, Tables, WithSql};
 use crate::servers::Endpoint;
-use crate::workloads::oltp::family::sql_family;
 use crate::workloads::oltp::rand::KeyDist;
 use crate::workloads::oltp::schema;
 use crate::workloads::oltp::spec::OltpSpec;
 use crate::workloads::oltp::unique::{Ids, TABLE};
+use crate::workloads::sql_family::sql_family;
 
 /// Rows per INSERT (or COPY message): about 190 KB of SQL, well under the default
 /// max_allowed_packet.
@@ -49,7 +49,7 @@ pub fn ensure<'a>(
         engine,
         ops,
     };
-    sql_family(kind, ensure)
+    sql_family(kind, "oltp", ensure)
 }
 
 /// `ensure`, once the family is known.
