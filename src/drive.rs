@@ -709,6 +709,8 @@ mod tests {
                 statements: 10,
                 seconds: 0.5,
                 server: BTreeMap::from([("Questions".into(), 10)]),
+                latency: None,
+                errors: None,
             }],
         };
         let back: CellOutput = serde_json::from_str(&serde_json::to_string(&out).unwrap()).unwrap();

@@ -97,7 +97,7 @@ const NS: &str = "nanoseconds (ns)";
 const MS_TO_NS: i32 = 6;
 
 /// Every metric's measure, in the metrics' order.
-const MEASURES: [BencherMeasure; 12] = [
+const MEASURES: [BencherMeasure; 14] = [
     measure("qps", "throughput", "operations / second (ops/s)", 0, true),
     measure("tps", "tps", "transactions / second (trx/s)", 0, false),
     measure("seconds", "seconds", "seconds (s)", 0, false),
@@ -116,6 +116,8 @@ const MEASURES: [BencherMeasure; 12] = [
         0,
         false,
     ),
+    measure("nopm", "nopm", "new-orders / minute", 0, false),
+    measure("tpmc", "tpmc", "new-order transactions / minute", 0, false),
     measure("errors", "errors", "errors", 0, false),
 ];
 
@@ -370,6 +372,7 @@ mod tests {
         (every.lat_p50_ms, every.lat_p95_ms, every.lat_max_ms) = (Some(1.0), Some(4.0), Some(9.0));
         (every.apdex, every.srv_cpu_us_per_op) = (Some(0.9), Some(12.5));
         (every.srv_instr_per_op, every.errors) = (Some(30000.0), Some(2));
+        (every.nopm, every.tpmc) = (Some(1200.0), Some(1250.0));
         let report = run_report("m", &[every]);
         let emitted: Vec<&str> = report[0].keys().map(String::as_str).collect();
         let listed: Vec<&str> = (file.lines())

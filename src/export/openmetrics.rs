@@ -186,6 +186,21 @@ const COLUMNS: &[Column] = &[
         value: |r| r.srv_instr_per_op,
     },
     Column {
+        name: "rmatrix_new_orders_per_minute",
+        help: "TPC-C: New-Orders committed per minute, from the schema (nopm, HammerDB's NOPM).",
+        value: |r| r.nopm,
+    },
+    Column {
+        name: "rmatrix_new_order_transactions_per_minute",
+        help: "TPC-C: New-Order transactions ended per minute, as the client counted (tpmc).",
+        value: |r| r.tpmc,
+    },
+    Column {
+        name: "rmatrix_server_transactions_per_minute",
+        help: "TPC-C: transactions the server counted per minute (tpm, HammerDB's TPM).",
+        value: |r| r.tpm,
+    },
+    Column {
         name: "rmatrix_server_read_bytes",
         help: "Bytes the server container read from block devices (srv_read_bytes).",
         value: |r| r.srv_read_bytes.map(|v| v as f64),

@@ -11,7 +11,7 @@ pub(crate) struct Latency {
 }
 
 /// Latency summary in milliseconds.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct LatencySummary {
     pub(crate) count: u64,
     pub min_ms: f64,

@@ -41,6 +41,20 @@ pub struct Measurement {
     pub(crate) service: Latency,
     /// The tables this iteration loaded before it measured (none when they were there).
     pub(crate) loaded: Option<Loaded>,
+    /// A TPC-C mix's rates per minute, as the field reports them.
+    pub(crate) per_minute: Option<PerMinute>,
+}
+
+/// TPC-C's rates per minute of the measured phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct PerMinute {
+    /// New-Orders committed, counted from the schema (HammerDB's NOPM).
+    pub(crate) nopm: Option<f64>,
+    /// New-Order transactions ended, committed or rolled back on purpose, as the client
+    /// counted them (the specification's tpmC, 5.4.1).
+    pub(crate) tpmc: f64,
+    /// Transactions the server counted, committed and rolled back (HammerDB's TPM).
+    pub(crate) tpm: Option<f64>,
 }
 
 /// A prepare: how many rows, in how long (from the first CREATE to the last index).
@@ -129,6 +143,12 @@ impl Measurement {
                 .map(|(p, ms)| (format!("p{p}"), *ms))
                 .collect();
             row.lat_percentiles = serde_json::to_string(&map).unwrap_or_default();
+        }
+        if let Some(p) = self.per_minute {
+            let round = |v: f64| (v * 100.0).round() / 100.0;
+            row.nopm = p.nopm.map(round);
+            row.tpmc = Some(round(p.tpmc));
+            row.tpm = p.tpm.map(round);
         }
         if let Some(p) = &self.open {
             row.achieved_rate = Some(per_sec(p.started));

@@ -1,4 +1,5 @@
-//! One named operation of a suite of them (sqlbench): what operations.csv records.
+//! One named operation of a suite of them (sqlbench), or one transaction type of a mix
+//! (tpcc): what operations.csv records.
 
 use super::counters::Status;
 
@@ -15,4 +16,10 @@ pub struct Operation {
     pub seconds: f64,
     /// Counter deltas around the operation (Questions, Connections, `Com_*`).
     pub server: Status,
+    /// Each loop's latency, where the driver times every one (a mix's transaction types).
+    #[serde(default)]
+    pub latency: Option<super::latency::LatencySummary>,
+    /// Errors the load went on after (a mix's retried deadlocks), where the driver counts them.
+    #[serde(default)]
+    pub errors: Option<u64>,
 }

@@ -45,6 +45,8 @@ pub(crate) fn of(column: &str) -> Option<Plausible> {
         "srv_instructions" | "srv_timer_instructions" | "srv_instr_per_op" => {
             Some(upto(1e18, "10^18 instructions"))
         }
+        // Per minute: RATE's bound times 60.
+        "nopm" | "tpmc" | "tpm" => Some(upto(6e11, "6x10^11 per minute")),
         "apdex" => Some(FRACTION),
         // Run plus runnable-wait time over the cores: above 100 when threads queue for them.
         "client_busy_pct" => Some(upto(1e6, "10^6 %")),

@@ -117,6 +117,15 @@ pub struct ResultRow {
     pub(crate) srv_instructions: Option<u64>,
     pub(crate) srv_timer_instructions: Option<u64>,
     pub(crate) srv_instr_per_op: Option<f64>,
+    /// TPC-C (`tpcc`): New-Orders committed per minute of the measured phase, counted from
+    /// the schema's next order ids (HammerDB's NOPM).
+    pub(crate) nopm: Option<f64>,
+    /// TPC-C: New-Order transactions ended (committed, and the 1% rolled back on purpose)
+    /// per minute, as the client counted them (the specification's tpmC).
+    pub(crate) tpmc: Option<f64>,
+    /// TPC-C: transactions the server counted (committed and rolled back) per minute
+    /// (HammerDB's TPM).
+    pub(crate) tpm: Option<f64>,
 }
 
 impl ResultRow {

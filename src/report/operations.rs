@@ -1,4 +1,4 @@
-//! summary.md's "Totals per operation" section for runs with operations.csv (sqlbench):
+//! summary.md's "Totals per operation" section for runs with a suite's operations.csv (sqlbench):
 //! sql-bench's table, operations as rows and deployments (server / config) as columns,
 //! mean seconds over iterations with their interval and the change against the baseline;
 //! then the totals per test group. Lower is better.
@@ -28,11 +28,16 @@ pub(crate) fn section(dir: &RunDir, m: &Matrix) -> Result<String> {
         .filter(|r| r.is_ok())
         .map(|r| (r.cell_key(), r.iteration))
         .collect();
-    let lines: Vec<OperationRow> = lines
+    let (mix, suite): (Vec<OperationRow>, Vec<OperationRow>) = lines
         .into_iter()
         .filter(|l| ok.contains(&(l.cell_key(), l.iteration)))
-        .collect();
-    Ok(render(m, &lines, m.report.confidence()))
+        .partition(OperationRow::of_a_mix);
+    let conf = m.report.confidence();
+    let mut out = super::mix::render(m, &mix, conf);
+    if !suite.is_empty() {
+        out.push_str(&render(m, &suite, conf));
+    }
+    Ok(out)
 }
 
 /// One column: a deployment's seconds per row name, one value per iteration.
@@ -267,6 +272,11 @@ mod tests {
             ops_per_s: 100.0 / seconds,
             srv_questions: Some(100),
             srv_counters: "{}".into(),
+            lat_p50_ms: None,
+            lat_p95_ms: None,
+            lat_p99_ms: None,
+            lat_max_ms: None,
+            errors: None,
         }
     }
 

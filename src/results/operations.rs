@@ -1,5 +1,6 @@
-//! `operations.csv`: one line per named operation of a suite (sqlbench) per cell
-//! iteration, keyed like samples.csv, appended as each iteration finishes.
+//! `operations.csv`: one line per named operation of a suite (sqlbench) or per transaction
+//! type of a mix (tpcc) per cell iteration, keyed like samples.csv, appended as each
+//! iteration finishes. Columns are appended at the end, as results.csv's.
 
 use std::fs::OpenOptions;
 use std::path::{Path, PathBuf};
@@ -44,9 +45,26 @@ pub(crate) struct OperationRow {
     /// The server's counter deltas around the operation (JSON: Questions, Connections and
     /// every `Com_*` that moved).
     pub(crate) srv_counters: String,
+    /// A mix's transaction type: its latency over the loops (empty for a suite's operation).
+    #[serde(default)]
+    pub(crate) lat_p50_ms: Option<f64>,
+    #[serde(default)]
+    pub(crate) lat_p95_ms: Option<f64>,
+    #[serde(default)]
+    pub(crate) lat_p99_ms: Option<f64>,
+    #[serde(default)]
+    pub(crate) lat_max_ms: Option<f64>,
+    /// A mix's transaction type: deadlocks and serialization failures it was retried after.
+    #[serde(default)]
+    pub(crate) errors: Option<u64>,
 }
 
 impl OperationRow {
+    /// A transaction type of a mix (timed loop by loop), not an operation of a suite.
+    pub(crate) fn of_a_mix(&self) -> bool {
+        self.lat_p95_ms.is_some()
+    }
+
     /// The key of the cell it belongs to, as `ResultRow::cell_key` gives it (sqlbench runs
     /// in closed loop only: operations.csv has no rate).
     pub(crate) fn cell_key(&self) -> CellKey {
@@ -106,6 +124,11 @@ impl OperationSink {
                 },
                 srv_questions: o.server.get("Questions").copied(),
                 srv_counters: serde_json::to_string(&o.server).unwrap_or_default(),
+                lat_p50_ms: o.latency.map(|l| round6(l.p50_ms)),
+                lat_p95_ms: o.latency.map(|l| round6(l.p95_ms)),
+                lat_p99_ms: o.latency.map(|l| round6(l.p99_ms)),
+                lat_max_ms: o.latency.map(|l| round6(l.max_ms)),
+                errors: o.errors,
             })
             .collect();
         super::files::write_once(file, &self.path, fresh, &rows)
@@ -159,6 +182,8 @@ mod tests {
                 ("Com_insert".to_string(), 300),
             ]
             .into(),
+            latency: None,
+            errors: None,
         };
         OperationSink::new(&run, cell, 1)
             .write(&[op("insert", 1.5), op("select_key", 0.25)])
@@ -173,11 +198,12 @@ mod tests {
         assert_eq!(
             lines[0],
             "server,config,engine,workload,concurrency,iteration,seq,group,operation,loops,\
-             statements,seconds,ops_per_s,srv_questions,srv_counters"
+             statements,seconds,ops_per_s,srv_questions,srv_counters,lat_p50_ms,lat_p95_ms,\
+             lat_p99_ms,lat_max_ms,errors"
         );
         assert_eq!(
             lines[2],
-            r#"s,c,InnoDB,w,1,1,2,insert,select_key,300,300,0.25,1200.0,302,"{""Com_insert"":300,""Questions"":302}""#
+            r#"s,c,InnoDB,w,1,1,2,insert,select_key,300,300,0.25,1200.0,302,"{""Com_insert"":300,""Questions"":302}",,,,,"#
         );
         let rows = read(&dir.path().join(OPERATIONS_CSV)).unwrap();
         assert_eq!(rows.len(), 3);

@@ -279,6 +279,9 @@ pub(crate) trait SqlFamily: SqlTool + 'static {
     /// The measured phase's counters from the reads around it (`reads`: those of the
     /// per-second counters between them).
     fn measured(before: &Status, after: &Status, reads: u64) -> Status;
+    /// The transactions the server counted in a measured phase's counters, committed and
+    /// rolled back (HammerDB's TPM), where it counts them.
+    fn transactions(measured: &Status) -> Option<u64>;
     /// The clients (`clients`: their ids) dropped: wait until the server let them go.
     fn close_control(control: Self::Control, clients: &[u32]) -> impl Future<Output = ()> + Send;
 }

@@ -19,6 +19,7 @@ pub(crate) mod load;
 mod postgres;
 pub(crate) mod schema;
 mod schema_v2;
+mod schema_v3;
 pub(crate) mod sqlite;
 mod typed;
 

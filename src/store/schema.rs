@@ -24,7 +24,7 @@
 use anyhow::{bail, Result};
 
 use super::db::{Access, Db, Val};
-use super::schema_v2;
+use super::{schema_v2, schema_v3};
 
 /// One step of a migration.
 enum Step {
@@ -123,6 +123,11 @@ const MIGRATIONS: &[&[Step]] = &[
         Step::AddColumns("runs", schema_v2::RUN_COLUMNS),
         Step::Sql(schema_v2::SQL),
         Step::Rust(schema_v2::backfill),
+    ],
+    // 3: TPC-C's rates per minute (`schema_v3`).
+    &[
+        Step::AddColumns("iterations", schema_v3::ITERATION_COLUMNS),
+        Step::Sql(schema_v3::SQL),
     ],
 ];
 

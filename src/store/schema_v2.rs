@@ -337,10 +337,11 @@ mod tests {
             "{:#}",
             Store::read(&Location::Sqlite(old.clone())).err().unwrap()
         );
-        assert!(
-            e.contains("the store is at schema version 1, older than this rmatrix reads (2)"),
-            "{e}"
+        let older = format!(
+            "the store is at schema version 1, older than this rmatrix reads ({})",
+            crate::store::schema::VERSION
         );
+        assert!(e.contains(&older), "{e}");
         let mut migrated = Store::open(&Location::Sqlite(old.clone())).unwrap();
         let fresh = tmp.path().join("fresh.db");
         let mut imported = Store::open(&Location::Sqlite(fresh.clone())).unwrap();

@@ -575,7 +575,7 @@ fn a_version_1_store_is_migrated_by_an_import_on_sqlite_and_postgres() {
         assert_eq!(list.code, 2, "{}", list.stderr);
         assert!(
             list.stderr
-                .contains("schema version 1, older than this rmatrix reads (2)"),
+                .contains("schema version 1, older than this rmatrix reads (3)"),
             "{}",
             list.stderr
         );

@@ -18,6 +18,27 @@ const MATRIX: &str = "servers:\n  mariadb: {build: mariadb-10.11}\n  pg: {build:
                       workloads:\n  tpcc: {tpcc: {warehouses: 1}}\n\
                       concurrency: [4]\nlength: 3s\n";
 
+/// The rates per minute agree with the counts they come from: TPM with every transaction the
+/// server ended (`ended` and the retried ones' rollbacks), tpmC with New-Order's, NOPM
+/// (from the schema) with the New-Orders committed, about 99% of them.
+fn per_minute(r: &Row, new_order: &Row, ended: u64) {
+    let minutes = real(r, "seconds") / 60.0;
+    let near = |rate: f64, count: u64| (rate * minutes - count as f64).abs() < 1.0;
+    assert!(near(real(r, "tpm"), ended), "{r:?}");
+    let orders = num(new_order, "loops");
+    assert!(near(real(r, "tpmc"), orders), "{r:?} {new_order:?}");
+    let committed = real(r, "nopm") * minutes;
+    assert!(
+        committed <= orders as f64 + 1.0 && committed >= orders as f64 * 0.95 - 1.0,
+        "{r:?} {new_order:?}"
+    );
+}
+
+fn real(r: &Row, k: &str) -> f64 {
+    r[k].parse::<f64>()
+        .unwrap_or_else(|_| panic!("{k} = `{}` is not a number: {r:?}", r[k]))
+}
+
 fn num(r: &Row, k: &str) -> u64 {
     r[k].parse::<f64>()
         .unwrap_or_else(|_| panic!("{k} = `{}` is not a number: {r:?}", r[k])) as u64
@@ -56,6 +77,11 @@ fn tpcc_runs_on_mariadb_and_postgres_and_the_servers_agree() {
         let ended: u64 = mine.iter().map(|o| num(o, "loops")).sum();
         assert!(ended >= commits, "{mine:?}");
         assert_eq!(num(r, "srv_com_commit"), commits, "{r:?} {c:?}");
+        // Each type's latency and retries; the retries are results.csv's errors.
+        let retried: u64 = mine.iter().map(|o| num(o, "errors")).sum();
+        assert_eq!(retried, num(r, "errors"), "{mine:?}");
+        assert!(mine.iter().all(|o| real(o, "lat_p95_ms") > 0.0), "{mine:?}");
+        per_minute(r, mine[0], ended + num(r, "errors"));
         if r["server"] == "pg" {
             assert_eq!(
                 c["db.xact_rollback"],

@@ -81,6 +81,10 @@ impl SqlFamily for Mysql {
         measured(before, after, &["Com_rollback"], reads)
     }
 
+    fn transactions(measured: &Status) -> Option<u64> {
+        Some(measured.get("Com_commit")? + measured.get("Com_rollback")?)
+    }
+
     /// Dropping a client sends COM_QUIT without waiting, and the server counts a COM_QUIT
     /// in Questions: its late quits would land in the next iteration's counters.
     async fn close_control(control: MyControl, clients: &[u32]) {

@@ -116,6 +116,10 @@ impl SqlFamily for Postgres {
         measured(before, after)
     }
 
+    fn transactions(measured: &Status) -> Option<u64> {
+        Some(measured.get("db.xact_commit")? + measured.get("db.xact_rollback")?)
+    }
+
     /// The clients have gone already (`after`).
     async fn close_control(_: Control, _: &[u32]) {}
 }

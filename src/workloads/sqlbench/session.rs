@@ -151,6 +151,8 @@ impl Session {
                 statements: op.steps.len() as u64,
                 seconds,
                 server,
+                latency: None,
+                errors: None,
             });
         }
         for &(table, expected) in &op.rows_after {

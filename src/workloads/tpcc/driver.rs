@@ -12,12 +12,13 @@ use super::check;
 use super::mix::Txn;
 use super::prepare::{self, seeded};
 use super::spec::TpccSpec;
-use super::terminal::{Desk, Tally};
+use super::terminal::{ByType, Desk, Tally};
 use super::txn::{Sent, Session, Terminal};
 use crate::input::untrusted::sql_identifier;
 use crate::measure::counters::Status;
+use crate::measure::cpu;
 use crate::measure::latency::Latency;
-use crate::measure::measurement::Measurement;
+use crate::measure::measurement::{Measurement, PerMinute};
 use crate::measure::operation::Operation;
 use crate::servers::dataset::Layout;
 use crate::servers::spec::ServerKind;
@@ -25,6 +26,7 @@ use crate::servers::sql::{FamilyFuture, SqlClient, SqlFamily, WithSql};
 use crate::servers::Endpoint;
 use crate::workloads::driver::range_rules;
 use crate::workloads::phases::{on_threads, Begin, Load, Phases, Ran};
+use crate::workloads::sql_family::sql_family;
 use crate::workloads::threads::{blocking, Cancel};
 use crate::workloads::{Ctx, Driver, Facts, Iteration, Problem, SchemaRule};
 
@@ -81,7 +83,7 @@ impl Driver for TpccSpec {
             live,
             ask: Ask::Prepare,
         };
-        on_family(kind, job).await.map(drop)
+        sql_family(kind, "tpcc", job).await.map(drop)
     }
 
     async fn run(&self, ctx: &Ctx<'_>) -> Result<Measurement> {
@@ -94,7 +96,7 @@ impl Driver for TpccSpec {
             ask: Ask::Run(&it),
         };
         // Bound first: as a tail expression the future would outlive `it` (edition 2021).
-        let measured = on_family(ctx.kind, job).await;
+        let measured = sql_family(ctx.kind, "tpcc", job).await;
         measured
     }
 }
@@ -129,7 +131,7 @@ pub async fn prepare_database(
         live: &live,
         ask: Ask::Prepare,
     };
-    on_family(kind, job).await.map(drop)
+    sql_family(kind, "tpcc", job).await.map(drop)
 }
 
 /// The consistency conditions 1-4 on the database of `spec` on a server of `kind`.
@@ -142,16 +144,7 @@ pub async fn check_database(kind: ServerKind, endpoint: &Endpoint, spec: &TpccSp
         live: &live,
         ask: Ask::Check,
     };
-    on_family(kind, job).await.map(drop)
-}
-
-fn on_family<'a>(kind: ServerKind, job: Job<'a>) -> FamilyFuture<'a, Result<Measurement>> {
-    match kind.with_sql(job) {
-        Some(future) => future,
-        None => {
-            Box::pin(async move { anyhow::bail!("tpcc does not speak to {} servers", kind.name()) })
-        }
-    }
+    sql_family(kind, "tpcc", job).await.map(drop)
 }
 
 impl<'a> WithSql for Job<'a> {
@@ -202,8 +195,13 @@ async fn iteration<F: SqlFamily>(
         cancelled: cancel.flag(),
     };
     let done = Phases::of(it).run(&mut load, desks).await?;
-    let ((before, taken0), (after, taken1)) = (done.before, done.after);
+    let ((before, taken0, cpu0), (after, taken1, cpu1)) = (done.before, done.after);
     let server = F::measured(&before, &after?, it.window.server_reads());
+    let per_minute = PerMinute {
+        nopm: Some((taken1 - taken0) as f64),
+        tpmc: 0.0,
+        tpm: F::transactions(&server).map(|n| n as f64),
+    };
     let mut desks = done.clients;
     let ids = client_ids(&mut desks);
     let checked = blocking({
@@ -220,41 +218,56 @@ async fn iteration<F: SqlFamily>(
         anyhow::bail!("a terminal stopped on an error: {e}");
     }
     checked?;
-    Ok(measurement(&ran, terminals, server, taken1 - taken0))
+    let mut m = measurement(&ran, terminals, server, per_minute);
+    m.client_cpu_s = cpu1.zip(cpu0).map(|(a, b)| a - b);
+    Ok(m)
 }
 
-/// The measurement of a measured phase: every transaction's latency, each type's counts as
-/// an operation (operations.csv), and New-Orders taken from the schema in `orders`.
-fn measurement(ran: &Ran<Vec<Tally>>, terminals: u32, server: Status, orders: i64) -> Measurement {
+/// The measurement of a measured phase: every transaction's latency, each type's counts,
+/// latency and retries as an operation (operations.csv), and the rates per minute from the
+/// counts in `counted` (New-Orders taken from the schema, the server's transactions).
+fn measurement(
+    ran: &Ran<Vec<Tally>>,
+    terminals: u32,
+    server: Status,
+    counted: PerMinute,
+) -> Measurement {
     let mut sent = Sent::default();
     let mut latency = Latency::default();
     let mut service = Latency::default();
     let (mut retries, mut committed) = (0, 0);
-    let mut by_type = vec![(0u64, Sent::default()); 5];
+    let mut by_type: [ByType; 5] = Default::default();
     for t in &ran.tally {
         sent = sent.plus(&t.sent);
         latency.merge(&t.latency);
         if let Some(s) = &t.service {
             service.merge(s);
         }
-        for (i, b) in t.by_type.iter().enumerate() {
+        for (all, b) in by_type.iter_mut().zip(&t.by_type) {
             retries += b.retries;
             committed += b.committed;
-            by_type[i].0 += b.committed + b.rolled_back;
-            by_type[i].1 = by_type[i].1.plus(&b.sent);
+            all.add(b);
         }
     }
     let operations = (Txn::ALL.iter().zip(&by_type))
-        .map(|(txn, (n, sent))| Operation {
+        .map(|(txn, b)| Operation {
             group: "tpcc".into(),
             name: txn.name().into(),
-            loops: *n,
-            statements: sent.total(),
+            loops: b.committed + b.rolled_back,
+            statements: b.sent.total(),
             seconds: ran.elapsed,
             server: Status::default(),
+            latency: b.latency.summary(),
+            errors: Some(b.retries),
         })
         .collect();
-    let _ = orders;
+    let minutes = ran.elapsed / 60.0;
+    let new_orders = &by_type[Txn::NewOrder.index()];
+    let per_minute = (minutes > 0.0).then(|| PerMinute {
+        nopm: counted.nopm.map(|n| n / minutes),
+        tpmc: (new_orders.committed + new_orders.rolled_back) as f64 / minutes,
+        tpm: counted.tpm.map(|n| n / minutes),
+    });
     Measurement {
         queries: sent.total(),
         reads: Some(sent.select),
@@ -270,6 +283,7 @@ fn measurement(ran: &Ran<Vec<Tally>>, terminals: u32, server: Status, orders: i6
         samples: ran.samples(terminals),
         open: ran.open.clone(),
         first_error: ran.tally.iter().find_map(|t| t.first_error.clone()),
+        per_minute,
         ..Measurement::default()
     }
 }
@@ -369,9 +383,9 @@ struct Tpcc<F: SqlFamily> {
 impl<F: SqlFamily> Load for Tpcc<F> {
     type Clients = Vec<Desk<F::Client>>;
     type Tally = Vec<Tally>;
-    /// The counters, and New-Orders taken, at the opening edge.
-    type Before = (Status, i64);
-    type After = (Result<Status>, i64);
+    /// At each edge: the counters, New-Orders taken, the client's CPU seconds.
+    type Before = (Status, i64, Option<f64>);
+    type After = (Result<Status>, i64, Option<f64>);
 
     async fn phase(
         &mut self,
@@ -402,7 +416,7 @@ impl<F: SqlFamily> Load for Tpcc<F> {
         })
         .await?;
         let before = F::before(&mut self.control, flushed).await?;
-        Ok((desks, (before, taken)))
+        Ok((desks, (before, taken, cpu::process_seconds())))
     }
 
     /// The terminals closed first where a client is counted at its exit; the New-Orders
@@ -411,6 +425,7 @@ impl<F: SqlFamily> Load for Tpcc<F> {
         &mut self,
         measured: &mut Result<(Self::Clients, Ran<Self::Tally>)>,
     ) -> Result<Self::After> {
+        let cpu = cpu::process_seconds();
         if let (true, Ok((desks, _))) = (F::COUNTED_AT_EXIT, &mut *measured) {
             let desks = std::mem::take(desks);
             let closed = blocking(move || {
@@ -425,6 +440,60 @@ impl<F: SqlFamily> Load for Tpcc<F> {
         let (endpoint, db) = (self.endpoint.clone(), self.db.clone());
         let taken =
             blocking(move || orders_taken(&mut F::Client::open(&endpoint, &db, 1)?)).await?;
-        Ok((after, taken))
+        Ok((after, taken, cpu))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use super::*;
+    use crate::measure::seconds::Seconds;
+
+    /// Two terminals' tallies for 30 s: New-Order's 90 committed and 2 rolled back on one, 8
+    /// committed on the other, Payment's 100 with 3 retries.
+    fn ran() -> Ran<Vec<Tally>> {
+        let mut a = Tally::default();
+        let mut b = Tally::default();
+        let new_order = Txn::NewOrder.index();
+        a.by_type[new_order].committed = 90;
+        a.by_type[new_order].rolled_back = 2;
+        b.by_type[new_order].committed = 8;
+        b.by_type[Txn::Payment.index()].committed = 100;
+        b.by_type[Txn::Payment.index()].retries = 3;
+        for us in [1_000, 2_000, 40_000] {
+            a.by_type[new_order].latency.record_us(us);
+        }
+        Ran {
+            tally: vec![a, b],
+            seconds: Seconds::new(Instant::now()),
+            elapsed: 30.0,
+            open: None,
+        }
+    }
+
+    #[test]
+    fn rates_per_minute_and_each_types_latency_and_retries() {
+        let counted = PerMinute {
+            nopm: Some(98.0),
+            tpmc: 0.0,
+            tpm: Some(203.0),
+        };
+        let m = measurement(&ran(), 2, Status::default(), counted);
+        let p = m.per_minute.unwrap();
+        assert_eq!((p.nopm, p.tpmc, p.tpm), (Some(196.0), 200.0, Some(406.0)));
+        assert_eq!((m.commits, m.errors), (198, 3));
+        let new_order = &m.operations[Txn::NewOrder.index()];
+        assert_eq!(
+            (new_order.name.as_str(), new_order.loops),
+            ("new_order", 100)
+        );
+        assert_eq!(new_order.errors, Some(0));
+        let l = new_order.latency.unwrap();
+        assert!((l.max_ms - 40.0).abs() < 0.1, "{l:?}");
+        let payment = &m.operations[Txn::Payment.index()];
+        assert_eq!((payment.loops, payment.errors), (100, Some(3)));
+        assert!(payment.latency.is_none());
     }
 }

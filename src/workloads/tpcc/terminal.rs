@@ -35,6 +35,17 @@ pub(crate) struct ByType {
     pub(crate) latency: Latency,
 }
 
+impl ByType {
+    /// `other`'s counts added to these (the terminals' together).
+    pub(crate) fn add(&mut self, other: &ByType) {
+        self.committed += other.committed;
+        self.rolled_back += other.rolled_back;
+        self.retries += other.retries;
+        self.sent = self.sent.plus(&other.sent);
+        self.latency.merge(&other.latency);
+    }
+}
+
 /// A terminal's totals for a phase.
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
