@@ -103,6 +103,7 @@ safe_git() {
     -c diff.external= -c log.showSignature=false "$@"
 }
 LUA_DIR=${CARGO_TARGET_DIR:-target}/sysbench-tpcc/$PIN
+[ ! -d "$SYSBENCH_TPCC_GIT/.git" ] || SYSBENCH_TPCC_GIT=$SYSBENCH_TPCC_GIT/.git  # a clone's work tree
 if [ ! -s "$LUA_DIR/tpcc_check.lua" ]; then
   got=$(GIT_DIR=$SYSBENCH_TPCC_GIT safe_git rev-parse --verify --quiet "$PIN^{commit}" || true)
   [ "$got" = "$PIN" ] || { echo "SYSBENCH_TPCC_GIT=$SYSBENCH_TPCC_GIT has no commit $PIN" >&2; exit 2; }
