@@ -72,6 +72,7 @@ impl Driver for TpccSpec {
             db: self.db.clone(),
             signature: format!("tpcc 1; warehouses {}; engine {engine}", self.warehouses),
             rows: u64::from(self.warehouses) * super::load::ROWS_PER_WAREHOUSE,
+            load_rows_per_s: Some(super::load::ASSUMED_LOAD_ROWS_PER_S),
         })
     }
 
