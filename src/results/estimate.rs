@@ -617,10 +617,20 @@ fn data_estimate(m: &Matrix, plan: &Plan) -> (f64, u64, String) {
     };
     let reuse = m.datasets.is_some_and(|d| d.reuse);
     let (mut prepared, mut restored, mut extra_starts) = (0u64, 0u64, 0u64);
+    let mut load_s = 0.0;
     let mut sets = std::collections::BTreeSet::new();
     for d in &plan.deployments {
         let Ok(layouts) = d.layouts(m) else { continue };
         let rows: u64 = layouts.iter().map(|l| l.rows).sum();
+        // Each kind at its own rate: wide rows load slower.
+        let rows_s: f64 = (layouts.iter())
+            .map(|l| {
+                let rate = l
+                    .load_rows_per_s
+                    .map_or(ASSUMED_PREPARE_ROWS_PER_S, f64::from);
+                l.rows as f64 / rate
+            })
+            .sum();
         let family = m.servers[&d.server].kind().family();
         // The server's name stands for its image, which only the run knows.
         let set = crate::servers::dataset::DataSet::of(
@@ -629,30 +639,40 @@ fn data_estimate(m: &Matrix, plan: &Plan) -> (f64, u64, String) {
             &layouts,
             &m.configs[&d.config],
         );
-        match (reuse && family.datadir().is_some(), sets.insert(set.key)) {
+        // Only a family with a datadir keeps a set; the others load in their deployment.
+        let keeps = reuse && family.datadir().is_some();
+        match (keeps, keeps && sets.insert(set.key)) {
             (true, true) => {
                 prepared += rows;
+                load_s += rows_s;
                 extra_starts += 1;
                 restored += rows * starts_per;
             }
             (true, false) => restored += rows * starts_per,
-            (false, _) => prepared += rows * starts_per,
+            (false, _) => {
+                prepared += rows * starts_per;
+                load_s += rows_s * starts_per as f64;
+            }
         }
     }
     if prepared + restored == 0 {
         return (0.0, 0, String::new());
     }
-    let seconds =
-        prepared as f64 / ASSUMED_PREPARE_ROWS_PER_S + restored as f64 / ASSUMED_RESTORE_ROWS_PER_S;
+    let seconds = load_s + restored as f64 / ASSUMED_RESTORE_ROWS_PER_S;
+    // The rate the loads come to together (the assumed one when no kind says its own).
+    let rate = match load_s > 0.0 {
+        true => (prepared as f64 / load_s).round(),
+        false => ASSUMED_PREPARE_ROWS_PER_S,
+    };
     let line = match reuse {
         true => format!(
             "tables: {prepared} rows prepared into {} kept data set(s), {restored} rows restored \
-             at ~{ASSUMED_PREPARE_ROWS_PER_S:.0} rows/s to prepare, \
+             at ~{rate:.0} rows/s to prepare, \
              ~{ASSUMED_RESTORE_ROWS_PER_S:.0} rows/s to copy and check",
             sets.len()
         ),
         false => {
-            format!("tables: {prepared} rows prepared at ~{ASSUMED_PREPARE_ROWS_PER_S:.0} rows/s")
+            format!("tables: {prepared} rows prepared at ~{rate:.0} rows/s")
         }
     };
     (seconds, extra_starts, line)
@@ -913,5 +933,24 @@ mod tests {
             .collect();
         let per = learned_iteration(&its, None);
         assert!((per - 0.5).abs() < 1e-9, "{per}");
+    }
+
+    /// Each kind's rows at its own prepare rate: oltp's at the assumed one, tpcc's wider rows
+    /// at the rate its layout says, and the plan's line the rate they come to together.
+    #[test]
+    fn each_kind_prepares_at_its_own_rate() {
+        let m = "name: t\nservers: {a: {image: mariadb:11}}\nlength: 10s\nworkloads:\n  \
+                 o: {oltp: {tables: 1, table_size: 150000}}\n  t: {tpcc: {warehouses: 2}}\n";
+        let (m, plan) = plan_of(m);
+        let (seconds, starts, line) = data_estimate(&m, &plan);
+        let tpcc = 2.0 * crate::workloads::tpcc::load::ROWS_PER_WAREHOUSE as f64;
+        let want = 1.0 + tpcc / f64::from(crate::workloads::tpcc::load::ASSUMED_LOAD_ROWS_PER_S);
+        assert!((seconds - want).abs() < 1e-9, "{seconds} {want}");
+        assert_eq!(starts, 0);
+        let rate = ((150_000.0 + tpcc) / want).round();
+        assert!(
+            line.ends_with(&format!("rows prepared at ~{rate:.0} rows/s")),
+            "{line}"
+        );
     }
 }

@@ -25,6 +25,9 @@ pub(crate) struct Layout {
     pub(crate) db: String,
     pub(crate) signature: String,
     pub(crate) rows: u64,
+    /// The rows a second the kind loads, for estimates only (None: as fast as oltp's,
+    /// `matrix::plan::ASSUMED_PREPARE_ROWS_PER_S`).
+    pub(crate) load_rows_per_s: Option<u32>,
 }
 
 /// The label holding the password of the account the set's server was prepared with (its
@@ -233,6 +236,7 @@ mod tests {
             db: "sbtest".into(),
             signature: "tables=2 rows=100".into(),
             rows: 200,
+            load_rows_per_s: None,
         }]
     }
 

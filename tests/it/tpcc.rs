@@ -1,11 +1,11 @@
-//! The `tpcc` workload on MariaDB and PostgreSQL from one matrix, through the real binary:
-//! one warehouse loaded, four terminals for 3 s, and on each server the client's counts are
-//! the server's (every transaction one BEGIN..COMMIT or ROLLBACK; MariaDB's `Com_*` per
-//! statement class), the five types run in the mix, and the consistency conditions 1-4
-//! hold after the run (the cell would fail otherwise). Then a broken row (a warehouse's
-//! w_ytd off by one cent) makes the next run's check fail the cell, naming condition 1.
-//! autovacuum is off for the same reason as in postgres_oltp.rs. Run with
-//! `--test-threads=1`.
+//! The `tpcc` workload on MariaDB, MySQL 9.7 and PostgreSQL from one matrix, through the
+//! real binary: one warehouse loaded, four terminals for 3 s, and on each server the
+//! client's counts are the server's (every transaction one BEGIN..COMMIT or ROLLBACK;
+//! MariaDB's and MySQL's `Com_*` per statement class), the five types run in the mix, and
+//! the consistency conditions 1-4 hold after the run (the cell would fail otherwise). Then a
+//! broken row (a warehouse's w_ytd off by one cent) makes the next run's check fail the
+//! cell, naming condition 1. autovacuum is off for the same reason as in postgres_oltp.rs.
+//! Run with `--test-threads=1`.
 
 use crate::common::{counters_of, csv_rows, result_rows, run_ok};
 
@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 
 type Row = BTreeMap<String, String>;
 
-const MATRIX: &str = "servers:\n  mariadb: {build: mariadb-10.11}\n  pg: {build: postgres-15}\n\
+const MATRIX: &str = "servers:\n  mariadb: {build: mariadb-10.11}\n  mysql: {build: mysql-9.7}\n\
+                      \x20 pg: {build: postgres-15}\n\
                       configs:\n  default: {mycnf: {max_connections: 151}, postgresql_conf: {autovacuum: \"off\"}}\n\
                       workloads:\n  tpcc: {tpcc: {warehouses: 1}}\n\
                       concurrency: [4]\nlength: 3s\n";
@@ -45,11 +46,11 @@ fn num(r: &Row, k: &str) -> u64 {
 }
 
 #[test]
-fn tpcc_runs_on_mariadb_and_postgres_and_the_servers_agree() {
+fn tpcc_runs_on_mariadb_mysql_and_postgres_and_the_servers_agree() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, _g) = run_ok(tmp.path(), "tpcc-two-families", MATRIX);
     let rows = result_rows(&dir);
-    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows.len(), 3, "{rows:?}");
     let ops = csv_rows(&dir.join("operations.csv"));
     for r in &rows {
         assert_eq!(r["status"], "ok", "{r:?}");

@@ -82,6 +82,7 @@ impl Driver for OltpSpec {
             db: self.db.clone(),
             signature: schema::signature(self, Some(engine)),
             rows: u64::from(self.tables) * u64::from(schema::initial_rows(self)),
+            load_rows_per_s: None,
         })
     }
 

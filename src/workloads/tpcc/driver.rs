@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use super::check;
 use super::mix::Txn;
 use super::prepare::{self, seeded};
-use super::spec::TpccSpec;
+use super::spec::{Think, TpccSpec};
 use super::terminal::{ByType, Desk, Tally};
 use super::txn::{Sent, Session, Terminal};
 use crate::input::untrusted::sql_identifier;
@@ -34,6 +34,14 @@ impl Driver for TpccSpec {
     /// Every SQL family.
     fn families(&self) -> &'static [ServerKind] {
         ServerKind::sql_families()
+    }
+
+    /// With the specification's keying and think times a terminal may send nothing for
+    /// minutes (a New-Order's 18 s keying and a think time of up to 120 s, clause 5.2.5.4),
+    /// so no completed transaction for `stall_timeout` is no stall: the watchdog asks the
+    /// server whether it answers instead, as for the external tools.
+    fn counts_live(&self) -> bool {
+        self.think == Think::None
     }
 
     fn check(&self, _: &Facts) -> Result<(), Problem> {
@@ -66,6 +74,7 @@ impl Driver for TpccSpec {
             db: self.db.clone(),
             signature: format!("tpcc 1; warehouses {}; engine {engine}", self.warehouses),
             rows: u64::from(self.warehouses) * super::load::ROWS_PER_WAREHOUSE,
+            load_rows_per_s: Some(super::load::ASSUMED_LOAD_ROWS_PER_S),
         })
     }
 

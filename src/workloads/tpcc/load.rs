@@ -25,6 +25,10 @@ pub(crate) const FIRST_UNDELIVERED: u32 = 2_101;
 /// About how many rows a warehouse holds once loaded (stock, customers, history, orders,
 /// about 300,000 order lines, new orders), for a kept data set's size.
 pub(crate) const ROWS_PER_WAREHOUSE: u64 = 100_000 + 4 * 30_000 + 300_000 + 9_000;
+/// About how many of those rows a second a server loads, for estimates only: wider rows
+/// than oltp's (a customer row is about 700 bytes). Measured on this 2-core host with the
+/// default `load_threads` (docs/tpcc.md).
+pub(crate) const ASSUMED_LOAD_ROWS_PER_S: u32 = 60_000;
 /// Rows a statement carries: large enough that round trips do not bound the load, small
 /// enough to stay far under a server's packet limit (a customer row is about 700 bytes).
 const ROWS_PER_STATEMENT: usize = 500;

@@ -177,23 +177,77 @@ impl<C: SqlClient> Desk<C> {
         Err(format!("a transaction failed {MAX_RETRIES} times in a row on deadlocks or serialization failures"))
     }
 
-    /// Clause 5.2.5: the transaction's keying time, then a think time drawn with the
-    /// given mean (negative exponential, cut at ten times the mean), before it is sent;
-    /// cut short where the phase ends.
+    /// Clause 5.2.5: the transaction's keying and think times before it is sent, cut short
+    /// where the phase ends.
     fn keying_and_thinking(&mut self, txn: Txn, phase: &Started) {
-        let (keying, mean) = match txn {
-            Txn::NewOrder => (18.0, 12.0),
-            Txn::Payment => (3.0, 12.0),
-            Txn::OrderStatus => (2.0, 10.0),
-            Txn::Delivery => (2.0, 5.0),
-            Txn::StockLevel => (2.0, 5.0),
-        };
-        let u: f64 = self.rng.random_range(f64::MIN_POSITIVE..1.0);
-        let think = (-u.ln() * mean).min(10.0 * mean);
-        let mut wait = Duration::from_secs_f64(keying + think);
+        let mut wait = keying_and_think_time(txn, &mut self.rng);
         if let Some(deadline) = phase.deadline {
             wait = wait.min(deadline.saturating_duration_since(Instant::now()));
         }
         std::thread::sleep(wait);
+    }
+}
+
+/// Clause 5.2.5.7's keying time and mean think time of each transaction, in seconds.
+fn keying_and_mean_think(txn: Txn) -> (f64, f64) {
+    match txn {
+        Txn::NewOrder => (18.0, 12.0),
+        Txn::Payment => (3.0, 12.0),
+        Txn::OrderStatus => (2.0, 10.0),
+        Txn::Delivery => (2.0, 5.0),
+        Txn::StockLevel => (2.0, 5.0),
+    }
+}
+
+/// The keying time plus a think time drawn from a negative exponential of the type's mean
+/// and cut at ten times the mean (clause 5.2.5.4).
+fn keying_and_think_time(txn: Txn, rng: &mut impl Rng) -> Duration {
+    let (keying, mean) = keying_and_mean_think(txn);
+    let u: f64 = rng.random_range(f64::MIN_POSITIVE..1.0);
+    let think = (-u.ln() * mean).min(10.0 * mean);
+    Duration::from_secs_f64(keying + think)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn think_times_have_the_specifications_mean_and_cap() {
+        let mut rng = SmallRng::seed_from_u64(5);
+        for txn in Txn::ALL {
+            let (keying, mean) = keying_and_mean_think(txn);
+            let n = 200_000;
+            let thinks: Vec<f64> = (0..n)
+                .map(|_| keying_and_think_time(txn, &mut rng).as_secs_f64() - keying)
+                .collect();
+            let avg = thinks.iter().sum::<f64>() / n as f64;
+            // The cut at 10x the mean lowers it by e^-10 of itself: 1% is 4 standard errors.
+            assert!((avg / mean - 1.0).abs() < 0.01, "{txn:?}: mean {avg}");
+            let (lo, hi) = thinks
+                .iter()
+                .fold((f64::MAX, 0f64), |(l, h), &t| (l.min(t), h.max(t)));
+            assert!(lo >= 0.0 && hi <= 10.0 * mean + 1e-9, "{txn:?}: {lo}..{hi}");
+        }
+    }
+
+    #[test]
+    fn the_cap_holds_for_the_smallest_draw() {
+        // u at f64::MIN_POSITIVE would think for 708 means without the cut.
+        struct Lowest;
+        impl rand::RngCore for Lowest {
+            fn next_u32(&mut self) -> u32 {
+                0
+            }
+            fn next_u64(&mut self) -> u64 {
+                0
+            }
+            fn fill_bytes(&mut self, dst: &mut [u8]) {
+                dst.fill(0)
+            }
+        }
+        let longest = keying_and_think_time(Txn::NewOrder, &mut Lowest);
+        assert_eq!(longest, Duration::from_secs(18 + 120));
     }
 }
