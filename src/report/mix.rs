@@ -25,11 +25,11 @@ pub(crate) fn render(m: &Matrix, lines: &[OperationRow], conf: Confidence) -> St
     let mut out = format!(
         "\n## Transactions per type\n\n\
          Each transaction type of the mix: transactions ended per second (committed, and \
-         New-Order's intended rollbacks), the mean over iterations ± the interval of the mean \
-         at the report's confidence ({}); its share of all transactions; the mean of the \
-         iterations' 95th percentile latency; the deadlocks and serialization failures it was \
-         retried after. tpmC is New-Order's rate x 60.\n",
-        conf.legend()
+         New-Order's intended rollbacks), the mean over iterations ± the {}% interval of the \
+         mean (n=1: one iteration, no interval); its share of all transactions; the mean of \
+         the iterations' 95th percentile latency; the deadlocks and serialization failures it \
+         was retried after. tpmC is New-Order's rate x 60.\n",
+        (conf.level() * 1000.0).round() / 10.0
     );
     let many = tables.len() > 1;
     for ((workload, engine, concurrency), lines) in tables {

@@ -35,6 +35,27 @@ fn per_minute(r: &Row, new_order: &Row, ended: u64) {
     );
 }
 
+/// The per-second samples of `r`'s cell: each transaction one event, each statement sent in
+/// its second; the complete seconds hold most of them and no more.
+fn samples_agree(dir: &std::path::Path, r: &Row, ended: u64) {
+    let samples = csv_rows(&dir.join("samples.csv"));
+    let mine: Vec<&Row> = samples
+        .iter()
+        .filter(|s| s["server"] == r["server"])
+        .collect();
+    assert!(!mine.is_empty(), "{samples:?}");
+    let sum = |c: &str| -> f64 { mine.iter().map(|s| real(s, c)).sum() };
+    let (events, queries) = (ended as f64, real(r, "queries"));
+    assert!(
+        sum("tps") <= events && sum("tps") >= events * 0.5,
+        "{mine:?} {r:?}"
+    );
+    assert!(
+        sum("qps") <= queries && sum("qps") >= queries * 0.5,
+        "{mine:?} {r:?}"
+    );
+}
+
 fn real(r: &Row, k: &str) -> f64 {
     r[k].parse::<f64>()
         .unwrap_or_else(|_| panic!("{k} = `{}` is not a number: {r:?}", r[k]))
@@ -83,6 +104,7 @@ fn tpcc_runs_on_mariadb_mysql_and_postgres_and_the_servers_agree() {
         assert_eq!(retried, num(r, "errors"), "{mine:?}");
         assert!(mine.iter().all(|o| real(o, "lat_p95_ms") > 0.0), "{mine:?}");
         per_minute(r, mine[0], ended + num(r, "errors"));
+        samples_agree(&dir, r, ended);
         if r["server"] == "pg" {
             assert_eq!(
                 c["db.xact_rollback"],

@@ -119,14 +119,21 @@ impl<C: SqlClient> Desk<C> {
             }
             let input = Input::draw(txn, &self.terminal, &mut self.rng);
             let (t0, sent0) = (Instant::now(), self.session.sent);
+            let retries0 = tally.by_type[txn.index()].retries;
             let ended = self.attempt(&input, &mut tally.by_type[txn.index()]);
             let by_type = &mut tally.by_type[txn.index()];
-            by_type.sent = by_type.sent.plus(&self.session.sent.since(&sent0));
+            let sent = self.session.sent.since(&sent0);
+            by_type.sent = by_type.sent.plus(&sent);
             let end = Instant::now();
             done += 1;
             let us = end.duration_since(intended.unwrap_or(t0)).as_micros() as u64;
+            // This second's statements and retries; the transaction is its event, which
+            // `event` adds (samples.csv's tps), a failed one none.
             let mut counts = Counts {
-                events: 1,
+                reads: sent.select,
+                writes: sent.update + sent.insert + sent.delete,
+                others: sent.begin + sent.commit + sent.rollback,
+                errors: by_type.retries - retries0,
                 ..Counts::default()
             };
             match ended {
@@ -149,7 +156,7 @@ impl<C: SqlClient> Desk<C> {
                     live.fetch_add(1, Ordering::Relaxed);
                 }
                 Err(e) => {
-                    counts.errors = 1;
+                    counts.errors += 1;
                     rec.counts(end, &counts);
                     tally.first_error.get_or_insert(e.clone());
                     tally.fatal = Some(e);
